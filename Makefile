@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ixmod convenience targets.
+#
+#   make                 ixmod/ixmod.ko for KDIR, and libixu
+#   make modules         just the module      (KDIR=/path/to/kernel/build)
+#   make modules-debian  the module for every Debian kernel installed, in
+#                        build/<release>/ (W=1 and C=1 pass through)
+#   make libixu          libixu.a, libixu.so, libixu.pc
+#   make check           every test: host, libixu, VM on 6.1 and 6.12
+#   make demo            boot a VM and show the dataplane running
+#   make lint            checkpatch, kernel-doc, shellcheck
+#
+# KDIR defaults to the running kernel's build tree, and when that is absent
+# (this is a build host, not the target) to the newest Debian 6.12 headers.
+
+KREL_RUNNING := $(shell uname -r)
+ifeq ($(wildcard /lib/modules/$(KREL_RUNNING)/build),)
+KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12*-amd64)))
+else
+KDIR ?= /lib/modules/$(KREL_RUNNING)/build
+endif
+
+# Out-of-tree builds do not read Kconfig; set what a distribution would.
+IXM_KCONFIG := CONFIG_IXMOD=m CONFIG_IXMOD_IGB=y CONFIG_IXMOD_IXGBE=y \
+	       CONFIG_IXMOD_SOFTPORT=y
+ifneq ($(IXMOD_DEBUG),)
+IXM_KCONFIG += CONFIG_IXMOD_DEBUG=y
+endif
+
+.PHONY: all modules modules-debian libixu check demo lint clean help
+
+all: modules libixu
+
+modules:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
+		echo "make: no kernel build tree; run scripts/bootstrap or pass KDIR="; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(IXM_KCONFIG) modules
+
+modules-debian:
+	scripts/build-modules $(if $(W),W=$(W)) $(if $(C),C=$(C))
+
+libixu:
+	$(MAKE) -C libixu
+
+check:
+	scripts/check
+
+demo:
+	scripts/demo
+
+lint:
+	scripts/lint
+
+clean:
+	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
+	$(MAKE) -C libixu clean
+	$(MAKE) -C tools/testing/ixmod clean
+	rm -rf build
+
+help:
+	@sed -n '3,16p' Makefile

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysfs.c - /sys/kernel/ixmod: the operator's control plane
+ *
+ *   /sys/kernel/ixmod/cores             rw  cpulist of dataplane cores
+ *   /sys/kernel/ixmod/idle_us           rw  idle polling time before sleep
+ *   /sys/kernel/ixmod/dataplane/cpuN/   one directory per dataplane core:
+ *       pid, state, isolated, stats/{iterations,busy,idle,sleeps,wakeups}
+ *
+ * Documented in Documentation/ABI/testing/sysfs-ixmod.  Every store
+ * follows one shape: parse and validate all of the input (each failure
+ * returns an errno with one dmesg line naming the attribute, the bad value
+ * and the fix), then take ixm_cfg_lock and act; a failed write changes
+ * nothing.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/kernel.h>
+#include <linux/kobject.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "ixmod.h"
+
+static struct kobject *ixm_top_kobj;
+static struct kobject *ixm_dp_kobj;
+
+/* Length of @buf up to its first newline, capped for log messages. */
+static int ixm_input_len(const char *buf)
+{
+	return min_t(size_t, strcspn(buf, "\n"), 64);
+}
+
+/* ---- /sys/kernel/ixmod/cores ---- */
+
+static ssize_t cores_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	cpumask_var_t mask;
+	ssize_t ret;
+
+	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	mutex_lock(&ixm_cfg_lock);
+	ixm_dp_get_cores(mask);
+	mutex_unlock(&ixm_cfg_lock);
+	ret = sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(mask));
+	free_cpumask_var(mask);
+	return ret;
+}
+
+/*
+ * Check that every CPU of @req exists and is online.  Called with the CPU
+ * hotplug lock held, so the answer holds until the threads are bound.
+ */
+static int ixm_cores_check_online(const struct cpumask *req)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, req) {
+		if (cpu >= nr_cpu_ids || !cpu_possible(cpu)) {
+			pr_err("cores: cpu %u does not exist; this machine has cpus %*pbl\n",
+			       cpu, cpumask_pr_args(cpu_possible_mask));
+			return -EINVAL;
+		}
+		if (!cpu_online(cpu)) {
+			pr_err("cores: cpu %u is offline; bring it online (/sys/devices/system/cpu/cpu%u/online) or leave it out\n",
+			       cpu, cpu);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Compute the new set from the current one.  The input is a cpulist
+ * ("2-5,7": the whole set), "+LIST" (add cores, none of them already a
+ * dataplane core) or "-LIST" (remove cores, all of them dataplane cores).
+ */
+static int ixm_cores_compute(char op, const struct cpumask *req,
+			     const struct cpumask *cur, struct cpumask *want)
+{
+	unsigned int cpu;
+
+	switch (op) {
+	case '+':
+		for_each_cpu(cpu, req) {
+			if (cpumask_test_cpu(cpu, cur)) {
+				pr_err("cores: cpu %u is already a dataplane core; +LIST adds only new cores\n",
+				       cpu);
+				return -EBUSY;
+			}
+		}
+		cpumask_or(want, cur, req);
+		return 0;
+	case '-':
+		for_each_cpu(cpu, req) {
+			if (!cpumask_test_cpu(cpu, cur)) {
+				pr_err("cores: cpu %u is not a dataplane core; -LIST removes only assigned cores\n",
+				       cpu);
+				return -EINVAL;
+			}
+		}
+		cpumask_andnot(want, cur, req);
+		return 0;
+	default:
+		cpumask_copy(want, req);
+		return 0;
+	}
+}
+
+static void ixm_cores_warn_isolation(const struct cpumask *want,
+				     const struct cpumask *cur)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, want) {
+		if (cpumask_test_cpu(cpu, cur) || ixm_cpu_is_isolated(cpu))
+			continue;
+		pr_warn("cores: cpu %u is not isolated; boot with isolcpus=%u nohz_full=%u so Linux leaves it to the dataplane\n",
+			cpu, cpu, cpu);
+	}
+}
+
+static ssize_t cores_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	cpumask_var_t req, cur, want;
+	const char *list = buf;
+	char op = 0;
+	int err;
+
+	if (*buf == '+' || *buf == '-')
+		op = *list++;
+
+	if (!alloc_cpumask_var(&req, GFP_KERNEL))
+		return -ENOMEM;
+	if (!alloc_cpumask_var(&cur, GFP_KERNEL)) {
+		err = -ENOMEM;
+		goto out_free_req;
+	}
+	if (!alloc_cpumask_var(&want, GFP_KERNEL)) {
+		err = -ENOMEM;
+		goto out_free_cur;
+	}
+
+	err = cpulist_parse(list, req);
+	if (err) {
+		pr_err("cores: cannot parse '%.*s'; write a cpulist such as 2-5 or 2,4, optionally prefixed by + or -\n",
+		       ixm_input_len(buf), buf);
+		err = -EINVAL;
+		goto out_free_want;
+	}
+	if (op && cpumask_empty(req)) {
+		pr_err("cores: '%.*s' names no cpu; write +LIST or -LIST with at least one cpu\n",
+		       ixm_input_len(buf), buf);
+		err = -EINVAL;
+		goto out_free_want;
+	}
+
+	mutex_lock(&ixm_cfg_lock);
+	cpus_read_lock();
+	err = ixm_cores_check_online(req);
+	if (err)
+		goto out_unlock;
+	ixm_dp_get_cores(cur);
+	err = ixm_cores_compute(op, req, cur, want);
+	if (err)
+		goto out_unlock;
+	if (!cpumask_empty(want) && cpumask_subset(cpu_online_mask, want)) {
+		pr_err("cores: '%.*s' would leave no online cpu for Linux; keep at least one cpu out of the list\n",
+		       ixm_input_len(buf), buf);
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	if (cpumask_equal(want, cur))
+		goto out_unlock;
+
+	ixm_cores_warn_isolation(want, cur);
+	err = ixm_dp_set_cores(want, ixm_dp_kobj);
+	if (!err)
+		pr_info("cores: dataplane cores are now '%*pbl'\n",
+			cpumask_pr_args(want));
+out_unlock:
+	cpus_read_unlock();
+	mutex_unlock(&ixm_cfg_lock);
+out_free_want:
+	free_cpumask_var(want);
+out_free_cur:
+	free_cpumask_var(cur);
+out_free_req:
+	free_cpumask_var(req);
+	return err ? err : count;
+}
+static struct kobj_attribute cores_attr = __ATTR_RW(cores);
+
+/* ---- /sys/kernel/ixmod/idle_us ---- */
+
+static ssize_t idle_us_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(ixm_idle_us));
+}
+
+static ssize_t idle_us_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	unsigned int val;
+
+	if (kstrtouint(buf, 10, &val)) {
+		pr_err("idle_us: '%.*s' is not a decimal number; write microseconds 0-%lu (0 polls forever)\n",
+		       ixm_input_len(buf), buf, IXM_IDLE_US_MAX);
+		return -EINVAL;
+	}
+	if (val > IXM_IDLE_US_MAX) {
+		pr_err("idle_us: %u is too large; write microseconds 0-%lu (0 polls forever)\n",
+		       val, IXM_IDLE_US_MAX);
+		return -EINVAL;
+	}
+	mutex_lock(&ixm_cfg_lock);
+	WRITE_ONCE(ixm_idle_us, val);
+	ixm_dp_wake_all();	/* sleeping threads re-read it */
+	mutex_unlock(&ixm_cfg_lock);
+	return count;
+}
+static struct kobj_attribute idle_us_attr = __ATTR_RW(idle_us);
+
+static struct attribute *ixm_top_attrs[] = {
+	&cores_attr.attr,
+	&idle_us_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ixm_top_group = {
+	.attrs = ixm_top_attrs,
+};
+
+/* ---- /sys/kernel/ixmod/dataplane/cpuN ---- */
+
+static struct ixm_core *to_core(struct kobject *kobj)
+{
+	return container_of(kobj, struct ixm_core, kobj);
+}
+
+static ssize_t pid_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%d\n", task_pid_nr(to_core(kobj)->task));
+}
+static struct kobj_attribute pid_attr = __ATTR_RO(pid);
+
+static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(to_core(kobj)->sleeping) ? "sleeping" : "polling");
+}
+static struct kobj_attribute state_attr = __ATTR_RO(state);
+
+static ssize_t isolated_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%d\n", ixm_cpu_is_isolated(to_core(kobj)->cpu));
+}
+static struct kobj_attribute isolated_attr = __ATTR_RO(isolated);
+
+static struct attribute *ixm_core_attrs[] = {
+	&pid_attr.attr,
+	&state_attr.attr,
+	&isolated_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ixm_core_group = {
+	.attrs = ixm_core_attrs,
+};
+
+#define IXM_CORE_STAT(_name)						\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%llu\n",				\
+			  READ_ONCE(to_core(kobj)->stats._name));	\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+IXM_CORE_STAT(iterations);
+IXM_CORE_STAT(busy);
+IXM_CORE_STAT(idle);
+IXM_CORE_STAT(sleeps);
+IXM_CORE_STAT(wakeups);
+
+static struct attribute *ixm_core_stat_attrs[] = {
+	&iterations_attr.attr,
+	&busy_attr.attr,
+	&idle_attr.attr,
+	&sleeps_attr.attr,
+	&wakeups_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ixm_core_stat_group = {
+	.name = "stats",
+	.attrs = ixm_core_stat_attrs,
+};
+
+static const struct attribute_group *ixm_core_groups[] = {
+	&ixm_core_group,
+	&ixm_core_stat_group,
+	NULL,
+};
+
+static void ixm_core_release(struct kobject *kobj)
+{
+	kfree(to_core(kobj));
+}
+
+const struct kobj_type ixm_core_ktype = {
+	.release	= ixm_core_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= ixm_core_groups,
+};
+
+/**
+ * ixm_sysfs_init() - create /sys/kernel/ixmod
+ *
+ * Return: 0 or -errno.
+ */
+int ixm_sysfs_init(void)
+{
+	int err;
+
+	ixm_top_kobj = kobject_create_and_add("ixmod", kernel_kobj);
+	if (!ixm_top_kobj)
+		return -ENOMEM;
+	ixm_dp_kobj = kobject_create_and_add("dataplane", ixm_top_kobj);
+	if (!ixm_dp_kobj) {
+		err = -ENOMEM;
+		goto err_put_top;
+	}
+	err = sysfs_create_group(ixm_top_kobj, &ixm_top_group);
+	if (err)
+		goto err_put_dp;
+	return 0;
+
+err_put_dp:
+	kobject_put(ixm_dp_kobj);
+err_put_top:
+	kobject_put(ixm_top_kobj);
+	return err;
+}
+
+/**
+ * ixm_sysfs_exit() - stop every dataplane core and remove /sys/kernel/ixmod
+ *
+ * The attributes go first: removing them waits for writers in flight, so
+ * no store can start a core after the cores are stopped.
+ */
+void ixm_sysfs_exit(void)
+{
+	sysfs_remove_group(ixm_top_kobj, &ixm_top_group);
+
+	mutex_lock(&ixm_cfg_lock);
+	ixm_dp_stop_all();
+	mutex_unlock(&ixm_cfg_lock);
+
+	kobject_put(ixm_dp_kobj);
+	kobject_put(ixm_top_kobj);
+}

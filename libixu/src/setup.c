@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+/*
+ * setup.c - open /dev/ixmod and negotiate the ABI
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ixu.h"
+
+int ixu_open(struct ixu *ixu, unsigned int flags)
+{
+	int ret;
+
+	if (!ixu)
+		return -EINVAL;
+	ixu->fd = -1;
+	if (flags)
+		return -EINVAL;
+
+	ixu->fd = open(IXMOD_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (ixu->fd < 0)
+		return -errno;
+
+	ret = ixu_get_info(ixu, &ixu->info);
+	if (ret)
+		goto err_close;
+	if (ixu->info.abi_version != IXMOD_ABI_VERSION) {
+		ret = -EPROTONOSUPPORT;
+		goto err_close;
+	}
+	return 0;
+
+err_close:
+	ixu_close(ixu);
+	return ret;
+}
+
+void ixu_close(struct ixu *ixu)
+{
+	if (!ixu || ixu->fd < 0)
+		return;
+	close(ixu->fd);
+	ixu->fd = -1;
+}
+
+int ixu_get_info(struct ixu *ixu, struct ixmod_info *info)
+{
+	if (!ixu || !info || ixu->fd < 0)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	if (ioctl(ixu->fd, IXMOD_IOC_GET_INFO, info) < 0)
+		return -errno;
+	return 0;
+}
+
+bool ixu_has_feature(const struct ixu *ixu, __u64 feature)
+{
+	return ixu && (ixu->info.features & feature) == feature;
+}
