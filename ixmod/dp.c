@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpuhotplug.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -32,10 +33,15 @@
 DEFINE_MUTEX(ixm_cfg_lock);
 unsigned int ixm_idle_us = IXM_IDLE_US_DEFAULT;
 
-/* Indexed by CPU; written under ixm_cfg_lock. */
+/*
+ * Indexed by CPU.  Written under ixm_cfg_lock *and* the CPU hotplug read
+ * lock, so the hotplug callback (which runs under the write lock) may read
+ * them without ixm_cfg_lock.
+ */
 static struct ixm_core **ixm_cores;
 static cpumask_var_t ixm_dp_mask;
 static unsigned int ixm_dp_count;
+static enum cpuhp_state ixm_dp_hp_state;
 
 /**
  * ixm_cpu_is_isolated() - is @cpu out of Linux's way?
@@ -253,7 +259,7 @@ err_stop_added:
 /**
  * ixm_dp_stop_all() - stop every dataplane core; cannot fail
  *
- * Context: process, ixm_cfg_lock held.
+ * Context: process, ixm_cfg_lock and the CPU hotplug read lock held.
  */
 void ixm_dp_stop_all(void)
 {
@@ -291,21 +297,49 @@ unsigned int ixm_dp_nr_cores(void)
 	return READ_ONCE(ixm_dp_count);
 }
 
+/*
+ * CPU hotplug teardown: a dataplane core may not go offline under its
+ * thread (the scheduler would move the thread and break its placement).
+ * Returning an error makes the hotplug core roll back, and the operator's
+ * write to .../cpuN/online fails with -EBUSY.
+ */
+static int ixm_dp_cpu_offline(unsigned int cpu)
+{
+	if (!cpumask_test_cpu(cpu, ixm_dp_mask))
+		return 0;
+	pr_warn("cpu %u is a dataplane core and stays online; remove it from /sys/kernel/ixmod/cores first\n",
+		cpu);
+	return -EBUSY;
+}
+
 /**
- * ixm_dp_init() - allocate the per-CPU core table
+ * ixm_dp_init() - allocate the per-CPU core table, watch CPU hotplug
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0 or -errno.
  */
 int ixm_dp_init(void)
 {
+	int ret;
+
 	ixm_cores = kcalloc(nr_cpu_ids, sizeof(*ixm_cores), GFP_KERNEL);
 	if (!ixm_cores)
 		return -ENOMEM;
 	if (!zalloc_cpumask_var(&ixm_dp_mask, GFP_KERNEL)) {
-		kfree(ixm_cores);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_free_cores;
 	}
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "ixmod:online",
+					NULL, ixm_dp_cpu_offline);
+	if (ret < 0)
+		goto err_free_mask;
+	ixm_dp_hp_state = ret;
 	return 0;
+
+err_free_mask:
+	free_cpumask_var(ixm_dp_mask);
+err_free_cores:
+	kfree(ixm_cores);
+	return ret;
 }
 
 /**
@@ -314,6 +348,7 @@ int ixm_dp_init(void)
 void ixm_dp_exit(void)
 {
 	WARN_ON_ONCE(!cpumask_empty(ixm_dp_mask));
+	cpuhp_remove_state_nocalls(ixm_dp_hp_state);
 	free_cpumask_var(ixm_dp_mask);
 	kfree(ixm_cores);
 }

@@ -364,7 +364,9 @@ void ixm_sysfs_exit(void)
 	sysfs_remove_group(ixm_top_kobj, &ixm_top_group);
 
 	mutex_lock(&ixm_cfg_lock);
+	cpus_read_lock();
 	ixm_dp_stop_all();
+	cpus_read_unlock();
 	mutex_unlock(&ixm_cfg_lock);
 
 	kobject_put(ixm_dp_kobj);

@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib.sh - shared shell helpers for ixmod's scripts (sourced, not run)
+
+IXMOD_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+IXMOD_VENV=${IXMOD_VENV:-/opt/ixmod/venv}
+export PATH="$IXMOD_VENV/bin:$PATH"
+
+ixm_die() { printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
+ixm_say() { printf '%s: %s\n' "$(basename "$0")" "$*"; }
+
+# ixm_kernel_release SERIES|RELEASE -> newest installed Debian release of
+# that series with both an image and headers, e.g. 6.12 -> 6.12.95+deb12-amd64
+ixm_kernel_release() {
+	local want=$1 rel best=
+	for img in /boot/vmlinuz-*; do
+		rel=${img#/boot/vmlinuz-}
+		[ -d "/usr/src/linux-headers-$rel" ] || [ -d "/lib/modules/$rel/build" ] || continue
+		case "$rel" in
+		"$want"|"$want".*|"$want"-*) ;;
+		*) continue ;;
+		esac
+		best=$(printf '%s\n%s\n' "$best" "$rel" | sed '/^$/d' | sort -V | tail -n1)
+	done
+	[ -n "$best" ] || return 1
+	echo "$best"
+}
+
+# The kernel series make check and the demo use.
+IXMOD_KERNELS=${IXMOD_KERNELS:-"6.12 6.1"}
+
+ixm_kdir() {	# release -> build tree
+	if [ -d "/lib/modules/$1/build" ]; then
+		echo "/lib/modules/$1/build"
+	else
+		echo "/usr/src/linux-headers-$1"
+	fi
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * abi.c - /dev/ixmod's ioctl ABI, modeled on epoll_busy_poll.c
+ *
+ * GET_INFO answers with this header's ABI version and only known feature
+ * bits, overwrites every field the caller passed (reserved words come back
+ * zero), and refuses bad pointers; unknown commands, including GET_INFO's
+ * number with another size, are -ENOTTY; the file has no read, write or
+ * mmap yet.
+ */
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <linux/ixmod.h>
+
+#include "kselftest_harness.h"
+#include "ixmod_test.h"
+
+FIXTURE(dev) {
+	struct ixt_kmsg kmsg;
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	ASSERT_EQ(0, ixt_kmsg_open(&self->kmsg));
+	self->fd = open(IXMOD_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is ixmod loaded?)",
+				      IXMOD_DEV_PATH, strerror(errno));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	char why[512];
+
+	close(self->fd);
+	ixt_write(IXM_SYSFS "/cores", "\n");
+	EXPECT_EQ(0, ixt_kmsg_check(&self->kmsg, why, sizeof(why)))
+		TH_LOG("%s", why);
+	ixt_kmsg_close(&self->kmsg);
+}
+
+TEST_F(dev, get_info)
+{
+	struct ixmod_info info;
+	size_t i;
+
+	memset(&info, 0xff, sizeof(info));	/* garbage must not survive */
+	ASSERT_EQ(0, ioctl(self->fd, IXMOD_IOC_GET_INFO, &info));
+	EXPECT_EQ(IXMOD_ABI_VERSION, info.abi_version);
+	EXPECT_EQ(0, info.features & ~IXMOD_FEAT_ALL)
+		TH_LOG("unknown feature bits 0x%llx", (unsigned long long)info.features);
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF) > 0, info.nr_cpu_ids > 0);
+	EXPECT_GE(info.nr_cpu_ids, (unsigned int)ixt_nr_online_cpus());
+	EXPECT_EQ(0, info.__pad);
+	for (i = 0; i < sizeof(info.resv) / sizeof(info.resv[0]); i++)
+		EXPECT_EQ(0, info.resv[i]) TH_LOG("resv[%zu]", i);
+}
+
+TEST_F(dev, get_info_counts_cores)
+{
+	struct ixmod_info info;
+
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/cores", "1-2"));
+	ASSERT_EQ(0, ioctl(self->fd, IXMOD_IOC_GET_INFO, &info));
+	EXPECT_EQ(2, info.nr_cores);
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/cores", "2"));
+	ASSERT_EQ(0, ioctl(self->fd, IXMOD_IOC_GET_INFO, &info));
+	EXPECT_EQ(1, info.nr_cores);
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/cores", "\n"));
+	ASSERT_EQ(0, ioctl(self->fd, IXMOD_IOC_GET_INFO, &info));
+	EXPECT_EQ(0, info.nr_cores);
+}
+
+TEST_F(dev, bad_pointer_is_efault)
+{
+	void *ro;
+
+	EXPECT_EQ(-1, ioctl(self->fd, IXMOD_IOC_GET_INFO, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, IXMOD_IOC_GET_INFO, (void *)1));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* a read-only page cannot receive the answer */
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(-1, ioctl(self->fd, IXMOD_IOC_GET_INFO, ro));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(ro, 4096);
+}
+
+struct ixmod_info_short { __u32 words[8]; };
+
+TEST_F(dev, unknown_ioctls_are_enotty)
+{
+	unsigned long cmds[] = {
+		_IO(IXMOD_IOC_MAGIC, 0x3f),
+		_IOR(IXMOD_IOC_MAGIC, 0x00, struct ixmod_info_short), /* size */
+		_IOW(IXMOD_IOC_MAGIC, 0x00, struct ixmod_info),	/* direction */
+		_IOR('T', 0x00, struct ixmod_info),			/* type */
+		0,
+	};
+	char buf[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], buf)) TH_LOG("cmd 0x%lx", cmds[i]);
+		EXPECT_EQ(ENOTTY, errno) TH_LOG("cmd 0x%lx", cmds[i]);
+	}
+}
+
+TEST_F(dev, no_read_write_mmap)
+{
+	char buf[16];
+
+	EXPECT_EQ(-1, read(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, 0));
+	EXPECT_EQ(ENODEV, errno);
+}
+
+TEST_F(dev, node_is_root_only)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(IXMOD_DEV_PATH, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0600, st.st_mode & 0777);
+	EXPECT_EQ(0, st.st_uid);
+}
+
+TEST_F(dev, many_opens)
+{
+	int fds[64];
+	size_t i;
+
+	for (i = 0; i < 64; i++) {
+		struct ixmod_info info;
+
+		fds[i] = open(IXMOD_DEV_PATH, O_RDWR);
+		ASSERT_LE(0, fds[i]);
+		ASSERT_EQ(0, ioctl(fds[i], IXMOD_IOC_GET_INFO, &info));
+	}
+	for (i = 0; i < 64; i++)
+		close(fds[i]);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_in_vm.sh - run every ixmod selftest inside the test VM
+#
+# Usage (inside the guest): run_in_vm.sh OUTDIR IXMOD_KO
+#
+# Writes OUTDIR/<test>.tap (the test's TAP) and OUTDIR/<test>.rc (its exit
+# status) for each test, the libixu tests likewise, and OUTDIR/dmesg.txt at
+# the end.  The console may garble output under emulation, so the host
+# reads the files, not the console.  scripts/vm-selftests starts this.
+
+set -u
+out=$1
+export IXMOD_KO=$2
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../../.." && pwd)
+mkdir -p "$out"
+rm -f "$out"/*.tap "$out"/*.rc
+
+kver=$(uname -r)
+echo "# kernel $kver, $(nproc --all) cpus, cmdline: $(cat /proc/cmdline | tr ' ' '\n' | grep -E '^(isolcpus|nohz_full)=' | tr '\n' ' ')"
+
+run() {		# run NAME COMMAND...
+	local name=$1
+	shift
+	echo "# running $name"
+	timeout 600 "$@" > "$out/$name.tap" 2>&1
+	echo $? > "$out/$name.rc"
+	grep -E '^(not )?ok ' "$out/$name.tap" | sed "s|^|# $name: |"
+}
+
+# Scenario tests load and unload the module themselves; they run first.
+run test_load_01 "$here/test_load_01.sh"
+
+insmod "$IXMOD_KO" || { echo "# insmod $IXMOD_KO failed"; exit 1; }
+run test_trace_01 "$here/test_trace_01.sh"
+run abi "$here/abi"
+run sysfs "$here/sysfs"
+run libixu "$top/libixu/tests/runtests.sh" "$top"/libixu/tests/abi "$top"/libixu/tests/open
+rmmod ixmod
+
+dmesg > "$out/dmesg.txt"
+echo "# done"

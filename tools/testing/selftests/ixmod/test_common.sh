@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test_common.sh - helpers for ixmod's scenario tests (ublk's pattern):
+# TAP output, busywait instead of sleep, module load/unload, and a kernel
+# log check after each step.
+#
+# IXMOD_KO names the module to load (default: the in-tree build).
+
+ksft_skip=4
+IXMOD_SYSFS=/sys/kernel/ixmod
+_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+IXMOD_KO=${IXMOD_KO:-$_here/../../../../ixmod/ixmod.ko}
+
+_tap_n=0
+_tap_failed=0
+_tap_planned=0
+_dmesg_mark=0
+
+tap_plan() {
+	_tap_planned=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+tap_ok() {	# tap_ok DESCRIPTION
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n $1"
+}
+
+tap_fail() {	# tap_fail DESCRIPTION [DIAGNOSTIC]
+	_tap_n=$((_tap_n + 1))
+	_tap_failed=$((_tap_failed + 1))
+	echo "not ok $_tap_n $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
+	return 0
+}
+
+# check DESCRIPTION COMMAND...: one TAP line for the command's status
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		tap_ok "$desc"
+	else
+		tap_fail "$desc" "$out"
+	fi
+}
+
+tap_done() {
+	if [ "$_tap_n" -ne "$_tap_planned" ]; then
+		echo "# planned $_tap_planned tests but ran $_tap_n"
+		_tap_failed=$((_tap_failed + 1))
+	fi
+	[ "$_tap_failed" -eq 0 ]
+	exit $?
+}
+
+# busywait TIMEOUT_MS COMMAND...: retry every 10 ms until it succeeds
+busywait() {
+	local left=$1
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$left" -le 0 ] && return 1
+		sleep 0.01
+		left=$((left - 10))
+	done
+}
+
+ixmod_loaded() { [ -d "$IXMOD_SYSFS" ]; }
+
+ixmod_load() {
+	ixmod_loaded && return 0
+	insmod "$IXMOD_KO"
+}
+
+ixmod_unload() {
+	ixmod_loaded || return 0
+	rmmod ixmod
+}
+
+# Number of live "ixmod/N" threads.
+dp_threads() {
+	local n=0 c
+	for c in /proc/[0-9]*/comm; do
+		read -r comm < "$c" 2>/dev/null || continue
+		case "$comm" in ixmod/*) n=$((n + 1)) ;; esac
+	done
+	echo "$n"
+}
+
+dmesg_mark() { _dmesg_mark=$(dmesg | wc -l); }
+
+# Lines logged since dmesg_mark.
+dmesg_since() { dmesg | tail -n +"$((_dmesg_mark + 1))"; }
+
+# Fail if the kernel reported a bug since dmesg_mark.
+dmesg_clean() {
+	! dmesg_since | grep -E 'BUG:|WARNING:|Oops|general protection fault|suspicious RCU usage|Call Trace:|UBSAN:|KFENCE:'
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Load and unload: loading starts nothing; rmmod with cores assigned stops
+# every thread and removes every file; an open /dev/ixmod pins the module;
+# repeated cycles leave nothing behind.
+
+. "$(dirname "$0")/test_common.sh"
+
+[ -f "$IXMOD_KO" ] || { echo "# no module at $IXMOD_KO"; exit "$ksft_skip"; }
+[ "$(nproc --all)" -ge 3 ] || { echo "# needs 3 cpus"; exit "$ksft_skip"; }
+
+tap_plan 15
+ixmod_unload
+dmesg_mark
+
+check "insmod succeeds" insmod "$IXMOD_KO"
+check "/dev/ixmod is a character device" test -c /dev/ixmod
+check "cores is empty after load" test -z "$(cat $IXMOD_SYSFS/cores)"
+check "no dataplane thread after load" test "$(dp_threads)" -eq 0
+check "load is logged" grep -q 'ixmod: loaded' <(dmesg_since)
+
+echo 1-2 > $IXMOD_SYSFS/cores
+check "two threads after cores=1-2" test "$(dp_threads)" -eq 2
+check "rmmod with cores assigned" rmmod ixmod
+check "no thread after rmmod" busywait 2000 test "$(dp_threads)" -eq 0
+check "/sys/kernel/ixmod is gone" test ! -e $IXMOD_SYSFS
+check "/dev/ixmod is gone" test ! -e /dev/ixmod
+
+insmod "$IXMOD_KO"
+exec 3</dev/ixmod
+check "an open /dev/ixmod pins the module" bash -c '! rmmod ixmod 2>/dev/null'
+exec 3<&-
+check "rmmod after close" rmmod ixmod
+
+ok=1
+for i in 1 2 3 4 5; do
+	insmod "$IXMOD_KO" || ok=0
+	echo 1-2 > $IXMOD_SYSFS/cores || ok=0
+	echo 1 > $IXMOD_SYSFS/cores || ok=0
+	rmmod ixmod || ok=0
+done
+check "five load/assign/unload cycles" test "$ok" -eq 1
+check "no thread left after the cycles" test "$(dp_threads)" -eq 0
+check "no kernel error reported" dmesg_clean
+
+tap_done
