@@ -55,7 +55,7 @@ TEST_F(dev, get_info)
 	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF) > 0, info.nr_cpu_ids > 0);
 	EXPECT_GE(info.nr_cpu_ids, (unsigned int)ixt_nr_online_cpus());
 	EXPECT_EQ(0, info.__pad);
-	for (i = 0; i < sizeof(info.resv) / sizeof(info.resv[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(info.resv); i++)
 		EXPECT_EQ(0, info.resv[i]) TH_LOG("resv[%zu]", i);
 }
 
@@ -105,7 +105,7 @@ TEST_F(dev, unknown_ioctls_are_enotty)
 	char buf[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], buf)) TH_LOG("cmd 0x%lx", cmds[i]);
 		EXPECT_EQ(ENOTTY, errno) TH_LOG("cmd 0x%lx", cmds[i]);
 	}

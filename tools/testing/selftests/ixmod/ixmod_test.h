@@ -22,6 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define IXM_SYSFS	"/sys/kernel/ixmod"
 #define IXM_DP		IXM_SYSFS "/dataplane"
 
@@ -62,8 +66,6 @@ static inline int ixt_read(const char *path, char *buf, size_t len)
 }
 
 /* Read an unsigned number from a printf-formatted path; ~0ULL on error. */
-static inline unsigned long long ixt_read_u64(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
 static inline unsigned long long ixt_read_u64(const char *fmt, ...)
 {
 	char path[256], buf[64];
@@ -176,7 +178,7 @@ static inline int ixt_kmsg_check(struct ixt_kmsg *k, char *why, size_t len)
 	size_t i;
 
 	ixt_kmsg_read(k, NULL, log, sizeof(log));
-	for (i = 0; i < sizeof(ixt_bad_patterns) / sizeof(ixt_bad_patterns[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ixt_bad_patterns); i++) {
 		const char *hit = strstr(log, ixt_bad_patterns[i]);
 
 		if (hit) {

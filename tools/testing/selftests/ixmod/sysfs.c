@@ -209,7 +209,7 @@ TEST_F(ixm, bad_cores_change_nothing)
 	pid1 = core_pid(1);
 	ixt_kmsg_read(&self->kmsg, NULL, NULL, 0);	/* mark */
 
-	for (i = 0; i < sizeof(bad_cores) / sizeof(bad_cores[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_cores); i++) {
 		int nlines;
 
 		snprintf(input, sizeof(input), bad_cores[i].input,
@@ -324,7 +324,7 @@ TEST_F(ixm, idle_us_values)
 	char buf[64], log[1024];
 	size_t i;
 
-	for (i = 0; i < sizeof(idle_us_cases) / sizeof(idle_us_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(idle_us_cases); i++) {
 		const char *in = idle_us_cases[i].input;
 
 		ASSERT_EQ(0, ixt_write(IXM_SYSFS "/idle_us", "777"));
@@ -430,7 +430,7 @@ TEST_F(ixm, per_core_files_are_read_only)
 	size_t i;
 
 	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/cores", "1"));
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(path, sizeof(path), IXM_DP "/cpu1/%s", files[i]);
 		ASSERT_EQ(0, stat(path, &st)) TH_LOG("%s missing", path);
 		EXPECT_EQ(0444, st.st_mode & 0777) TH_LOG("%s", path);

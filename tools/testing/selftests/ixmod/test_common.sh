@@ -7,7 +7,7 @@
 #
 # IXMOD_KO names the module to load (default: the in-tree build).
 
-ksft_skip=4
+export ksft_skip=4
 IXMOD_SYSFS=/sys/kernel/ixmod
 _here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 IXMOD_KO=${IXMOD_KO:-$_here/../../../../ixmod/ixmod.ko}

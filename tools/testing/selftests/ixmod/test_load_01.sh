@@ -5,6 +5,7 @@
 # every thread and removes every file; an open /dev/ixmod pins the module;
 # repeated cycles leave nothing behind.
 
+# shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
 
 [ -f "$IXMOD_KO" ] || { echo "# no module at $IXMOD_KO"; exit "$ksft_skip"; }
@@ -34,7 +35,7 @@ exec 3<&-
 check "rmmod after close" rmmod ixmod
 
 ok=1
-for i in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	insmod "$IXMOD_KO" || ok=0
 	echo 1-2 > $IXMOD_SYSFS/cores || ok=0
 	echo 1 > $IXMOD_SYSFS/cores || ok=0

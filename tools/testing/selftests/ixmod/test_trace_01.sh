@@ -4,6 +4,7 @@
 # Tracepoints: the ixmod trace system exists and core start, sleep, wake
 # and stop are recorded (what `trace-cmd record -e ixmod` reads).
 
+# shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
 
 T=/sys/kernel/tracing

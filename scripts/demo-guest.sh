@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# demo-guest.sh - the part of `make demo` that runs inside the VM: load
+# ixmod, assign cores through sysfs, and show the dataplane threads, their
+# placement and their counters.  scripts/demo starts it.
+#
+# Usage (inside the guest): demo-guest.sh IXMOD_KO
+
+set -u
+KO=$1
+S=/sys/kernel/ixmod
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+say() { printf '\n\033[1m### %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; bash -c "$*"; }
+counters() {
+	printf '%-6s %-9s %12s %8s %8s %8s\n' core state iterations busy sleeps wakeups
+	for d in "$S"/dataplane/cpu*; do
+		printf '%-6s %-9s %12s %8s %8s %8s\n' "${d##*/}" "$(cat "$d/state")" \
+			"$(cat "$d/stats/iterations")" "$(cat "$d/stats/busy")" \
+			"$(cat "$d/stats/sleeps")" "$(cat "$d/stats/wakeups")"
+	done
+}
+
+say "A Debian $(uname -r) guest with $(nproc --all) CPUs; cpus 1-2 are isolated"
+run "grep -o 'isolcpus=[^ ]*\|nohz_full=[^ ]*' /proc/cmdline"
+
+say "Load ixmod: it starts nothing until told"
+dmesg -C
+run "insmod $KO"
+run "dmesg | grep ixmod"
+run "ls $S; echo \"cores='\$(cat $S/cores)' idle_us=\$(cat $S/idle_us)\""
+
+say "Assign cores 1-2: one pinned dataplane thread each"
+run "echo 1-2 > $S/cores"
+run "cat $S/cores"
+run "ps -eo pid,psr,stat,comm | grep -E 'PID|ixmod/'"
+for d in "$S"/dataplane/cpu*; do
+	pid=$(cat "$d/pid")
+	printf '%s: pid %s, allowed cpus %s, isolated=%s\n' "${d##*/}" "$pid" \
+		"$(awk '/Cpus_allowed_list/ {print $2}' /proc/"$pid"/status)" "$(cat "$d/isolated")"
+done
+
+say "/dev/ixmod answers the ABI query (libixu's ixu-info)"
+run "$top/libixu/examples/ixu-info"
+
+say "Polling (idle_us=0): the loop runs flat out and counts itself (no port yet: every iteration is idle)"
+echo 0 > $S/idle_us
+for _ in 1 2 3; do sleep 0.5; counters; echo; done
+
+say "Idle (idle_us=1000): after 1 ms without work each thread sleeps"
+echo 1000 > $S/idle_us
+sleep 1
+counters
+echo "... one second later, the counters have not moved:"
+sleep 1
+counters
+run "ps -eo pid,psr,stat,comm | grep -E 'PID|ixmod/'"
+
+say "Tracepoints (trace-cmd record -e ixmod reads the same events)"
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T
+echo > $T/trace
+echo 1 > $T/events/ixmod/enable
+echo 0 > $S/idle_us; sleep 0.2; echo 1000 > $S/idle_us; sleep 0.2
+echo 0 > $T/events/ixmod/enable
+grep ixm_ $T/trace | sed 's/^ *//' | head -n 8
+
+say "Bad input is refused, explained, and changes nothing"
+run "echo 0-2 > $S/cores"
+run "echo +2 > $S/cores"
+run "echo banana > $S/idle_us"
+run "dmesg | grep ixmod | tail -n 3"
+run "cat $S/cores"
+
+say "rmmod with cores assigned stops everything"
+run "rmmod ixmod"
+run "ps -eo comm | grep -c '^ixmod/' || true"
+run "ls $S 2>&1"
