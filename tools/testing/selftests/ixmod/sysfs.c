@@ -12,6 +12,7 @@
  * a non-isolated dataplane candidate, cpu 2 an isolated one.
  */
 #include <sched.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
@@ -97,7 +98,7 @@ static int count_dp_threads(void)
 /* The thread of @cpu exists, is named ixmod/@cpu and may run only there. */
 static void check_thread_placement(struct __test_metadata *_metadata, int cpu)
 {
-	char path[64], buf[64], want[16];
+	char path[64], buf[64], want[32];
 	int pid = core_pid(cpu);
 
 	ASSERT_GT(pid, 0) TH_LOG("no pid for cpu %d", cpu);
@@ -440,6 +441,53 @@ TEST_F(ixm, per_core_files_are_read_only)
 	EXPECT_EQ(0644, st.st_mode & 0777);
 	ASSERT_EQ(0, stat(IXM_SYSFS "/idle_us", &st));
 	EXPECT_EQ(0644, st.st_mode & 0777);
+}
+
+/*
+ * Several processes write random good and bad lists at once; afterwards
+ * the list, the per-core directories and the running threads must agree.
+ */
+TEST_F(ixm, concurrent_writers_stay_consistent)
+{
+	static const char * const inputs[] = {
+		"1", "2", "1-2", "\n", "+1", "+2", "-1", "-2", "abc", "0-2", "99",
+	};
+	int ncpu = ixt_nr_online_cpus(), i, n, expect;
+	char buf[64], path[64];
+	pid_t pids[4];
+
+	for (i = 0; i < 4; i++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (pids[i] == 0) {
+			srand(getpid());
+			for (n = 0; n < 300; n++)
+				ixt_write(IXM_SYSFS "/cores",
+					  inputs[rand() % ARRAY_SIZE(inputs)]);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		int status;
+
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+	}
+
+	cores_read(buf, sizeof(buf));
+	expect = !strcmp(buf, "") ? 0 : !strcmp(buf, "1-2") ? 2 : 1;
+	EXPECT_TRUE(!strcmp(buf, "") || !strcmp(buf, "1") || !strcmp(buf, "2") ||
+		    !strcmp(buf, "1-2")) TH_LOG("cores '%s'", buf);
+	EXPECT_EQ(expect, count_dp_threads()) TH_LOG("cores '%s'", buf);
+	for (i = 0; i < ncpu; i++) {
+		bool listed = (i == 1 && (!strcmp(buf, "1") || !strcmp(buf, "1-2"))) ||
+			      (i == 2 && (!strcmp(buf, "2") || !strcmp(buf, "1-2")));
+
+		snprintf(path, sizeof(path), IXM_DP "/cpu%d", i);
+		EXPECT_EQ(listed, ixt_path_exists(path)) TH_LOG("cpu%d, cores '%s'", i, buf);
+		if (listed)
+			check_thread_placement(_metadata, i);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -11,7 +11,7 @@
 [ -f "$IXMOD_KO" ] || { echo "# no module at $IXMOD_KO"; exit "$ksft_skip"; }
 [ "$(nproc --all)" -ge 3 ] || { echo "# needs 3 cpus"; exit "$ksft_skip"; }
 
-tap_plan 15
+tap_plan 17
 ixmod_unload
 dmesg_mark
 
@@ -43,6 +43,18 @@ for _ in 1 2 3 4 5; do
 done
 check "five load/assign/unload cycles" test "$ok" -eq 1
 check "no thread left after the cycles" test "$(dp_threads)" -eq 0
+
+# rmmod while another process keeps rewriting cores
+insmod "$IXMOD_KO"
+( for _ in $(seq 1 2000); do
+	echo 1-2 > $IXMOD_SYSFS/cores 2>/dev/null
+	echo 1 > $IXMOD_SYSFS/cores 2>/dev/null
+  done ) &
+writer=$!
+sleep 0.3
+check "rmmod while a writer is busy" rmmod ixmod
+wait "$writer"
+check "no thread left after racing rmmod" busywait 2000 test "$(dp_threads)" -eq 0
 check "no kernel error reported" dmesg_clean
 
 tap_done
