@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * csum.h - the Internet checksum (RFC 1071) and its incremental update
+ * (RFC 1624)
+ *
+ * A u32 sum here is an unfolded one's complement sum in memory order (see
+ * csum.c): never convert it, just pass it on or fold it.  A __sum16 is a
+ * finished checksum, ready to be stored into or compared with a header
+ * field as it is.
+ */
+#ifndef _IXM_NET_CSUM_H
+#define _IXM_NET_CSUM_H
+
+#include "platform.h"
+
+u32 ixm_csum_partial(const void *buf, size_t len, u32 sum);
+__sum16 ixm_csum_fold(u32 sum);
+__sum16 ixm_csum(const void *buf, size_t len);
+u32 ixm_csum_pseudo(__be32 saddr, __be32 daddr, u8 proto, u16 len, u32 sum);
+__sum16 ixm_csum_replace16(__sum16 check, __be16 old, __be16 new);
+__sum16 ixm_csum_replace32(__sum16 check, __be32 old, __be32 new);
+
+#endif /* _IXM_NET_CSUM_H */

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * toeplitz.c - the Toeplitz hash of Receive Side Scaling
+ *
+ * Microsoft's RSS specification ("RSS hashing functions") defines the hash
+ * over an input byte string, most significant bit of input[0] first:
+ *
+ *	result = 0
+ *	for each input bit b, left to right:
+ *		if b == 1: result ^= the leftmost 32 bits of K
+ *		shift K left by one bit
+ *
+ * so input bit i meets key bits i..i+31, and an n-byte input needs a key of
+ * n + 4 bytes.  The 82599 and 82576 compute exactly this over the same
+ * inputs (their datasheets' "RSS Hash Function" sections quote the same
+ * pseudo-code), with the key in their RSSRK registers.
+ *
+ * Instead of shifting the key, ixm_toeplitz() slides a 40-bit window over
+ * it: for input byte i the window holds key bytes i..i+4, and the 32-bit
+ * key for bit j of that byte is the window shifted right by 8 - j.  Each
+ * bit is applied through a mask rather than a branch, so the time taken
+ * does not depend on the data.  A table per key would be faster still, if
+ * software hashing ever shows up in a profile.
+ */
+#include "platform.h"
+#include "toeplitz.h"
+
+/*
+ * Woo and Park, "Scalable TCP Session Monitoring with Symmetric
+ * Receive-side Scaling" (KAIST, 2012).  The key repeats every 16 bits, so
+ * input bit i meets the same 32 key bits as bit i + 16k.  Swapping the
+ * addresses moves every address bit by 32 and swapping the ports moves
+ * every port bit by 16, so each bit still meets the same key bits and the
+ * hash is unchanged.  The cost: the hash then depends only on the XOR of
+ * the input's 16-bit words, so it takes at most 65536 values.  That is
+ * plenty for a 128-entry redirection table, but it is not a hash to use
+ * for anything else.
+ */
+const u8 ixm_rss_key_symmetric[IXM_RSS_KEY_LEN] = {
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+};
+
+/* Key bytes past the end of the key count as zero: never read past it. */
+static inline u8 ixm_toeplitz_key_byte(const u8 *key, size_t key_len, size_t i)
+{
+	return i < key_len ? key[i] : 0;
+}
+
+/**
+ * ixm_toeplitz() - Toeplitz hash of a byte string
+ * @key: the secret key
+ * @key_len: bytes in @key; at least @len + 4 for the hash to be the
+ *	specification's (and the hardware's).  Bytes beyond @key_len are
+ *	taken as zero, so a short key is never read past its end but gives a
+ *	different hash.
+ * @data: the input, already in the specification's order (for IPv4:
+ *	source address, destination address, source port, destination port,
+ *	each in network order)
+ * @len: bytes in @data
+ *
+ * Context: any.
+ *
+ * Return: the 32-bit hash, in host order.
+ */
+u32 ixm_toeplitz(const u8 *key, size_t key_len, const u8 *data, size_t len)
+{
+	u64 win = 0;	/* low 40 bits: key bytes i..i+4 */
+	u32 hash = 0;
+	unsigned int j;
+	size_t i;
+	u32 bit;
+
+	for (i = 0; i < 4; i++)
+		win = (win << 8) | ixm_toeplitz_key_byte(key, key_len, i);
+	for (i = 0; i < len; i++) {
+		win = (win << 8) | ixm_toeplitz_key_byte(key, key_len, i + 4);
+		for (j = 0; j < 8; j++) {
+			/* all ones if bit j (from the left) of data[i] is set */
+			bit = 0u - ((data[i] >> (7 - j)) & 1u);
+			hash ^= (u32)(win >> (8 - j)) & bit;
+		}
+	}
+	return hash;
+}
+
+/**
+ * ixm_toeplitz_ipv4() - RSS hash of an IPv4 address pair
+ * @key: IXM_RSS_KEY_LEN bytes of key
+ * @saddr: source address, network order
+ * @daddr: destination address, network order
+ *
+ * The specification's IPv4-only input: source address then destination
+ * address, 8 bytes.  The hardware falls back to it for IPv4 packets whose
+ * ports it does not hash: neither TCP nor UDP, or fragments.
+ *
+ * Context: any.
+ *
+ * Return: the 32-bit hash, in host order.
+ */
+u32 ixm_toeplitz_ipv4(const u8 *key, __be32 saddr, __be32 daddr)
+{
+	u8 in[8];
+
+	memcpy(in, &saddr, 4);
+	memcpy(in + 4, &daddr, 4);
+	return ixm_toeplitz(key, IXM_RSS_KEY_LEN, in, sizeof(in));
+}
+
+/**
+ * ixm_toeplitz_ipv4_l4() - RSS hash of an IPv4 TCP or UDP 4-tuple
+ * @key: IXM_RSS_KEY_LEN bytes of key
+ * @saddr: source address, network order
+ * @daddr: destination address, network order
+ * @sport: source port, network order
+ * @dport: destination port, network order
+ *
+ * The specification's IPv4-with-TCP input: source address, destination
+ * address, source port, destination port, 12 bytes.  UDP uses the same
+ * input where the hardware is told to hash UDP ports.
+ *
+ * Context: any.
+ *
+ * Return: the 32-bit hash, in host order.
+ */
+u32 ixm_toeplitz_ipv4_l4(const u8 *key, __be32 saddr, __be32 daddr,
+			 __be16 sport, __be16 dport)
+{
+	u8 in[12];
+
+	memcpy(in, &saddr, 4);
+	memcpy(in + 4, &daddr, 4);
+	memcpy(in + 8, &sport, 2);
+	memcpy(in + 10, &dport, 2);
+	return ixm_toeplitz(key, IXM_RSS_KEY_LEN, in, sizeof(in));
+}

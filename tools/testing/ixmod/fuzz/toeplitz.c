@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz/toeplitz.c - libFuzzer target for ixmod/net/toeplitz.c
+ *
+ * Differential: ixm_toeplitz() against ref.h's bit-serial ComputeHash(),
+ * the IPv4 helpers against ixm_toeplitz() over the same bytes, and the
+ * symmetric key's symmetry.  Traps on the first disagreement.  Input:
+ *
+ *	in[0]              key length, modulo IXM_RSS_KEY_LEN + 1 (so keys
+ *	                   shorter than the data + 4 occur: zero-padded)
+ *	in[1..key length]  the key
+ *	the rest           the data, at most MAX_DATA bytes of it (the
+ *	                   reference costs data length squared)
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toeplitz.h"
+#include "ref.h"
+
+#define MAX_DATA	64
+
+static void check(int ok)
+{
+	if (!ok)
+		__builtin_trap();
+}
+
+static void check_ipv4(const u8 *key, size_t key_len, const u8 *d)
+{
+	u8 k[IXM_RSS_KEY_LEN] = { 0 };
+	__be32 sa, da;
+	__be16 sp, dp;
+
+	memcpy(k, key, key_len);
+	memcpy(&sa, d, 4);
+	memcpy(&da, d + 4, 4);
+	memcpy(&sp, d + 8, 2);
+	memcpy(&dp, d + 10, 2);
+	check(ixm_toeplitz_ipv4(k, sa, da) == ixm_toeplitz(k, sizeof(k), d, 8));
+	check(ixm_toeplitz_ipv4_l4(k, sa, da, sp, dp) ==
+	      ixm_toeplitz(k, sizeof(k), d, 12));
+
+	check(ixm_toeplitz_ipv4(ixm_rss_key_symmetric, sa, da) ==
+	      ixm_toeplitz_ipv4(ixm_rss_key_symmetric, da, sa));
+	check(ixm_toeplitz_ipv4_l4(ixm_rss_key_symmetric, sa, da, sp, dp) ==
+	      ixm_toeplitz_ipv4_l4(ixm_rss_key_symmetric, da, sa, dp, sp));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+	size_t key_len, len;
+	u8 *key, *data;
+
+	if (size < 1)
+		return 0;
+	key_len = in[0] % (IXM_RSS_KEY_LEN + 1);
+	if (size - 1 < key_len)
+		key_len = size - 1;
+	len = size - 1 - key_len;
+	if (len > MAX_DATA)
+		len = MAX_DATA;
+
+	/* Exact-size copies, so ASan sees any read past either. */
+	key = malloc(key_len ? key_len : 1);
+	data = malloc(len ? len : 1);
+	if (!key || !data)
+		goto out;
+	memcpy(key, in + 1, key_len);
+	memcpy(data, in + 1 + key_len, len);
+
+	check(ixm_toeplitz(key, key_len, data, len) ==
+	      ref_toeplitz(key, key_len, data, len));
+	if (len >= 12)
+		check_ipv4(key, key_len, data);
+out:
+	free(key);
+	free(data);
+	return 0;
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unit/toeplitz.c - tests of ixmod/net/toeplitz.c
+ *
+ * The verification vectors of Microsoft's RSS specification ("Verifying
+ * the RSS hash calculation"), computed with its 40-byte sample key; the
+ * optimized hash against ref.h's bit-serial one; and the symmetric key:
+ * symmetric over random tuples, while the sample key is not (so the
+ * symmetry test can fail), and a function of the XOR of the input's
+ * 16-bit words only, as toeplitz.c says.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toeplitz.h"
+#include "ref.h"
+#include "tap.h"
+
+#define NR_RANDOM	100000
+
+/* The specification's sample key. */
+static const u8 ms_key[IXM_RSS_KEY_LEN] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+	0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+	0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+/* Host order here; converted where used (htonl is no constant expression). */
+#define IP4(a, b, c, d)	((u32)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+/* As the specification's table lists them: destination first. */
+static const struct {
+	const char *name;
+	u32 daddr;
+	u16 dport;
+	u32 saddr;
+	u16 sport;
+	u32 ipv4;
+	u32 tcp;
+} vectors[] = {
+	{ "161.142.100.80:1766 <- 66.9.149.187:2794",
+	  IP4(161, 142, 100, 80), 1766, IP4(66, 9, 149, 187), 2794,
+	  0x323e8fc2, 0x51ccc178 },
+	{ "65.69.140.83:4739 <- 199.92.111.2:14230",
+	  IP4(65, 69, 140, 83), 4739, IP4(199, 92, 111, 2), 14230,
+	  0xd718262a, 0xc626b0ea },
+	{ "12.22.207.184:38024 <- 24.19.198.95:12898",
+	  IP4(12, 22, 207, 184), 38024, IP4(24, 19, 198, 95), 12898,
+	  0xd2d0a5de, 0x5c2b394a },
+	{ "209.142.163.6:2217 <- 38.27.205.30:48228",
+	  IP4(209, 142, 163, 6), 2217, IP4(38, 27, 205, 30), 48228,
+	  0x82989176, 0xafc7327f },
+	{ "202.188.127.2:1303 <- 153.39.163.191:44251",
+	  IP4(202, 188, 127, 2), 1303, IP4(153, 39, 163, 191), 44251,
+	  0x5d1809c5, 0x10e828a2 },
+};
+
+/* The specification's input order: src, dst, sport, dport (network order). */
+static void tuple_bytes(u8 in[12], __be32 s, __be32 d, __be16 sp, __be16 dp)
+{
+	memcpy(in, &s, 4);
+	memcpy(in + 4, &d, 4);
+	memcpy(in + 8, &sp, 2);
+	memcpy(in + 10, &dp, 2);
+}
+
+static void test_vectors(void)
+{
+	unsigned int i;
+	int bad = 0;
+
+	for (i = 0; i < ARRAY_SIZE(vectors); i++)
+		tap_eq(ixm_toeplitz_ipv4(ms_key, ixm_htonl(vectors[i].saddr),
+					 ixm_htonl(vectors[i].daddr)),
+		       vectors[i].ipv4, "RSS IPv4 vector %s", vectors[i].name);
+	for (i = 0; i < ARRAY_SIZE(vectors); i++)
+		tap_eq(ixm_toeplitz_ipv4_l4(ms_key, ixm_htonl(vectors[i].saddr),
+					    ixm_htonl(vectors[i].daddr),
+					    ixm_htons(vectors[i].sport),
+					    ixm_htons(vectors[i].dport)),
+		       vectors[i].tcp, "RSS IPv4/TCP vector %s", vectors[i].name);
+
+	/* The reference is only a reference if it passes them too. */
+	for (i = 0; i < ARRAY_SIZE(vectors); i++) {
+		u8 in[12];
+
+		tuple_bytes(in, ixm_htonl(vectors[i].saddr), ixm_htonl(vectors[i].daddr),
+			    ixm_htons(vectors[i].sport), ixm_htons(vectors[i].dport));
+		if (ref_toeplitz(ms_key, sizeof(ms_key), in, 8) != vectors[i].ipv4 ||
+		    ref_toeplitz(ms_key, sizeof(ms_key), in, 12) != vectors[i].tcp)
+			bad++;
+	}
+	tap_ok(!bad, "the bit-serial reference computes all ten vectors");
+}
+
+static void test_random_vs_reference(void)
+{
+	u8 *key = malloc(IXM_RSS_KEY_LEN);	/* exact size: ASan sees over-reads */
+	u8 in[IXM_RSS_KEY_LEN - 4];
+	u64 seed = 320;
+	int bad = 0, i;
+	size_t len;
+
+	if (!key) {
+		perror("malloc");
+		exit(255);
+	}
+	for (i = 0; i < 2000; i++) {
+		ref_rand_fill(&seed, key, IXM_RSS_KEY_LEN);
+		len = ref_rand(&seed) % (sizeof(in) + 1);	/* 0..36 */
+		ref_rand_fill(&seed, in, len);
+		if (ixm_toeplitz(key, IXM_RSS_KEY_LEN, in, len) !=
+		    ref_toeplitz(key, IXM_RSS_KEY_LEN, in, len) && bad++ < 5)
+			tap_diag("case %d, length %zu", i, len);
+	}
+	tap_ok(!bad, "random keys and inputs of 0..36 bytes match the reference");
+	free(key);
+}
+
+static void test_short_key(void)
+{
+	u8 padded[64] = { 0 };
+	u64 seed = 4;
+	size_t key_len;
+	u8 in[24];
+	int bad = 0;
+
+	/*
+	 * A key shorter than len + 4 behaves as if zero-padded, and is never
+	 * read past its end (each key is allocated at exactly key_len).
+	 */
+	ref_rand_fill(&seed, in, sizeof(in));
+	for (key_len = 0; key_len <= sizeof(in) + 4; key_len++) {
+		u8 *key = malloc(key_len ? key_len : 1);
+
+		if (!key) {
+			perror("malloc");
+			exit(255);
+		}
+		memset(padded, 0, sizeof(padded));
+		ref_rand_fill(&seed, key, key_len);
+		memcpy(padded, key, key_len);
+		if (ixm_toeplitz(key, key_len, in, sizeof(in)) !=
+		    ixm_toeplitz(padded, sizeof(padded), in, sizeof(in)) && bad++ < 5)
+			tap_diag("key_len %zu", key_len);
+		free(key);
+	}
+	tap_ok(!bad, "a short key reads as zero-padded and is not over-read");
+}
+
+static void random_tuple(u64 *seed, __be32 *s, __be32 *d, __be16 *sp, __be16 *dp)
+{
+	ref_rand_fill(seed, s, 4);
+	ref_rand_fill(seed, d, 4);
+	ref_rand_fill(seed, sp, 2);
+	ref_rand_fill(seed, dp, 2);
+}
+
+static void test_symmetric(void)
+{
+	const u8 *k = ixm_rss_key_symmetric;
+	int bad2 = 0, bad4 = 0, i;
+	u64 seed = 0x6d5a;
+
+	for (i = 0; i < NR_RANDOM; i++) {
+		__be32 s, d;
+		__be16 sp, dp;
+
+		random_tuple(&seed, &s, &d, &sp, &dp);
+		if (ixm_toeplitz_ipv4(k, s, d) != ixm_toeplitz_ipv4(k, d, s))
+			bad2++;
+		if (ixm_toeplitz_ipv4_l4(k, s, d, sp, dp) !=
+		    ixm_toeplitz_ipv4_l4(k, d, s, dp, sp))
+			bad4++;
+	}
+	tap_ok(!bad2, "symmetric key: IPv4 hash(a, b) == hash(b, a) on %d tuples",
+	       NR_RANDOM);
+	tap_ok(!bad4, "symmetric key: IPv4/L4 hash(a, b) == hash(b, a) on %d tuples",
+	       NR_RANDOM);
+}
+
+static void test_ms_key_not_symmetric(void)
+{
+	unsigned int i, asym = 0;
+
+	for (i = 0; i < ARRAY_SIZE(vectors); i++) {
+		__be16 sp = ixm_htons(vectors[i].sport);
+		__be16 dp = ixm_htons(vectors[i].dport);
+		__be32 s = ixm_htonl(vectors[i].saddr);
+		__be32 d = ixm_htonl(vectors[i].daddr);
+
+		if (ixm_toeplitz_ipv4_l4(ms_key, s, d, sp, dp) !=
+		    ixm_toeplitz_ipv4_l4(ms_key, d, s, dp, sp))
+			asym++;
+	}
+	tap_ok(asym > 0, "the sample key is not symmetric (%u of %zu vectors differ)",
+	       asym, ARRAY_SIZE(vectors));
+}
+
+static void test_symmetric_xor_fold(void)
+{
+	u64 seed = 16;
+	int bad = 0, i;
+
+	/*
+	 * With a 16-bit-periodic key the hash is a function of the XOR of the
+	 * input's 16-bit words (toeplitz.c): move bits between words without
+	 * changing that XOR and the hash must not change.
+	 */
+	for (i = 0; i < 10000; i++) {
+		u8 a[12], b[12];
+		u16 x, w;
+
+		ref_rand_fill(&seed, a, sizeof(a));
+		memcpy(b, a, sizeof(b));
+		x = (u16)ref_rand(&seed);
+		w = (u16)ref_rand(&seed) % 5;	/* flip x in word w and in word 5 */
+		b[2 * w] ^= x >> 8;
+		b[2 * w + 1] ^= x & 0xff;
+		b[10] ^= x >> 8;
+		b[11] ^= x & 0xff;
+		if (ixm_toeplitz(ixm_rss_key_symmetric, IXM_RSS_KEY_LEN, a, 12) !=
+		    ixm_toeplitz(ixm_rss_key_symmetric, IXM_RSS_KEY_LEN, b, 12))
+			bad++;
+	}
+	tap_ok(!bad, "symmetric key hashes only the XOR of the 16-bit words");
+}
+
+int main(void)
+{
+	tap_plan(17);
+	test_vectors();			/* 11 */
+	test_random_vs_reference();	/* 1 */
+	test_short_key();		/* 1 */
+	test_symmetric();		/* 2 */
+	test_ms_key_not_symmetric();	/* 1 */
+	test_symmetric_xor_fold();	/* 1 */
+	return tap_exit();
+}
