@@ -17,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../../.." && pwd)
 mkdir -p "$out"
 rm -f "$out"/*.tap "$out"/*.rc
+touch "$out/started"	# the host retries a boot only if this is missing
 
 kver=$(uname -r)
 echo "# kernel $kver, $(nproc --all) cpus, cmdline: $(cat /proc/cmdline | tr ' ' '\n' | grep -E '^(isolcpus|nohz_full)=' | tr '\n' ' ')"
