@@ -164,7 +164,7 @@ static inline int ixt_kmsg_read(struct ixt_kmsg *k, const char *match,
 static const char * const ixt_bad_patterns[] = {
 	"BUG:", "WARNING:", "Oops", "general protection fault",
 	"suspicious RCU usage", "possible recursive locking",
-	"Call Trace:", "kernel BUG", "UBSAN:", "KFENCE:",
+	"Call Trace:", "kernel BUG", "UBSAN:", "KFENCE:", "DMAR: [DMA",
 };
 
 /*

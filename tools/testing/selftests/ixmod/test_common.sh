@@ -96,5 +96,64 @@ dmesg_since() { dmesg | tail -n +"$((_dmesg_mark + 1))"; }
 
 # Fail if the kernel reported a bug since dmesg_mark.
 dmesg_clean() {
-	! dmesg_since | grep -E 'BUG:|WARNING:|Oops|general protection fault|suspicious RCU usage|Call Trace:|UBSAN:|KFENCE:'
+	! dmesg_since | grep -E 'BUG:|WARNING:|Oops|general protection fault|suspicious RCU usage|Call Trace:|UBSAN:|KFENCE:|DMAR: \[DMA|DMAR:.*fault'
 }
+
+# ---- ports: the first emulated igb is ixmod's, the second a Linux peer ----
+
+IXMOD_BIND=$_here/../../../../scripts/ixmod-bind
+PEER_NS=ixpeer
+DUT_IP=198.18.0.1
+PEER_IP=198.18.0.2
+
+igb_devices() {
+	local d
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor")" = 0x8086 ] && [ "$(cat "$d/device")" = 0x10c9 ] &&
+			basename "$d"
+	done | sort
+}
+
+port_dir() { echo "$IXMOD_SYSFS/ports/$DUT"; }
+
+# Bind the first igb to ixmod with cores 1-2 and the second to Linux igb
+# in namespace $PEER_NS; sets DUT, PEER, PEERIF.  Returns non-zero (with a
+# reason on stdout) when the VM lacks two igb NICs.
+ports_setup() {
+	local devs
+	mapfile -t devs < <(igb_devices)
+	[ "${#devs[@]}" -ge 2 ] || { echo "# needs two igb NICs"; return 1; }
+	DUT=${devs[0]}
+	PEER=${devs[1]}
+	modprobe igb 2>/dev/null
+	ixmod_load || return 1
+	echo "" > $IXMOD_SYSFS/cores
+	echo 0 > $IXMOD_SYSFS/idle_us
+	echo 1-2 > $IXMOD_SYSFS/cores || return 1
+	"$IXMOD_BIND" bind "$DUT" >/dev/null || return 1
+	busywait 5000 ls "/sys/bus/pci/devices/$PEER/net" || { echo "# no netdev for $PEER"; return 1; }
+	PEERIF=$(ls "/sys/bus/pci/devices/$PEER/net")
+	ip netns del $PEER_NS 2>/dev/null
+	ip netns add $PEER_NS
+	ip link set "$PEERIF" netns $PEER_NS
+	ip -n $PEER_NS link set lo up
+	ip -n $PEER_NS addr add $PEER_IP/24 dev "$PEERIF"
+	ip -n $PEER_NS link set "$PEERIF" up
+	echo $DUT_IP/24 > "$(port_dir)/ipv4" || return 1
+	echo 1 > "$(port_dir)/up" || return 1
+	busywait 10000 grep -q '^up' "$(port_dir)/link" || { echo "# ixmod link stays down"; return 1; }
+	busywait 10000 ip netns exec $PEER_NS ping -c1 -W1 $DUT_IP || { echo "# first ping failed"; return 1; }
+}
+
+ports_teardown() {
+	[ -n "${DUT:-}" ] || return 0
+	[ -e "$(port_dir)/up" ] && echo 0 > "$(port_dir)/up"
+	"$IXMOD_BIND" unbind "$DUT" >/dev/null 2>&1
+	ip netns del $PEER_NS 2>/dev/null
+	echo "" > $IXMOD_SYSFS/cores 2>/dev/null
+	echo 1000 > $IXMOD_SYSFS/idle_us 2>/dev/null
+}
+
+peer() { ip netns exec $PEER_NS "$@"; }
+
+port_stat() { cat "$(port_dir)/$1"; }
