@@ -21,9 +21,17 @@
 #define _IXM_NET_PLATFORM_H
 
 #include <linux/compiler.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/io.h>
 #include <linux/kernel.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
+#include <asm/barrier.h>
 #include <asm/byteorder.h>
 
 /*
@@ -35,5 +43,43 @@
 #define ixm_ntohs(x)	be16_to_cpu(x)
 #define ixm_htonl(x)	cpu_to_be32(x)
 #define ixm_ntohl(x)	be32_to_cpu(x)
+
+/*
+ * Device registers (nic/).  @base is the BAR's mapping.  Writes are
+ * posted; a read of STATUS flushes them, as the datasheets require.
+ */
+#define ixm_rd32(base, reg)		readl((base) + (reg))
+#define ixm_wr32(base, reg, val)	writel((val), (base) + (reg))
+#define ixm_udelay(us)			udelay(us)
+#define ixm_msleep(ms)			msleep(ms)
+
+/*
+ * Barriers around descriptor rings (the ixgbe pattern): ixm_wmb() before
+ * the tail write that hands descriptors to the device; ixm_dma_rmb()
+ * between reading a descriptor's DD bit and the rest of it.
+ */
+#define ixm_wmb()			wmb()
+#define ixm_dma_rmb()			dma_rmb()
+
+/* Monotonic time in nanoseconds, for ARP ageing and, later, timers. */
+#define ixm_now_ns()			ktime_get_ns()
+
+/* Rarely written shared state (ARP table, port configuration): RCU. */
+#define ixm_rcu_read_lock()		rcu_read_lock()
+#define ixm_rcu_read_unlock()		rcu_read_unlock()
+#define ixm_rcu_dereference(p)		rcu_dereference(p)
+#define ixm_rcu_dereference_protected(p) rcu_dereference_protected((p), 1)
+#define ixm_rcu_assign_pointer(p, v)	rcu_assign_pointer((p), (v))
+#define ixm_kfree_rcu(p, field)		kfree_rcu((p), field)
+
+/* Writers of that state serialise on a spinlock (any core may learn). */
+#define ixm_spinlock_t			spinlock_t
+#define ixm_spin_lock_init(l)		spin_lock_init(l)
+#define ixm_spin_lock(l)		spin_lock_bh(l)
+#define ixm_spin_unlock(l)		spin_unlock_bh(l)
+
+/* Allocation on the rare path; may fail (tests inject failures). */
+#define ixm_zalloc(size)		kzalloc((size), GFP_ATOMIC)
+#define ixm_free(p)			kfree(p)
 
 #endif /* _IXM_NET_PLATFORM_H */

@@ -19,9 +19,11 @@
 #define _IXM_NET_PLATFORM_H
 
 #include <endian.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef uint8_t u8;
@@ -67,6 +69,8 @@ typedef uint32_t __wsum;
 #define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
 
 #define __maybe_unused		__attribute__((__unused__))
+/* wire headers sit at any alignment in a frame (net/eth.h) */
+#define __packed		__attribute__((__packed__))
 #define noinline		__attribute__((__noinline__))
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -80,5 +84,72 @@ typedef uint32_t __wsum;
 #define EXPORT_SYMBOL(sym)	_Static_assert(1, #sym)
 /* (the same for GPL-only exports) */
 #define EXPORT_SYMBOL_GPL(sym)	_Static_assert(1, #sym)
+
+#define __iomem
+#define __rcu
+#define ETH_ALEN		6
+typedef unsigned long long dma_addr_t;	/* host: the buffer's address */
+
+#define cpu_to_le16(x)		((__le16)htole16(x))
+#define cpu_to_le32(x)		((__le32)htole32(x))
+#define cpu_to_le64(x)		((__le64)htole64(x))
+#define le16_to_cpu(x)		((u16)le16toh(x))
+#define le32_to_cpu(x)		((u32)le32toh(x))
+#define le64_to_cpu(x)		((u64)le64toh(x))
+#define lower_32_bits(n)	((u32)((n) & 0xffffffff))
+#define upper_32_bits(n)	((u32)((unsigned long long)(n) >> 32))
+
+#define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/*
+ * Device registers: a test provides these two functions, usually by
+ * linking the register-level model (model/), which decodes @reg.
+ */
+u32 ixm_host_rd32(void *base, u32 reg);
+void ixm_host_wr32(void *base, u32 reg, u32 val);
+void ixm_host_delay_us(unsigned long us);
+#define ixm_rd32(base, reg)		ixm_host_rd32((void *)(base), (reg))
+#define ixm_wr32(base, reg, val)	ixm_host_wr32((void *)(base), (reg), (val))
+#define ixm_udelay(us)			ixm_host_delay_us(us)
+#define ixm_msleep(ms)			ixm_host_delay_us((ms) * 1000UL)
+
+#define ixm_wmb()			__atomic_thread_fence(__ATOMIC_RELEASE)
+#define ixm_dma_rmb()			__atomic_thread_fence(__ATOMIC_ACQUIRE)
+
+/* Time: tests set it (deterministic ageing); starts at 0. */
+extern u64 ixm_host_now_ns;
+#define ixm_now_ns()			(ixm_host_now_ns)
+
+/*
+ * RCU on the host: the tests are single-threaded, so a read-side section
+ * is empty and a deferred free can happen at once.
+ */
+struct rcu_head {
+	void *next;
+	void (*func)(struct rcu_head *head);
+};
+#define ixm_rcu_read_lock()		do { } while (0)
+#define ixm_rcu_read_unlock()		do { } while (0)
+#define ixm_rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define ixm_rcu_dereference_protected(p) (p)
+#define ixm_rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define ixm_kfree_rcu(p, field)		((void)offsetof(__typeof__(*(p)), field), free(p))
+
+typedef struct { int locked; } ixm_spinlock_t;
+#define ixm_spin_lock_init(l)		((l)->locked = 0)
+#define ixm_spin_lock(l)		((l)->locked++)
+#define ixm_spin_unlock(l)		((l)->locked--)
+
+/*
+ * Allocation with failure injection (the tools/testing/vma way): a test
+ * sets ixm_host_fail_alloc to N to make the Nth next allocation fail.
+ */
+extern int ixm_host_fail_alloc;
+void *ixm_host_zalloc(size_t size);
+#define ixm_zalloc(size)		ixm_host_zalloc(size)
+#define ixm_free(p)			free(p)
 
 #endif /* _IXM_NET_PLATFORM_H */

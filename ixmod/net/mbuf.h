@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mbuf.h - packet buffers and per-core buffer pools
+ *
+ * A buffer is two things kept apart: the descriptor (struct ixm_mbuf, in
+ * kernel memory) and the data (IXM_MBUF_SIZE bytes of DMA-able memory the
+ * NIC writes).  Keeping the descriptor out of the data means the data can
+ * later be mapped read-only into an application without exposing a single
+ * kernel pointer.
+ *
+ * A pool belongs to one dataplane core and one port (its data is mapped
+ * for that port's device); only that core allocates and frees, so the free
+ * list is a plain stack with no atomics.
+ */
+#ifndef _IXM_NET_MBUF_H
+#define _IXM_NET_MBUF_H
+
+#include "platform.h"
+
+#define IXM_MBUF_SIZE		2048	/* data bytes per buffer */
+#define IXM_MBUF_HEADROOM	128	/* room to prepend headers */
+#define IXM_MBUF_DATA_MAX	(IXM_MBUF_SIZE - IXM_MBUF_HEADROOM)
+
+/* ixm_mbuf.flags, set by the NIC driver on receive */
+#define IXM_MBUF_F_IP_CSUM_OK	0x0001	/* NIC verified the IPv4 header checksum */
+#define IXM_MBUF_F_IP_CSUM_BAD	0x0002	/* NIC found it wrong */
+#define IXM_MBUF_F_L4_CSUM_OK	0x0004	/* NIC verified the TCP/UDP checksum */
+#define IXM_MBUF_F_L4_CSUM_BAD	0x0008
+#define IXM_MBUF_F_RSS		0x0010	/* rss_hash is valid */
+
+struct ixm_mbuf_pool;
+
+/**
+ * struct ixm_mbuf - one packet buffer
+ * @buf: start of the data buffer (IXM_MBUF_SIZE bytes)
+ * @dma: bus address of @buf for the pool's device
+ * @data: first byte of the frame, inside @buf
+ * @len: frame length in bytes
+ * @flags: IXM_MBUF_F_*
+ * @rss_hash: the NIC's RSS hash when IXM_MBUF_F_RSS is set
+ * @pool: the pool it returns to
+ * @next: link while free or while chained in a batch
+ */
+struct ixm_mbuf {
+	u8			*buf;
+	dma_addr_t		dma;
+	u8			*data;
+	u16			len;
+	u16			flags;
+	u32			rss_hash;
+	struct ixm_mbuf_pool	*pool;
+	struct ixm_mbuf		*next;
+};
+
+/**
+ * struct ixm_mbuf_pool - a core's buffers for one port
+ * @mbufs: @count descriptors; the owner sets each one's @buf and @dma
+ *	before ixm_mbuf_pool_init()
+ * @free: stack of free buffers, @count slots
+ * @nfree: how many are on it
+ * @count: buffers in the pool
+ * @alloc_fail: allocations that found the pool empty
+ */
+struct ixm_mbuf_pool {
+	struct ixm_mbuf		*mbufs;
+	struct ixm_mbuf		**free;
+	u32			nfree;
+	u32			count;
+	u64			alloc_fail;
+};
+
+void ixm_mbuf_pool_init(struct ixm_mbuf_pool *pool, struct ixm_mbuf *mbufs,
+			struct ixm_mbuf **free, u32 count);
+
+/* The address of @m's data as the device sees it. */
+static inline dma_addr_t ixm_mbuf_data_dma(const struct ixm_mbuf *m)
+{
+	return m->dma + (m->data - m->buf);
+}
+
+/**
+ * ixm_mbuf_alloc() - take a buffer from @pool
+ * @pool: the core's pool
+ *
+ * The buffer's data starts after IXM_MBUF_HEADROOM and is empty.
+ *
+ * Context: the pool's dataplane core.
+ * Return: the buffer, or NULL (counted in @pool->alloc_fail).
+ */
+static inline struct ixm_mbuf *ixm_mbuf_alloc(struct ixm_mbuf_pool *pool)
+{
+	struct ixm_mbuf *m;
+
+	if (unlikely(!pool->nfree)) {
+		pool->alloc_fail++;
+		return NULL;
+	}
+	m = pool->free[--pool->nfree];
+	m->data = m->buf + IXM_MBUF_HEADROOM;
+	m->len = 0;
+	m->flags = 0;
+	m->next = NULL;
+	return m;
+}
+
+/**
+ * ixm_mbuf_free() - return @m to its pool
+ * @m: a buffer taken with ixm_mbuf_alloc()
+ *
+ * Context: the pool's dataplane core.
+ */
+static inline void ixm_mbuf_free(struct ixm_mbuf *m)
+{
+	struct ixm_mbuf_pool *pool = m->pool;
+
+	pool->free[pool->nfree++] = m;
+}
+
+#endif /* _IXM_NET_MBUF_H */

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * net.h - what the protocol code sees of a port on one dataplane core
+ *
+ * The dataplane calls ixm_eth_input() for each received frame with the
+ * core's struct ixm_net_port for that port.  The protocols consume every
+ * frame they are given: they either queue a frame for transmission with
+ * ixm_net_xmit() (often the received buffer, rewritten in place) or drop
+ * it with ixm_net_drop(), which counts the reason.  After the RX batch the
+ * dataplane hands port->tx[0..ntx) to the NIC and resets ntx.
+ *
+ * Nothing here is shared between cores except what @cfg and @arp point to,
+ * which the control plane replaces under RCU.
+ */
+#ifndef _IXM_NET_NET_H
+#define _IXM_NET_NET_H
+
+#include "platform.h"
+#include "mbuf.h"
+
+#define IXM_TX_BATCH	64	/* frames a core may queue per port per iteration */
+
+/*
+ * Why a frame was dropped.  The names (ixm_drop_names[]) are the sysfs
+ * file names of the counters, so keep them short and stable.
+ */
+enum ixm_drop_reason {
+	IXM_DROP_ETH_SHORT,	/* shorter than an Ethernet header */
+	IXM_DROP_ETH_DST,	/* not our MAC, broadcast or a multicast we take */
+	IXM_DROP_ETH_SRC,	/* source MAC is a group address (IEEE 802) */
+	IXM_DROP_ETH_TYPE,	/* EtherType we do not handle */
+	IXM_DROP_ARP_MALFORMED,	/* short, or not Ethernet/IPv4 ARP */
+	IXM_DROP_ARP_NOT_US,	/* ARP for another address (after learning) */
+	IXM_DROP_ARP_OP,	/* opcode other than request/reply */
+	IXM_DROP_ARP_SENDER,	/* sender MAC or IP no station may own, or ours */
+	IXM_DROP_IP_SHORT,	/* shorter than an IPv4 header */
+	IXM_DROP_IP_VERSION,	/* version != 4 */
+	IXM_DROP_IP_HLEN,	/* IHL < 5 or past the frame */
+	IXM_DROP_IP_TOTLEN,	/* total length < IHL*4 or past the frame */
+	IXM_DROP_IP_CSUM,	/* header checksum wrong */
+	IXM_DROP_IP_FRAG,	/* a fragment (MF set or offset != 0) */
+	IXM_DROP_IP_TTL,	/* TTL 0 on arrival */
+	IXM_DROP_IP_DST,	/* not addressed to us */
+	IXM_DROP_IP_SRC,	/* source is broadcast, multicast or ours */
+	IXM_DROP_IP_PROTO,	/* protocol we do not handle */
+	IXM_DROP_ICMP_SHORT,	/* shorter than an ICMP header */
+	IXM_DROP_ICMP_CSUM,	/* ICMP checksum wrong */
+	IXM_DROP_ICMP_TYPE,	/* type other than echo request */
+	IXM_DROP_NO_ADDR,	/* the port has no IPv4 address yet */
+	IXM_DROP_NO_ARP,	/* next hop unresolved (an ARP request went out) */
+	IXM_DROP_NO_BUF,	/* no buffer to build a frame */
+	IXM_DROP_TX_FULL,	/* the core's TX batch for the port was full */
+	IXM_DROP_MAX,
+};
+
+extern const char * const ixm_drop_names[IXM_DROP_MAX];
+
+/**
+ * struct ixm_net_stats - counters of one port on one core
+ * @rx_packets: frames received (handed to ixm_eth_input())
+ * @rx_bytes: their bytes
+ * @tx_packets: frames handed to the NIC
+ * @tx_bytes: their bytes
+ * @arp_requests_in: ARP requests for our address
+ * @arp_replies_out: ARP replies sent
+ * @arp_requests_out: ARP requests sent (resolution, announcements)
+ * @icmp_echo_replies: ICMP echo replies sent
+ * @drops: frames dropped, indexed by enum ixm_drop_reason
+ *
+ * Written only by that core.
+ */
+struct ixm_net_stats {
+	u64	rx_packets;
+	u64	rx_bytes;
+	u64	tx_packets;
+	u64	tx_bytes;
+	u64	arp_requests_in;
+	u64	arp_replies_out;
+	u64	arp_requests_out;
+	u64	icmp_echo_replies;
+	u64	drops[IXM_DROP_MAX];
+};
+
+/**
+ * struct ixm_if_config - a port's protocol configuration
+ * @mac: the port's MAC address
+ * @ip: IPv4 address, 0 when unconfigured
+ * @netmask: derived from the prefix length
+ * @prefix: prefix length, 0-32 (0 only when @ip is 0)
+ * @__pad: zero
+ * @rcu: the old configuration is freed after a grace period
+ *
+ * Immutable once published: the control plane builds a new one and
+ * replaces the pointer under RCU.
+ */
+struct ixm_if_config {
+	u8		mac[ETH_ALEN];
+	u8		prefix;
+	u8		__pad;
+	__be32		ip;
+	__be32		netmask;
+	struct rcu_head	rcu;
+};
+
+struct ixm_arp_table;
+
+/**
+ * struct ixm_net_port - one port as seen by one core's protocols
+ * @cfg: the configuration in force for this iteration (RCU-read)
+ * @arp: the port's ARP table, shared by all cores (RCU)
+ * @pool: this core's buffers for this port
+ * @stats: this core's counters for this port
+ * @now_ns: time at the start of the iteration (ixm_now_ns())
+ * @ntx: frames queued in @tx
+ * @tx: frames to transmit at the end of the iteration
+ */
+struct ixm_net_port {
+	const struct ixm_if_config	*cfg;
+	struct ixm_arp_table		*arp;
+	struct ixm_mbuf_pool		*pool;
+	struct ixm_net_stats		*stats;
+	u64				now_ns;
+	unsigned int			ntx;
+	struct ixm_mbuf			*tx[IXM_TX_BATCH];
+};
+
+/* Hook for the drop tracepoint; the kernel glue defines it. */
+void ixm_net_trace_drop(const struct ixm_net_port *port, unsigned int reason,
+			unsigned int len);
+
+/**
+ * ixm_net_drop() - drop @m and count why
+ * @port: the port it arrived on or was built for
+ * @m: the frame; freed
+ * @reason: enum ixm_drop_reason
+ */
+static inline void ixm_net_drop(struct ixm_net_port *port, struct ixm_mbuf *m,
+				enum ixm_drop_reason reason)
+{
+	port->stats->drops[reason]++;
+	ixm_net_trace_drop(port, reason, m->len);
+	ixm_mbuf_free(m);
+}
+
+/**
+ * ixm_net_xmit() - queue a complete frame for transmission
+ * @port: the port to send on
+ * @m: the frame; @m->data and @m->len describe it
+ *
+ * Return: 0, or -ENOSPC when the batch is full (@m is then dropped and
+ * counted).
+ */
+static inline int ixm_net_xmit(struct ixm_net_port *port, struct ixm_mbuf *m)
+{
+	if (unlikely(port->ntx == IXM_TX_BATCH)) {
+		ixm_net_drop(port, m, IXM_DROP_TX_FULL);
+		return -ENOSPC;
+	}
+	port->tx[port->ntx++] = m;
+	return 0;
+}
+
+void ixm_eth_input(struct ixm_net_port *port, struct ixm_mbuf *m);
+
+#endif /* _IXM_NET_NET_H */

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * a test port, frames built byte by byte, and independent
+ * checks of frames the protocol code transmits
+ *
+ * Shared by unit/eth.c, unit/ip.c, unit/icmp.c, unit/arp.c and
+ * fuzz/eth_input.c.  Nothing here uses ixmod's wire structures: offsets
+ * are written out as the RFCs lay the headers out, and checksums come
+ * from ref.h, so a layout or byte-order mistake in ixmod/net/ cannot
+ * cancel out in the tests.
+ */
+#ifndef _IXM_TEST_FRAMES_H
+#define _IXM_TEST_FRAMES_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arp.h"
+#include "net.h"
+#include "ref.h"
+
+extern unsigned int ixm_host_last_drop;	/* host.c */
+
+/* The port under test, 192.0.2.1/24 (RFC 5737 TEST-NET-1), and a peer. */
+static const u8 our_mac[6] = { 0x02, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+static const u8 peer_mac[6] = { 0x02, 0x00, 0x5e, 0x00, 0x00, 0x02 };
+static const u8 bcast_mac[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+#define OUR_IP		0xc0000201u	/* 192.0.2.1, host order */
+#define PEER_IP		0xc0000202u	/* 192.0.2.2 */
+#define PEER2_IP	0xc0000203u	/* 192.0.2.3 */
+
+#define TPORT_BUFS	8
+
+/**
+ * struct tport - a port on one core, as the dataplane would set it up
+ */
+struct tport {
+	struct ixm_net_port	port;
+	struct ixm_if_config	cfg;
+	struct ixm_net_stats	stats;
+	struct ixm_mbuf_pool	pool;
+	struct ixm_mbuf		mbufs[TPORT_BUFS];
+	struct ixm_mbuf		*free[TPORT_BUFS];
+};
+
+static inline void die(const char *what)
+{
+	perror(what);
+	exit(255);
+}
+
+static inline __be32 be32_of(u32 host)
+{
+	return ixm_htonl(host);
+}
+
+/* @t with its own buffers, address @ip (host order, 0: none) and a table. */
+static inline void tport_init(struct tport *t, u32 ip)
+{
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < TPORT_BUFS; i++) {
+		t->mbufs[i].buf = malloc(IXM_MBUF_SIZE);
+		if (!t->mbufs[i].buf)
+			die("malloc");
+		t->mbufs[i].dma = (dma_addr_t)(uintptr_t)t->mbufs[i].buf;
+	}
+	ixm_mbuf_pool_init(&t->pool, t->mbufs, t->free, TPORT_BUFS);
+	memcpy(t->cfg.mac, our_mac, 6);
+	if (ip) {
+		t->cfg.ip = be32_of(ip);
+		t->cfg.prefix = 24;
+		t->cfg.netmask = be32_of(0xffffff00u);
+	}
+	t->port.cfg = &t->cfg;
+	t->port.pool = &t->pool;
+	t->port.stats = &t->stats;
+	t->port.arp = ixm_arp_table_alloc();
+	if (!t->port.arp)
+		die("ixm_arp_table_alloc");
+	t->port.now_ns = ixm_host_now_ns;
+}
+
+/* Return every queued TX frame to the pool. */
+static inline void tport_tx_flush(struct tport *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->port.ntx; i++)
+		ixm_mbuf_free(t->port.tx[i]);
+	t->port.ntx = 0;
+}
+
+static inline void tport_fini(struct tport *t)
+{
+	unsigned int i;
+
+	tport_tx_flush(t);
+	ixm_arp_table_free(t->port.arp);
+	for (i = 0; i < TPORT_BUFS; i++)
+		free(t->mbufs[i].buf);
+}
+
+/* Copy @len bytes of frame into a pool buffer and hand it to the stack. */
+static inline void tport_input(struct tport *t, const u8 *f, size_t len,
+			       u16 flags)
+{
+	struct ixm_mbuf *m = ixm_mbuf_alloc(&t->pool);
+
+	if (!m || len > IXM_MBUF_DATA_MAX) {
+		fprintf(stderr, "tport_input: no buffer or frame too long\n");
+		exit(255);
+	}
+	memcpy(m->data, f, len);
+	m->len = (u16)len;
+	m->flags = flags;
+	ixm_eth_input(&t->port, m);
+}
+
+/* Byte writers, most significant byte first (RFC 791 Appendix B). */
+static inline u8 *put16(u8 *p, unsigned int v)
+{
+	p[0] = (u8)(v >> 8);
+	p[1] = (u8)v;
+	return p + 2;
+}
+
+static inline u8 *put32(u8 *p, u32 v)
+{
+	p[0] = (u8)(v >> 24);
+	p[1] = (u8)(v >> 16);
+	p[2] = (u8)(v >> 8);
+	p[3] = (u8)v;
+	return p + 4;
+}
+
+static inline u8 *putmac(u8 *p, const u8 *mac)
+{
+	memcpy(p, mac, 6);
+	return p + 6;
+}
+
+static inline u16 get16(const u8 *p)
+{
+	return (u16)(p[0] << 8 | p[1]);
+}
+
+static inline u32 get32(const u8 *p)
+{
+	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
+}
+
+/* Ethernet II header: 14 bytes. */
+static inline u8 *put_eth(u8 *p, const u8 *dst, const u8 *src, unsigned int type)
+{
+	p = putmac(p, dst);
+	p = putmac(p, src);
+	return put16(p, type);
+}
+
+/*
+ * IPv4 header of 20 bytes (RFC 791 §3.1) with a correct checksum; the
+ * caller may patch fields afterwards (then call fix_ip_csum()).
+ */
+struct iph_args {
+	u8 tos;
+	u16 id;
+	u16 frag;	/* flags and offset */
+	u8 ttl;
+	u8 proto;
+	u32 src, dst;	/* host order */
+};
+
+static inline void fix_ip_csum(u8 *ip, size_t hlen)
+{
+	ip[10] = 0;
+	ip[11] = 0;
+	put16(ip + 10, ref_csum(ip, hlen));
+}
+
+static inline u8 *put_ip(u8 *p, const struct iph_args *a, unsigned int payload)
+{
+	p[0] = 0x45;
+	p[1] = a->tos;
+	put16(p + 2, 20 + payload);
+	put16(p + 4, a->id);
+	put16(p + 6, a->frag);
+	p[8] = a->ttl;
+	p[9] = a->proto;
+	put32(p + 12, a->src);
+	put32(p + 16, a->dst);
+	fix_ip_csum(p, 20);
+	return p + 20;
+}
+
+/* ICMP echo (RFC 792): 8 bytes of header, @n bytes of @data, checksum. */
+static inline u8 *put_icmp_echo(u8 *p, u8 type, u8 code, u16 id, u16 seq,
+				const u8 *data, size_t n)
+{
+	p[0] = type;
+	p[1] = code;
+	p[2] = 0;
+	p[3] = 0;
+	put16(p + 4, id);
+	put16(p + 6, seq);
+	if (n)
+		memcpy(p + 8, data, n);
+	put16(p + 2, ref_csum(p, 8 + n));
+	return p + 8 + n;
+}
+
+/* Ethernet/IPv4 ARP packet (RFC 826): 28 bytes. */
+static inline u8 *put_arp(u8 *p, unsigned int op, const u8 *sha, u32 spa,
+			  const u8 *tha, u32 tpa)
+{
+	p = put16(p, 1);
+	p = put16(p, 0x0800);
+	*p++ = 6;
+	*p++ = 4;
+	p = put16(p, op);
+	p = putmac(p, sha);
+	p = put32(p, spa);
+	p = putmac(p, tha);
+	return put32(p, tpa);
+}
+
+/*
+ * A complete echo request from the peer to us with @n bytes of pattern
+ * data, ID 0x1234, DF set, in @f; returns the frame length.
+ */
+static inline size_t echo_request(u8 *f, size_t n, u16 seq)
+{
+	struct iph_args a = {
+		.id = 0xbeef, .frag = 0x4000, .ttl = 63, .proto = 1,
+		.src = PEER_IP, .dst = OUR_IP,
+	};
+	u8 *data = malloc(n ? n : 1), *p;
+	size_t i;
+
+	if (!data)
+		die("malloc");
+	for (i = 0; i < n; i++)
+		data[i] = (u8)(i * 7 + seq);
+	p = put_eth(f, our_mac, peer_mac, 0x0800);
+	p = put_ip(p, &a, 8 + n);
+	p = put_icmp_echo(p, 8, 0, 0x1234, seq, data, n);
+	free(data);
+	return (size_t)(p - f);
+}
+
+/*
+ * Checks of a frame ixmod queued for transmission, written from the RFCs:
+ * each returns NULL when @f is well formed, or what is wrong.
+ */
+static inline const char *check_tx_ipv4(const struct ixm_if_config *cfg,
+					const u8 *f, size_t len)
+{
+	size_t hlen, tot;
+
+	if (len < 14 + 20)
+		return "IPv4 frame too short";
+	if (f[14] >> 4 != 4)
+		return "IP version";
+	hlen = (f[14] & 15) * 4u;
+	tot = get16(f + 16);
+	if (hlen < 20 || tot < hlen || 14 + tot != len)
+		return "IP lengths";
+	if (ref_csum(f + 14, hlen))
+		return "IP header checksum";
+	if (get16(f + 20) & 0x3fff)
+		return "IP fragment";
+	if (!f[22])
+		return "IP TTL 0";
+	if (memcmp(f + 26, &cfg->ip, 4))
+		return "IP source is not ours";
+	if (f[23] == 1) {
+		if (tot - hlen < 8)
+			return "ICMP too short";
+		if (ref_csum(f + 14 + hlen, tot - hlen))
+			return "ICMP checksum";
+		if (f[14 + hlen] != 0 || f[14 + hlen + 1] != 0)
+			return "ICMP: only echo replies are sent";
+	}
+	return NULL;
+}
+
+static inline const char *check_tx_arp(const struct ixm_if_config *cfg,
+				       const u8 *f, size_t len)
+{
+	const u8 *a = f + 14;
+	unsigned int op;
+
+	if (len < 14 + 28)
+		return "ARP frame too short";
+	if (get16(a) != 1 || get16(a + 2) != 0x0800 || a[4] != 6 || a[5] != 4)
+		return "ARP types or lengths";
+	op = get16(a + 6);
+	if (op != 1 && op != 2)
+		return "ARP opcode";
+	if (memcmp(a + 8, cfg->mac, 6) || memcmp(a + 14, &cfg->ip, 4))
+		return "ARP sender is not us";
+	if (op == 2 && memcmp(f, a + 18, 6))
+		return "ARP reply not sent to the target's MAC";
+	if (op == 1 && memcmp(f, bcast_mac, 6))
+		return "ARP request not broadcast";
+	return NULL;
+}
+
+static inline const char *check_tx(const struct ixm_if_config *cfg,
+				   const struct ixm_mbuf *m)
+{
+	const u8 *f = m->data;
+
+	if (m->data < m->buf + 0 || m->len < 14)
+		return "frame outside its buffer or too short";
+	if (memcmp(f + 6, cfg->mac, 6))
+		return "Ethernet source is not our MAC";
+	if (f[0] & 1 && memcmp(f, bcast_mac, 6))
+		return "Ethernet destination is multicast";
+	switch (get16(f + 12)) {
+	case 0x0800:
+		return check_tx_ipv4(cfg, f, m->len);
+	case 0x0806:
+		return check_tx_arp(cfg, f, m->len);
+	default:
+		return "EtherType we never send";
+	}
+}
+
+#endif /* _IXM_TEST_FRAMES_H */

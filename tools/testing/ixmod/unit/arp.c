@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arp.c - ARP (RFC 826), announcements (RFC 5227 §3) and the table
+ *
+ * Replies and requests are compared byte for byte with frames built from
+ * RFC 826's layout.  Learning follows the merge rule; entries go stale
+ * after IXM_ARP_STALE_NS of ixm_host_now_ns and are freed by gc after
+ * twice that; the table refuses entries past IXM_ARP_MAX_ENTRIES and
+ * survives allocation failures (ixm_host_fail_alloc); resolution sends
+ * one request per address per second, from any core.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "tap.h"
+
+#define SEC	1000000000ULL
+
+static const u8 zero_mac[6];
+static const u8 new_mac[6] = { 0x02, 0x00, 0x5e, 0x00, 0x00, 0x77 };
+
+/* An ARP frame padded with zeros to 60 bytes, as it arrives. */
+static size_t arp_frame(u8 *f, const u8 *dst, unsigned int op, const u8 *sha,
+			u32 spa, const u8 *tha, u32 tpa)
+{
+	memset(f, 0, 60);
+	put_arp(put_eth(f, dst, sha, 0x0806), op, sha, spa, tha, tpa);
+	return 60;
+}
+
+static void set_now(struct tport *t, u64 now)
+{
+	ixm_host_now_ns = now;
+	t->port.now_ns = now;
+}
+
+/* The single queued frame equals @want; flushes the queue. */
+static bool tx_is(struct tport *t, const u8 *want, size_t len, const char *what)
+{
+	bool ok = t->port.ntx == 1 && t->port.tx[0]->len == len &&
+		  !memcmp(t->port.tx[0]->data, want, len);
+
+	if (!ok)
+		tap_diag("%s: %u frames queued, first %u bytes", what, t->port.ntx,
+			 t->port.ntx ? t->port.tx[0]->len : 0);
+	if (ok && check_tx(t->port.cfg, t->port.tx[0])) {
+		tap_diag("%s: %s", what, check_tx(t->port.cfg, t->port.tx[0]));
+		ok = false;
+	}
+	tport_tx_flush(t);
+	return ok;
+}
+
+static bool resolves_to(struct tport *t, u32 ip, const u8 *mac)
+{
+	u8 got[6];
+
+	return ixm_arp_resolve(&t->port, be32_of(ip), got) == 0 && !memcmp(got, mac, 6);
+}
+
+static void test_reply(void)
+{
+	u8 f[64], want[64];
+	struct tport t;
+	size_t len;
+
+	tport_init(&t, OUR_IP);
+	set_now(&t, 5 * SEC);
+	len = arp_frame(f, bcast_mac, 1, peer_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, len, 0);
+	arp_frame(want, peer_mac, 2, our_mac, OUR_IP, peer_mac, PEER_IP);
+	memcpy(want + 6, our_mac, 6);
+	tap_ok(tx_is(&t, want, 60, "reply"), "broadcast request: exact reply to the requester");
+	tap_ok(t.stats.arp_requests_in == 1 && t.stats.arp_replies_out == 1,
+	       "arp_requests_in and arp_replies_out counted");
+	tap_ok(resolves_to(&t, PEER_IP, peer_mac) && !t.port.ntx,
+	       "the requester was learned (RFC 826: target is us)");
+
+	len = arp_frame(f, our_mac, 1, peer_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, len, 0);
+	tap_ok(tx_is(&t, want, 60, "unicast"), "unicast request: the same reply");
+
+	/* RFC 5227 §2.1.1 probe: answered, sender 0.0.0.0 not learned */
+	len = arp_frame(f, bcast_mac, 1, new_mac, 0, zero_mac, OUR_IP);
+	tport_input(&t, f, len, 0);
+	arp_frame(want, new_mac, 2, our_mac, OUR_IP, new_mac, 0);
+	memcpy(want + 6, our_mac, 6);
+	tap_ok(tx_is(&t, want, 60, "probe"), "probe from 0.0.0.0: answered to its MAC");
+	tap_eq(t.port.arp->count, 1, "probe: nothing learned");
+
+	/* a reply for us: learned, consumed, nothing sent, no drop */
+	len = arp_frame(f, our_mac, 2, new_mac, PEER2_IP, our_mac, OUR_IP);
+	tport_input(&t, f, len, 0);
+	tap_ok(!t.port.ntx && resolves_to(&t, PEER2_IP, new_mac),
+	       "reply for us: sender learned, nothing sent");
+	{
+		unsigned int r;
+		u64 drops = 0;
+
+		for (r = 0; r < IXM_DROP_MAX; r++)
+			drops += t.stats.drops[r];
+		tap_ok(!drops && t.pool.nfree == TPORT_BUFS,
+		       "no drop counted for any of these, every buffer back");
+	}
+	tport_fini(&t);
+}
+
+/* RFC 826's merge rule: update who we know, add only who talks to us. */
+static void test_merge(void)
+{
+	u8 f[64];
+	struct tport t;
+
+	tport_init(&t, OUR_IP);
+	set_now(&t, SEC);
+	arp_frame(f, bcast_mac, 1, peer_mac, PEER_IP, zero_mac, 0xc0000263u);
+	tport_input(&t, f, 60, 0);
+	tap_ok(t.port.arp->count == 0 && t.stats.drops[IXM_DROP_ARP_NOT_US] == 1,
+	       "request for another host from a stranger: not learned, arp_not_us");
+
+	arp_frame(f, bcast_mac, 1, peer_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tport_tx_flush(&t);
+	set_now(&t, 2 * SEC);
+	/* same host, new MAC, asking someone else: merge updates it */
+	arp_frame(f, bcast_mac, 1, new_mac, PEER_IP, zero_mac, 0xc0000263u);
+	tport_input(&t, f, 60, 0);
+	tap_ok(resolves_to(&t, PEER_IP, new_mac) && t.port.arp->count == 1,
+	       "merge: a known sender's new MAC replaces the old one");
+	/* gratuitous ARP (RFC 5227 §3) from a known host updates it too */
+	arp_frame(f, bcast_mac, 1, peer_mac, PEER_IP, zero_mac, PEER_IP);
+	tport_input(&t, f, 60, 0);
+	tap_ok(resolves_to(&t, PEER_IP, peer_mac),
+	       "merge: a gratuitous ARP updates a known host");
+	tport_fini(&t);
+}
+
+/* Build the request ixm_arp_resolve() must send for @tpa. */
+static void expected_request(u8 *want, u32 tpa)
+{
+	arp_frame(want, bcast_mac, 1, our_mac, OUR_IP, zero_mac, tpa);
+	memcpy(want + 6, our_mac, 6);
+}
+
+static void test_resolve(void)
+{
+	struct tport t, core2;
+	u8 f[64], want[64], mac[6];
+	int err;
+
+	tport_init(&t, OUR_IP);
+	tport_init(&core2, OUR_IP);
+	ixm_arp_table_free(core2.port.arp);
+	core2.port.arp = t.port.arp;	/* a second core on the same port */
+
+	set_now(&t, 10 * SEC);
+	set_now(&core2, 10 * SEC);
+	err = ixm_arp_resolve(&t.port, be32_of(PEER2_IP), mac);
+	tap_eq((unsigned int)-err, EAGAIN, "unknown address: -EAGAIN");
+	expected_request(want, PEER2_IP);
+	tap_ok(tx_is(&t, want, 60, "request"), "one exact broadcast request on the wire");
+	tap_eq(t.stats.arp_requests_out, 1, "arp_requests_out counted");
+
+	err = ixm_arp_resolve(&t.port, be32_of(PEER2_IP), mac);
+	set_now(&core2, 10 * SEC + SEC / 2);
+	err |= ixm_arp_resolve(&core2.port, be32_of(PEER2_IP), mac);
+	tap_ok(err == -EAGAIN && !t.port.ntx && !core2.port.ntx,
+	       "within a second no core sends another request");
+
+	set_now(&core2, 11 * SEC);
+	err = ixm_arp_resolve(&core2.port, be32_of(PEER2_IP), mac);
+	tap_ok(err == -EAGAIN && tx_is(&core2, want, 60, "retry"),
+	       "a second later: exactly one more request");
+
+	arp_frame(f, our_mac, 2, new_mac, PEER2_IP, our_mac, OUR_IP);
+	set_now(&t, 11 * SEC + 1);
+	tport_input(&t, f, 60, 0);
+	tap_ok(resolves_to(&t, PEER2_IP, new_mac) && resolves_to(&core2, PEER2_IP, new_mac),
+	       "after the reply both cores resolve it");
+	tap_ok(!t.port.ntx && !core2.port.ntx, "and send nothing");
+
+	/* no buffer for the request */
+	t.pool.nfree = 0;
+	err = ixm_arp_resolve(&t.port, be32_of(0xc0000209u), mac);
+	t.pool.nfree = TPORT_BUFS;
+	tap_ok(err == -ENOBUFS && t.stats.drops[IXM_DROP_NO_BUF] == 1,
+	       "empty pool: -ENOBUFS, no_buf counted");
+	tport_fini(&t);
+	core2.port.arp = NULL;
+	tport_fini(&core2);
+}
+
+static void test_ageing(void)
+{
+	u8 f[64], want[64];
+	struct tport t;
+	u8 mac[6];
+	int err;
+
+	tport_init(&t, OUR_IP);
+	set_now(&t, 100 * SEC);
+	arp_frame(f, bcast_mac, 1, peer_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tport_tx_flush(&t);
+
+	set_now(&t, 100 * SEC + IXM_ARP_STALE_NS - 1);
+	tap_ok(resolves_to(&t, PEER_IP, peer_mac) && !t.port.ntx,
+	       "just before IXM_ARP_STALE_NS: still used");
+	set_now(&t, 100 * SEC + IXM_ARP_STALE_NS);
+	err = ixm_arp_resolve(&t.port, be32_of(PEER_IP), mac);
+	expected_request(want, PEER_IP);
+	tap_ok(err == -EAGAIN && tx_is(&t, want, 60, "stale"),
+	       "at IXM_ARP_STALE_NS: treated as missing, a request goes out");
+
+	/* a confirmation makes it fresh again */
+	tport_input(&t, f, 60, 0);
+	tport_tx_flush(&t);
+	tap_ok(resolves_to(&t, PEER_IP, peer_mac), "confirmed again: used again");
+
+	/* gc: nothing younger than 2 * stale goes; older goes */
+	tap_eq(ixm_arp_table_gc(t.port.arp, t.port.now_ns + IXM_ARP_EXPIRE_NS), 0,
+	       "gc at exactly IXM_ARP_EXPIRE_NS frees nothing");
+	tap_eq(ixm_arp_table_gc(t.port.arp, t.port.now_ns + IXM_ARP_EXPIRE_NS + 1), 1,
+	       "gc past it frees the entry");
+	tap_eq(t.port.arp->count, 0, "the table is empty");
+	set_now(&t, t.port.now_ns + IXM_ARP_EXPIRE_NS + 2);
+	err = ixm_arp_resolve(&t.port, be32_of(PEER_IP), mac);
+	tap_ok(err == -EAGAIN && tx_is(&t, want, 60, "after gc"),
+	       "after gc: resolution asks again");
+	tport_fini(&t);
+}
+
+static void test_full_and_nomem(void)
+{
+	u8 f[64], want[64], mac[6];
+	struct tport t;
+	unsigned int i;
+	bool ok = true;
+	int err;
+
+	tport_init(&t, OUR_IP);
+	set_now(&t, SEC);
+	for (i = 0; i < IXM_ARP_MAX_ENTRIES; i++) {
+		arp_frame(f, bcast_mac, 1, peer_mac, 0xc6120000u + i, zero_mac, OUR_IP);
+		tport_input(&t, f, 60, 0);
+		tport_tx_flush(&t);
+	}
+	tap_eq(t.port.arp->count, IXM_ARP_MAX_ENTRIES, "1024 senders learned");
+	arp_frame(f, bcast_mac, 1, peer_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	arp_frame(want, peer_mac, 2, our_mac, OUR_IP, peer_mac, PEER_IP);
+	memcpy(want + 6, our_mac, 6);
+	ok = tx_is(&t, want, 60, "full");
+	tap_ok(ok && t.port.arp->count == IXM_ARP_MAX_ENTRIES && t.port.arp->full == 1,
+	       "full table: the 1025th sender is answered, not learned, counted");
+	err = ixm_arp_resolve(&t.port, be32_of(PEER2_IP), mac);
+	tap_ok(err == -ENOSPC && !t.port.ntx && t.port.arp->full == 2,
+	       "full table: resolve fails with -ENOSPC and sends nothing");
+	for (i = 0; i < IXM_ARP_MAX_ENTRIES; i++) {
+		if (!resolves_to(&t, 0xc6120000u + i, peer_mac))
+			ok = false;
+	}
+	tap_ok(ok && !t.port.ntx, "every one of the 1024 resolves");
+	tport_fini(&t);
+
+	tport_init(&t, OUR_IP);
+	set_now(&t, SEC);
+	ixm_host_fail_alloc = 1;
+	arp_frame(f, bcast_mac, 1, peer_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tap_ok(tx_is(&t, want, 60, "nomem") && t.port.arp->count == 0 &&
+	       t.port.arp->nomem == 1, "allocation failure: answered, not learned, counted");
+	ixm_host_fail_alloc = 1;
+	err = ixm_arp_resolve(&t.port, be32_of(PEER2_IP), mac);
+	tap_ok(err == -ENOMEM && !t.port.ntx && t.port.arp->nomem == 2,
+	       "allocation failure: resolve fails with -ENOMEM, nothing sent");
+	/* a MAC change needs a new entry: failure keeps the old one */
+	tport_input(&t, f, 60, 0);
+	tport_tx_flush(&t);
+	ixm_host_fail_alloc = 1;
+	arp_frame(f, bcast_mac, 1, new_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tport_tx_flush(&t);
+	tap_ok(resolves_to(&t, PEER_IP, peer_mac) && t.port.arp->nomem == 3,
+	       "allocation failure on a MAC change keeps the old translation");
+	tap_eq(t.pool.nfree, TPORT_BUFS, "every buffer back");
+	tport_fini(&t);
+
+	ixm_host_fail_alloc = 1;
+	tap_ok(!ixm_arp_table_alloc(), "ixm_arp_table_alloc() returns NULL on failure");
+	ixm_arp_table_free(NULL);
+}
+
+static void test_announce(void)
+{
+	struct tport t, t0;
+	u8 want[64], mac[6];
+
+	tport_init(&t, OUR_IP);
+	tap_eq(ixm_arp_announce(&t.port), 0, "announce: 0");
+	expected_request(want, OUR_IP);
+	tap_ok(tx_is(&t, want, 60, "announce"),
+	       "RFC 5227 §3 announcement: sender IP = target IP = ours, broadcast");
+	tap_eq(t.stats.arp_requests_out, 1, "counted in arp_requests_out");
+	t.pool.nfree = 0;
+	tap_eq((unsigned int)-ixm_arp_announce(&t.port), ENOBUFS, "no buffer: -ENOBUFS");
+	t.pool.nfree = TPORT_BUFS;
+	tport_fini(&t);
+
+	tport_init(&t0, 0);
+	tap_ok(ixm_arp_announce(&t0.port) == -EADDRNOTAVAIL &&
+	       ixm_arp_resolve(&t0.port, be32_of(PEER_IP), mac) == -EADDRNOTAVAIL &&
+	       !t0.port.ntx, "no address: nothing announced or resolved");
+	tport_fini(&t0);
+}
+
+int main(void)
+{
+	tap_plan(8 + 3 + 8 + 7 + 9 + 5);
+	test_reply();
+	test_merge();
+	test_resolve();
+	test_ageing();
+	test_full_and_nomem();
+	test_announce();
+	return tap_exit();
+}
