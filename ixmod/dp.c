@@ -26,12 +26,15 @@
 #include <linux/slab.h>
 
 #include "ixmod.h"
+#include "net/arp.h"
+#include "nic/intel_adv.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
 DEFINE_MUTEX(ixm_cfg_lock);
 unsigned int ixm_idle_us = IXM_IDLE_US_DEFAULT;
+unsigned int ixm_rx_batch = IXM_RX_BATCH_DEFAULT;
 
 /*
  * Indexed by CPU.  Written under ixm_cfg_lock *and* the CPU hotplug read
@@ -58,18 +61,104 @@ bool ixm_cpu_is_isolated(unsigned int cpu)
 	       !housekeeping_cpu(cpu, HK_TYPE_TICK);
 }
 
+/* Tracepoint hook of the portable protocol code (net/net.h). */
+void ixm_net_trace_drop(const struct ixm_net_port *port, unsigned int reason,
+			unsigned int len)
+{
+	trace_ixm_drop(raw_smp_processor_id(), reason, len);
+}
+
+static void ixm_dp_count_batch(struct ixm_core *core, unsigned int n)
+{
+	unsigned int b = min_t(unsigned int, ilog2(n), IXM_BATCH_HIST - 1);
+
+	core->rx_batch_hist[b]++;
+}
+
+/*
+ * One queue pair, one pass, in IX's order: receive a bounded batch, run
+ * the protocols on it to completion, refill the RX ring, send what the
+ * protocols queued, reap finished transmissions.
+ */
+static unsigned int ixm_dp_poll_qpair(struct ixm_core *core, struct ixm_qpair *qp,
+				      unsigned int batch)
+{
+	struct ixm_mbuf *rx[IXM_RX_BATCH_MAX];
+	struct ixm_net_port *np = &qp->net;
+	unsigned int n, i, sent = 0, reaped;
+	u64 bytes = 0;
+
+	n = ixm_adv_rx_burst(&qp->rxq, rx, batch);
+	if (n) {
+		ixm_dp_count_batch(core, n);
+		trace_ixm_rx_batch(core->cpu, qp->rxq.idx, n);
+		np->now_ns = ktime_get_ns();
+		np->cfg = rcu_dereference(qp->port->cfg);
+		for (i = 0; i < n; i++)
+			ixm_eth_input(np, rx[i]);
+	}
+	ixm_adv_rx_refill(&qp->rxq);
+
+	if (unlikely(qp->rxq.idx == 0 && test_bit(0, &qp->port->announce) &&
+		     test_and_clear_bit(0, &qp->port->announce))) {
+		np->now_ns = ktime_get_ns();
+		np->cfg = rcu_dereference(qp->port->cfg);
+		if (np->cfg->ip)
+			ixm_arp_announce(np);
+	}
+
+	if (np->ntx) {
+		for (i = 0; i < np->ntx; i++)
+			bytes += np->tx[i]->len;
+		sent = ixm_adv_tx_burst(&qp->txq, np->tx, np->ntx);
+		for (i = sent; i < np->ntx; i++) {
+			bytes -= np->tx[i]->len;
+			ixm_net_drop(np, np->tx[i], IXM_DROP_TX_FULL);
+		}
+		qp->stats.tx_packets += sent;
+		qp->stats.tx_bytes += bytes;
+		trace_ixm_tx_batch(core->cpu, qp->txq.idx, sent, np->ntx - sent);
+		np->ntx = 0;
+	}
+	reaped = ixm_adv_tx_reap(&qp->txq);
+	return n + sent + reaped;
+}
+
 /*
  * Run one iteration of the run-to-completion loop and return how much work
- * it found.  The phases, in order (Documentation/design/ixmod.rst): poll
- * RX on each port queue of this core (at most one batch), run the
- * protocols, post events, consume the applications' calls, run expired
- * timers, post TX and reap completions.  Ports, application contexts and
- * timers register their phase here as they arrive; with none registered
- * an iteration finds no work, and the thread idles and sleeps.
+ * it found: every queue pair this core owns, once, each with a bounded
+ * batch.  Application calls and timers will join here.
  */
 static unsigned int ixm_dp_iterate(struct ixm_core *core)
 {
-	return 0;
+	unsigned int batch = READ_ONCE(ixm_rx_batch);
+	struct ixm_core_work *work;
+	unsigned int i, done = 0;
+
+	rcu_read_lock();
+	work = rcu_dereference(core->work);
+	for (i = 0; work && i < work->nr; i++)
+		done += ixm_dp_poll_qpair(core, work->qp[i], batch);
+	rcu_read_unlock();
+	return done;
+}
+
+/* Unmask the queue interrupts that will wake this core from its sleep. */
+static void ixm_dp_arm_irqs(struct ixm_core *core)
+{
+	struct ixm_core_work *work;
+	unsigned int i;
+
+	rcu_read_lock();
+	work = rcu_dereference(core->work);
+	for (i = 0; work && i < work->nr; i++) {
+		struct ixm_qpair *qp = work->qp[i];
+
+		if (qp->vector >= 0)
+			qp->port->nic.ops->irq_enable(&qp->port->nic, qp->rxq.idx,
+						      qp->vector);
+	}
+	rcu_read_unlock();
 }
 
 static bool ixm_dp_idle_expired(u64 idle_since)
@@ -82,6 +171,15 @@ static bool ixm_dp_idle_expired(u64 idle_since)
 
 static void ixm_dp_sleep(struct ixm_core *core)
 {
+	/*
+	 * Arm the queue interrupts, then look once more: a frame that
+	 * arrived before the interrupt was armed raised none.
+	 */
+	ixm_dp_arm_irqs(core);
+	if (ixm_dp_iterate(core)) {
+		core->stats.busy++;
+		return;
+	}
 	trace_ixm_core_sleep(core->cpu, core->stats.iterations);
 	WRITE_ONCE(core->sleeping, true);
 	core->stats.sleeps++;
@@ -272,6 +370,39 @@ void ixm_dp_stop_all(void)
 	}
 	cpumask_clear(ixm_dp_mask);
 	WRITE_ONCE(ixm_dp_count, 0);
+}
+
+/**
+ * ixm_dp_cpus() - list the dataplane cores in ascending order
+ * @cpus: filled with CPU numbers
+ * @max: room in @cpus
+ *
+ * Context: process, ixm_cfg_lock held.
+ * Return: how many cores there are (may exceed @max; only @max are written).
+ */
+unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max)
+{
+	unsigned int cpu, n = 0;
+
+	lockdep_assert_held(&ixm_cfg_lock);
+	for_each_cpu(cpu, ixm_dp_mask) {
+		if (n < max)
+			cpus[n] = cpu;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * ixm_dp_core() - the state of dataplane core @cpu
+ * @cpu: a CPU in the dataplane set
+ *
+ * Context: ixm_cfg_lock held, or a port up on @cpu (cores cannot change).
+ * Return: the core, NULL if @cpu is not a dataplane core.
+ */
+struct ixm_core *ixm_dp_core(unsigned int cpu)
+{
+	return cpu < nr_cpu_ids ? ixm_cores[cpu] : NULL;
 }
 
 /**

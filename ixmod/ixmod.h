@@ -16,11 +16,20 @@
 #include <linux/cache.h>
 #include <linux/cpumask.h>
 #include <linux/kobject.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "net/mbuf.h"
+#include "net/net.h"
+#include "nic/nic.h"
 
 struct task_struct;
+struct pci_dev;
+struct ixm_port;
 
 #define IXM_IDLE_US_DEFAULT	1000		/* poll this long, then sleep */
 #define IXM_IDLE_US_MAX		(10 * USEC_PER_SEC)
@@ -45,6 +54,63 @@ struct ixm_core_stats {
 	u64	wakeups;
 };
 
+#define IXM_RX_BATCH_DEFAULT	64		/* RX frames per queue per iteration */
+#define IXM_RX_BATCH_MAX	IXM_TX_BATCH
+#define IXM_BATCH_HIST		8		/* 1, 2-3, 4-7, ..., 64+ */
+
+/**
+ * struct ixm_qpair - one port's queue pair owned by one dataplane core
+ * @port: the port
+ * @cpu: the owning core
+ * @rxq: receive queue (hardware queue @rxq.idx)
+ * @txq: transmit queue
+ * @pool: the buffers @rxq receives into and the protocols build in
+ * @net: what the protocols see of the port on this core
+ * @stats: protocol counters of this port on this core
+ * @mbufs: @pool's descriptors
+ * @free: @pool's free stack
+ * @chunks: DMA-coherent data chunks of @pool
+ * @chunk_dma: their bus addresses
+ * @nchunks: number of chunks
+ * @core: the owning core's state
+ * @vector: MSI-X vector that wakes the core, or -1
+ *
+ * Allocated by the control plane when the port goes up; from then until
+ * the port goes down (and an RCU grace period has passed) only @cpu's
+ * thread touches the queues, the pool and the counters.
+ */
+struct ixm_qpair {
+	struct ixm_port		*port;
+	unsigned int		cpu;
+	struct ixm_rxq		rxq;
+	struct ixm_txq		txq;
+	struct ixm_mbuf_pool	pool;
+	struct ixm_net_port	net;
+	struct ixm_net_stats	stats;
+	struct ixm_mbuf		*mbufs;
+	struct ixm_mbuf		**free;
+	void			**chunks;
+	dma_addr_t		*chunk_dma;
+	unsigned int		nchunks;
+	struct ixm_core		*core;
+	int			vector;
+};
+
+/**
+ * struct ixm_core_work - the queue pairs one core polls
+ * @rcu: freed after a grace period
+ * @nr: entries in @qp
+ * @qp: the queue pairs, in port order
+ *
+ * Replaced as a whole by the control plane (RCU); the dataplane thread
+ * reads it inside one RCU read-side section per loop iteration.
+ */
+struct ixm_core_work {
+	struct rcu_head		rcu;
+	unsigned int		nr;
+	struct ixm_qpair	*qp[];
+};
+
 /**
  * struct ixm_core - one dataplane core and its pinned kernel thread
  * @kobj: /sys/kernel/ixmod/dataplane/cpuN; its release frees the core
@@ -53,7 +119,9 @@ struct ixm_core_stats {
  * @wq: where the thread sleeps when idle
  * @wake: set by ixm_core_wake(), cleared by the thread
  * @sleeping: true while the thread sleeps in @wq (written by the thread)
+ * @work: queue pairs to poll (RCU), NULL when no port is up
  * @stats: loop counters, on their own cache line (written by the thread)
+ * @rx_batch_hist: RX batch sizes, bucket i counts batches of 2^i..2^(i+1)-1
  */
 struct ixm_core {
 	struct kobject		kobj;
@@ -62,13 +130,57 @@ struct ixm_core {
 	wait_queue_head_t	wq;
 	bool			wake;
 	bool			sleeping;
+	struct ixm_core_work __rcu *work;
 
 	struct ixm_core_stats	stats ____cacheline_aligned_in_smp;
+	u64			rx_batch_hist[IXM_BATCH_HIST];
+};
+
+/**
+ * struct ixm_port - a NIC port handed to ixmod
+ * @kobj: /sys/kernel/ixmod/ports/<pci address>
+ * @pdev: the PCI device
+ * @nic: chip state and ops
+ * @lock: serialises up/down and configuration of this port
+ * @up: queues running (written under @lock and ixm_cfg_lock)
+ * @cfg: protocol configuration (RCU), never NULL
+ * @arp: ARP table shared by the port's cores
+ * @rss_key: Toeplitz key programmed at the next up
+ * @nq: queue pairs in use while up
+ * @qp: the queue pairs, @nq of them, while up
+ * @announce: a gratuitous ARP is due (set by up, cleared by queue 0's core)
+ * @base: protocol counters of queue pairs that no longer exist (down keeps totals)
+ * @qbase: queue counters of queue pairs that no longer exist
+ * @nvec: MSI-X vectors allocated
+ * @gc_work: periodic ARP table ageing
+ * @list: in ixm_ports
+ */
+struct ixm_port {
+	struct kobject		kobj;
+	struct pci_dev		*pdev;
+	struct ixm_nic		nic;
+	struct mutex		lock;
+	bool			up;
+	struct ixm_if_config __rcu *cfg;
+	struct ixm_arp_table	*arp;
+	u8			rss_key[40];
+	unsigned int		nq;
+	struct ixm_qpair	**qp;
+	unsigned long		announce;
+	struct ixm_net_stats	base;
+	struct ixm_qstats {
+		u64 rx_packets, rx_bytes, tx_packets, tx_bytes;
+		u64 rx_errors, rx_no_buf, tx_full;
+	}			qbase;
+	int			nvec;
+	struct delayed_work	gc_work;
+	struct list_head	list;
 };
 
 /* Configuration shared with the dataplane; written under ixm_cfg_lock. */
 extern struct mutex ixm_cfg_lock;
 extern unsigned int ixm_idle_us;
+extern unsigned int ixm_rx_batch;
 
 /* dp.c: dataplane cores */
 int ixm_dp_init(void);
@@ -80,6 +192,21 @@ unsigned int ixm_dp_nr_cores(void);
 void ixm_dp_wake_all(void);
 void ixm_core_wake(struct ixm_core *core);
 bool ixm_cpu_is_isolated(unsigned int cpu);
+
+/* dp.c: the loop's use of queue pairs */
+unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max);
+struct ixm_core *ixm_dp_core(unsigned int cpu);
+
+/* port.c: ports, their sysfs and up/down */
+int ixm_port_register(struct ixm_port *port);
+void ixm_port_unregister(struct ixm_port *port);
+bool ixm_ports_any_up(void);
+int ixm_ports_init(struct kobject *parent);
+void ixm_ports_exit(void);
+
+/* pci.c: the PCI driver for ports handed over with driver_override */
+int ixm_pci_init(void);
+void ixm_pci_exit(void);
 
 /* sysfs.c: /sys/kernel/ixmod */
 int ixm_sysfs_init(void);

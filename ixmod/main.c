@@ -33,11 +33,16 @@ static int __init ixm_init(void)
 	err = ixm_cdev_init();
 	if (err)
 		goto err_sysfs_exit;
+	err = ixm_pci_init();
+	if (err)
+		goto err_cdev_exit;
 
 	pr_info("loaded (ABI %u); assign cores in /sys/kernel/ixmod/cores\n",
 		IXMOD_ABI_VERSION);
 	return 0;
 
+err_cdev_exit:
+	ixm_cdev_exit();
 err_sysfs_exit:
 	ixm_sysfs_exit();
 err_dp_exit:
@@ -47,6 +52,7 @@ err_dp_exit:
 
 static void __exit ixm_exit(void)
 {
+	ixm_pci_exit();		/* every port down and removed */
 	ixm_cdev_exit();
 	ixm_sysfs_exit();	/* stops every dataplane core */
 	ixm_dp_exit();

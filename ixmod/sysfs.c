@@ -178,6 +178,11 @@ static ssize_t cores_store(struct kobject *kobj, struct kobj_attribute *attr,
 	}
 	if (cpumask_equal(want, cur))
 		goto out_unlock;
+	if (ixm_ports_any_up()) {
+		pr_err("cores: a port is up and its queues are bound to the cores; write 0 to ports/*/up first\n");
+		err = -EBUSY;
+		goto out_unlock;
+	}
 
 	ixm_cores_warn_isolation(want, cur);
 	err = ixm_dp_set_cores(want, ixm_dp_kobj);
@@ -293,7 +298,56 @@ IXM_CORE_STAT(idle);
 IXM_CORE_STAT(sleeps);
 IXM_CORE_STAT(wakeups);
 
+static ssize_t rx_batch_hist_show(struct kobject *kobj, struct kobj_attribute *attr,
+				  char *buf)
+{
+	struct ixm_core *core = to_core(kobj);
+	ssize_t len = 0;
+	unsigned int b;
+
+	for (b = 0; b < IXM_BATCH_HIST; b++)
+		len += sysfs_emit_at(buf, len, "%s%llu", b ? " " : "",
+				     READ_ONCE(core->rx_batch_hist[b]));
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+static struct kobj_attribute rx_batch_hist_attr = __ATTR_RO(rx_batch_hist);
+
+/* Traffic of this core over the queue pairs it owns now. */
+static u64 ixm_core_traffic(struct ixm_core *core, size_t off)
+{
+	struct ixm_core_work *work;
+	unsigned int i;
+	u64 sum = 0;
+
+	rcu_read_lock();
+	work = rcu_dereference(core->work);
+	for (i = 0; work && i < work->nr; i++)
+		sum += READ_ONCE(*(u64 *)((u8 *)&work->qp[i]->stats + off));
+	rcu_read_unlock();
+	return sum;
+}
+
+#define IXM_CORE_TRAFFIC(_name)						\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%llu\n", ixm_core_traffic(to_core(kobj), \
+			  offsetof(struct ixm_net_stats, _name)));	\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+IXM_CORE_TRAFFIC(rx_packets);
+IXM_CORE_TRAFFIC(rx_bytes);
+IXM_CORE_TRAFFIC(tx_packets);
+IXM_CORE_TRAFFIC(tx_bytes);
+
 static struct attribute *ixm_core_stat_attrs[] = {
+	&rx_batch_hist_attr.attr,
+	&rx_packets_attr.attr,
+	&rx_bytes_attr.attr,
+	&tx_packets_attr.attr,
+	&tx_bytes_attr.attr,
 	&iterations_attr.attr,
 	&busy_attr.attr,
 	&idle_attr.attr,
@@ -341,11 +395,16 @@ int ixm_sysfs_init(void)
 		err = -ENOMEM;
 		goto err_put_top;
 	}
-	err = sysfs_create_group(ixm_top_kobj, &ixm_top_group);
+	err = ixm_ports_init(ixm_top_kobj);
 	if (err)
 		goto err_put_dp;
+	err = sysfs_create_group(ixm_top_kobj, &ixm_top_group);
+	if (err)
+		goto err_ports_exit;
 	return 0;
 
+err_ports_exit:
+	ixm_ports_exit();
 err_put_dp:
 	kobject_put(ixm_dp_kobj);
 err_put_top:
@@ -369,6 +428,7 @@ void ixm_sysfs_exit(void)
 	cpus_read_unlock();
 	mutex_unlock(&ixm_cfg_lock);
 
+	ixm_ports_exit();
 	kobject_put(ixm_dp_kobj);
 	kobject_put(ixm_top_kobj);
 }

@@ -48,6 +48,62 @@ DEFINE_EVENT(ixm_core_class, ixm_core_wake,
 	TP_PROTO(unsigned int cpu, u64 iterations),
 	TP_ARGS(cpu, iterations));
 
+/* A core received a batch of @n frames on queue @queue. */
+TRACE_EVENT(ixm_rx_batch,
+	TP_PROTO(unsigned int cpu, unsigned int queue, unsigned int n),
+	TP_ARGS(cpu, queue, n),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(unsigned int, queue)
+		__field(unsigned int, n)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->queue = queue;
+		__entry->n = n;
+	),
+	TP_printk("cpu=%u queue=%u n=%u", __entry->cpu, __entry->queue, __entry->n)
+);
+
+/* A core handed @sent frames to queue @queue's NIC ring; @dropped did not fit. */
+TRACE_EVENT(ixm_tx_batch,
+	TP_PROTO(unsigned int cpu, unsigned int queue, unsigned int sent,
+		 unsigned int dropped),
+	TP_ARGS(cpu, queue, sent, dropped),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(unsigned int, queue)
+		__field(unsigned int, sent)
+		__field(unsigned int, dropped)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->queue = queue;
+		__entry->sent = sent;
+		__entry->dropped = dropped;
+	),
+	TP_printk("cpu=%u queue=%u sent=%u dropped=%u", __entry->cpu,
+		  __entry->queue, __entry->sent, __entry->dropped)
+);
+
+/* The protocols dropped a frame of @len bytes for @reason (net/net.h). */
+TRACE_EVENT(ixm_drop,
+	TP_PROTO(unsigned int cpu, unsigned int reason, unsigned int len),
+	TP_ARGS(cpu, reason, len),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(unsigned int, reason)
+		__field(unsigned int, len)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->reason = reason;
+		__entry->len = len;
+	),
+	TP_printk("cpu=%u reason=%u len=%u", __entry->cpu, __entry->reason,
+		  __entry->len)
+);
+
 #endif /* _IXMOD_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * igb.c - the Intel 82576 (igb) behind struct ixm_nic_ops
+ *
+ * PORTABLE.  Reset, MAC/PHY, queue enable, RSS and MSI-X registers of the
+ * 82576; the descriptor rings themselves are intel_adv.c.  Sequences follow
+ * the 82576 datasheet (section numbers below).  QEMU's model (the only
+ * 82576 this code has run on) needs two things a real part does without:
+ * link comes up only after a PHY autonegotiation restart, and only
+ * advanced TX descriptors work; both are what this driver does anyway.
+ */
+#include "platform.h"
+#include "igb_regs.h"
+#include "intel_adv.h"
+
+static inline u32 rd32(struct ixm_nic *nic, u32 reg)
+{
+	return ixm_rd32(nic->regs, reg);
+}
+
+static inline void wr32(struct ixm_nic *nic, u32 reg, u32 val)
+{
+	ixm_wr32(nic->regs, reg, val);
+}
+
+/* Posted writes reach the device before a read completes. */
+static inline void igb_flush(struct ixm_nic *nic)
+{
+	rd32(nic, IGB_STATUS);
+}
+
+/* Wait up to @ms milliseconds for (@reg & @mask) == @want. */
+static int igb_poll(struct ixm_nic *nic, u32 reg, u32 mask, u32 want,
+		    unsigned int ms)
+{
+	unsigned int i;
+
+	for (i = 0; i <= ms * 10; i++) {
+		if ((rd32(nic, reg) & mask) == want)
+			return 0;
+		ixm_udelay(100);
+	}
+	return -ETIMEDOUT;
+}
+
+static void igb_irq_disable(struct ixm_nic *nic)
+{
+	wr32(nic, IGB_EIMC, ~0u);
+	wr32(nic, IGB_IMC, ~0u);
+	wr32(nic, IGB_EIAC, 0);
+	igb_flush(nic);
+}
+
+/* §4.2.1.6.1 (software reset) and §4.5.1: quiesce, reset, wait for NVM */
+static int igb_reset(struct ixm_nic *nic)
+{
+	igb_irq_disable(nic);
+	wr32(nic, IGB_RCTL, 0);
+	wr32(nic, IGB_TCTL, IGB_TCTL_PSP);
+	igb_flush(nic);
+	ixm_msleep(10);		/* let DMA in flight finish */
+
+	wr32(nic, IGB_CTRL, rd32(nic, IGB_CTRL) | IGB_CTRL_RST);
+	ixm_msleep(1);
+	if (igb_poll(nic, IGB_CTRL, IGB_CTRL_RST, 0, 10))
+		return -ETIMEDOUT;
+	/*
+	 * §4.5.1: the NVM auto-read follows.  A part without an NVM (and
+	 * QEMU's model) never sets AUTO_RD; the MAC address check in init
+	 * catches a device that really did not load, so wait, don't fail.
+	 */
+	igb_poll(nic, IGB_EECD, IGB_EECD_AUTO_RD, IGB_EECD_AUTO_RD, 10);
+
+	igb_irq_disable(nic);
+	rd32(nic, IGB_ICR);	/* clear pending causes */
+	rd32(nic, IGB_EICR);
+	return 0;
+}
+
+/* §8.2.4: one clause 22 PHY register write through MDIC */
+static int igb_phy_write(struct ixm_nic *nic, u32 reg, u16 val)
+{
+	u32 mdic;
+	int err;
+
+	wr32(nic, IGB_MDIC, val | reg << IGB_MDIC_REG_SHIFT |
+	     IGB_PHY_ADDR << IGB_MDIC_PHY_SHIFT | IGB_MDIC_OP_WRITE);
+	err = igb_poll(nic, IGB_MDIC, IGB_MDIC_READY, IGB_MDIC_READY, 10);
+	if (err)
+		return err;
+	mdic = rd32(nic, IGB_MDIC);
+	return (mdic & IGB_MDIC_ERROR) ? -EIO : 0;
+}
+
+static int igb_init(struct ixm_nic *nic)
+{
+	u32 ral, rah, i;
+	int err;
+
+	wr32(nic, IGB_CTRL_EXT, rd32(nic, IGB_CTRL_EXT) | IGB_CTRL_EXT_DRV_LOAD);
+
+	/* §7.1.1.1: the NVM loaded the station address into RAL0/RAH0 */
+	ral = rd32(nic, IGB_RAL(0));
+	rah = rd32(nic, IGB_RAH(0));
+	for (i = 0; i < 4; i++)
+		nic->mac[i] = ral >> (8 * i);
+	nic->mac[4] = rah;
+	nic->mac[5] = rah >> 8;
+	if ((nic->mac[0] & 1) || !(nic->mac[0] | nic->mac[1] | nic->mac[2] |
+				   nic->mac[3] | nic->mac[4] | nic->mac[5]))
+		return -EADDRNOTAVAIL;
+	wr32(nic, IGB_RAH(0), (rah & 0xffff) | IGB_RAH_AV);
+	for (i = 1; i < 16; i++) {
+		wr32(nic, IGB_RAL(i), 0);
+		wr32(nic, IGB_RAH(i), 0);
+	}
+	for (i = 0; i < 128; i++)
+		wr32(nic, IGB_MTA(i), 0);
+
+	/* §4.6.7 (link setup): let the PHY negotiate, MAC follows it */
+	wr32(nic, IGB_CTRL, (rd32(nic, IGB_CTRL) | IGB_CTRL_SLU) &
+	     ~(IGB_CTRL_FRCSPD | IGB_CTRL_FRCDPX));
+	err = igb_phy_write(nic, IGB_PHY_BMCR, IGB_BMCR_ANRESTART_1000FD);
+	if (err)
+		return err;
+
+	/* §7.3.1.4: MSI-X mode; a queue's cause clears when its vector fires */
+	wr32(nic, IGB_GPIE, IGB_GPIE_NSICR | IGB_GPIE_MSIX_MODE | IGB_GPIE_PBA);
+	wr32(nic, IGB_TCTL, IGB_TCTL_PSP | IGB_TCTL_CT(15) | IGB_TCTL_COLD(63));
+	/* §8.10.14: report IPv4 and TCP/UDP checksum results; PCSD puts
+	 * the RSS hash in the descriptor (checksum status bits stay)
+	 */
+	wr32(nic, IGB_RXCSUM, IGB_RXCSUM_IPOFL | IGB_RXCSUM_TUOFL | IGB_RXCSUM_PCSD);
+	igb_flush(nic);
+	return 0;
+}
+
+static bool igb_link_up(struct ixm_nic *nic, u32 *mbps)
+{
+	static const u32 speed[4] = { 10, 100, 1000, 1000 };
+	u32 st = rd32(nic, IGB_STATUS);
+
+	if (!(st & IGB_STATUS_LU))
+		return false;
+	if (mbps)
+		*mbps = speed[(st >> IGB_STATUS_SPEED_SHIFT) & 3];
+	return true;
+}
+
+/* §4.5.9 (receive initialization) for one queue */
+static int igb_rxq_start(struct ixm_nic *nic, struct ixm_rxq *q)
+{
+	unsigned int n = q->idx;
+	int err;
+
+	wr32(nic, IGB_RXDCTL(n), 0);
+	if (igb_poll(nic, IGB_RXDCTL(n), IGB_XDCTL_ENABLE, 0, 10))
+		return -ETIMEDOUT;
+	wr32(nic, IGB_RDBAL(n), lower_32_bits(q->desc_dma));
+	wr32(nic, IGB_RDBAH(n), upper_32_bits(q->desc_dma));
+	wr32(nic, IGB_RDLEN(n), q->count * sizeof(union ixm_adv_rx_desc));
+	/* one buffer of IXM_MBUF_SIZE per frame; RCTL.LPE stays off so no
+	 * frame is longer than 1522 bytes; drop rather than stall when the
+	 * queue has no descriptor (the other queues keep going)
+	 */
+	wr32(nic, IGB_SRRCTL(n), (IXM_MBUF_SIZE >> IGB_SRRCTL_BSIZEPKT_SHIFT) |
+	     IGB_SRRCTL_DESC_ADV_ONEBUF | IGB_SRRCTL_DROP_EN);
+	wr32(nic, IGB_RDH(n), 0);
+	wr32(nic, IGB_RDT(n), 0);
+	wr32(nic, IGB_RXDCTL(n), IGB_XDCTL_ENABLE | IGB_XDCTL_THRESH(8, 8, 1));
+	err = igb_poll(nic, IGB_RXDCTL(n), IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10);
+	if (err)
+		return err;
+	/* the tail only after the queue is enabled (§4.5.9) */
+	q->tail = IGB_RDT(n);
+	ixm_wmb();
+	wr32(nic, q->tail, q->next_to_use);
+	return 0;
+}
+
+static void igb_rxq_stop(struct ixm_nic *nic, struct ixm_rxq *q)
+{
+	wr32(nic, IGB_RXDCTL(q->idx), 0);
+	igb_poll(nic, IGB_RXDCTL(q->idx), IGB_XDCTL_ENABLE, 0, 10);
+}
+
+/* §4.5.10 (transmit initialization) for one queue */
+static int igb_txq_start(struct ixm_nic *nic, struct ixm_txq *q)
+{
+	unsigned int n = q->idx;
+	int err;
+
+	memset(q->desc, 0, q->count * sizeof(*q->desc));
+	q->next_to_use = 0;
+	q->next_to_clean = 0;
+	wr32(nic, IGB_TXDCTL(n), 0);
+	if (igb_poll(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10))
+		return -ETIMEDOUT;
+	wr32(nic, IGB_TDBAL(n), lower_32_bits(q->desc_dma));
+	wr32(nic, IGB_TDBAH(n), upper_32_bits(q->desc_dma));
+	wr32(nic, IGB_TDLEN(n), q->count * sizeof(union ixm_adv_tx_desc));
+	wr32(nic, IGB_TDH(n), 0);
+	wr32(nic, IGB_TDT(n), 0);
+	wr32(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE | IGB_XDCTL_THRESH(8, 1, 1));
+	err = igb_poll(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10);
+	if (err)
+		return err;
+	q->tail = IGB_TDT(n);
+	wr32(nic, IGB_TCTL, rd32(nic, IGB_TCTL) | IGB_TCTL_EN);
+	igb_flush(nic);
+	return 0;
+}
+
+static void igb_txq_stop(struct ixm_nic *nic, struct ixm_txq *q)
+{
+	unsigned int n = q->idx;
+
+	/* let the queue drain (head reaches tail), then disable it */
+	igb_poll(nic, IGB_TDH(n), 0xffff, rd32(nic, IGB_TDT(n)) & 0xffff, 10);
+	wr32(nic, IGB_TXDCTL(n), 0);
+	igb_poll(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10);
+}
+
+/* §7.1.2.8: RSS key, redirection table, hashed fields */
+static void igb_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
+{
+	unsigned int i;
+
+	/* key byte 0 is the most significant byte of the hash input key */
+	for (i = 0; i < 10; i++)
+		wr32(nic, IGB_RSSRK(i), key[4 * i] | key[4 * i + 1] << 8 |
+		     key[4 * i + 2] << 16 | (u32)key[4 * i + 3] << 24);
+	for (i = 0; i < IXM_RSS_RETA_SIZE / 4; i++)
+		wr32(nic, IGB_RETA(i), reta[4 * i] | reta[4 * i + 1] << 8 |
+		     reta[4 * i + 2] << 16 | (u32)reta[4 * i + 3] << 24);
+	wr32(nic, IGB_MRQC, IGB_MRQC_RSS | IGB_MRQC_FIELD_IPV4 |
+	     IGB_MRQC_FIELD_IPV4_TCP | IGB_MRQC_FIELD_IPV4_UDP);
+	igb_flush(nic);
+}
+
+static void igb_rx_enable(struct ixm_nic *nic, bool on)
+{
+	/* BSIZE 00b: 2048 bytes (SRRCTL overrides it per queue anyway) */
+	wr32(nic, IGB_RCTL, on ? IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_SECRC : 0);
+	igb_flush(nic);
+}
+
+/* §7.3.2 and §8.8.15: queue n's RX cause is IVAR[n & 7] byte 0 (n < 8)
+ * or byte 2 (n >= 8); its TX cause is the byte above
+ */
+static void igb_irq_enable(struct ixm_nic *nic, unsigned int qidx,
+			   unsigned int vector)
+{
+	u32 reg = IGB_IVAR0 + (qidx & 7) * 4;
+	u32 shift = (qidx & 8) ? 16 : 0;
+	u32 ivar = rd32(nic, reg);
+	u32 ent = (vector | IGB_IVAR_VALID);
+
+	ivar &= ~(0xffffu << shift);
+	ivar |= (ent | ent << 8) << shift;
+	wr32(nic, reg, ivar);
+	wr32(nic, IGB_EIAC, rd32(nic, IGB_EIAC) | 1u << vector);
+	wr32(nic, IGB_EIMS, 1u << vector);
+}
+
+static void igb_irq_mask(struct ixm_nic *nic, unsigned int vector)
+{
+	wr32(nic, IGB_EIMC, 1u << vector);
+}
+
+static void igb_shutdown(struct ixm_nic *nic)
+{
+	/* a reset stops every DMA; the stock driver re-initialises anyway */
+	igb_reset(nic);
+	wr32(nic, IGB_CTRL_EXT, rd32(nic, IGB_CTRL_EXT) & ~IGB_CTRL_EXT_DRV_LOAD);
+	igb_flush(nic);
+}
+
+const struct ixm_nic_ops ixm_igb_ops = {
+	.name		= "igb",
+	.reset		= igb_reset,
+	.init		= igb_init,
+	.link_up	= igb_link_up,
+	.rxq_start	= igb_rxq_start,
+	.rxq_stop	= igb_rxq_stop,
+	.txq_start	= igb_txq_start,
+	.txq_stop	= igb_txq_stop,
+	.set_rss	= igb_set_rss,
+	.rx_enable	= igb_rx_enable,
+	.irq_enable	= igb_irq_enable,
+	.irq_mask	= igb_irq_mask,
+	.irq_disable	= igb_irq_disable,
+	.shutdown	= igb_shutdown,
+};

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * intel_adv.c - advanced-descriptor RX and TX rings (82576 and 82599)
+ *
+ * PORTABLE.  Each ring belongs to one dataplane core; nothing here locks.
+ *
+ * RX: every descriptor between next_to_clean and next_to_use holds a
+ * posted buffer the device may write.  The device owns [head, tail); we
+ * keep one descriptor unposted so that a full ring (tail == head - 1) is
+ * told apart from an empty one.  Consumed descriptors are refilled in
+ * groups of IXM_RX_REFILL_BATCH so the tail register, an uncached MMIO
+ * write, is written once per group (82576 §7.1.4.1: software may update
+ * the tail any time after it has written the descriptors).
+ *
+ * TX: every frame is one data descriptor with EOP, IFCS and RS set; the
+ * device writes DD back into each (82576 §7.2.3.5.2), which is what reap
+ * looks for.  The buffer is freed only after its DD is seen.
+ */
+#include "platform.h"
+#include "intel_adv.h"
+
+#define IXM_RX_REFILL_BATCH	32
+
+static inline u16 ixm_ring_next(u16 i, u16 count)
+{
+	return (i + 1) & (count - 1);
+}
+
+/* Hand @m to descriptor @i of @q. */
+static inline void ixm_adv_rx_post(struct ixm_rxq *q, u16 i, struct ixm_mbuf *m)
+{
+	union ixm_adv_rx_desc *d = &q->desc[i];
+
+	q->slot[i] = m;
+	/*
+	 * The whole buffer: the device writes the frame at its start.  The
+	 * RX buffer size the chip code programs (IXM_MBUF_SIZE) is the most
+	 * it may write, so it can never spill into a neighbour.  Writing
+	 * hdr_addr also clears the written-back DD bit, which shares it.
+	 */
+	d->read.pkt_addr = cpu_to_le64(m->dma);
+	d->read.hdr_addr = 0;
+}
+
+/**
+ * ixm_adv_rxq_fill() - post a buffer in every descriptor but one
+ * @q: a stopped RX queue whose @desc, @slot and @pool are set
+ *
+ * The chip's rxq_start then writes the tail (@q->next_to_use).
+ *
+ * Return: 0, or -ENOMEM if the pool cannot fill the ring (nothing is
+ * left posted).
+ */
+int ixm_adv_rxq_fill(struct ixm_rxq *q)
+{
+	u16 i;
+
+	memset(q->desc, 0, q->count * sizeof(*q->desc));
+	q->next_to_clean = 0;
+	q->next_to_use = 0;
+	q->discard = false;
+	for (i = 0; i < q->count - 1; i++) {
+		struct ixm_mbuf *m = ixm_mbuf_alloc(q->pool);
+
+		if (!m) {
+			ixm_adv_rxq_release(q);
+			return -ENOMEM;
+		}
+		ixm_adv_rx_post(q, i, m);
+	}
+	q->next_to_use = q->count - 1;
+	return 0;
+}
+
+/* Turn what the device wrote back into mbuf metadata. */
+static inline void ixm_adv_rx_meta(struct ixm_mbuf *m,
+				   const union ixm_adv_rx_desc *d, u32 st)
+{
+	u16 flags = 0;
+
+	/* 82576 §7.1.5.2: IPCS/L4CS say the check ran, IPE/L4E its result */
+	if (st & IXM_ADV_RXD_STAT_IPCS)
+		flags |= (st & IXM_ADV_RXD_ERR_IPE) ? IXM_MBUF_F_IP_CSUM_BAD :
+						      IXM_MBUF_F_IP_CSUM_OK;
+	if (st & IXM_ADV_RXD_STAT_L4CS)
+		flags |= (st & IXM_ADV_RXD_ERR_L4E) ? IXM_MBUF_F_L4_CSUM_BAD :
+						      IXM_MBUF_F_L4_CSUM_OK;
+	if (le16_to_cpu(d->wb.pkt_info) & IXM_ADV_RXD_RSS_TYPE) {
+		flags |= IXM_MBUF_F_RSS;
+		m->rss_hash = le32_to_cpu(d->wb.rss);
+	}
+	m->flags = flags;
+}
+
+/**
+ * ixm_adv_rx_burst() - take up to @max received frames off @q
+ * @q: the core's RX queue
+ * @out: where to put them
+ * @max: room in @out
+ *
+ * Frames with a hardware error, frames that span more than one buffer
+ * (none should: the chip code limits frames to one buffer) and
+ * impossible lengths are dropped here and counted in @q->errors.
+ *
+ * Return: how many frames were put in @out.
+ */
+unsigned int ixm_adv_rx_burst(struct ixm_rxq *q, struct ixm_mbuf **out,
+			      unsigned int max)
+{
+	u16 i = q->next_to_clean, mask = q->count - 1;
+	unsigned int n = 0;
+
+	while (n < max && i != q->next_to_use) {
+		union ixm_adv_rx_desc *d = &q->desc[i];
+		struct ixm_mbuf *m;
+		u32 st;
+		u16 len;
+
+		st = le32_to_cpu(READ_ONCE(d->wb.status_error));
+		if (!(st & IXM_ADV_RXD_STAT_DD))
+			break;
+		/* the rest of the descriptor only after DD */
+		ixm_dma_rmb();
+		len = le16_to_cpu(d->wb.length);
+		m = q->slot[i];
+		q->slot[i] = NULL;
+		i = (i + 1) & mask;
+
+		if (unlikely(q->discard || !(st & IXM_ADV_RXD_STAT_EOP) ||
+			     (st & IXM_ADV_RXD_ERR_FRAME) || !len ||
+			     len > IXM_MBUF_SIZE)) {
+			/* drop every buffer of a multi-buffer frame */
+			q->discard = !(st & IXM_ADV_RXD_STAT_EOP);
+			q->errors++;
+			ixm_mbuf_free(m);
+			continue;
+		}
+		m->data = m->buf;
+		m->len = len;
+		m->next = NULL;
+		ixm_adv_rx_meta(m, d, st);
+		q->packets++;
+		q->bytes += len;
+		out[n++] = m;
+	}
+	q->next_to_clean = i;
+	return n;
+}
+
+/**
+ * ixm_adv_rx_refill() - post fresh buffers in consumed descriptors
+ * @q: the core's RX queue
+ *
+ * Does nothing until IXM_RX_REFILL_BATCH descriptors (or the whole ring's
+ * worth, for tiny rings) are free, then posts as many as the pool gives
+ * and writes the tail once.  An empty pool is counted in @q->no_buf; the
+ * next call tries again.
+ */
+void ixm_adv_rx_refill(struct ixm_rxq *q)
+{
+	u16 mask = q->count - 1, i = q->next_to_use;
+	u16 todo = (q->next_to_clean - q->next_to_use - 1) & mask;
+
+	if (todo < IXM_RX_REFILL_BATCH && todo < q->count / 2)
+		return;
+	while (todo--) {
+		struct ixm_mbuf *m = ixm_mbuf_alloc(q->pool);
+
+		if (unlikely(!m)) {
+			q->no_buf++;
+			break;
+		}
+		ixm_adv_rx_post(q, i, m);
+		i = ixm_ring_next(i, q->count);
+	}
+	if (i != q->next_to_use) {
+		q->next_to_use = i;
+		/* descriptors visible before the device reads the tail */
+		ixm_wmb();
+		ixm_wr32(q->nic->regs, q->tail, i);
+	}
+}
+
+/**
+ * ixm_adv_rxq_release() - free every posted buffer
+ * @q: an RX queue the device no longer uses (stopped)
+ */
+void ixm_adv_rxq_release(struct ixm_rxq *q)
+{
+	u16 i;
+
+	if (!q->slot)
+		return;
+	for (i = 0; i < q->count; i++) {
+		if (q->slot[i]) {
+			ixm_mbuf_free(q->slot[i]);
+			q->slot[i] = NULL;
+		}
+	}
+	q->next_to_clean = 0;
+	q->next_to_use = 0;
+}
+
+/**
+ * ixm_adv_tx_burst() - queue frames for transmission
+ * @q: the core's TX queue
+ * @m: the frames; each one's @data and @len describe it
+ * @n: how many
+ *
+ * The ring takes what it has room for, in order, and the tail is written
+ * once.  Frames it took are freed by ixm_adv_tx_reap() when sent; the
+ * caller keeps (and typically drops) the rest.
+ *
+ * Return: how many frames the ring took, the first ones of @m.
+ */
+unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
+			      unsigned int n)
+{
+	u16 mask = q->count - 1, i = q->next_to_use;
+	unsigned int room = (q->next_to_clean - q->next_to_use - 1) & mask;
+	unsigned int k;
+	u64 bytes = 0;
+
+	if (unlikely(n > room)) {
+		q->full += n - room;
+		n = room;
+	}
+	for (k = 0; k < n; k++) {
+		union ixm_adv_tx_desc *d = &q->desc[i];
+		u32 len = m[k]->len;
+
+		q->slot[i] = m[k];
+		d->read.buffer_addr = cpu_to_le64(ixm_mbuf_data_dma(m[k]));
+		d->read.cmd_type_len = cpu_to_le32(IXM_ADV_TXD_DTYP_DATA |
+						   IXM_ADV_TXD_DCMD_DEXT |
+						   IXM_ADV_TXD_DCMD_IFCS |
+						   IXM_ADV_TXD_DCMD_EOP |
+						   IXM_ADV_TXD_DCMD_RS | len);
+		d->read.olinfo_status = cpu_to_le32(len << IXM_ADV_TXD_PAYLEN_SHIFT);
+		bytes += len;
+		i = (i + 1) & mask;
+	}
+	if (n) {
+		q->next_to_use = i;
+		q->packets += n;
+		q->bytes += bytes;
+		ixm_wmb();
+		ixm_wr32(q->nic->regs, q->tail, i);
+	}
+	return n;
+}
+
+/**
+ * ixm_adv_tx_reap() - free the buffers of frames the device has sent
+ * @q: the core's TX queue
+ *
+ * Return: how many were freed.
+ */
+unsigned int ixm_adv_tx_reap(struct ixm_txq *q)
+{
+	u16 mask = q->count - 1, i = q->next_to_clean;
+	unsigned int n = 0;
+
+	while (i != q->next_to_use) {
+		union ixm_adv_tx_desc *d = &q->desc[i];
+
+		if (!(le32_to_cpu(READ_ONCE(d->wb.status)) & IXM_ADV_TXD_STAT_DD))
+			break;
+		ixm_mbuf_free(q->slot[i]);
+		q->slot[i] = NULL;
+		i = (i + 1) & mask;
+		n++;
+	}
+	q->next_to_clean = i;
+	return n;
+}
+
+/**
+ * ixm_adv_txq_release() - free the buffers of frames never reaped
+ * @q: a TX queue the device no longer uses (stopped)
+ */
+void ixm_adv_txq_release(struct ixm_txq *q)
+{
+	u16 i;
+
+	if (!q->slot)
+		return;
+	for (i = 0; i < q->count; i++) {
+		if (q->slot[i]) {
+			ixm_mbuf_free(q->slot[i]);
+			q->slot[i] = NULL;
+		}
+	}
+	q->next_to_clean = 0;
+	q->next_to_use = 0;
+}

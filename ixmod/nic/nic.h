@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nic.h - NIC queue drivers: the chip ops table and the queue types
+ *
+ * PORTABLE: builds in the module and on the host (against the register
+ * model).  The queue logic shared by the 82599 and the 82576 (advanced
+ * RX/TX descriptors, ring setup, refill, reap, doorbells) is in
+ * intel_adv.c; what differs by chip (reset, MAC/PHY and link, queue
+ * enable registers, RSS registers, interrupts) is behind struct
+ * ixm_nic_ops, one table per chip (ixgbe.c, igb.c).
+ *
+ * Ownership: struct ixm_nic is the control plane's (pci.c, under the
+ * port's lock); each ixm_rxq/ixm_txq belongs to one dataplane core while
+ * the port is up and is touched by no one else.
+ */
+#ifndef _IXM_NIC_NIC_H
+#define _IXM_NIC_NIC_H
+
+#include "platform.h"
+#include "mbuf.h"
+
+#define IXM_NIC_MAX_QUEUES	16
+#define IXM_RSS_RETA_SIZE	128	/* redirection table entries (82576, 82599) */
+
+struct ixm_nic;
+union ixm_adv_rx_desc;
+union ixm_adv_tx_desc;
+
+/**
+ * struct ixm_rxq - one receive queue
+ * @nic: the device
+ * @idx: hardware queue number
+ * @count: descriptors in the ring, a power of two, multiple of 8
+ * @next_to_clean: next descriptor the driver expects the NIC to write back
+ * @next_to_use: next descriptor the driver will give the NIC (tail)
+ * @discard: dropping the rest of a frame that spans several buffers
+ * @tail: offset of the queue's tail register (set by @ops->rxq_start)
+ * @desc: the ring (DMA-coherent, allocated by the caller)
+ * @desc_dma: its bus address
+ * @slot: the buffer posted in each descriptor, @count entries
+ * @pool: where buffers come from and go back
+ * @packets: frames received
+ * @bytes: bytes received
+ * @errors: descriptors written back with an error bit (frame dropped)
+ * @no_buf: refills that found the pool empty
+ */
+struct ixm_rxq {
+	struct ixm_nic		*nic;
+	u16			idx;
+	u16			count;
+	u16			next_to_clean;
+	u16			next_to_use;
+	bool			discard;
+	u32			tail;
+	union ixm_adv_rx_desc	*desc;
+	dma_addr_t		desc_dma;
+	struct ixm_mbuf		**slot;
+	struct ixm_mbuf_pool	*pool;
+	u64			packets;
+	u64			bytes;
+	u64			errors;
+	u64			no_buf;
+};
+
+/**
+ * struct ixm_txq - one transmit queue
+ * @nic: the device
+ * @idx: hardware queue number
+ * @count: descriptors in the ring, a power of two, multiple of 8
+ * @next_to_use: next free descriptor (tail)
+ * @next_to_clean: oldest descriptor not yet reaped
+ * @tail: offset of the queue's tail register (set by @ops->txq_start)
+ * @desc: the ring (DMA-coherent, allocated by the caller)
+ * @desc_dma: its bus address
+ * @slot: the buffer sent by each descriptor, freed when reaped
+ * @packets: frames handed to the NIC
+ * @bytes: their bytes
+ * @full: frames refused because the ring was full
+ */
+struct ixm_txq {
+	struct ixm_nic		*nic;
+	u16			idx;
+	u16			count;
+	u16			next_to_use;
+	u16			next_to_clean;
+	u32			tail;
+	union ixm_adv_tx_desc	*desc;
+	dma_addr_t		desc_dma;
+	struct ixm_mbuf		**slot;
+	u64			packets;
+	u64			bytes;
+	u64			full;
+};
+
+/**
+ * struct ixm_nic_ops - what differs between chips
+ * @name: "igb" or "ixgbe"
+ * @reset: global reset per the datasheet, interrupts masked; 0 or -errno
+ *	(-ETIMEDOUT if the device never comes back)
+ * @init: after reset: read the MAC address into nic->mac, set up the
+ *	MAC/PHY and start link negotiation; 0 or -errno
+ * @link_up: current link state; *@mbps gets the speed when up
+ * @rxq_start: program and enable one RX queue whose ring the caller has
+ *	filled (ixm_adv_rxq_fill()); 0 or -ETIMEDOUT
+ * @rxq_stop: disable one RX queue and wait until the NIC stops using it
+ * @txq_start: program and enable one TX queue; 0 or -ETIMEDOUT
+ * @txq_stop: disable one TX queue and wait until the NIC stops using it
+ * @set_rss: program the 40-byte Toeplitz @key and the @reta (queue index
+ *	per entry), and enable RSS on IPv4 and IPv4/TCP/UDP
+ * @rx_enable: enable or disable reception as a whole
+ * @irq_enable: route queue @qidx's RX and TX causes to MSI-X vector
+ *	@vector and unmask it
+ * @irq_mask: mask MSI-X vector @vector (from its interrupt handler)
+ * @irq_disable: mask every interrupt
+ * @shutdown: stop RX and TX and mask interrupts, for unbind and down
+ */
+struct ixm_nic_ops {
+	const char	*name;
+	int		(*reset)(struct ixm_nic *nic);
+	int		(*init)(struct ixm_nic *nic);
+	bool		(*link_up)(struct ixm_nic *nic, u32 *mbps);
+	int		(*rxq_start)(struct ixm_nic *nic, struct ixm_rxq *q);
+	void		(*rxq_stop)(struct ixm_nic *nic, struct ixm_rxq *q);
+	int		(*txq_start)(struct ixm_nic *nic, struct ixm_txq *q);
+	void		(*txq_stop)(struct ixm_nic *nic, struct ixm_txq *q);
+	void		(*set_rss)(struct ixm_nic *nic, const u8 *key,
+				   const u8 *reta);
+	void		(*rx_enable)(struct ixm_nic *nic, bool on);
+	void		(*irq_enable)(struct ixm_nic *nic, unsigned int qidx,
+				      unsigned int vector);
+	void		(*irq_mask)(struct ixm_nic *nic, unsigned int vector);
+	void		(*irq_disable)(struct ixm_nic *nic);
+	void		(*shutdown)(struct ixm_nic *nic);
+};
+
+/**
+ * struct ixm_nic - one device
+ * @regs: BAR 0 mapping
+ * @ops: the chip's table
+ * @device_id: PCI device id
+ * @max_queues: queue pairs the chip has
+ * @mac: MAC address, filled by @ops->init
+ */
+struct ixm_nic {
+	u8 __iomem			*regs;
+	const struct ixm_nic_ops	*ops;
+	u16				device_id;
+	u16				max_queues;
+	u8				mac[ETH_ALEN];
+};
+
+/* Chips: the PCI glue picks the ops by device id. */
+extern const struct ixm_nic_ops ixm_igb_ops;
+
+/* intel_adv.c: the descriptor rings the 82576 and 82599 share */
+int ixm_adv_rxq_fill(struct ixm_rxq *q);
+unsigned int ixm_adv_rx_burst(struct ixm_rxq *q, struct ixm_mbuf **m,
+			      unsigned int max);
+void ixm_adv_rx_refill(struct ixm_rxq *q);
+void ixm_adv_rxq_release(struct ixm_rxq *q);
+unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
+			      unsigned int n);
+unsigned int ixm_adv_tx_reap(struct ixm_txq *q);
+void ixm_adv_txq_release(struct ixm_txq *q);
+
+#endif /* _IXM_NIC_NIC_H */

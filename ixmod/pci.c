@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pci.c - the PCI driver "ixmod" for ports handed over by the operator
+ *
+ * ixmod never takes a NIC on its own.  Its id table is empty, so the PCI
+ * core matches it to a device only when that device's driver_override
+ * names "ixmod" (the vfio-pci model):
+ *
+ *   echo ixmod > /sys/bus/pci/devices/$DEV/driver_override
+ *   echo $DEV > /sys/bus/pci/drivers/ixmod/bind
+ *
+ * scripts/ixmod-bind wraps this and the way back to the stock driver.
+ * probe() then accepts only the chips it has a queue driver for and
+ * refuses anything else with one line saying why.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include "ixmod.h"
+
+struct ixm_chip {
+	u16				device;
+	const char			*name;
+	const struct ixm_nic_ops	*ops;	/* NULL: known, no driver yet */
+	u16				max_queues;
+};
+
+/* Table over switch: one row per device id ixmod knows. */
+static const struct ixm_chip ixm_chips[] = {
+	{ 0x10c9, "82576",		&ixm_igb_ops,	8 },	/* RSS: 8 */
+	/* 82599: recognised, queue driver not written yet */
+	{ 0x10f7, "82599 KX4",		NULL,		64 },
+	{ 0x10f8, "82599 combined backplane", NULL,	64 },
+	{ 0x10f9, "82599 CX4",		NULL,		64 },
+	{ 0x10fb, "82599 SFP+",		NULL,		64 },
+	{ 0x10fc, "82599 XAUI/BX4",	NULL,		64 },
+	{ 0x1517, "82599 KR",		NULL,		64 },
+	{ 0x151c, "82599 10GBASE-T",	NULL,		64 },
+	{ 0x1529, "82599 SFP+ FCoE",	NULL,		64 },
+	{ 0x152a, "82599 backplane FCoE", NULL,		64 },
+	{ 0x1557, "82599 SFP+ SF2",	NULL,		64 },
+};
+
+static const struct ixm_chip *ixm_chip_find(struct pci_dev *pdev)
+{
+	unsigned int i;
+
+	if (pdev->vendor != PCI_VENDOR_ID_INTEL)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(ixm_chips); i++)
+		if (ixm_chips[i].device == pdev->device)
+			return &ixm_chips[i];
+	return NULL;
+}
+
+static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	const struct ixm_chip *chip = ixm_chip_find(pdev);
+	struct ixm_port *port;
+	int err;
+
+	if (!chip) {
+		dev_err(&pdev->dev, "ixmod: %04x:%04x is not a NIC ixmod drives (82576 only for now); clear driver_override\n",
+			pdev->vendor, pdev->device);
+		return -ENODEV;
+	}
+	if (!chip->ops) {
+		dev_err(&pdev->dev, "ixmod: %s (8086:%04x) is recognised but its queue driver is not written yet\n",
+			chip->name, pdev->device);
+		return -ENODEV;
+	}
+
+	err = pcim_enable_device(pdev);
+	if (err) {
+		dev_err(&pdev->dev, "ixmod: cannot enable the device (%d)\n", err);
+		return err;
+	}
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		dev_err(&pdev->dev, "ixmod: no usable DMA mask (%d)\n", err);
+		return err;
+	}
+	err = pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME);
+	if (err) {
+		dev_err(&pdev->dev, "ixmod: cannot map BAR 0 (%d)\n", err);
+		return err;
+	}
+	pci_set_master(pdev);
+
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return -ENOMEM;
+	port->pdev = pdev;
+	port->nic.regs = pcim_iomap_table(pdev)[0];
+	port->nic.ops = chip->ops;
+	port->nic.device_id = pdev->device;
+	port->nic.max_queues = min_t(u16, chip->max_queues, IXM_NIC_MAX_QUEUES);
+
+	err = port->nic.ops->reset(&port->nic);
+	if (err) {
+		dev_err(&pdev->dev, "ixmod: %s reset failed (%d)\n", chip->name, err);
+		goto err_free_port;
+	}
+	err = port->nic.ops->init(&port->nic);
+	if (err) {
+		dev_err(&pdev->dev, "ixmod: %s init failed (%d)\n", chip->name, err);
+		goto err_shutdown;
+	}
+
+	err = ixm_port_register(port);	/* from here the kobject owns @port */
+	if (err)
+		return err;
+	pci_set_drvdata(pdev, port);
+	dev_info(&pdev->dev, "ixmod: %s port %pM ready; configure it in /sys/kernel/ixmod/ports/%s\n",
+		 chip->name, port->nic.mac, pci_name(pdev));
+	return 0;
+
+err_shutdown:
+	port->nic.ops->shutdown(&port->nic);
+err_free_port:
+	kfree(port);
+	return err;
+}
+
+static void ixm_pci_remove(struct pci_dev *pdev)
+{
+	struct ixm_port *port = pci_get_drvdata(pdev);
+
+	ixm_port_unregister(port);	/* takes it down, resets the chip */
+	dev_info(&pdev->dev, "ixmod: port released\n");
+}
+
+/* Empty: ixmod binds only to devices whose driver_override names it. */
+static const struct pci_device_id ixm_pci_ids[] = {
+	{ }
+};
+
+static struct pci_driver ixm_pci_driver = {
+	.name		= KBUILD_MODNAME,
+	.id_table	= ixm_pci_ids,
+	.probe		= ixm_pci_probe,
+	.remove		= ixm_pci_remove,
+};
+
+/**
+ * ixm_pci_init() - register the PCI driver
+ *
+ * Return: 0 or -errno.
+ */
+int ixm_pci_init(void)
+{
+	return pci_register_driver(&ixm_pci_driver);
+}
+
+/**
+ * ixm_pci_exit() - unregister; every bound port is removed first
+ */
+void ixm_pci_exit(void)
+{
+	pci_unregister_driver(&ixm_pci_driver);
+}

@@ -1,0 +1,767 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * port.c - NIC ports: /sys/kernel/ixmod/ports/<pci address>/, up and down
+ *
+ * A port is down after bind.  Writing 1 to "up" gives each dataplane core
+ * one RX/TX queue pair of the port, with its own buffer pool (DMA-
+ * coherent memory of this device, so an IOMMU confines the device to
+ * it), programs RSS to spread flows over those queues, and publishes the
+ * queue pairs to the cores' loops (RCU).  Down does the reverse: unpublish,
+ * wait a grace period so no loop still holds a queue, stop the queues,
+ * free every buffer.  The set of cores cannot change while any port is up
+ * (cores returns -EBUSY), so a queue pair's core never goes away under it.
+ *
+ * Locking: ixm_cfg_lock (cores and ports) is taken before port->lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/dma-mapping.h>
+#include <linux/inet.h>
+#include <linux/interrupt.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include "ixmod.h"
+#include "net/arp.h"
+#include "net/toeplitz.h"
+#include "nic/intel_adv.h"
+
+#define IXM_RING_SIZE		512	/* descriptors per RX and TX ring */
+#define IXM_POOL_BUFS		2048	/* buffers per queue pair */
+#define IXM_CHUNK_BUFS		32	/* buffers per DMA-coherent chunk (64 KiB) */
+#define IXM_ARP_GC_PERIOD	(10 * HZ)
+
+static struct kobject *ixm_ports_kobj;
+static LIST_HEAD(ixm_ports);		/* under ixm_cfg_lock */
+
+static struct device *ixm_port_dev(struct ixm_port *port)
+{
+	return &port->pdev->dev;
+}
+
+/* ---- queue pairs ---- */
+
+static void ixm_qpair_free(struct ixm_qpair *qp)
+{
+	struct device *dev = ixm_port_dev(qp->port);
+	unsigned int i;
+
+	if (qp->rxq.desc)
+		dma_free_coherent(dev, qp->rxq.count * sizeof(*qp->rxq.desc),
+				  qp->rxq.desc, qp->rxq.desc_dma);
+	if (qp->txq.desc)
+		dma_free_coherent(dev, qp->txq.count * sizeof(*qp->txq.desc),
+				  qp->txq.desc, qp->txq.desc_dma);
+	for (i = 0; i < qp->nchunks; i++)
+		dma_free_coherent(dev, IXM_CHUNK_BUFS * IXM_MBUF_SIZE,
+				  qp->chunks[i], qp->chunk_dma[i]);
+	kfree(qp->chunks);
+	kfree(qp->chunk_dma);
+	kfree(qp->rxq.slot);
+	kfree(qp->txq.slot);
+	kfree(qp->mbufs);
+	kfree(qp->free);
+	kfree(qp);
+}
+
+static struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigned int q,
+					 unsigned int cpu)
+{
+	struct device *dev = ixm_port_dev(port);
+	int node = cpu_to_node(cpu);
+	struct ixm_qpair *qp;
+	unsigned int i;
+
+	qp = kzalloc_node(sizeof(*qp), GFP_KERNEL, node);
+	if (!qp)
+		return NULL;
+	qp->port = port;
+	qp->cpu = cpu;
+	qp->core = ixm_dp_core(cpu);
+	qp->vector = -1;
+
+	qp->rxq.nic = &port->nic;
+	qp->rxq.idx = q;
+	qp->rxq.count = IXM_RING_SIZE;
+	qp->rxq.pool = &qp->pool;
+	qp->txq.nic = &port->nic;
+	qp->txq.idx = q;
+	qp->txq.count = IXM_RING_SIZE;
+	qp->rxq.desc = dma_alloc_coherent(dev, IXM_RING_SIZE * sizeof(*qp->rxq.desc),
+					  &qp->rxq.desc_dma, GFP_KERNEL);
+	qp->txq.desc = dma_alloc_coherent(dev, IXM_RING_SIZE * sizeof(*qp->txq.desc),
+					  &qp->txq.desc_dma, GFP_KERNEL);
+	qp->rxq.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
+	qp->txq.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
+	qp->mbufs = kcalloc_node(IXM_POOL_BUFS, sizeof(*qp->mbufs), GFP_KERNEL, node);
+	qp->free = kcalloc_node(IXM_POOL_BUFS, sizeof(void *), GFP_KERNEL, node);
+	qp->chunks = kcalloc(IXM_POOL_BUFS / IXM_CHUNK_BUFS, sizeof(void *), GFP_KERNEL);
+	qp->chunk_dma = kcalloc(IXM_POOL_BUFS / IXM_CHUNK_BUFS, sizeof(dma_addr_t),
+				GFP_KERNEL);
+	if (!qp->rxq.desc || !qp->txq.desc || !qp->rxq.slot || !qp->txq.slot ||
+	    !qp->mbufs || !qp->free || !qp->chunks || !qp->chunk_dma)
+		goto err_free;
+
+	for (i = 0; i < IXM_POOL_BUFS / IXM_CHUNK_BUFS; i++) {
+		qp->chunks[i] = dma_alloc_coherent(dev, IXM_CHUNK_BUFS * IXM_MBUF_SIZE,
+						   &qp->chunk_dma[i], GFP_KERNEL);
+		if (!qp->chunks[i])
+			goto err_free;
+		qp->nchunks++;
+	}
+	for (i = 0; i < IXM_POOL_BUFS; i++) {
+		unsigned int c = i / IXM_CHUNK_BUFS, off = (i % IXM_CHUNK_BUFS) * IXM_MBUF_SIZE;
+
+		qp->mbufs[i].buf = (u8 *)qp->chunks[c] + off;
+		qp->mbufs[i].dma = qp->chunk_dma[c] + off;
+	}
+	ixm_mbuf_pool_init(&qp->pool, qp->mbufs, qp->free, IXM_POOL_BUFS);
+
+	qp->net.arp = port->arp;
+	qp->net.pool = &qp->pool;
+	qp->net.stats = &qp->stats;
+	qp->net.cfg = rcu_dereference_protected(port->cfg, 1);
+	return qp;
+
+err_free:
+	ixm_qpair_free(qp);
+	return NULL;
+}
+
+static irqreturn_t ixm_qpair_irq(int irq, void *data)
+{
+	struct ixm_qpair *qp = data;
+
+	/* masked until the core arms it again before its next sleep */
+	qp->port->nic.ops->irq_mask(&qp->port->nic, qp->vector);
+	ixm_core_wake(qp->core);
+	return IRQ_HANDLED;
+}
+
+/* ---- publishing queue pairs to the cores' loops ---- */
+
+/* Give @qp's core a work list with @qp added (@add) or removed. */
+static int ixm_core_work_update(struct ixm_qpair *qp, bool add)
+{
+	struct ixm_core *core = qp->core;
+	struct ixm_core_work *old, *new = NULL;
+	unsigned int i, n = 0, nr;
+
+	old = rcu_dereference_protected(core->work, lockdep_is_held(&ixm_cfg_lock));
+	nr = (old ? old->nr : 0) + (add ? 1 : 0);
+	if (!add)
+		nr--;
+	if (nr) {
+		new = kzalloc(struct_size(new, qp, nr), GFP_KERNEL);
+		if (!new)
+			return -ENOMEM;
+		for (i = 0; old && i < old->nr; i++)
+			if (old->qp[i] != qp)
+				new->qp[n++] = old->qp[i];
+		if (add)
+			new->qp[n++] = qp;
+		new->nr = n;
+	}
+	rcu_assign_pointer(core->work, new);
+	if (old)
+		kfree_rcu(old, rcu);
+	ixm_core_wake(core);
+	return 0;
+}
+
+/* ---- up and down ---- */
+
+static void ixm_port_stop_queues(struct ixm_port *port)
+{
+	const struct ixm_nic_ops *ops = port->nic.ops;
+	unsigned int i;
+
+	ops->irq_disable(&port->nic);
+	ops->rx_enable(&port->nic, false);
+	for (i = 0; i < port->nq; i++) {
+		ops->rxq_stop(&port->nic, &port->qp[i]->rxq);
+		ops->txq_stop(&port->nic, &port->qp[i]->txq);
+	}
+}
+
+static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
+{
+	struct ixm_net_stats *b = &port->base;
+	unsigned int r;
+
+	b->rx_packets += qp->stats.rx_packets;
+	b->rx_bytes += qp->stats.rx_bytes;
+	b->tx_packets += qp->stats.tx_packets;
+	b->tx_bytes += qp->stats.tx_bytes;
+	b->arp_requests_in += qp->stats.arp_requests_in;
+	b->arp_replies_out += qp->stats.arp_replies_out;
+	b->arp_requests_out += qp->stats.arp_requests_out;
+	b->icmp_echo_replies += qp->stats.icmp_echo_replies;
+	for (r = 0; r < IXM_DROP_MAX; r++)
+		b->drops[r] += qp->stats.drops[r];
+	port->qbase.rx_errors += qp->rxq.errors;
+	port->qbase.rx_no_buf += qp->rxq.no_buf;
+	port->qbase.tx_full += qp->txq.full;
+}
+
+/* Free every queue pair; the queues are stopped and unpublished. */
+static void ixm_port_free_qpairs(struct ixm_port *port)
+{
+	unsigned int i;
+
+	for (i = 0; i < port->nq; i++) {
+		struct ixm_qpair *qp = port->qp[i];
+
+		if (!qp)
+			continue;
+		if (qp->vector >= 0)
+			free_irq(pci_irq_vector(port->pdev, qp->vector), qp);
+		ixm_port_fold_stats(port, qp);
+		ixm_adv_rxq_release(&qp->rxq);
+		ixm_adv_txq_release(&qp->txq);
+		ixm_qpair_free(qp);
+	}
+	if (port->nvec > 0)
+		pci_free_irq_vectors(port->pdev);
+	port->nvec = 0;
+	kfree(port->qp);
+	port->qp = NULL;
+	port->nq = 0;
+}
+
+static void ixm_port_down_locked(struct ixm_port *port)
+{
+	unsigned int i;
+
+	for (i = 0; i < port->nq; i++)
+		WARN_ON_ONCE(ixm_core_work_update(port->qp[i], false));
+	synchronize_rcu();	/* no loop holds a queue pair any more */
+	ixm_port_stop_queues(port);
+	ixm_port_free_qpairs(port);
+	WRITE_ONCE(port->up, false);
+}
+
+static int ixm_port_up_locked(struct ixm_port *port)
+{
+	const struct ixm_nic_ops *ops = port->nic.ops;
+	unsigned int cpus[IXM_NIC_MAX_QUEUES + 1];
+	u8 reta[IXM_RSS_RETA_SIZE];
+	unsigned int i, n;
+	int err;
+
+	n = ixm_dp_cpus(cpus, ARRAY_SIZE(cpus));
+	if (!n) {
+		pr_err("ports: %s: no dataplane cores; write /sys/kernel/ixmod/cores first\n",
+		       pci_name(port->pdev));
+		return -EINVAL;
+	}
+	if (n > port->nic.max_queues) {
+		pr_err("ports: %s: %u dataplane cores but the port has %u queue pairs; assign fewer cores\n",
+		       pci_name(port->pdev), n, port->nic.max_queues);
+		return -EINVAL;
+	}
+
+	port->qp = kcalloc(n, sizeof(*port->qp), GFP_KERNEL);
+	if (!port->qp)
+		return -ENOMEM;
+	port->nq = n;
+	for (i = 0; i < n; i++) {
+		port->qp[i] = ixm_qpair_alloc(port, i, cpus[i]);
+		if (!port->qp[i]) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+		err = ixm_adv_rxq_fill(&port->qp[i]->rxq);
+		if (err)
+			goto err_free;
+	}
+
+	/* MSI-X vector per queue pair: it only wakes a sleeping core */
+	port->nvec = pci_alloc_irq_vectors(port->pdev, n, n, PCI_IRQ_MSIX);
+	if (port->nvec < 0) {
+		dev_warn(ixm_port_dev(port), "ixmod: no MSI-X (%d); idle cores will not sleep\n",
+			 port->nvec);
+		port->nvec = 0;
+	}
+	for (i = 0; i < (unsigned int)port->nvec; i++) {
+		err = request_irq(pci_irq_vector(port->pdev, i), ixm_qpair_irq, 0,
+				  "ixmod", port->qp[i]);
+		if (err)
+			goto err_free;
+		port->qp[i]->vector = i;
+	}
+
+	for (i = 0; i < n; i++) {
+		err = ops->rxq_start(&port->nic, &port->qp[i]->rxq);
+		if (!err)
+			err = ops->txq_start(&port->nic, &port->qp[i]->txq);
+		if (err) {
+			pr_err("ports: %s: queue %u did not start (%d)\n",
+			       pci_name(port->pdev), i, err);
+			goto err_stop;
+		}
+	}
+	for (i = 0; i < IXM_RSS_RETA_SIZE; i++)
+		reta[i] = i % n;
+	ops->set_rss(&port->nic, port->rss_key, reta);
+	ops->rx_enable(&port->nic, true);
+
+	for (i = 0; i < n; i++) {
+		err = ixm_core_work_update(port->qp[i], true);
+		if (err) {
+			while (i--)
+				ixm_core_work_update(port->qp[i], false);
+			synchronize_rcu();
+			goto err_stop;
+		}
+	}
+	set_bit(0, &port->announce);	/* gratuitous ARP from queue 0's core */
+	WRITE_ONCE(port->up, true);
+	return 0;
+
+err_stop:
+	ixm_port_stop_queues(port);
+err_free:
+	ixm_port_free_qpairs(port);
+	return err;
+}
+
+/**
+ * ixm_ports_any_up() - is any port up?
+ *
+ * Context: ixm_cfg_lock held.
+ * Return: true if some port has queues running.
+ */
+bool ixm_ports_any_up(void)
+{
+	struct ixm_port *port;
+
+	lockdep_assert_held(&ixm_cfg_lock);
+	list_for_each_entry(port, &ixm_ports, list)
+		if (READ_ONCE(port->up))
+			return true;
+	return false;
+}
+
+/* ---- sysfs: /sys/kernel/ixmod/ports/<pci>/ ---- */
+
+static struct ixm_port *to_port(struct kobject *kobj)
+{
+	return container_of(kobj, struct ixm_port, kobj);
+}
+
+static int ixm_input_len(const char *buf)
+{
+	return min_t(size_t, strcspn(buf, "\n"), 64);
+}
+
+static ssize_t mac_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%pM\n", to_port(kobj)->nic.mac);
+}
+static struct kobj_attribute mac_attr = __ATTR_RO(mac);
+
+static ssize_t link_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	struct ixm_port *port = to_port(kobj);
+	u32 mbps = 0;
+
+	if (port->nic.ops->link_up(&port->nic, &mbps))
+		return sysfs_emit(buf, "up %u\n", mbps);
+	return sysfs_emit(buf, "down\n");
+}
+static struct kobj_attribute link_attr = __ATTR_RO(link);
+
+static ssize_t queues_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	struct ixm_port *port = to_port(kobj);
+	ssize_t len = 0;
+	unsigned int i;
+
+	mutex_lock(&port->lock);
+	for (i = 0; i < port->nq; i++)
+		len += sysfs_emit_at(buf, len, "%s%u:%u", i ? " " : "",
+				     port->qp[i]->rxq.idx, port->qp[i]->cpu);
+	len += sysfs_emit_at(buf, len, "\n");
+	mutex_unlock(&port->lock);
+	return len;
+}
+static struct kobj_attribute queues_attr = __ATTR_RO(queues);
+
+static ssize_t up_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(to_port(kobj)->up));
+}
+
+static ssize_t up_store(struct kobject *kobj, struct kobj_attribute *a,
+			const char *buf, size_t count)
+{
+	struct ixm_port *port = to_port(kobj);
+	bool want;
+	int err = 0;
+
+	if (kstrtobool(buf, &want)) {
+		pr_err("ports: %s: up: '%.*s' is not 0 or 1\n", pci_name(port->pdev),
+		       ixm_input_len(buf), buf);
+		return -EINVAL;
+	}
+	mutex_lock(&ixm_cfg_lock);
+	mutex_lock(&port->lock);
+	if (want && !port->up) {
+		err = ixm_port_up_locked(port);
+		if (!err)
+			pr_info("ports: %s: up on %u queue pairs\n", pci_name(port->pdev),
+				port->nq);
+	} else if (!want && port->up) {
+		ixm_port_down_locked(port);
+		pr_info("ports: %s: down\n", pci_name(port->pdev));
+	}
+	mutex_unlock(&port->lock);
+	mutex_unlock(&ixm_cfg_lock);
+	return err ? err : count;
+}
+static struct kobj_attribute up_attr = __ATTR_RW(up);
+
+static ssize_t ipv4_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	struct ixm_port *port = to_port(kobj);
+	const struct ixm_if_config *cfg;
+	ssize_t len;
+
+	rcu_read_lock();
+	cfg = rcu_dereference(port->cfg);
+	if (cfg->ip)
+		len = sysfs_emit(buf, "%pI4/%u\n", &cfg->ip, cfg->prefix);
+	else
+		len = sysfs_emit(buf, "\n");
+	rcu_read_unlock();
+	return len;
+}
+
+/* Parse "A.B.C.D/N" into @ip and @prefix; the empty line clears. */
+static int ixm_parse_ipv4(const char *buf, __be32 *ip, unsigned int *prefix)
+{
+	const char *end;
+	u32 host;
+
+	if (!ixm_input_len(buf)) {
+		*ip = 0;
+		*prefix = 0;
+		return 0;
+	}
+	if (!in4_pton(buf, -1, (u8 *)ip, '/', &end) || *end != '/')
+		return -EINVAL;
+	if (kstrtouint(end + 1, 10, prefix) || *prefix < 1 || *prefix > 32)
+		return -EINVAL;
+	host = ntohl(*ip);
+	/* RFC 1122 §3.2.1.3: no 0/8, loopback, class D/E or limited broadcast */
+	if ((host >> 24) == 0 || (host >> 24) == 127 || (host >> 28) >= 0xe)
+		return -EINVAL;
+	if (*prefix <= 30) {
+		u32 hostmask = ~0u >> *prefix;
+
+		if ((host & hostmask) == 0 || (host & hostmask) == hostmask)
+			return -EINVAL;	/* network or subnet broadcast address */
+	}
+	return 0;
+}
+
+static ssize_t ipv4_store(struct kobject *kobj, struct kobj_attribute *a,
+			  const char *buf, size_t count)
+{
+	struct ixm_port *port = to_port(kobj);
+	struct ixm_if_config *new, *old;
+	unsigned int prefix;
+	__be32 ip;
+
+	if (ixm_parse_ipv4(buf, &ip, &prefix)) {
+		pr_err("ports: %s: ipv4: '%.*s' is not a usable unicast A.B.C.D/N (N 1-32, not network or broadcast); write e.g. 198.18.0.1/24, or an empty line to clear\n",
+		       pci_name(port->pdev), ixm_input_len(buf), buf);
+		return -EINVAL;
+	}
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	memcpy(new->mac, port->nic.mac, ETH_ALEN);
+	new->ip = ip;
+	new->prefix = prefix;
+	new->netmask = prefix ? htonl(~0u << (32 - prefix)) : 0;
+
+	mutex_lock(&port->lock);
+	old = rcu_dereference_protected(port->cfg, lockdep_is_held(&port->lock));
+	rcu_assign_pointer(port->cfg, new);
+	if (port->up && ip)
+		set_bit(0, &port->announce);
+	mutex_unlock(&port->lock);
+	kfree_rcu(old, rcu);
+	return count;
+}
+static struct kobj_attribute ipv4_attr = __ATTR_RW(ipv4);
+
+static ssize_t rss_key_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%*phN\n", 40, to_port(kobj)->rss_key);
+}
+
+static ssize_t rss_key_store(struct kobject *kobj, struct kobj_attribute *a,
+			     const char *buf, size_t count)
+{
+	struct ixm_port *port = to_port(kobj);
+	u8 key[40];
+	int err = 0;
+
+	if (ixm_input_len(buf) != 80 || hex2bin(key, buf, 40)) {
+		pr_err("ports: %s: rss_key: write exactly 80 hex digits (a 40-byte Toeplitz key)\n",
+		       pci_name(port->pdev));
+		return -EINVAL;
+	}
+	mutex_lock(&port->lock);
+	if (port->up) {
+		pr_err("ports: %s: rss_key: the port is up; write 0 to up first\n",
+		       pci_name(port->pdev));
+		err = -EBUSY;
+	} else {
+		memcpy(port->rss_key, key, sizeof(key));
+	}
+	mutex_unlock(&port->lock);
+	return err ? err : count;
+}
+static struct kobj_attribute rss_key_attr = __ATTR_RW(rss_key);
+
+static struct attribute *ixm_port_attrs[] = {
+	&mac_attr.attr,
+	&link_attr.attr,
+	&queues_attr.attr,
+	&up_attr.attr,
+	&ipv4_attr.attr,
+	&rss_key_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ixm_port_group = {
+	.attrs = ixm_port_attrs,
+};
+
+/* Port totals: what down kept (port->base) plus the live queue pairs. */
+static u64 ixm_port_sum(struct ixm_port *port, size_t off)
+{
+	u64 sum;
+	unsigned int i;
+
+	mutex_lock(&port->lock);
+	sum = *(u64 *)((u8 *)&port->base + off);
+	for (i = 0; i < port->nq; i++)
+		sum += READ_ONCE(*(u64 *)((u8 *)&port->qp[i]->stats + off));
+	mutex_unlock(&port->lock);
+	return sum;
+}
+
+#define IXM_PORT_STAT(_name)						\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *a, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%llu\n", ixm_port_sum(to_port(kobj),	\
+				offsetof(struct ixm_net_stats, _name)));\
+}									\
+static struct kobj_attribute port_##_name##_attr = __ATTR_RO(_name)
+
+IXM_PORT_STAT(rx_packets);
+IXM_PORT_STAT(rx_bytes);
+IXM_PORT_STAT(tx_packets);
+IXM_PORT_STAT(tx_bytes);
+IXM_PORT_STAT(arp_requests_in);
+IXM_PORT_STAT(arp_replies_out);
+IXM_PORT_STAT(arp_requests_out);
+IXM_PORT_STAT(icmp_echo_replies);
+
+#define IXM_QUEUE_STAT(_name, _q, _field, _base)			\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *a, char *buf)	\
+{									\
+	struct ixm_port *port = to_port(kobj);				\
+	u64 sum;							\
+	unsigned int i;							\
+									\
+	mutex_lock(&port->lock);					\
+	sum = port->qbase._base;					\
+	for (i = 0; i < port->nq; i++)					\
+		sum += READ_ONCE(port->qp[i]->_q._field);		\
+	mutex_unlock(&port->lock);					\
+	return sysfs_emit(buf, "%llu\n", sum);				\
+}									\
+static struct kobj_attribute port_##_name##_attr = __ATTR_RO(_name)
+
+IXM_QUEUE_STAT(rx_errors, rxq, errors, rx_errors);
+IXM_QUEUE_STAT(rx_no_buf, rxq, no_buf, rx_no_buf);
+IXM_QUEUE_STAT(tx_ring_full, txq, full, tx_full);
+
+static struct attribute *ixm_port_stat_attrs[] = {
+	&port_rx_packets_attr.attr,
+	&port_rx_bytes_attr.attr,
+	&port_tx_packets_attr.attr,
+	&port_tx_bytes_attr.attr,
+	&port_arp_requests_in_attr.attr,
+	&port_arp_replies_out_attr.attr,
+	&port_arp_requests_out_attr.attr,
+	&port_icmp_echo_replies_attr.attr,
+	&port_rx_errors_attr.attr,
+	&port_rx_no_buf_attr.attr,
+	&port_tx_ring_full_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ixm_port_stat_group = {
+	.name = "stats",
+	.attrs = ixm_port_stat_attrs,
+};
+
+/* drops/<reason>: one file per enum ixm_drop_reason, built at init */
+static struct kobj_attribute ixm_drop_attrs[IXM_DROP_MAX];
+static struct attribute *ixm_drop_attr_ptrs[IXM_DROP_MAX + 1];
+
+static ssize_t ixm_drop_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	unsigned int r = a - ixm_drop_attrs;
+
+	return sysfs_emit(buf, "%llu\n", ixm_port_sum(to_port(kobj),
+			  offsetof(struct ixm_net_stats, drops) + r * sizeof(u64)));
+}
+
+static const struct attribute_group ixm_port_drop_group = {
+	.name = "drops",
+	.attrs = ixm_drop_attr_ptrs,
+};
+
+static const struct attribute_group *ixm_port_groups[] = {
+	&ixm_port_group,
+	&ixm_port_stat_group,
+	&ixm_port_drop_group,
+	NULL,
+};
+
+static void ixm_port_release(struct kobject *kobj)
+{
+	struct ixm_port *port = to_port(kobj);
+
+	kfree(rcu_dereference_protected(port->cfg, 1));
+	kfree(port);
+}
+
+static const struct kobj_type ixm_port_ktype = {
+	.release	= ixm_port_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= ixm_port_groups,
+};
+
+static void ixm_port_gc(struct work_struct *work)
+{
+	struct ixm_port *port = container_of(to_delayed_work(work),
+					     struct ixm_port, gc_work);
+
+	ixm_arp_table_gc(port->arp, ktime_get_ns());
+	schedule_delayed_work(&port->gc_work, IXM_ARP_GC_PERIOD);
+}
+
+/**
+ * ixm_port_register() - publish a probed port in sysfs, down
+ * @port: filled by the PCI probe (nic set up, MAC known)
+ *
+ * On success the port's kobject owns @port; on failure @port is freed
+ * and the chip is shut down.
+ *
+ * Context: process (PCI probe).
+ * Return: 0 or -errno.
+ */
+int ixm_port_register(struct ixm_port *port)
+{
+	struct ixm_if_config *cfg;
+	int err;
+
+	mutex_init(&port->lock);
+	INIT_DELAYED_WORK(&port->gc_work, ixm_port_gc);
+	memcpy(port->rss_key, ixm_rss_key_symmetric, sizeof(port->rss_key));
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	port->arp = ixm_arp_table_alloc();
+	if (!cfg || !port->arp) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	memcpy(cfg->mac, port->nic.mac, ETH_ALEN);
+	RCU_INIT_POINTER(port->cfg, cfg);
+
+	kobject_init(&port->kobj, &ixm_port_ktype);
+	err = kobject_add(&port->kobj, ixm_ports_kobj, "%s", pci_name(port->pdev));
+	if (err) {
+		port->nic.ops->shutdown(&port->nic);
+		ixm_arp_table_free(port->arp);
+		kobject_put(&port->kobj);
+		return err;
+	}
+	mutex_lock(&ixm_cfg_lock);
+	list_add_tail(&port->list, &ixm_ports);
+	mutex_unlock(&ixm_cfg_lock);
+	schedule_delayed_work(&port->gc_work, IXM_ARP_GC_PERIOD);
+	return 0;
+
+err_free:
+	port->nic.ops->shutdown(&port->nic);
+	if (port->arp)
+		ixm_arp_table_free(port->arp);
+	kfree(cfg);
+	kfree(port);
+	return err;
+}
+
+/**
+ * ixm_port_unregister() - take a port down and remove it
+ * @port: a registered port
+ *
+ * Context: process (PCI remove).
+ */
+void ixm_port_unregister(struct ixm_port *port)
+{
+	kobject_del(&port->kobj);	/* waits for sysfs writers in flight */
+	mutex_lock(&ixm_cfg_lock);
+	mutex_lock(&port->lock);
+	if (port->up)
+		ixm_port_down_locked(port);
+	list_del(&port->list);
+	mutex_unlock(&port->lock);
+	mutex_unlock(&ixm_cfg_lock);
+	cancel_delayed_work_sync(&port->gc_work);
+	port->nic.ops->shutdown(&port->nic);
+	synchronize_rcu();
+	ixm_arp_table_free(port->arp);
+	kobject_put(&port->kobj);
+}
+
+/**
+ * ixm_ports_init() - create /sys/kernel/ixmod/ports
+ * @parent: /sys/kernel/ixmod
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ixm_ports_init(struct kobject *parent)
+{
+	unsigned int r;
+
+	for (r = 0; r < IXM_DROP_MAX; r++) {
+		sysfs_attr_init(&ixm_drop_attrs[r].attr);
+		ixm_drop_attrs[r].attr.name = ixm_drop_names[r];
+		ixm_drop_attrs[r].attr.mode = 0444;
+		ixm_drop_attrs[r].show = ixm_drop_show;
+		ixm_drop_attr_ptrs[r] = &ixm_drop_attrs[r].attr;
+	}
+	ixm_ports_kobj = kobject_create_and_add("ports", parent);
+	return ixm_ports_kobj ? 0 : -ENOMEM;
+}
+
+/**
+ * ixm_ports_exit() - remove /sys/kernel/ixmod/ports; no port is left
+ */
+void ixm_ports_exit(void)
+{
+	WARN_ON_ONCE(!list_empty(&ixm_ports));
+	kobject_put(ixm_ports_kobj);
+}
