@@ -13,6 +13,13 @@
 
 #include <linux/tracepoint.h>
 
+#include "net/net.h"
+
+/* Drop reasons by name, for the trace file and for trace-cmd's parser. */
+#define IXM_DROP_TRACE_ENUM(u, l)	TRACE_DEFINE_ENUM(IXM_DROP_##u);
+#define IXM_DROP_TRACE_SYM(u, l)	{ IXM_DROP_##u, #l },
+IXM_DROP_REASONS(IXM_DROP_TRACE_ENUM)
+
 DECLARE_EVENT_CLASS(ixm_core_class,
 	TP_PROTO(unsigned int cpu, u64 iterations),
 	TP_ARGS(cpu, iterations),
@@ -86,7 +93,10 @@ TRACE_EVENT(ixm_tx_batch,
 		  __entry->queue, __entry->sent, __entry->dropped)
 );
 
-/* The protocols dropped a frame of @len bytes for @reason (net/net.h). */
+/*
+ * The protocols dropped a frame of @len bytes for @reason (enum
+ * ixm_drop_reason, printed by its sysfs name).
+ */
 TRACE_EVENT(ixm_drop,
 	TP_PROTO(unsigned int cpu, unsigned int reason, unsigned int len),
 	TP_ARGS(cpu, reason, len),
@@ -100,7 +110,10 @@ TRACE_EVENT(ixm_drop,
 		__entry->reason = reason;
 		__entry->len = len;
 	),
-	TP_printk("cpu=%u reason=%u len=%u", __entry->cpu, __entry->reason,
+	TP_printk("cpu=%u reason=%s len=%u", __entry->cpu,
+		  __print_symbolic(__entry->reason,
+				   IXM_DROP_REASONS(IXM_DROP_TRACE_SYM)
+				   { IXM_DROP_MAX, "?" }),
 		  __entry->len)
 );
 
