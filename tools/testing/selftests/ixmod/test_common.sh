@@ -56,14 +56,14 @@ tap_done() {
 	exit $?
 }
 
-# busywait TIMEOUT_MS COMMAND...: retry every 10 ms until it succeeds
+# busywait TIMEOUT_MS COMMAND...: retry every 10 ms until it succeeds or
+# TIMEOUT_MS of wall-clock time have passed (the command may be slow)
 busywait() {
-	local left=$1
+	local end=$(($(date +%s%3N) + $1))
 	shift
 	while ! "$@" >/dev/null 2>&1; do
-		[ "$left" -le 0 ] && return 1
+		[ "$(date +%s%3N)" -ge "$end" ] && return 1
 		sleep 0.01
-		left=$((left - 10))
 	done
 }
 
@@ -137,6 +137,9 @@ ports_setup() {
 	ip netns add $PEER_NS
 	ip link set "$PEERIF" netns $PEER_NS
 	ip -n $PEER_NS link set lo up
+	# no IPv6 chatter (router solicitations, MLD) to blur exact counters
+	ip netns exec $PEER_NS sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
 	ip -n $PEER_NS addr add $PEER_IP/24 dev "$PEERIF"
 	ip -n $PEER_NS link set "$PEERIF" up
 	echo $DUT_IP/24 > "$(port_dir)/ipv4" || return 1

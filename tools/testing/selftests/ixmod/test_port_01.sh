@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A port on QEMU's igb with a Linux peer: ICMP echo at several sizes with
+# no loss, arping, counters that move, down/up with traffic, and unbind
+# giving the NIC back to Linux's igb, which then works.
+
+# shellcheck source-path=SCRIPTDIR source=test_common.sh
+. "$(dirname "$0")/test_common.sh"
+
+tap_plan 18
+dmesg_mark
+if ! ports_setup; then
+	for _ in $(seq 1 18); do tap_fail "port setup" "setup failed (# lines above)"; done
+	ports_teardown
+	tap_done
+fi
+
+ok=1
+for size in 0 56 100 512 1000 1472; do
+	peer ping -q -c 5 -i 0.2 -W 2 -s $size $DUT_IP >/dev/null || { ok=0; echo "# ping -s $size lost replies"; }
+done
+check "ping at sizes 0..1472 with no loss" test $ok -eq 1
+check "icmp_echo_replies counted" test "$(port_stat stats/icmp_echo_replies)" -ge 30
+check "rx and tx counters moved" test "$(port_stat stats/rx_packets)" -gt 30 -a "$(port_stat stats/tx_packets)" -gt 30
+check "arping gets answers" peer arping -c 3 -w 5 -I "$PEERIF" $DUT_IP
+check "arp_replies_out counted" test "$(port_stat stats/arp_replies_out)" -ge 3
+mac=$(cat "$(port_dir)/mac")
+check "the peer learned our MAC ($mac)" bash -c "[ -n '$mac' ] && ip -n $PEER_NS neigh show $DUT_IP | grep -qi -- ' $mac '"
+
+# down and up again while a ping flood runs
+peer ping -q -f -w 6 $DUT_IP >/dev/null 2>&1 &
+flood=$!
+sleep 1
+echo 0 > "$(port_dir)/up"
+check "down: up reads 0, no queues" test "$(cat "$(port_dir)/up")" = 0 -a -z "$(cat "$(port_dir)/queues")"
+sleep 0.5
+echo 1 > "$(port_dir)/up"
+wait $flood
+check "up again: pings answered" busywait 10000 peer ping -c 1 -W 1 $DUT_IP
+check "cores cannot change while the port is up" bash -c "! echo 1 > $IXMOD_SYSFS/cores 2>/dev/null"
+
+# unbind with traffic flowing: igb takes the NIC back and Linux uses it
+peer ping -q -i 0.05 -w 4 $DUT_IP >/dev/null 2>&1 &
+flood=$!
+sleep 1
+check "unbind while traffic flows" "$IXMOD_BIND" unbind "$DUT"
+wait $flood
+dutif=$(ls "/sys/bus/pci/devices/$DUT/net" 2>/dev/null)
+check "igb owns the NIC again" test -n "$dutif"
+ip addr add $DUT_IP/24 dev "$dutif"
+ip link set "$dutif" up
+check "Linux networking works on it" busywait 15000 ping -c 1 -W 1 $PEER_IP
+ip link set "$dutif" down
+ip addr flush dev "$dutif"
+
+check "rebind to ixmod and answer again" bash -c "'$IXMOD_BIND' bind $DUT >/dev/null && echo $DUT_IP/24 > $(port_dir)/ipv4 && echo 1 > $(port_dir)/up"
+check "the rebound port answers" busywait 10000 peer ping -c 1 -W 1 $DUT_IP
+
+# rmmod with the port up and pings arriving: everything stops cleanly
+peer ping -q -i 0.05 -w 3 $DUT_IP >/dev/null 2>&1 &
+flood=$!
+sleep 1
+check "rmmod with the port up" rmmod ixmod
+wait $flood
+check "no dataplane thread left" test "$(dp_threads)" -eq 0
+check "the port goes back to igb after rmmod" bash -c "'$IXMOD_BIND' unbind $DUT && ls /sys/bus/pci/devices/$DUT/net"
+check "no kernel error reported" dmesg_clean
+ip netns del $PEER_NS 2>/dev/null
+tap_done
