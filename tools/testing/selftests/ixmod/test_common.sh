@@ -15,7 +15,7 @@ IXMOD_KO=${IXMOD_KO:-$_here/../../../../ixmod/ixmod.ko}
 _tap_n=0
 _tap_failed=0
 _tap_planned=0
-_dmesg_mark=0
+_dmesg_mark=ixmod-selftest-no-mark
 
 tap_plan() {
 	_tap_planned=$1
@@ -89,10 +89,15 @@ dp_threads() {
 	echo "$n"
 }
 
-dmesg_mark() { _dmesg_mark=$(dmesg | wc -l); }
+# A marker line in the kernel log (counting lines fails once the ring
+# buffer is full and old lines fall out as new ones arrive).
+dmesg_mark() {
+	_dmesg_mark="ixmod-selftest-mark-$$-$RANDOM$RANDOM"
+	echo "$_dmesg_mark" > /dev/kmsg
+}
 
 # Lines logged since dmesg_mark.
-dmesg_since() { dmesg | tail -n +"$((_dmesg_mark + 1))"; }
+dmesg_since() { dmesg | sed -n "/$_dmesg_mark/,\$p" | tail -n +2; }
 
 # Fail if the kernel reported a bug since dmesg_mark.
 dmesg_clean() {

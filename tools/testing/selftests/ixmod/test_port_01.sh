@@ -8,10 +8,10 @@
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
 
-tap_plan 18
+tap_plan 20
 dmesg_mark
 if ! ports_setup; then
-	for _ in $(seq 1 18); do tap_fail "port setup" "setup failed (# lines above)"; done
+	for _ in $(seq 1 20); do tap_fail "port setup" "setup failed (# lines above)"; done
 	ports_teardown
 	tap_done
 fi
@@ -23,6 +23,17 @@ done
 check "ping at sizes 0..1472 with no loss" test $ok -eq 1
 check "icmp_echo_replies counted" test "$(port_stat stats/icmp_echo_replies)" -ge 30
 check "rx and tx counters moved" test "$(port_stat stats/rx_packets)" -gt 30 -a "$(port_stat stats/tx_packets)" -gt 30
+# idle cores sleep; a frame's MSI-X interrupt wakes the owning core
+echo 1000 > $IXMOD_SYSFS/idle_us
+asleep() { grep -q sleeping $IXMOD_SYSFS/dataplane/cpu1/state &&
+	grep -q sleeping $IXMOD_SYSFS/dataplane/cpu2/state; }
+wakeups() { echo $(($(cat $IXMOD_SYSFS/dataplane/cpu1/stats/wakeups) +
+	$(cat $IXMOD_SYSFS/dataplane/cpu2/stats/wakeups))); }
+busywait 10000 asleep
+w0=$(wakeups)
+check "sleeping cores answer pings" peer ping -c 3 -i 0.5 -W 2 $DUT_IP
+check "the queue interrupt woke a core ($w0 -> $(wakeups) wakeups)" test "$(wakeups)" -gt "$w0"
+echo 0 > $IXMOD_SYSFS/idle_us
 check "arping gets answers" peer arping -c 3 -w 5 -I "$PEERIF" $DUT_IP
 check "arp_replies_out counted" test "$(port_stat stats/arp_replies_out)" -ge 3
 mac=$(cat "$(port_dir)/mac")
