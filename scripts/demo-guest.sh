@@ -15,11 +15,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '\n\033[1m### %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; bash -c "$*"; }
 counters() {
-	printf '%-6s %-9s %12s %8s %8s %8s\n' core state iterations busy sleeps wakeups
+	printf '%-6s %-9s %12s %8s %8s %8s %8s %8s\n' core state iterations busy sleeps \
+		wakeups rx_pkts tx_pkts
 	for d in "$S"/dataplane/cpu*; do
-		printf '%-6s %-9s %12s %8s %8s %8s\n' "${d##*/}" "$(cat "$d/state")" \
+		printf '%-6s %-9s %12s %8s %8s %8s %8s %8s\n' "${d##*/}" "$(cat "$d/state")" \
 			"$(cat "$d/stats/iterations")" "$(cat "$d/stats/busy")" \
-			"$(cat "$d/stats/sleeps")" "$(cat "$d/stats/wakeups")"
+			"$(cat "$d/stats/sleeps")" "$(cat "$d/stats/wakeups")" \
+			"$(cat "$d/stats/rx_packets")" "$(cat "$d/stats/tx_packets")"
 	done
 }
 
@@ -66,6 +68,51 @@ echo 1 > $T/events/ixmod/enable
 echo 0 > $S/idle_us; sleep 0.2; echo 1000 > $S/idle_us; sleep 0.2
 echo 0 > $T/events/ixmod/enable
 grep ixm_ $T/trace | sed 's/^ *//' | head -n 8
+
+say "Hand the first igb NIC to ixmod (driver_override + bind, never automatic)"
+modprobe igb
+mapfile -t nics < <(for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x8086:0x10c9 ] && basename "$d"; done | sort)
+DUT=${nics[0]} PEERDEV=${nics[1]}
+P=$S/ports/$DUT
+run "$top/scripts/ixmod-bind list"
+run "$top/scripts/ixmod-bind bind $DUT"
+run "ls $P; cat $P/mac $P/link"
+run "echo 198.18.0.1/24 > $P/ipv4; echo 1 > $P/up"
+run "cat $P/ipv4 $P/queues; dmesg | grep 'ports:' | tail -n 1"
+
+say "A Linux peer on the second NIC (network namespace ixpeer, 198.18.0.2)"
+peerif=$(ls /sys/bus/pci/devices/"$PEERDEV"/net)
+ip netns add ixpeer
+ip link set "$peerif" netns ixpeer
+ip -n ixpeer link set lo up
+ip -n ixpeer addr add 198.18.0.2/24 dev "$peerif"
+ip -n ixpeer link set "$peerif" up
+for _ in $(seq 100); do grep -q '^up' $P/link && break; sleep 0.1; done
+run "cat $P/link"
+run "ip netns exec ixpeer ping -c 5 -i 0.2 198.18.0.1"
+run "ip netns exec ixpeer arping -c 2 -I $peerif 198.18.0.1"
+
+say "RSS: pings from 8 peer addresses spread over the two cores (symmetric Toeplitz key)"
+echo 1000 > $S/idle_us
+counters
+for i in $(seq 10 17); do
+	ip -n ixpeer addr add 198.18.0.$i/24 dev "$peerif"
+	ip netns exec ixpeer ping -q -c 20 -i 0.02 -I 198.18.0.$i 198.18.0.1 >/dev/null
+done
+echo "... after 8 x 20 pings from 198.18.0.10-17:"
+counters
+run "grep . $P/stats/* | sed 's|$P/||'"
+echo "Drop counters that are not zero (one file per reason in $P/drops/):"
+grep -H -v '^0$' $P/drops/* | sed "s|$P/||" || echo "(none)"
+
+say "Give the NIC back: Linux's igb takes it and works"
+run "echo 0 > $P/up; $top/scripts/ixmod-bind unbind $DUT"
+dutif=$(ls /sys/bus/pci/devices/"$DUT"/net)
+ip addr add 198.18.0.1/24 dev "$dutif"; ip link set "$dutif" up
+for _ in $(seq 150); do ip netns exec ixpeer ping -c1 -W1 198.18.0.1 >/dev/null 2>&1 && break; sleep 0.1; done
+run "ip -br addr show $dutif; ip netns exec ixpeer ping -c 3 198.18.0.1"
+ip link set "$dutif" down; ip addr flush dev "$dutif"; ip netns del ixpeer
 
 say "Bad input is refused, explained, and changes nothing"
 run "echo 0-2 > $S/cores"
