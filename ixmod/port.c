@@ -202,6 +202,7 @@ static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
 		b->drops[r] += qp->stats.drops[r];
 	port->qbase.rx_errors += qp->rxq.errors;
 	port->qbase.rx_no_buf += qp->rxq.no_buf;
+	port->qbase.rx_csum_hw += qp->rxq.csum_hw;
 	port->qbase.tx_full += qp->txq.full;
 }
 
@@ -594,6 +595,7 @@ static struct kobj_attribute port_##_name##_attr = __ATTR_RO(_name)
 
 IXM_QUEUE_STAT(rx_errors, rxq, errors, rx_errors);
 IXM_QUEUE_STAT(rx_no_buf, rxq, no_buf, rx_no_buf);
+IXM_QUEUE_STAT(rx_csum_hw, rxq, csum_hw, rx_csum_hw);
 IXM_QUEUE_STAT(tx_ring_full, txq, full, tx_full);
 
 static struct attribute *ixm_port_stat_attrs[] = {
@@ -607,6 +609,7 @@ static struct attribute *ixm_port_stat_attrs[] = {
 	&port_icmp_echo_replies_attr.attr,
 	&port_rx_errors_attr.attr,
 	&port_rx_no_buf_attr.attr,
+	&port_rx_csum_hw_attr.attr,
 	&port_tx_ring_full_attr.attr,
 	NULL,
 };

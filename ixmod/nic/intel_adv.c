@@ -139,6 +139,8 @@ unsigned int ixm_adv_rx_burst(struct ixm_rxq *q, struct ixm_mbuf **out,
 		m->len = len;
 		m->next = NULL;
 		ixm_adv_rx_meta(m, d, st);
+		if (st & IXM_ADV_RXD_STAT_IPCS)
+			q->csum_hw++;
 		q->packets++;
 		q->bytes += len;
 		out[n++] = m;

@@ -42,6 +42,7 @@ union ixm_adv_tx_desc;
  * @packets: frames received
  * @bytes: bytes received
  * @errors: descriptors written back with an error bit (frame dropped)
+ * @csum_hw: frames whose IPv4 header checksum the NIC checked
  * @no_buf: refills that found the pool empty
  */
 struct ixm_rxq {
@@ -59,6 +60,7 @@ struct ixm_rxq {
 	u64			packets;
 	u64			bytes;
 	u64			errors;
+	u64			csum_hw;
 	u64			no_buf;
 };
 

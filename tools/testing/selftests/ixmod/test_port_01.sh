@@ -8,10 +8,10 @@
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
 
-tap_plan 20
+tap_plan 21
 dmesg_mark
 if ! ports_setup; then
-	for _ in $(seq 1 20); do tap_fail "port setup" "setup failed (# lines above)"; done
+	for _ in $(seq 1 21); do tap_fail "port setup" "setup failed (# lines above)"; done
 	ports_teardown
 	tap_done
 fi
@@ -22,6 +22,7 @@ for size in 0 56 100 512 1000 1472; do
 done
 check "ping at sizes 0..1472 with no loss" test $ok -eq 1
 check "icmp_echo_replies counted" test "$(port_stat stats/icmp_echo_replies)" -ge 30
+check "the NIC checked IPv4 header checksums (rx_csum_hw)" test "$(port_stat stats/rx_csum_hw)" -ge 30
 check "rx and tx counters moved" test "$(port_stat stats/rx_packets)" -gt 30 -a "$(port_stat stats/tx_packets)" -gt 30
 # idle cores sleep; a frame's MSI-X interrupt wakes the owning core
 echo 1000 > $IXMOD_SYSFS/idle_us
