@@ -13,12 +13,8 @@
 
 #include <linux/tracepoint.h>
 
+#include "compat.h"
 #include "net/net.h"
-
-/* Drop reasons by name, for the trace file and for trace-cmd's parser. */
-#define IXM_DROP_TRACE_ENUM(u, l)	TRACE_DEFINE_ENUM(IXM_DROP_##u);
-#define IXM_DROP_TRACE_SYM(u, l)	{ IXM_DROP_##u, #l },
-IXM_DROP_REASONS(IXM_DROP_TRACE_ENUM)
 
 DECLARE_EVENT_CLASS(ixm_core_class,
 	TP_PROTO(unsigned int cpu, u64 iterations),
@@ -95,25 +91,24 @@ TRACE_EVENT(ixm_tx_batch,
 
 /*
  * The protocols dropped a frame of @len bytes for @reason (enum
- * ixm_drop_reason, printed by its sysfs name).
+ * ixm_drop_reason), recorded by name (its sysfs counter's name) so that
+ * trace-cmd and the trace file both show it.
  */
 TRACE_EVENT(ixm_drop,
 	TP_PROTO(unsigned int cpu, unsigned int reason, unsigned int len),
 	TP_ARGS(cpu, reason, len),
 	TP_STRUCT__entry(
 		__field(unsigned int, cpu)
-		__field(unsigned int, reason)
 		__field(unsigned int, len)
+		__string(reason, reason < IXM_DROP_MAX ? ixm_drop_names[reason] : "?")
 	),
 	TP_fast_assign(
 		__entry->cpu = cpu;
-		__entry->reason = reason;
 		__entry->len = len;
+		ixm_trace_assign_str(reason, reason < IXM_DROP_MAX ?
+					     ixm_drop_names[reason] : "?");
 	),
-	TP_printk("cpu=%u reason=%s len=%u", __entry->cpu,
-		  __print_symbolic(__entry->reason,
-				   IXM_DROP_REASONS(IXM_DROP_TRACE_SYM)
-				   { IXM_DROP_MAX, "?" }),
+	TP_printk("cpu=%u reason=%s len=%u", __entry->cpu, __get_str(reason),
 		  __entry->len)
 );
 

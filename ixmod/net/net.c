@@ -12,10 +12,32 @@
 #include "platform.h"
 #include "net.h"
 
-#define IXM_DROP_NAME(u, l)	[IXM_DROP_##u] = #l,
 const char * const ixm_drop_names[] = {
-	IXM_DROP_REASONS(IXM_DROP_NAME)
+	[IXM_DROP_ETH_SHORT]		= "eth_short",
+	[IXM_DROP_ETH_DST]		= "eth_dst",
+	[IXM_DROP_ETH_SRC]		= "eth_src",
+	[IXM_DROP_ETH_TYPE]		= "eth_type",
+	[IXM_DROP_ARP_MALFORMED]	= "arp_malformed",
+	[IXM_DROP_ARP_NOT_US]		= "arp_not_us",
+	[IXM_DROP_ARP_OP]		= "arp_op",
+	[IXM_DROP_ARP_SENDER]		= "arp_sender",
+	[IXM_DROP_IP_SHORT]		= "ip_short",
+	[IXM_DROP_IP_VERSION]		= "ip_version",
+	[IXM_DROP_IP_HLEN]		= "ip_hlen",
+	[IXM_DROP_IP_TOTLEN]		= "ip_totlen",
+	[IXM_DROP_IP_CSUM]		= "ip_csum",
+	[IXM_DROP_IP_FRAG]		= "ip_frag",
+	[IXM_DROP_IP_TTL]		= "ip_ttl",
+	[IXM_DROP_IP_DST]		= "ip_dst",
+	[IXM_DROP_IP_SRC]		= "ip_src",
+	[IXM_DROP_IP_PROTO]		= "ip_proto",
+	[IXM_DROP_ICMP_SHORT]		= "icmp_short",
+	[IXM_DROP_ICMP_CSUM]		= "icmp_csum",
+	[IXM_DROP_ICMP_TYPE]		= "icmp_type",
+	[IXM_DROP_NO_ADDR]		= "no_addr",
+	[IXM_DROP_NO_ARP]		= "no_arp",
+	[IXM_DROP_NO_BUF]		= "no_buf",
+	[IXM_DROP_TX_FULL]		= "tx_full",
 };
-#undef IXM_DROP_NAME
 _Static_assert(ARRAY_SIZE(ixm_drop_names) == IXM_DROP_MAX,
 	       "ixm_drop_names[] must name every enum ixm_drop_reason");

@@ -21,43 +21,37 @@
 #define IXM_TX_BATCH	64	/* frames a core may queue per port per iteration */
 
 /*
- * Why a frame was dropped: X(ENUM_SUFFIX, sysfs_name) per reason, one list
- * for the enum, the names (ixm_drop_names[], the sysfs file names of the
- * counters: keep them short and stable) and the drop tracepoint.
+ * Why a frame was dropped.  The names (ixm_drop_names[]) are the sysfs
+ * file names of the counters, so keep them short and stable.
  */
-#define IXM_DROP_REASONS(X) \
-	X(ETH_SHORT, eth_short)		/* shorter than an Ethernet header */			\
-	X(ETH_DST, eth_dst)		/* not our MAC, broadcast or a multicast we take */	\
-	X(ETH_SRC, eth_src)		/* source MAC is a group address (IEEE 802) */		\
-	X(ETH_TYPE, eth_type)		/* EtherType we do not handle */			\
-	X(ARP_MALFORMED, arp_malformed)	/* short, or not Ethernet/IPv4 ARP */			\
-	X(ARP_NOT_US, arp_not_us)	/* ARP for another address (after learning) */		\
-	X(ARP_OP, arp_op)		/* opcode other than request/reply */			\
-	X(ARP_SENDER, arp_sender)	/* sender MAC or IP no station may own, or ours */	\
-	X(IP_SHORT, ip_short)		/* shorter than an IPv4 header */			\
-	X(IP_VERSION, ip_version)	/* version != 4 */					\
-	X(IP_HLEN, ip_hlen)		/* IHL < 5 or past the frame */				\
-	X(IP_TOTLEN, ip_totlen)		/* total length < IHL*4 or past the frame */		\
-	X(IP_CSUM, ip_csum)		/* header checksum wrong */				\
-	X(IP_FRAG, ip_frag)		/* a fragment (MF set or offset != 0) */		\
-	X(IP_TTL, ip_ttl)		/* TTL 0 on arrival */					\
-	X(IP_DST, ip_dst)		/* not addressed to us */				\
-	X(IP_SRC, ip_src)		/* source is broadcast, multicast or ours */		\
-	X(IP_PROTO, ip_proto)		/* protocol we do not handle */				\
-	X(ICMP_SHORT, icmp_short)	/* shorter than an ICMP header */			\
-	X(ICMP_CSUM, icmp_csum)		/* ICMP checksum wrong */				\
-	X(ICMP_TYPE, icmp_type)		/* type other than echo request */			\
-	X(NO_ADDR, no_addr)		/* the port has no IPv4 address yet */			\
-	X(NO_ARP, no_arp)		/* next hop unresolved (an ARP request went out) */	\
-	X(NO_BUF, no_buf)		/* no buffer to build a frame */			\
-	X(TX_FULL, tx_full)		/* the core's TX batch for the port was full */
-
-#define IXM_DROP_ENUM(u, l)	IXM_DROP_##u,
 enum ixm_drop_reason {
-	IXM_DROP_REASONS(IXM_DROP_ENUM)
+	IXM_DROP_ETH_SHORT,	/* shorter than an Ethernet header */
+	IXM_DROP_ETH_DST,	/* not our MAC, broadcast or a multicast we take */
+	IXM_DROP_ETH_SRC,	/* source MAC is a group address (IEEE 802) */
+	IXM_DROP_ETH_TYPE,	/* EtherType we do not handle */
+	IXM_DROP_ARP_MALFORMED,	/* short, or not Ethernet/IPv4 ARP */
+	IXM_DROP_ARP_NOT_US,	/* ARP for another address (after learning) */
+	IXM_DROP_ARP_OP,	/* opcode other than request/reply */
+	IXM_DROP_ARP_SENDER,	/* sender MAC or IP no station may own, or ours */
+	IXM_DROP_IP_SHORT,	/* shorter than an IPv4 header */
+	IXM_DROP_IP_VERSION,	/* version != 4 */
+	IXM_DROP_IP_HLEN,	/* IHL < 5 or past the frame */
+	IXM_DROP_IP_TOTLEN,	/* total length < IHL*4 or past the frame */
+	IXM_DROP_IP_CSUM,	/* header checksum wrong */
+	IXM_DROP_IP_FRAG,	/* a fragment (MF set or offset != 0) */
+	IXM_DROP_IP_TTL,	/* TTL 0 on arrival */
+	IXM_DROP_IP_DST,	/* not addressed to us */
+	IXM_DROP_IP_SRC,	/* source is broadcast, multicast or ours */
+	IXM_DROP_IP_PROTO,	/* protocol we do not handle */
+	IXM_DROP_ICMP_SHORT,	/* shorter than an ICMP header */
+	IXM_DROP_ICMP_CSUM,	/* ICMP checksum wrong */
+	IXM_DROP_ICMP_TYPE,	/* type other than echo request */
+	IXM_DROP_NO_ADDR,	/* the port has no IPv4 address yet */
+	IXM_DROP_NO_ARP,	/* next hop unresolved (an ARP request went out) */
+	IXM_DROP_NO_BUF,	/* no buffer to build a frame */
+	IXM_DROP_TX_FULL,	/* the core's TX batch for the port was full */
 	IXM_DROP_MAX,
 };
-#undef IXM_DROP_ENUM
 
 extern const char * const ixm_drop_names[IXM_DROP_MAX];
 
