@@ -26,6 +26,21 @@ static inline u16 ixm_ring_next(u16 i, u16 count)
 	return (i + 1) & (count - 1);
 }
 
+/* Free the buffer held by each of @count slots (a stopped ring's). */
+static void ixm_adv_release_slots(struct ixm_mbuf **slot, u16 count)
+{
+	u16 i;
+
+	if (!slot)
+		return;
+	for (i = 0; i < count; i++) {
+		if (slot[i]) {
+			ixm_mbuf_free(slot[i]);
+			slot[i] = NULL;
+		}
+	}
+}
+
 /* Hand @m to descriptor @i of @q. */
 static inline void ixm_adv_rx_post(struct ixm_rxq *q, u16 i, struct ixm_mbuf *m)
 {
@@ -189,16 +204,7 @@ void ixm_adv_rx_refill(struct ixm_rxq *q)
  */
 void ixm_adv_rxq_release(struct ixm_rxq *q)
 {
-	u16 i;
-
-	if (!q->slot)
-		return;
-	for (i = 0; i < q->count; i++) {
-		if (q->slot[i]) {
-			ixm_mbuf_free(q->slot[i]);
-			q->slot[i] = NULL;
-		}
-	}
+	ixm_adv_release_slots(q->slot, q->count);
 	q->next_to_clean = 0;
 	q->next_to_use = 0;
 }
@@ -283,16 +289,7 @@ unsigned int ixm_adv_tx_reap(struct ixm_txq *q)
  */
 void ixm_adv_txq_release(struct ixm_txq *q)
 {
-	u16 i;
-
-	if (!q->slot)
-		return;
-	for (i = 0; i < q->count; i++) {
-		if (q->slot[i]) {
-			ixm_mbuf_free(q->slot[i]);
-			q->slot[i] = NULL;
-		}
-	}
+	ixm_adv_release_slots(q->slot, q->count);
 	q->next_to_clean = 0;
 	q->next_to_use = 0;
 }

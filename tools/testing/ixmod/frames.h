@@ -227,15 +227,13 @@ static inline u8 *put_arp(u8 *p, unsigned int op, const u8 *sha, u32 spa,
 }
 
 /*
- * A complete echo request from the peer to us with @n bytes of pattern
- * data, ID 0x1234, DF set, in @f; returns the frame length.
+ * An ICMP echo frame (@type 8 request, 0 reply) with @n bytes of pattern
+ * data for @seq, ID 0x1234, DF set, from @src_mac to @dst_mac with the
+ * IPv4 header @a (its length is filled in); returns the frame length.
  */
-static inline size_t echo_request(u8 *f, size_t n, u16 seq)
+static inline size_t echo_frame(u8 *f, const u8 *dst_mac, const u8 *src_mac,
+				struct iph_args *a, u8 type, size_t n, u16 seq)
 {
-	struct iph_args a = {
-		.id = 0xbeef, .frag = 0x4000, .ttl = 63, .proto = 1,
-		.src = PEER_IP, .dst = OUR_IP,
-	};
 	u8 *data = malloc(n ? n : 1), *p;
 	size_t i;
 
@@ -243,11 +241,22 @@ static inline size_t echo_request(u8 *f, size_t n, u16 seq)
 		die("malloc");
 	for (i = 0; i < n; i++)
 		data[i] = (u8)(i * 7 + seq);
-	p = put_eth(f, our_mac, peer_mac, 0x0800);
-	p = put_ip(p, &a, 8 + n);
-	p = put_icmp_echo(p, 8, 0, 0x1234, seq, data, n);
+	p = put_eth(f, dst_mac, src_mac, 0x0800);
+	p = put_ip(p, a, 8 + n);
+	p = put_icmp_echo(p, type, 0, 0x1234, seq, data, n);
 	free(data);
 	return (size_t)(p - f);
+}
+
+/* A complete echo request from the peer to us; returns the frame length. */
+static inline size_t echo_request(u8 *f, size_t n, u16 seq)
+{
+	struct iph_args a = {
+		.id = 0xbeef, .frag = 0x4000, .ttl = 63, .proto = 1,
+		.src = PEER_IP, .dst = OUR_IP,
+	};
+
+	return echo_frame(f, our_mac, peer_mac, &a, 8, n, seq);
 }
 
 /*

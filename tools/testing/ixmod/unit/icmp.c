@@ -25,18 +25,8 @@ static size_t expected_reply(u8 *f, size_t n, u16 seq, u16 ip_id, u8 tos)
 		.tos = tos, .id = ip_id, .frag = 0x4000, .ttl = 64, .proto = 1,
 		.src = OUR_IP, .dst = PEER_IP,
 	};
-	u8 *data = malloc(n ? n : 1), *p;
-	size_t i;
 
-	if (!data)
-		die("malloc");
-	for (i = 0; i < n; i++)
-		data[i] = (u8)(i * 7 + seq);
-	p = put_eth(f, peer_mac, our_mac, 0x0800);
-	p = put_ip(p, &a, 8 + n);
-	p = put_icmp_echo(p, 0, 0, 0x1234, seq, data, n);
-	free(data);
-	return (size_t)(p - f);
+	return echo_frame(f, peer_mac, our_mac, &a, 0, n, seq);
 }
 
 /* Take the one frame queued for TX, compare, and give it back. */
