@@ -352,6 +352,7 @@ static struct ixm_port *to_port(struct kobject *kobj)
 	return container_of(kobj, struct ixm_port, kobj);
 }
 
+/* How much of a bad input to quote in the one dmesg line: up to 64 bytes. */
 static int ixm_input_len(const char *buf)
 {
 	return min_t(size_t, strcspn(buf, "\n"), 64);
@@ -512,7 +513,7 @@ static ssize_t rss_key_store(struct kobject *kobj, struct kobj_attribute *a,
 	u8 key[40];
 	int err = 0;
 
-	if (ixm_input_len(buf) != 80 || hex2bin(key, buf, 40)) {
+	if (strcspn(buf, "\n") != 2 * sizeof(key) || hex2bin(key, buf, sizeof(key))) {
 		pr_err("ports: %s: rss_key: write exactly 80 hex digits (a 40-byte Toeplitz key)\n",
 		       pci_name(port->pdev));
 		return -EINVAL;

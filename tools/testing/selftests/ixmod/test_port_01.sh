@@ -8,10 +8,10 @@
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
 
-tap_plan 21
+tap_plan 22
 dmesg_mark
 if ! ports_setup; then
-	for _ in $(seq 1 21); do tap_fail "port setup" "setup failed (# lines above)"; done
+	for _ in $(seq 1 22); do tap_fail "port setup" "setup failed (# lines above)"; done
 	ports_teardown
 	tap_done
 fi
@@ -46,9 +46,18 @@ flood=$!
 sleep 1
 echo 0 > "$(port_dir)/up"
 check "down: up reads 0, no queues" test "$(cat "$(port_dir)/up")" = 0 -a -z "$(cat "$(port_dir)/queues")"
-sleep 0.5
+# the peer watches for our gratuitous ARP (sender IP == target IP)
+garp_out=$(mktemp)
+peer timeout 30 tcpdump -l -c 1 -n -i "$PEERIF" 'arp and arp[14:4] = arp[24:4]' \
+	> "$garp_out" 2>/dev/null &
+garp=$!
+sleep 2
 echo 1 > "$(port_dir)/up"
 wait $flood
+wait $garp
+check "a gratuitous ARP goes out when the port comes up" \
+	grep -qE "who-has $DUT_IP( \\([0-9a-f:]+\\))? tell $DUT_IP" "$garp_out"
+rm -f "$garp_out"
 check "up again: pings answered" busywait 10000 peer ping -c 1 -W 1 $DUT_IP
 check "cores cannot change while the port is up" bash -c "! echo 1 > $IXMOD_SYSFS/cores 2>/dev/null"
 
