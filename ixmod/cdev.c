@@ -2,9 +2,9 @@
 /*
  * cdev.c - /dev/ixmod, the applications' entry point
  *
- * A misc device (dynamic minor, mode 0600).  One open file will be one
- * application context attached to one dataplane core; today a file can
- * only ask IXMOD_IOC_GET_INFO.  Every ioctl follows one shape: copy in,
+ * A misc device (dynamic minor, mode 0600).  One open file is one
+ * application context once IXMOD_IOC_SETUP attached it to a dataplane
+ * core (ctx.c has the context, its regions, mmap and poll).  Every ioctl follows one shape: copy in,
  * validate, act, copy out a zeroed-then-filled struct; unknown commands
  * are -ENOTTY.
  */
@@ -40,6 +40,63 @@ static void __maybe_unused ixm_abi_check(void)
 	IXM_CHECK_FIELD(ixmod_info, resv, 24);
 	/* _IOR(0xE1, 0, 64 bytes): the number applications compiled in */
 	BUILD_BUG_ON(IXMOD_IOC_GET_INFO != 0x8040e100);
+	BUILD_BUG_ON(IXMOD_IOC_SETUP != 0xc0c0e101);
+	BUILD_BUG_ON(IXMOD_IOC_WAKE != 0xe102);
+
+	BUILD_BUG_ON(sizeof(struct ixmod_region) != 16);
+	IXM_CHECK_FIELD(ixmod_region, mmap_offset, 0);
+	IXM_CHECK_FIELD(ixmod_region, size, 8);
+
+	BUILD_BUG_ON(sizeof(struct ixmod_ring_offsets) != 32);
+	IXM_CHECK_FIELD(ixmod_ring_offsets, prod, 0);
+	IXM_CHECK_FIELD(ixmod_ring_offsets, cons, 4);
+	IXM_CHECK_FIELD(ixmod_ring_offsets, flags, 8);
+	IXM_CHECK_FIELD(ixmod_ring_offsets, entries, 12);
+	IXM_CHECK_FIELD(ixmod_ring_offsets, resv, 16);
+
+	BUILD_BUG_ON(sizeof(struct ixmod_setup) != 192);
+	IXM_CHECK_FIELD(ixmod_setup, flags, 0);
+	IXM_CHECK_FIELD(ixmod_setup, cpu, 4);
+	IXM_CHECK_FIELD(ixmod_setup, call_entries, 8);
+	IXM_CHECK_FIELD(ixmod_setup, event_entries, 12);
+	IXM_CHECK_FIELD(ixmod_setup, txarena_size, 16);
+	IXM_CHECK_FIELD(ixmod_setup, rxbuf_size, 20);
+	IXM_CHECK_FIELD(ixmod_setup, features, 24);
+	IXM_CHECK_FIELD(ixmod_setup, regions, 32);
+	IXM_CHECK_FIELD(ixmod_setup, call_off, 96);
+	IXM_CHECK_FIELD(ixmod_setup, event_off, 128);
+	IXM_CHECK_FIELD(ixmod_setup, resv, 160);
+
+	BUILD_BUG_ON(sizeof(struct ixmod_call) != 64);
+	IXM_CHECK_FIELD(ixmod_call, opcode, 0);
+	IXM_CHECK_FIELD(ixmod_call, flags, 1);
+	IXM_CHECK_FIELD(ixmod_call, resv0, 2);
+	IXM_CHECK_FIELD(ixmod_call, len, 4);
+	IXM_CHECK_FIELD(ixmod_call, user_data, 8);
+	IXM_CHECK_FIELD(ixmod_call, handle, 16);
+	IXM_CHECK_FIELD(ixmod_call, off, 24);
+	IXM_CHECK_FIELD(ixmod_call, addr, 28);
+	IXM_CHECK_FIELD(ixmod_call, port, 32);
+	IXM_CHECK_FIELD(ixmod_call, resv1, 34);
+	IXM_CHECK_FIELD(ixmod_call, resv2, 36);
+	IXM_CHECK_FIELD(ixmod_call, resv3, 40);
+
+	BUILD_BUG_ON(sizeof(struct ixmod_event) != 32);
+	IXM_CHECK_FIELD(ixmod_event, type, 0);
+	IXM_CHECK_FIELD(ixmod_event, op, 1);
+	IXM_CHECK_FIELD(ixmod_event, flags, 2);
+	IXM_CHECK_FIELD(ixmod_event, res, 4);
+	IXM_CHECK_FIELD(ixmod_event, user_data, 8);
+	IXM_CHECK_FIELD(ixmod_event, handle, 16);
+	IXM_CHECK_FIELD(ixmod_event, off, 16);
+	IXM_CHECK_FIELD(ixmod_event, addr, 24);
+	IXM_CHECK_FIELD(ixmod_event, port, 28);
+	IXM_CHECK_FIELD(ixmod_event, lport, 30);
+
+	/* the ring layout net/ring.h fixes: prod, cons, flags on their own lines */
+	BUILD_BUG_ON(IXM_RING_OFF_CONS - IXM_RING_OFF_PROD < 2 * SMP_CACHE_BYTES);
+	BUILD_BUG_ON(IXM_RING_OFF_FLAGS - IXM_RING_OFF_CONS < SMP_CACHE_BYTES);
+	BUILD_BUG_ON(IXM_RING_OFF_ENTRIES % SMP_CACHE_BYTES);
 }
 
 static long ixm_ioctl_get_info(void __user *argp)
@@ -63,6 +120,10 @@ static long ixm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case IXMOD_IOC_GET_INFO:
 		return ixm_ioctl_get_info(argp);
+	case IXMOD_IOC_SETUP:
+		return ixm_ctx_setup(file, argp);
+	case IXMOD_IOC_WAKE:
+		return arg ? -EINVAL : ixm_ctx_wake(file);
 	default:
 		return -ENOTTY;
 	}
@@ -75,6 +136,7 @@ static int ixm_open(struct inode *inode, struct file *file)
 
 static int ixm_release(struct inode *inode, struct file *file)
 {
+	ixm_ctx_release(file);
 	return 0;
 }
 
@@ -83,6 +145,8 @@ static const struct file_operations ixm_fops = {
 	.open		= ixm_open,
 	.release	= ixm_release,
 	.unlocked_ioctl	= ixm_ioctl,
+	.mmap		= ixm_ctx_mmap,
+	.poll		= ixm_ctx_poll,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
 };

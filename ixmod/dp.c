@@ -19,11 +19,14 @@
 
 #include <linux/cpuhotplug.h>
 #include <linux/kthread.h>
+#include <linux/pci.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/isolation.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/dma-mapping.h>
 
 #include "ixmod.h"
 #include "net/arp.h"
@@ -76,40 +79,57 @@ static void ixm_dp_count_batch(struct ixm_core *core, unsigned int n)
 }
 
 /*
- * One queue pair, one pass, in IX's order: receive a bounded batch, run
- * the protocols on it to completion, refill the RX ring, send what the
- * protocols queued, reap finished transmissions.
+ * Receive half of one queue pair's pass: a bounded batch, each frame run
+ * through the protocols to completion, then the RX ring refilled.
  */
-static unsigned int ixm_dp_poll_qpair(struct ixm_core *core, struct ixm_qpair *qp,
-				      unsigned int batch)
+static unsigned int ixm_dp_rx_qpair(struct ixm_core *core, struct ixm_qpair *qp,
+				    unsigned int batch, u64 now)
 {
+	struct device *dev = &qp->port->pdev->dev;
 	struct ixm_mbuf *rx[IXM_RX_BATCH_MAX];
 	struct ixm_net_port *np = &qp->net;
-	unsigned int n, i, sent = 0, reaped;
-	u64 bytes = 0;
+	unsigned int n, i;
 
+	np->now_ns = now;
+	np->cfg = rcu_dereference(qp->port->cfg);
 	n = ixm_adv_rx_burst(&qp->rxq, rx, batch);
 	if (n) {
 		ixm_dp_count_batch(core, n);
 		trace_ixm_rx_batch(core->cpu, qp->rxq.idx, n);
-		np->now_ns = ktime_get_ns();
-		np->cfg = rcu_dereference(qp->port->cfg);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			/* streaming DMA: a no-op unless bounce buffers are in play */
+			dma_sync_single_for_cpu(dev, rx[i]->dma, rx[i]->len,
+						DMA_BIDIRECTIONAL);
 			ixm_eth_input(np, rx[i]);
+		}
 	}
 	ixm_adv_rx_refill(&qp->rxq);
 
 	if (unlikely(qp->rxq.idx == 0 && test_bit(0, &qp->port->announce) &&
 		     test_and_clear_bit(0, &qp->port->announce))) {
-		np->now_ns = ktime_get_ns();
-		np->cfg = rcu_dereference(qp->port->cfg);
 		if (np->cfg->ip)
 			ixm_arp_announce(np);
 	}
+	return n;
+}
+
+/*
+ * Transmit half: hand what the protocols and the applications queued to
+ * the NIC, then reap finished transmissions.
+ */
+static unsigned int ixm_dp_tx_qpair(struct ixm_core *core, struct ixm_qpair *qp)
+{
+	struct device *dev = &qp->port->pdev->dev;
+	struct ixm_net_port *np = &qp->net;
+	unsigned int i, sent = 0, reaped;
+	u64 bytes = 0;
 
 	if (np->ntx) {
-		for (i = 0; i < np->ntx; i++)
+		for (i = 0; i < np->ntx; i++) {
 			bytes += np->tx[i]->len;
+			dma_sync_single_for_device(dev, ixm_mbuf_data_dma(np->tx[i]),
+						   np->tx[i]->len, DMA_BIDIRECTIONAL);
+		}
 		sent = ixm_adv_tx_burst(&qp->txq, np->tx, np->ntx);
 		for (i = sent; i < np->ntx; i++) {
 			bytes -= np->tx[i]->len;
@@ -121,24 +141,75 @@ static unsigned int ixm_dp_poll_qpair(struct ixm_core *core, struct ixm_qpair *q
 		np->ntx = 0;
 	}
 	reaped = ixm_adv_tx_reap(&qp->txq);
-	return n + sent + reaped;
+	return sent + reaped;
+}
+
+/*
+ * A new owner must not read what the core received for the last one:
+ * zero every buffer page.  Transmissions are reaped first (bounded), so
+ * that no frame is zeroed while the NIC still reads it.
+ */
+static void ixm_dp_scrub(struct ixm_core_work *work)
+{
+	unsigned int i, j, spins;
+
+	for (i = 0; work && i < work->nr; i++) {
+		struct ixm_qpair *qp = work->qp[i];
+
+		for (spins = 0; spins < 100000; spins++) {
+			ixm_adv_tx_reap(&qp->txq);
+			if (qp->txq.next_to_clean == qp->txq.next_to_use)
+				break;
+			cpu_relax();
+		}
+		for (j = 0; j < qp->npages; j++)
+			memset(page_address(qp->pages[j]), 0, PAGE_SIZE);
+	}
+}
+
+/* Carry out a request a process is waiting for (ixm_core_request()). */
+static void ixm_dp_handle_request(struct ixm_core *core, struct ixm_core_work *work)
+{
+	int req = smp_load_acquire(&core->req);	/* pairs with ixm_core_request() */
+
+	if (likely(req == IXM_REQ_NONE))
+		return;
+	if (req == IXM_REQ_PURGE)
+		ixm_app_release_all(&core->req_ctx->app);
+	else if (req == IXM_REQ_SCRUB)
+		ixm_dp_scrub(work);
+	WRITE_ONCE(core->req, IXM_REQ_NONE);
+	complete(&core->req_done);
 }
 
 /*
  * Run one iteration of the run-to-completion loop and return how much work
- * it found: every queue pair this core owns, once, each with a bounded
- * batch.  Application calls and timers will join here.
+ * it found, in IX's order: every queue pair's receive batch through the
+ * protocols (posting events), then a bounded batch of every context's
+ * calls, then every queue pair's transmissions, then the events are
+ * published and waiting applications woken.
  */
 static unsigned int ixm_dp_iterate(struct ixm_core *core)
 {
 	unsigned int batch = READ_ONCE(ixm_rx_batch);
 	struct ixm_core_work *work;
 	unsigned int i, done = 0;
+	u64 now = ktime_get_ns();
 
 	rcu_read_lock();
 	work = rcu_dereference(core->work);
+	core->stack.ports = work ? work->net : NULL;
+	core->stack.nports = work ? work->nr : 0;
+	core->stack.now_ns = now;
+	ixm_dp_handle_request(core, work);
+	if (unlikely(!list_empty(&core->ctxs)))
+		ixm_ctx_check_alive(core, work);
 	for (i = 0; work && i < work->nr; i++)
-		done += ixm_dp_poll_qpair(core, work->qp[i], batch);
+		done += ixm_dp_rx_qpair(core, work->qp[i], batch, now);
+	done += ixm_ctx_run_calls(core);
+	for (i = 0; work && i < work->nr; i++)
+		done += ixm_dp_tx_qpair(core, work->qp[i]);
+	ixm_ctx_flush(core);
 	rcu_read_unlock();
 	return done;
 }
@@ -176,7 +247,13 @@ static void ixm_dp_sleep(struct ixm_core *core)
 	 * arrived before the interrupt was armed raised none.
 	 */
 	ixm_dp_arm_irqs(core);
+	rcu_read_lock();
+	ixm_ctx_set_need_wakeup(core, true);
+	rcu_read_unlock();
 	if (ixm_dp_iterate(core)) {
+		rcu_read_lock();
+		ixm_ctx_set_need_wakeup(core, false);
+		rcu_read_unlock();
 		core->stats.busy++;
 		return;
 	}
@@ -194,6 +271,9 @@ static void ixm_dp_sleep(struct ixm_core *core)
 		WRITE_ONCE(core->wake, false);
 		core->stats.wakeups++;
 	}
+	rcu_read_lock();
+	ixm_ctx_set_need_wakeup(core, false);
+	rcu_read_unlock();
 	trace_ixm_core_wake(core->cpu, core->stats.iterations);
 }
 
@@ -221,6 +301,30 @@ static int ixm_dp_thread(void *arg)
 		cond_resched();
 	}
 	return 0;
+}
+
+/**
+ * ixm_core_request() - have a core's thread do something and wait for it
+ * @core: the core (its thread is running: cores do not change while
+ *	contexts are attached)
+ * @req: IXM_REQ_PURGE or IXM_REQ_SCRUB
+ * @ctx: the context a purge is for
+ *
+ * The thread carries the request out at the start of its next iteration,
+ * where it holds no queue pair or context state half-way.
+ *
+ * Context: process; sleeps.
+ */
+void ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *ctx)
+{
+	mutex_lock(&core->req_lock);
+	reinit_completion(&core->req_done);
+	core->req_ctx = ctx;
+	smp_store_release(&core->req, req);	/* pairs with ixm_dp_handle_request() */
+	ixm_core_wake(core);
+	wait_for_completion(&core->req_done);
+	core->req_ctx = NULL;
+	mutex_unlock(&core->req_lock);
 }
 
 /**
@@ -262,6 +366,16 @@ static struct ixm_core *ixm_core_create(unsigned int cpu, struct kobject *parent
 		return ERR_PTR(-ENOMEM);
 	core->cpu = cpu;
 	init_waitqueue_head(&core->wq);
+	INIT_LIST_HEAD(&core->ctxs);
+	mutex_init(&core->req_lock);
+	init_completion(&core->req_done);
+	core->udp = vzalloc_node(sizeof(*core->udp), cpu_to_node(cpu));
+	if (!core->udp) {
+		kfree(core);
+		return ERR_PTR(-ENOMEM);
+	}
+	ixm_udp_table_init(core->udp);
+	core->stack.udp = core->udp;
 	kobject_init(&core->kobj, &ixm_core_ktype);	/* from here kobject_put() frees */
 
 	task = kthread_create_on_node(ixm_dp_thread, core, cpu_to_node(cpu),

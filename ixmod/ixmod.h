@@ -14,6 +14,7 @@
 #define _IXMOD_IXMOD_H
 
 #include <linux/cache.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
@@ -23,8 +24,10 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "net/app.h"
 #include "net/mbuf.h"
 #include "net/net.h"
+#include "net/udp.h"
 #include "nic/nic.h"
 
 struct task_struct;
@@ -69,9 +72,9 @@ struct ixm_core_stats {
  * @stats: protocol counters of this port on this core
  * @mbufs: @pool's descriptors
  * @free: @pool's free stack
- * @chunks: DMA-coherent data chunks of @pool
- * @chunk_dma: their bus addresses
- * @nchunks: number of chunks
+ * @pages: the pool's pages (two buffers each), in buffer order
+ * @page_dma: their bus addresses (streaming mappings for the device)
+ * @npages: pages allocated
  * @core: the owning core's state
  * @vector: MSI-X vector that wakes the core, or -1
  *
@@ -89,9 +92,9 @@ struct ixm_qpair {
 	struct ixm_net_stats	stats;
 	struct ixm_mbuf		*mbufs;
 	struct ixm_mbuf		**free;
-	void			**chunks;
-	dma_addr_t		*chunk_dma;
-	unsigned int		nchunks;
+	struct page		**pages;
+	dma_addr_t		*page_dma;
+	unsigned int		npages;
 	struct ixm_core		*core;
 	int			vector;
 };
@@ -99,16 +102,67 @@ struct ixm_qpair {
 /**
  * struct ixm_core_work - the queue pairs one core polls
  * @rcu: freed after a grace period
+ * @gen: changes every time a core's work is rebuilt (contexts set up
+ *	against another generation have lost their receive region)
  * @nr: entries in @qp
- * @qp: the queue pairs, in port order
+ * @net: the protocols' view of each queue pair, for struct ixm_stack
+ * @qp: the queue pairs, in port order (slice i of the receive region)
  *
  * Replaced as a whole by the control plane (RCU); the dataplane thread
  * reads it inside one RCU read-side section per loop iteration.
  */
 struct ixm_core_work {
 	struct rcu_head		rcu;
+	u64			gen;
 	unsigned int		nr;
+	struct ixm_net_port	**net;
 	struct ixm_qpair	*qp[];
+};
+
+/* What a process asks of a core's thread and waits for (ixm_core_request()). */
+enum ixm_core_req {
+	IXM_REQ_NONE,
+	IXM_REQ_PURGE,		/* take back what a closing context holds */
+	IXM_REQ_SCRUB,		/* zero every buffer before a new owner maps them */
+};
+
+/**
+ * struct ixm_ctx - one /dev/ixmod file attached to a core
+ * @app: the dataplane's state of the context (only the core's thread
+ *	touches it once published)
+ * @core: the core
+ * @node: in @core->ctxs (RCU; changed under ixm_cfg_lock)
+ * @mm: the address space the regions may be mapped into
+ * @wq: poll() waiters
+ * @work_gen: the core's work generation at setup
+ * @call_region: call ring region (vmalloc_user)
+ * @call_bytes: its size
+ * @event_region: event ring region (vmalloc_user)
+ * @event_bytes: its size
+ * @txarena: transmit arena (vmalloc_user)
+ * @txarena_bytes: its size
+ * @hold: hold-back queue of @app
+ * @rx_pages: the receive region's pages (a reference on each)
+ * @rx_npages: their number
+ * @setup: the answer of IXMOD_IOC_SETUP
+ */
+struct ixm_ctx {
+	struct ixm_app		app;
+	struct ixm_core		*core;
+	struct list_head	node;
+	struct mm_struct	*mm;
+	wait_queue_head_t	wq;
+	u64			work_gen;
+	void			*call_region;
+	size_t			call_bytes;
+	void			*event_region;
+	size_t			event_bytes;
+	void			*txarena;
+	size_t			txarena_bytes;
+	struct ixmod_event	*hold;
+	struct page		**rx_pages;
+	unsigned int		rx_npages;
+	struct ixmod_setup	setup;
 };
 
 /**
@@ -122,6 +176,16 @@ struct ixm_core_work {
  * @work: queue pairs to poll (RCU), NULL when no port is up
  * @stats: loop counters, on their own cache line (written by the thread)
  * @rx_batch_hist: RX batch sizes, bucket i counts batches of 2^i..2^(i+1)-1
+ * @stack: the protocols' state of this core (ports, sockets)
+ * @udp: this core's UDP sockets
+ * @ctxs: attached contexts (RCU list, changed under ixm_cfg_lock)
+ * @nctx: entries in @ctxs (ixm_cfg_lock)
+ * @owner: the process all of @ctxs belong to (ixm_cfg_lock)
+ * @last_owner: the process that owned the core last (ixm_cfg_lock)
+ * @req_lock: one request to the thread at a time
+ * @req: the request, IXM_REQ_*, or IXM_REQ_NONE
+ * @req_ctx: its context
+ * @req_done: completed by the thread when the request is done
  */
 struct ixm_core {
 	struct kobject		kobj;
@@ -134,6 +198,17 @@ struct ixm_core {
 
 	struct ixm_core_stats	stats ____cacheline_aligned_in_smp;
 	u64			rx_batch_hist[IXM_BATCH_HIST];
+
+	struct ixm_stack	stack;
+	struct ixm_udp_table	*udp;
+	struct list_head	ctxs;
+	unsigned int		nctx;
+	struct pid		*owner;
+	pid_t			last_owner;
+	struct mutex		req_lock;
+	int			req;
+	struct ixm_ctx		*req_ctx;
+	struct completion	req_done;
 };
 
 /**
@@ -196,6 +271,21 @@ bool ixm_cpu_is_isolated(unsigned int cpu);
 /* dp.c: the loop's use of queue pairs */
 unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max);
 struct ixm_core *ixm_dp_core(unsigned int cpu);
+
+/* dp.c: requests to a core's thread */
+void ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *ctx);
+
+/* ctx.c: application contexts */
+extern unsigned int ixm_ctx_count;
+long ixm_ctx_setup(struct file *file, void __user *argp);
+int ixm_ctx_mmap(struct file *file, struct vm_area_struct *vma);
+__poll_t ixm_ctx_poll(struct file *file, struct poll_table_struct *wait);
+int ixm_ctx_wake(struct file *file);
+void ixm_ctx_release(struct file *file);
+void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work);
+void ixm_ctx_flush(struct ixm_core *core);
+unsigned int ixm_ctx_run_calls(struct ixm_core *core);
+void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on);
 
 /* port.c: ports, their sysfs and up/down */
 int ixm_port_register(struct ixm_port *port);

@@ -28,8 +28,8 @@
 #include "nic/intel_adv.h"
 
 #define IXM_RING_SIZE		512	/* descriptors per RX and TX ring */
-#define IXM_POOL_BUFS		2048	/* buffers per queue pair */
-#define IXM_CHUNK_BUFS		32	/* buffers per DMA-coherent chunk (64 KiB) */
+#define IXM_POOL_BUFS		IXM_RX_SLICE_BUFS	/* buffers per queue pair */
+#define IXM_POOL_PAGES		(IXM_RX_SLICE / PAGE_SIZE)
 #define IXM_ARP_GC_PERIOD	(10 * HZ)
 
 static struct kobject *ixm_ports_kobj;
@@ -53,11 +53,16 @@ static void ixm_qpair_free(struct ixm_qpair *qp)
 	if (qp->txq.desc)
 		dma_free_coherent(dev, qp->txq.count * sizeof(*qp->txq.desc),
 				  qp->txq.desc, qp->txq.desc_dma);
-	for (i = 0; i < qp->nchunks; i++)
-		dma_free_coherent(dev, IXM_CHUNK_BUFS * IXM_MBUF_SIZE,
-				  qp->chunks[i], qp->chunk_dma[i]);
-	kfree(qp->chunks);
-	kfree(qp->chunk_dma);
+	/*
+	 * Unmapped from the device now; a page still mapped into an
+	 * application lives on through the mapping's own reference.
+	 */
+	for (i = 0; i < qp->npages; i++) {
+		dma_unmap_page(dev, qp->page_dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+		put_page(qp->pages[i]);
+	}
+	kvfree(qp->pages);
+	kvfree(qp->page_dma);
 	kfree(qp->rxq.slot);
 	kfree(qp->txq.slot);
 	kfree(qp->mbufs);
@@ -96,31 +101,48 @@ static struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigned int q,
 	qp->txq.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
 	qp->mbufs = kcalloc_node(IXM_POOL_BUFS, sizeof(*qp->mbufs), GFP_KERNEL, node);
 	qp->free = kcalloc_node(IXM_POOL_BUFS, sizeof(void *), GFP_KERNEL, node);
-	qp->chunks = kcalloc(IXM_POOL_BUFS / IXM_CHUNK_BUFS, sizeof(void *), GFP_KERNEL);
-	qp->chunk_dma = kcalloc(IXM_POOL_BUFS / IXM_CHUNK_BUFS, sizeof(dma_addr_t),
-				GFP_KERNEL);
+	qp->pages = kvcalloc(IXM_POOL_PAGES, sizeof(struct page *), GFP_KERNEL);
+	qp->page_dma = kvcalloc(IXM_POOL_PAGES, sizeof(dma_addr_t), GFP_KERNEL);
 	if (!qp->rxq.desc || !qp->txq.desc || !qp->rxq.slot || !qp->txq.slot ||
-	    !qp->mbufs || !qp->free || !qp->chunks || !qp->chunk_dma)
+	    !qp->mbufs || !qp->free || !qp->pages || !qp->page_dma)
 		goto err_free;
 
-	for (i = 0; i < IXM_POOL_BUFS / IXM_CHUNK_BUFS; i++) {
-		qp->chunks[i] = dma_alloc_coherent(dev, IXM_CHUNK_BUFS * IXM_MBUF_SIZE,
-						   &qp->chunk_dma[i], GFP_KERNEL);
-		if (!qp->chunks[i])
+	/*
+	 * Buffers live in ordinary pages, not DMA-coherent memory, so that
+	 * applications can map them (read-only, zero-copy receive) and each
+	 * mapping can hold its own page references.  Streaming mappings need
+	 * syncs, which the loop does (free on coherent x86 without bounce
+	 * buffering).
+	 */
+	BUILD_BUG_ON(PAGE_SIZE % IXM_MBUF_SIZE);
+	for (i = 0; i < IXM_POOL_PAGES; i++) {
+		struct page *pg = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		dma_addr_t dma;
+
+		if (!pg)
 			goto err_free;
-		qp->nchunks++;
+		dma = dma_map_page(dev, pg, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, dma)) {
+			__free_page(pg);
+			goto err_free;
+		}
+		qp->pages[i] = pg;
+		qp->page_dma[i] = dma;
+		qp->npages++;
 	}
 	for (i = 0; i < IXM_POOL_BUFS; i++) {
-		unsigned int c = i / IXM_CHUNK_BUFS, off = (i % IXM_CHUNK_BUFS) * IXM_MBUF_SIZE;
+		unsigned int pg = i / (PAGE_SIZE / IXM_MBUF_SIZE);
+		unsigned int off = (i % (PAGE_SIZE / IXM_MBUF_SIZE)) * IXM_MBUF_SIZE;
 
-		qp->mbufs[i].buf = (u8 *)qp->chunks[c] + off;
-		qp->mbufs[i].dma = qp->chunk_dma[c] + off;
+		qp->mbufs[i].buf = (u8 *)page_address(qp->pages[pg]) + off;
+		qp->mbufs[i].dma = qp->page_dma[pg] + off;
 	}
 	ixm_mbuf_pool_init(&qp->pool, qp->mbufs, qp->free, IXM_POOL_BUFS);
 
 	qp->net.arp = port->arp;
 	qp->net.pool = &qp->pool;
 	qp->net.stats = &qp->stats;
+	qp->net.stack = &qp->core->stack;
 	qp->net.cfg = rcu_dereference_protected(port->cfg, 1);
 	return qp;
 
@@ -146,6 +168,7 @@ static int ixm_core_work_update(struct ixm_qpair *qp, bool add)
 {
 	struct ixm_core *core = qp->core;
 	struct ixm_core_work *old, *new = NULL;
+	static u64 ixm_work_gen;	/* under ixm_cfg_lock */
 	unsigned int i, n = 0, nr;
 
 	old = rcu_dereference_protected(core->work, lockdep_is_held(&ixm_cfg_lock));
@@ -153,15 +176,23 @@ static int ixm_core_work_update(struct ixm_qpair *qp, bool add)
 	if (!add)
 		nr--;
 	if (nr) {
-		new = kzalloc(struct_size(new, qp, nr), GFP_KERNEL);
+		new = kzalloc(struct_size(new, qp, nr) + nr * sizeof(*new->net),
+			      GFP_KERNEL);
 		if (!new)
 			return -ENOMEM;
+		new->net = (struct ixm_net_port **)&new->qp[nr];
 		for (i = 0; old && i < old->nr; i++)
 			if (old->qp[i] != qp)
 				new->qp[n++] = old->qp[i];
 		if (add)
 			new->qp[n++] = qp;
 		new->nr = n;
+		new->gen = ++ixm_work_gen;
+		/* slice i of every receive region of the core is qp[i]'s pool */
+		for (i = 0; i < n; i++) {
+			new->net[i] = &new->qp[i]->net;
+			new->qp[i]->pool.rx_base = i * IXM_RX_SLICE;
+		}
 	}
 	rcu_assign_pointer(core->work, new);
 	if (old)
@@ -198,6 +229,8 @@ static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
 	b->arp_replies_out += qp->stats.arp_replies_out;
 	b->arp_requests_out += qp->stats.arp_requests_out;
 	b->icmp_echo_replies += qp->stats.icmp_echo_replies;
+	b->udp_in += qp->stats.udp_in;
+	b->udp_out += qp->stats.udp_out;
 	for (r = 0; r < IXM_DROP_MAX; r++)
 		b->drops[r] += qp->stats.drops[r];
 	port->qbase.rx_errors += qp->rxq.errors;
@@ -409,6 +442,12 @@ static ssize_t up_store(struct kobject *kobj, struct kobj_attribute *a,
 		return -EINVAL;
 	}
 	mutex_lock(&ixm_cfg_lock);
+	if (want != port->up && ixm_ctx_count) {
+		pr_err("ports: %s: up: %u application contexts are attached; close them first\n",
+		       pci_name(port->pdev), ixm_ctx_count);
+		mutex_unlock(&ixm_cfg_lock);
+		return -EBUSY;
+	}
 	mutex_lock(&port->lock);
 	if (want && !port->up) {
 		err = ixm_port_up_locked(port);
@@ -576,6 +615,23 @@ IXM_PORT_STAT(arp_requests_in);
 IXM_PORT_STAT(arp_replies_out);
 IXM_PORT_STAT(arp_requests_out);
 IXM_PORT_STAT(icmp_echo_replies);
+IXM_PORT_STAT(udp_in);
+IXM_PORT_STAT(udp_out);
+
+/* Free buffers over the port's pools: back to its start once nothing is in use. */
+static ssize_t bufs_free_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	struct ixm_port *port = to_port(kobj);
+	unsigned int i;
+	u64 sum = 0;
+
+	mutex_lock(&port->lock);
+	for (i = 0; i < port->nq; i++)
+		sum += READ_ONCE(port->qp[i]->pool.nfree);
+	mutex_unlock(&port->lock);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+static struct kobj_attribute port_bufs_free_attr = __ATTR_RO(bufs_free);
 
 #define IXM_QUEUE_STAT(_name, _q, _field, _base)			\
 static ssize_t _name##_show(struct kobject *kobj,			\
@@ -608,6 +664,9 @@ static struct attribute *ixm_port_stat_attrs[] = {
 	&port_arp_replies_out_attr.attr,
 	&port_arp_requests_out_attr.attr,
 	&port_icmp_echo_replies_attr.attr,
+	&port_udp_in_attr.attr,
+	&port_udp_out_attr.attr,
+	&port_bufs_free_attr.attr,
 	&port_rx_errors_attr.attr,
 	&port_rx_no_buf_attr.attr,
 	&port_rx_csum_hw_attr.attr,

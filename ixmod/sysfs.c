@@ -20,6 +20,7 @@
 #include <linux/kobject.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -180,6 +181,12 @@ static ssize_t cores_store(struct kobject *kobj, struct kobj_attribute *attr,
 		goto out_unlock;
 	if (ixm_ports_any_up()) {
 		pr_err("cores: a port is up and its queues are bound to the cores; write 0 to ports/*/up first\n");
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	if (ixm_ctx_count) {
+		pr_err("cores: %u application contexts are attached to the cores; close them first\n",
+		       ixm_ctx_count);
 		err = -EBUSY;
 		goto out_unlock;
 	}
@@ -369,7 +376,10 @@ static const struct attribute_group *ixm_core_groups[] = {
 
 static void ixm_core_release(struct kobject *kobj)
 {
-	kfree(to_core(kobj));
+	struct ixm_core *core = to_core(kobj);
+
+	vfree(core->udp);
+	kfree(core);
 }
 
 const struct kobj_type ixm_core_ktype = {

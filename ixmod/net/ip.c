@@ -15,12 +15,14 @@
 #include "icmp.h"
 #include "ip.h"
 #include "net.h"
+#include "udp.h"
 
 /* What each protocol number is handed to; a NULL slot is IXM_DROP_IP_PROTO. */
 static void (* const ixm_ip_protos[256])(struct ixm_net_port *port,
 					 struct ixm_mbuf *m,
 					 struct ixm_iphdr *ih) = {
 	[IXM_IPPROTO_ICMP]	= ixm_icmp_input,
+	[IXM_IPPROTO_UDP]	= ixm_udp_input,
 };
 
 /**

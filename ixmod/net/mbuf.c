@@ -27,6 +27,7 @@ void ixm_mbuf_pool_init(struct ixm_mbuf_pool *pool, struct ixm_mbuf *mbufs,
 	for (i = 0; i < count; i++) {
 		mbufs[i].pool = pool;
 		mbufs[i].next = NULL;
+		mbufs[i].owner = NULL;
 		free[i] = &mbufs[count - 1 - i];
 	}
 	pool->nfree = count;

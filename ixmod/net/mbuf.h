@@ -40,6 +40,8 @@ struct ixm_mbuf_pool;
  * @rss_hash: the NIC's RSS hash when IXM_MBUF_F_RSS is set
  * @pool: the pool it returns to
  * @next: link while free or while chained in a batch
+ * @owner: the application context holding it (a receive event named it
+ *	and no recv_done returned it yet), else NULL
  */
 struct ixm_mbuf {
 	u8			*buf;
@@ -50,6 +52,7 @@ struct ixm_mbuf {
 	u32			rss_hash;
 	struct ixm_mbuf_pool	*pool;
 	struct ixm_mbuf		*next;
+	void			*owner;
 };
 
 /**
@@ -60,6 +63,7 @@ struct ixm_mbuf {
  * @nfree: how many are on it
  * @count: buffers in the pool
  * @alloc_fail: allocations that found the pool empty
+ * @rx_base: where buffer 0 lies in an application's receive region
  */
 struct ixm_mbuf_pool {
 	struct ixm_mbuf		*mbufs;
@@ -67,6 +71,7 @@ struct ixm_mbuf_pool {
 	u32			nfree;
 	u32			count;
 	u64			alloc_fail;
+	u32			rx_base;
 };
 
 void ixm_mbuf_pool_init(struct ixm_mbuf_pool *pool, struct ixm_mbuf *mbufs,

@@ -46,6 +46,11 @@ enum ixm_drop_reason {
 	IXM_DROP_ICMP_SHORT,	/* shorter than an ICMP header */
 	IXM_DROP_ICMP_CSUM,	/* ICMP checksum wrong */
 	IXM_DROP_ICMP_TYPE,	/* type other than echo request */
+	IXM_DROP_UDP_SHORT,	/* shorter than a UDP header */
+	IXM_DROP_UDP_LEN,	/* UDP length < 8 or past the IP payload */
+	IXM_DROP_UDP_CSUM,	/* UDP checksum wrong */
+	IXM_DROP_UDP_NO_SOCK,	/* no context bound the port on this core */
+	IXM_DROP_UDP_APP_FULL,	/* the context's event ring and backlog were full */
 	IXM_DROP_NO_ADDR,	/* the port has no IPv4 address yet */
 	IXM_DROP_NO_ARP,	/* next hop unresolved (an ARP request went out) */
 	IXM_DROP_NO_BUF,	/* no buffer to build a frame */
@@ -65,6 +70,8 @@ extern const char * const ixm_drop_names[IXM_DROP_MAX];
  * @arp_replies_out: ARP replies sent
  * @arp_requests_out: ARP requests sent (resolution, announcements)
  * @icmp_echo_replies: ICMP echo replies sent
+ * @udp_in: datagrams delivered to applications
+ * @udp_out: datagrams applications sent
  * @drops: frames dropped, indexed by enum ixm_drop_reason
  *
  * Written only by that core.
@@ -78,6 +85,8 @@ struct ixm_net_stats {
 	u64	arp_replies_out;
 	u64	arp_requests_out;
 	u64	icmp_echo_replies;
+	u64	udp_in;
+	u64	udp_out;
 	u64	drops[IXM_DROP_MAX];
 };
 
@@ -103,6 +112,7 @@ struct ixm_if_config {
 };
 
 struct ixm_arp_table;
+struct ixm_stack;
 
 /**
  * struct ixm_net_port - one port as seen by one core's protocols
@@ -110,6 +120,8 @@ struct ixm_arp_table;
  * @arp: the port's ARP table, shared by all cores (RCU)
  * @pool: this core's buffers for this port
  * @stats: this core's counters for this port
+ * @stack: this core's protocol state (sockets); NULL in tests of the
+ *	lower layers
  * @now_ns: time at the start of the iteration (ixm_now_ns())
  * @ntx: frames queued in @tx
  * @tx: frames to transmit at the end of the iteration
@@ -119,6 +131,7 @@ struct ixm_net_port {
 	struct ixm_arp_table		*arp;
 	struct ixm_mbuf_pool		*pool;
 	struct ixm_net_stats		*stats;
+	struct ixm_stack		*stack;
 	u64				now_ns;
 	unsigned int			ntx;
 	struct ixm_mbuf			*tx[IXM_TX_BATCH];

@@ -25,6 +25,8 @@
 #include <linux/etherdevice.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
+#include <linux/nospec.h>
+#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -60,6 +62,18 @@
  */
 #define ixm_wmb()			wmb()
 #define ixm_dma_rmb()			dma_rmb()
+
+/*
+ * Memory shared with applications (net/ring.h): the ring protocol's
+ * acquire/release pairs and full barrier, and the bounds clamp that keeps
+ * a speculated index inside its array.
+ */
+/* (C)/(A) and (B)/(D) of net/ring.h; (E) is the full barrier */
+#define ixm_load_acquire(p)		smp_load_acquire(p)	/* ring.h (A), (C) */
+#define ixm_store_release(p, v)		smp_store_release((p), (v))	/* ring.h (B), (D) */
+#define ixm_smp_mb()			smp_mb()	/* ring.h (E) */
+#define ixm_index_nospec(i, n)		array_index_nospec((i), (n))
+#define ixm_add_overflow(a, b, d)	check_add_overflow((a), (b), (d))
 
 /* Monotonic time in nanoseconds, for ARP ageing and, later, timers. */
 #define ixm_now_ns()			ktime_get_ns()

@@ -30,11 +30,20 @@ extern "C" {
 #define IXMOD_DEV_PATH		"/dev/ixmod"
 
 /*
- * Feature bits reported in ixmod_info.features.  None is defined yet: the
- * first release answers IXMOD_IOC_GET_INFO only.  Applications must ignore
- * bits they do not know.
+ * Feature bits, reported in ixmod_info.features and ixmod_setup.features.
+ * Applications must ignore bits they do not know.
+ *
+ * IXMOD_FEAT_RINGS: IXMOD_IOC_SETUP, the four regions, poll() and
+ *	IXMOD_IOC_WAKE exist (this header's structs and calls).
+ * IXMOD_FEAT_UDP: the UDP calls and events (IXMOD_OP_UDP_*).
+ * IXMOD_FEAT_NODROP: a full event ring holds events back instead of
+ *	dropping them (IXMOD_RING_OVERFLOW).
  */
-#define IXMOD_FEAT_ALL		0ULL
+#define IXMOD_FEAT_RINGS	(1ULL << 0)
+#define IXMOD_FEAT_UDP		(1ULL << 1)
+#define IXMOD_FEAT_NODROP	(1ULL << 2)
+#define IXMOD_FEAT_ALL		(IXMOD_FEAT_RINGS | IXMOD_FEAT_UDP | \
+				 IXMOD_FEAT_NODROP)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -59,6 +68,199 @@ struct ixmod_info {
 	__u64	resv[5];
 };
 
+/**
+ * struct ixmod_region - where one shared region is mapped
+ * @mmap_offset: the offset argument of mmap(2) for this region
+ * @size: its length in bytes; mmap(2) must ask for exactly this
+ */
+struct ixmod_region {
+	__u64	mmap_offset;
+	__u64	size;
+};
+
+/**
+ * struct ixmod_ring_offsets - byte offsets of a ring's parts in its region
+ * @prod: the producer index (__u32), on its own cache line
+ * @cons: the consumer index (__u32), on its own cache line
+ * @flags: IXMOD_RING_* (__u32), written only by the kernel
+ * @entries: the first entry, cache-line aligned
+ * @resv: zero
+ */
+struct ixmod_ring_offsets {
+	__u32	prod;
+	__u32	cons;
+	__u32	flags;
+	__u32	entries;
+	__u32	resv[4];
+};
+
+/* mmap(2) offsets of the four regions (also returned in ixmod_setup). */
+#define IXMOD_OFF_CALL_RING	0x00000000ULL
+#define IXMOD_OFF_EVENT_RING	0x10000000ULL
+#define IXMOD_OFF_RXBUF		0x20000000ULL
+#define IXMOD_OFF_TXARENA	0x30000000ULL
+
+/* Index of each region in ixmod_setup.regions[]. */
+enum {
+	IXMOD_REGION_CALL_RING,
+	IXMOD_REGION_EVENT_RING,
+	IXMOD_REGION_RXBUF,
+	IXMOD_REGION_TXARENA,
+	IXMOD_REGION_NR,
+};
+
+/* ixmod_setup.flags */
+#define IXMOD_SETUP_CLAMP	(1U << 0)	/* clamp sizes above the limits */
+#define IXMOD_SETUP_FLAGS_ALL	IXMOD_SETUP_CLAMP
+
+/* Limits of the sizes an application may ask for. */
+#define IXMOD_RING_ENTRIES_MAX	4096
+#define IXMOD_TXARENA_MAX	(64U << 20)
+#define IXMOD_RING_ENTRIES_DEF	256		/* when the request is 0 */
+#define IXMOD_TXARENA_DEF	(1U << 20)	/* when the request is 0 */
+
+/**
+ * struct ixmod_setup - argument of IXMOD_IOC_SETUP
+ * @flags: in: IXMOD_SETUP_*
+ * @cpu: in: the dataplane core to attach to (a CPU in .../cores)
+ * @call_entries: in: wanted call ring entries (0: default); out: the
+ *	power of two chosen
+ * @event_entries: in/out: the same for the event ring
+ * @txarena_size: in: wanted transmit arena bytes (0: default); out: the
+ *	size, a multiple of the page size
+ * @rxbuf_size: out: bytes per receive buffer (an event's @off lies in
+ *	one; recv_done returns that buffer)
+ * @features: out: IXMOD_FEAT_*
+ * @regions: out: mmap offset and size of each region, by IXMOD_REGION_*
+ * @call_off: out: layout of the call ring region
+ * @event_off: out: layout of the event ring region
+ * @resv: in: zero; out: zero
+ *
+ * The application fills @flags, @cpu and the sizes and zeroes the rest;
+ * the kernel writes back every field.  On any error nothing is attached.
+ */
+struct ixmod_setup {
+	__u32				flags;
+	__u32				cpu;
+	__u32				call_entries;
+	__u32				event_entries;
+	__u32				txarena_size;
+	__u32				rxbuf_size;
+	__u64				features;
+	struct ixmod_region		regions[IXMOD_REGION_NR];
+	struct ixmod_ring_offsets	call_off;
+	struct ixmod_ring_offsets	event_off;
+	__u64				resv[4];
+};
+
+/*
+ * Ring flags (the word at ixmod_ring_offsets.flags), written by the
+ * kernel only.
+ *
+ * IXMOD_RING_NEED_WAKEUP (call ring): the dataplane thread sleeps; after
+ *	publishing calls, call IXMOD_IOC_WAKE or poll() (io_uring SQPOLL's
+ *	IORING_SQ_NEED_WAKEUP).
+ * IXMOD_RING_OVERFLOW (event ring): events are held back because the ring
+ *	was full; they follow as soon as the application consumes.
+ * IXMOD_RING_DEAD (both): the context lost its core (its port went away);
+ *	no more calls are taken; close the file and set up again.
+ */
+#define IXMOD_RING_NEED_WAKEUP	(1U << 0)
+#define IXMOD_RING_OVERFLOW	(1U << 1)
+#define IXMOD_RING_DEAD		(1U << 2)
+
+/*
+ * Call opcodes.  Each call's unused fields must be zero.  See
+ * Documentation/userspace-api/ixmod.rst for each call's errnos.
+ */
+enum {
+	IXMOD_OP_NOP,		/* completes with res 0 */
+	IXMOD_OP_UDP_BIND,	/* port; completes with the socket's handle */
+	IXMOD_OP_UDP_SEND,	/* handle, off, len, addr, port */
+	IXMOD_OP_RECV_DONE,	/* off: a receive buffer back to the kernel */
+	IXMOD_OP_UDP_CLOSE,	/* handle */
+	IXMOD_OP_LAST,
+};
+
+/* ixmod_call.flags */
+#define IXMOD_CALL_F_NOTIFY	(1U << 0)	/* post IXMOD_EV_CALL on success too */
+#define IXMOD_CALL_F_ALL	IXMOD_CALL_F_NOTIFY
+
+/**
+ * struct ixmod_call - one call, written by the application
+ * @opcode: IXMOD_OP_*
+ * @flags: IXMOD_CALL_F_*
+ * @resv0: zero
+ * @len: UDP_SEND: payload bytes
+ * @user_data: opaque; echoed in the call's completion or error event.
+ *	UDP_BIND: also the cookie of every event of the new socket
+ * @handle: UDP_SEND, UDP_CLOSE: the socket
+ * @off: UDP_SEND: payload offset in the transmit arena; RECV_DONE: the
+ *	@off of the IXMOD_EV_UDP_RECV event whose buffer is returned
+ * @addr: UDP_SEND: destination IPv4 address, network order
+ * @port: UDP_BIND: local port; UDP_SEND: destination port (network order)
+ * @resv1: zero
+ * @resv2: zero
+ * @resv3: zero
+ */
+struct ixmod_call {
+	__u8	opcode;
+	__u8	flags;
+	__u16	resv0;
+	__u32	len;
+	__u64	user_data;
+	__u64	handle;
+	__u32	off;
+	__be32	addr;
+	__be16	port;
+	__u16	resv1;
+	__u32	resv2;
+	__u64	resv3[3];
+};
+
+/* Event types */
+enum {
+	IXMOD_EV_CALL,		/* a call completed or failed: res, @op */
+	IXMOD_EV_UDP_RECV,	/* a datagram: res bytes at off */
+	IXMOD_EV_LAST,
+};
+
+/**
+ * struct ixmod_event - one event, written by the kernel
+ * @type: IXMOD_EV_*
+ * @op: IXMOD_EV_CALL: the call's opcode (as the application wrote it)
+ * @flags: zero (no flags are defined yet)
+ * @res: IXMOD_EV_CALL: 0, a byte count or -errno; UDP_RECV: payload bytes
+ * @user_data: IXMOD_EV_CALL: the call's user_data; UDP_RECV: the
+ *	socket's cookie (the user_data of its UDP_BIND)
+ * @handle: IXMOD_EV_CALL of UDP_BIND: the new socket's handle
+ * @off: UDP_RECV: payload offset in the receive region (read-only);
+ *	return its buffer with IXMOD_OP_RECV_DONE
+ * @__pad: zero
+ * @addr: UDP_RECV: source IPv4 address, network order
+ * @port: UDP_RECV: source port, network order
+ * @lport: UDP_RECV: destination (local) port, network order
+ *
+ * @handle and @off share their bytes: which one holds depends on @type.
+ */
+struct ixmod_event {
+	__u8	type;
+	__u8	op;
+	__u16	flags;
+	__s32	res;
+	__u64	user_data;
+	union {
+		__u64	handle;
+		struct {
+			__u32	off;
+			__u32	__pad;
+		};
+	};
+	__be32	addr;
+	__be16	port;
+	__be16	lport;
+};
+
 /*
  * ioctl type 0xE1 ('\xe1'), commands 0x00-0x3f; registered in
  * Documentation/userspace-api/ixmod.rst (the kernel's ioctl-number.rst has
@@ -68,6 +270,10 @@ struct ixmod_info {
 
 /* Query ABI version and features; needs no setup; any open file may ask. */
 #define IXMOD_IOC_GET_INFO	_IOR(IXMOD_IOC_MAGIC, 0x00, struct ixmod_info)
+/* Attach this file to a dataplane core; once per file. */
+#define IXMOD_IOC_SETUP		_IOWR(IXMOD_IOC_MAGIC, 0x01, struct ixmod_setup)
+/* Wake the dataplane thread (after it set IXMOD_RING_NEED_WAKEUP). */
+#define IXMOD_IOC_WAKE		_IO(IXMOD_IOC_MAGIC, 0x02)
 
 #ifdef __cplusplus
 }

@@ -119,6 +119,13 @@ void ixm_host_delay_us(unsigned long us);
 #define ixm_wmb()			__atomic_thread_fence(__ATOMIC_RELEASE)
 #define ixm_dma_rmb()			__atomic_thread_fence(__ATOMIC_ACQUIRE)
 
+/* net/ring.h: the same orders as the kernel's smp_* primitives */
+#define ixm_load_acquire(p)		__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define ixm_store_release(p, v)		__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define ixm_smp_mb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define ixm_index_nospec(i, n)		((void)(n), (i))
+#define ixm_add_overflow(a, b, d)	__builtin_add_overflow((a), (b), (d))
+
 /* Time: tests set it (deterministic ageing); starts at 0. */
 extern u64 ixm_host_now_ns;
 #define ixm_now_ns()			(ixm_host_now_ns)

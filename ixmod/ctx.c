@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctx.c - application contexts: setup, shared regions, poll, release
+ *
+ * IXMOD_IOC_SETUP attaches an open file to one dataplane core and creates
+ * its four regions: the call and event rings and the transmit arena
+ * (vmalloc_user(), zeroed, mapped with remap_vmalloc_range()), and the
+ * receive region, which is the core's own buffer pages (one slice per
+ * port), mapped read-only with vm_insert_page() so that each mapping holds
+ * a reference on every page: a page can never be freed under a mapping.
+ *
+ * A core serves one process at a time (its receive region shows that
+ * process everything the core receives); the threads of that process may
+ * attach as many contexts as they like.  When the owner changes, the
+ * core's thread zeroes every buffer before the new owner can map them.
+ *
+ * Once published on core->ctxs, a context's struct ixm_app belongs to the
+ * core's thread.  Closing the file unpublishes it, asks the thread to take
+ * back its buffers and sockets (IXM_REQ_PURGE), waits for a grace period
+ * and frees it.  The file outlives every mapping of it (each VMA holds the
+ * file), so nothing is freed while mapped.
+ *
+ * Locking: setup and release take ixm_cfg_lock; the dataplane thread reads
+ * core->ctxs under RCU.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/poll.h>
+#include <linux/rculist.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include <linux/ixmod.h>
+
+#include "compat.h"
+#include "ixmod.h"
+
+/* Contexts attached anywhere (ixm_cfg_lock); ports and cores stay put while any is. */
+unsigned int ixm_ctx_count;
+
+static struct ixm_ctx *ixm_file_ctx(struct file *file)
+{
+	/* pairs with the release store at the end of ixm_ctx_setup() */
+	return smp_load_acquire(&file->private_data);
+}
+
+/* Round a requested ring size: 0 means the default, CLAMP caps it. */
+static int ixm_ring_size(u32 want, u32 flags, u32 *out)
+{
+	if (!want)
+		want = IXMOD_RING_ENTRIES_DEF;
+	if (want > IXMOD_RING_ENTRIES_MAX) {
+		if (!(flags & IXMOD_SETUP_CLAMP))
+			return -EINVAL;
+		want = IXMOD_RING_ENTRIES_MAX;
+	}
+	*out = roundup_pow_of_two(want);
+	return 0;
+}
+
+static bool ixm_setup_outputs_zero(const struct ixmod_setup *p)
+{
+	const struct ixmod_ring_offsets *o[] = { &p->call_off, &p->event_off };
+	unsigned int i, j;
+
+	if (p->rxbuf_size || p->features)
+		return false;
+	for (i = 0; i < IXMOD_REGION_NR; i++)
+		if (p->regions[i].mmap_offset || p->regions[i].size)
+			return false;
+	for (i = 0; i < ARRAY_SIZE(o); i++) {
+		if (o[i]->prod || o[i]->cons || o[i]->flags || o[i]->entries)
+			return false;
+		for (j = 0; j < ARRAY_SIZE(o[i]->resv); j++)
+			if (o[i]->resv[j])
+				return false;
+	}
+	for (i = 0; i < ARRAY_SIZE(p->resv); i++)
+		if (p->resv[i])
+			return false;
+	return true;
+}
+
+static void ixm_ring_offsets_fill(struct ixmod_ring_offsets *o)
+{
+	o->prod = IXM_RING_OFF_PROD;
+	o->cons = IXM_RING_OFF_CONS;
+	o->flags = IXM_RING_OFF_FLAGS;
+	o->entries = IXM_RING_OFF_ENTRIES;
+}
+
+static void ixm_ctx_free(struct ixm_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->rx_npages; i++)
+		put_page(ctx->rx_pages[i]);
+	kvfree(ctx->rx_pages);
+	kvfree(ctx->hold);
+	vfree(ctx->txarena);
+	vfree(ctx->event_region);
+	vfree(ctx->call_region);
+	if (ctx->mm)
+		mmdrop(ctx->mm);
+	kfree(ctx);
+}
+
+/* Take a reference on every page of the core's pools, in slice order. */
+static int ixm_ctx_grab_rx(struct ixm_ctx *ctx, struct ixm_core_work *work)
+{
+	unsigned int per = IXM_RX_SLICE / PAGE_SIZE, i, j;
+
+	ctx->rx_pages = kvcalloc(work->nr * per, sizeof(struct page *), GFP_KERNEL);
+	if (!ctx->rx_pages)
+		return -ENOMEM;
+	for (i = 0; i < work->nr; i++) {
+		struct ixm_qpair *qp = work->qp[i];
+
+		if (WARN_ON_ONCE(qp->npages != per))
+			return -EIO;
+		for (j = 0; j < per; j++) {
+			get_page(qp->pages[j]);
+			ctx->rx_pages[ctx->rx_npages++] = qp->pages[j];
+		}
+	}
+	return 0;
+}
+
+/**
+ * ixm_ctx_setup() - IXMOD_IOC_SETUP: attach a file to a dataplane core
+ * @file: the /dev/ixmod file
+ * @argp: user pointer to struct ixmod_setup
+ *
+ * Validates the whole request, allocates every region, then publishes
+ * the context to the core.  On any failure nothing is attached.
+ *
+ * Context: process; takes ixm_cfg_lock.
+ * Return: 0; -EFAULT; -EINVAL (bad flags, reserved or output fields not
+ * zero, sizes over the limits without IXMOD_SETUP_CLAMP, @cpu not a
+ * dataplane core); -EEXIST (this file is already attached); -EBUSY
+ * (another process owns the core); -ENETDOWN (no port is up on the core);
+ * -ENOMEM.
+ */
+long ixm_ctx_setup(struct file *file, void __user *argp)
+{
+	struct ixm_core_work *work;
+	struct ixmod_setup p;
+	struct ixm_core *core;
+	struct ixm_ctx *ctx;
+	u32 calls, events, arena, flags;
+	int err;
+
+	if (copy_from_user(&p, argp, sizeof(p)))
+		return -EFAULT;
+	if (p.flags & ~IXMOD_SETUP_FLAGS_ALL || !ixm_setup_outputs_zero(&p))
+		return -EINVAL;
+	err = ixm_ring_size(p.call_entries, p.flags, &calls);
+	if (!err)
+		err = ixm_ring_size(p.event_entries, p.flags, &events);
+	if (err)
+		return err;
+	arena = p.txarena_size ? p.txarena_size : IXMOD_TXARENA_DEF;
+	if (arena > IXMOD_TXARENA_MAX) {
+		if (!(p.flags & IXMOD_SETUP_CLAMP))
+			return -EINVAL;
+		arena = IXMOD_TXARENA_MAX;
+	}
+	arena = PAGE_ALIGN(arena);
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	init_waitqueue_head(&ctx->wq);
+	INIT_LIST_HEAD(&ctx->node);
+	ctx->call_bytes = PAGE_ALIGN(ixm_ring_bytes(calls, sizeof(struct ixmod_call)));
+	ctx->event_bytes = PAGE_ALIGN(ixm_ring_bytes(events, sizeof(struct ixmod_event)));
+	ctx->txarena_bytes = arena;
+	ctx->call_region = vmalloc_user(ctx->call_bytes);
+	ctx->event_region = vmalloc_user(ctx->event_bytes);
+	ctx->txarena = vmalloc_user(ctx->txarena_bytes);
+	ctx->hold = kvcalloc(events, sizeof(*ctx->hold), GFP_KERNEL);
+	if (!ctx->call_region || !ctx->event_region || !ctx->txarena || !ctx->hold) {
+		err = -ENOMEM;
+		goto err_free_ctx;
+	}
+	mmgrab(current->mm);
+	ctx->mm = current->mm;
+
+	mutex_lock(&ixm_cfg_lock);
+	if (file->private_data) {
+		err = -EEXIST;
+		goto err_unlock;
+	}
+	core = ixm_dp_core(p.cpu);
+	if (!core) {
+		pr_warn_ratelimited("setup: cpu %u is not a dataplane core; pick one from /sys/kernel/ixmod/cores\n",
+				    p.cpu);
+		err = -EINVAL;
+		goto err_unlock;
+	}
+	if (core->nctx && core->owner != task_tgid(current)) {
+		pr_warn_ratelimited("setup: cpu %u serves pid %d; wait for it to exit or use another core\n",
+				    p.cpu, pid_nr(core->owner));
+		err = -EBUSY;
+		goto err_unlock;
+	}
+	work = rcu_dereference_protected(core->work, lockdep_is_held(&ixm_cfg_lock));
+	if (!work || !work->nr) {
+		pr_warn_ratelimited("setup: no port is up on cpu %u; write 1 to a port's up first\n",
+				    p.cpu);
+		err = -ENETDOWN;
+		goto err_unlock;
+	}
+	err = ixm_ctx_grab_rx(ctx, work);
+	if (err)
+		goto err_unlock;
+
+	/* a new owner must not see what the last one received */
+	if (!core->nctx && core->last_owner != task_tgid_nr(current))
+		ixm_core_request(core, IXM_REQ_SCRUB, NULL);
+
+	ctx->core = core;
+	ctx->work_gen = work->gen;
+	ixm_app_init(&ctx->app, &core->stack, ctx->call_region, calls,
+		     ctx->event_region, events, ctx->hold, ctx->txarena,
+		     ctx->txarena_bytes, work->nr);
+
+	/* out: everything written by the kernel, nothing left from the caller */
+	flags = p.flags;
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	p.cpu = core->cpu;
+	p.call_entries = calls;
+	p.event_entries = events;
+	p.txarena_size = arena;
+	p.rxbuf_size = IXM_MBUF_SIZE;
+	p.features = IXMOD_FEAT_ALL;
+	p.regions[IXMOD_REGION_CALL_RING].mmap_offset = IXMOD_OFF_CALL_RING;
+	p.regions[IXMOD_REGION_CALL_RING].size = ctx->call_bytes;
+	p.regions[IXMOD_REGION_EVENT_RING].mmap_offset = IXMOD_OFF_EVENT_RING;
+	p.regions[IXMOD_REGION_EVENT_RING].size = ctx->event_bytes;
+	p.regions[IXMOD_REGION_RXBUF].mmap_offset = IXMOD_OFF_RXBUF;
+	p.regions[IXMOD_REGION_RXBUF].size = (u64)ctx->rx_npages * PAGE_SIZE;
+	p.regions[IXMOD_REGION_TXARENA].mmap_offset = IXMOD_OFF_TXARENA;
+	p.regions[IXMOD_REGION_TXARENA].size = ctx->txarena_bytes;
+	ixm_ring_offsets_fill(&p.call_off);
+	ixm_ring_offsets_fill(&p.event_off);
+	ctx->setup = p;
+	if (copy_to_user(argp, &p, sizeof(p))) {
+		err = -EFAULT;
+		goto err_unlock;
+	}
+
+	if (!core->nctx)
+		core->owner = get_pid(task_tgid(current));
+	core->nctx++;
+	ixm_ctx_count++;
+	list_add_tail_rcu(&ctx->node, &core->ctxs);
+	/* pairs with ixm_file_ctx(): mmap and poll see a complete context */
+	smp_store_release(&file->private_data, ctx);
+	mutex_unlock(&ixm_cfg_lock);
+	ixm_core_wake(core);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&ixm_cfg_lock);
+err_free_ctx:
+	ixm_ctx_free(ctx);
+	return err;
+}
+
+static int ixm_map_rx(struct ixm_ctx *ctx, struct vm_area_struct *vma)
+{
+	unsigned int i;
+	int err;
+
+	/* ublk_ch_mmap: refuse write, and forbid mprotect() from adding it */
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	ixm_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+	for (i = 0; i < ctx->rx_npages; i++) {
+		err = vm_insert_page(vma, vma->vm_start + (unsigned long)i * PAGE_SIZE,
+				     ctx->rx_pages[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * ixm_ctx_mmap() - map one of the context's regions
+ * @file: an attached /dev/ixmod file
+ * @vma: the mapping; its offset names the region (IXMOD_OFF_*) and its
+ *	length must be exactly the region's size
+ *
+ * Context: process, mmap lock held.
+ * Return: 0; -EINVAL (not attached, unknown offset, wrong length);
+ * -EPERM (another address space, or a writable receive mapping).
+ */
+int ixm_ctx_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct ixm_ctx *ctx = ixm_file_ctx(file);
+	unsigned long off = vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	void *region;
+	size_t size;
+
+	if (!ctx)
+		return -EINVAL;
+	if (vma->vm_mm != ctx->mm)
+		return -EPERM;
+	switch (off) {
+	case IXMOD_OFF_CALL_RING:
+		region = ctx->call_region;
+		size = ctx->call_bytes;
+		break;
+	case IXMOD_OFF_EVENT_RING:
+		region = ctx->event_region;
+		size = ctx->event_bytes;
+		break;
+	case IXMOD_OFF_TXARENA:
+		region = ctx->txarena;
+		size = ctx->txarena_bytes;
+		break;
+	case IXMOD_OFF_RXBUF:
+		if (len != (unsigned long)ctx->rx_npages * PAGE_SIZE)
+			return -EINVAL;
+		return ixm_map_rx(ctx, vma);
+	default:
+		return -EINVAL;
+	}
+	if (len != size)
+		return -EINVAL;
+	return remap_vmalloc_range(vma, region, 0);
+}
+
+/**
+ * ixm_ctx_poll() - poll()/epoll on an attached file
+ * @file: the file
+ * @wait: poll table
+ *
+ * EPOLLIN: events are waiting.  EPOLLOUT: the call ring has room.
+ * EPOLLERR: the context lost its port.  Calls waiting in the ring wake a
+ * sleeping core, so poll() doubles as the wake-up call.
+ *
+ * Return: the mask; EPOLLERR for a file that is not attached.
+ */
+__poll_t ixm_ctx_poll(struct file *file, struct poll_table_struct *wait)
+{
+	struct ixm_ctx *ctx = ixm_file_ctx(file);
+	struct ixm_ring *ev, *calls;
+	__poll_t mask = 0;
+
+	if (!ctx)
+		return EPOLLERR;
+	ev = &ctx->app.events;
+	calls = &ctx->app.calls;
+	poll_wait(file, &ctx->wq, wait);
+	/* the shared words: what the application and the thread published */
+	if (READ_ONCE(*ev->prod) != READ_ONCE(*ev->cons))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(*calls->prod) - READ_ONCE(*calls->cons) < calls->nr)
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	if (READ_ONCE(*calls->prod) != READ_ONCE(*calls->cons))
+		ixm_core_wake(ctx->core);
+	if (READ_ONCE(*ev->flags) & IXMOD_RING_DEAD)
+		mask |= EPOLLERR;
+	return mask;
+}
+
+/**
+ * ixm_ctx_wake() - IXMOD_IOC_WAKE: wake the context's core
+ * @file: the file
+ *
+ * Return: 0, or -EINVAL if the file is not attached.
+ */
+int ixm_ctx_wake(struct file *file)
+{
+	struct ixm_ctx *ctx = ixm_file_ctx(file);
+
+	if (!ctx)
+		return -EINVAL;
+	ixm_core_wake(ctx->core);
+	return 0;
+}
+
+/**
+ * ixm_ctx_release() - detach and free a file's context
+ * @file: the file being released (no mapping of it is left)
+ *
+ * Context: process; takes ixm_cfg_lock.
+ */
+void ixm_ctx_release(struct file *file)
+{
+	struct ixm_ctx *ctx = file->private_data;
+	struct ixm_core *core;
+
+	if (!ctx)
+		return;
+	core = ctx->core;
+	mutex_lock(&ixm_cfg_lock);
+	list_del_rcu(&ctx->node);
+	/* the thread takes back buffers and sockets, then forgets @ctx */
+	ixm_core_request(core, IXM_REQ_PURGE, ctx);
+	if (!--core->nctx) {
+		core->last_owner = pid_nr(core->owner);
+		put_pid(core->owner);
+		core->owner = NULL;
+	}
+	ixm_ctx_count--;
+	mutex_unlock(&ixm_cfg_lock);
+	synchronize_rcu();
+	ixm_ctx_free(ctx);
+}
+
+/* ---- the dataplane thread's side; called with rcu_read_lock() held ---- */
+
+/**
+ * ixm_ctx_check_alive() - retire contexts whose receive region went away
+ * @core: the core
+ * @work: its current work
+ *
+ * A port that vanished under its contexts (PCI removal) rebuilt @work; the
+ * contexts set up before that are marked dead: IXMOD_RING_DEAD in both
+ * rings, EPOLLERR, no more calls or events.
+ *
+ * Context: @core's thread.
+ */
+void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work)
+{
+	struct ixm_ctx *ctx;
+
+	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
+		if (ctx->app.dead || (work && work->gen == ctx->work_gen))
+			continue;
+		ctx->app.dead = true;
+		ixm_ring_set_flag(&ctx->app.calls, IXMOD_RING_DEAD);
+		ixm_ring_set_flag(&ctx->app.events, IXMOD_RING_DEAD);
+		wake_up_all(&ctx->wq);
+	}
+}
+
+/**
+ * ixm_ctx_run_calls() - one bounded batch of calls from every context
+ * @core: the core
+ *
+ * Context: @core's thread.
+ * Return: calls consumed.
+ */
+unsigned int ixm_ctx_run_calls(struct ixm_core *core)
+{
+	unsigned int budget = READ_ONCE(ixm_rx_batch), done = 0;
+	struct ixm_ctx *ctx;
+
+	list_for_each_entry_rcu(ctx, &core->ctxs, node)
+		done += ixm_app_run_calls(&ctx->app, budget);
+	return done;
+}
+
+/**
+ * ixm_ctx_flush() - publish new events and wake whoever waits for them
+ * @core: the core
+ *
+ * Context: @core's thread.
+ */
+void ixm_ctx_flush(struct ixm_core *core)
+{
+	struct ixm_ctx *ctx;
+
+	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
+		bool posted = ctx->app.dirty;
+
+		ixm_app_flush(&ctx->app);
+		if (posted && wq_has_sleeper(&ctx->wq))
+			wake_up(&ctx->wq);
+	}
+}
+
+/**
+ * ixm_ctx_set_need_wakeup() - tell applications whether the thread sleeps
+ * @core: the core
+ * @on: set IXMOD_RING_NEED_WAKEUP before sleeping, clear it after
+ *
+ * Setting is followed by a full barrier (E) so that the caller's last look
+ * at the call rings cannot be ordered before it (net/ring.h).
+ *
+ * Context: @core's thread.
+ */
+void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on)
+{
+	struct ixm_ctx *ctx;
+
+	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
+		if (on)
+			ixm_ring_set_flag(&ctx->app.calls, IXMOD_RING_NEED_WAKEUP);
+		else
+			ixm_ring_clear_flag(&ctx->app.calls, IXMOD_RING_NEED_WAKEUP);
+	}
+	if (on)
+		smp_mb();	/* (E), pairs with (E) in ixu_call_submit() */
+}

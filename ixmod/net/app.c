@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * app.c - posting events to a context and consuming its calls
+ *
+ * Events are written straight into the event ring while it has room and
+ * published once per batch (ixm_app_flush()).  When the ring is full they
+ * wait, in order, in a hold-back queue as large as the ring, and move into
+ * the ring as the application consumes (IXMOD_FEAT_NODROP): an event is
+ * never dropped and the core never waits for an application.  Only a new
+ * datagram that finds both full is dropped, and counted, as a full socket
+ * buffer would drop it.
+ *
+ * Calls are consumed only while an event slot (ring or hold-back) is free,
+ * because any call may need one to answer; otherwise they stay in the
+ * ring until the application drains its events.
+ */
+#include "app.h"
+#include "udp.h"
+
+/**
+ * ixm_app_init() - set up a context's kernel state
+ * @app: the context
+ * @stack: its core's protocol state
+ * @call_region: the call ring region (zeroed)
+ * @call_nr: its entries, a power of two
+ * @event_region: the event ring region (zeroed)
+ * @event_nr: its entries, a power of two
+ * @hold: @event_nr entries for the hold-back queue
+ * @txarena: the transmit arena
+ * @txarena_size: its bytes
+ * @nslices: receive-region slices (ports of the core)
+ */
+void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
+		  void *call_region, u32 call_nr, void *event_region, u32 event_nr,
+		  struct ixmod_event *hold, const u8 *txarena, u32 txarena_size,
+		  u32 nslices)
+{
+	memset(app, 0, sizeof(*app));
+	ixm_ring_init(&app->calls, call_region, call_nr);
+	ixm_ring_init(&app->events, event_region, event_nr);
+	app->hold = hold;
+	app->hold_nr = event_nr;
+	app->txarena = txarena;
+	app->txarena_size = txarena_size;
+	app->nslices = nslices;
+	app->stack = stack;
+}
+
+static void ixm_app_write(struct ixm_app *app, const struct ixmod_event *ev)
+{
+	struct ixmod_event *slot = app->events.entries;
+
+	slot += app->events.cached & app->events.mask;
+	*slot = *ev;
+	app->events.cached++;
+	app->stats.events++;
+	app->dirty = true;
+}
+
+/* Move held events into the ring, oldest first, as far as it has room. */
+static void ixm_app_unhold(struct ixm_app *app)
+{
+	u32 space;
+
+	if (likely(!app->hold_count))
+		return;
+	space = ixm_ring_space(&app->events, &app->stats.ring_corrupt);
+	while (space-- && app->hold_count) {
+		ixm_app_write(app, &app->hold[app->hold_head]);
+		app->hold_head = (app->hold_head + 1) % app->hold_nr;
+		app->hold_count--;
+	}
+	if (!app->hold_count)
+		ixm_ring_clear_flag(&app->events, IXMOD_RING_OVERFLOW);
+}
+
+/**
+ * ixm_app_can_post() - is there a slot for one more event?
+ * @app: the context
+ *
+ * Return: true if ixm_app_post() will not fail.
+ */
+bool ixm_app_can_post(struct ixm_app *app)
+{
+	ixm_app_unhold(app);
+	if (app->hold_count < app->hold_nr)
+		return true;
+	return false;
+}
+
+/**
+ * ixm_app_post() - queue one event for the application
+ * @app: the context
+ * @ev: the event (copied)
+ *
+ * The event is written to the ring if it has room and nothing is held,
+ * else it joins the hold-back queue and IXMOD_RING_OVERFLOW is set.  It
+ * becomes visible at the next ixm_app_flush().
+ *
+ * Context: the context's dataplane core.
+ * Return: 0, or -ENOSPC when ring and hold-back queue are both full
+ * (nothing was queued).
+ */
+int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev)
+{
+	ixm_app_unhold(app);
+	if (!app->hold_count &&
+	    ixm_ring_space(&app->events, &app->stats.ring_corrupt)) {
+		ixm_app_write(app, ev);
+		return 0;
+	}
+	if (app->hold_count == app->hold_nr)
+		return -ENOSPC;
+	app->hold[(app->hold_head + app->hold_count) % app->hold_nr] = *ev;
+	app->hold_count++;
+	app->stats.held++;
+	ixm_ring_set_flag(&app->events, IXMOD_RING_OVERFLOW);
+	return 0;
+}
+
+/**
+ * ixm_app_flush() - make the events written so far visible
+ * @app: the context
+ *
+ * One release store per batch, not per event.
+ *
+ * Context: the context's dataplane core.
+ */
+void ixm_app_flush(struct ixm_app *app)
+{
+	ixm_app_unhold(app);
+	if (app->dirty) {
+		ixm_ring_publish(&app->events);
+		app->dirty = false;
+	}
+}
+
+/**
+ * ixm_app_rx_off() - where a buffer's data lies in the receive region
+ * @m: a buffer of one of the core's ports
+ *
+ * Return: the offset of @m->data in every receive region of the core.
+ */
+u32 ixm_app_rx_off(const struct ixm_mbuf *m)
+{
+	const struct ixm_mbuf_pool *pool = m->pool;
+
+	return pool->rx_base + (u32)(m - pool->mbufs) * IXM_MBUF_SIZE +
+	       (u32)(m->data - m->buf);
+}
+
+/**
+ * ixm_app_run_calls() - consume a bounded batch of calls
+ * @app: the context
+ * @budget: most calls to consume
+ *
+ * Each entry is copied once into kernel memory, validated and executed
+ * from the copy; a call that fails or asks for notification is answered
+ * with an IXMOD_EV_CALL event.  A call that cannot run now for lack of
+ * room (TX batch full) stays in the ring for the next iteration.
+ *
+ * Context: the context's dataplane core.
+ * Return: calls consumed.
+ */
+unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget)
+{
+	const struct ixmod_call *ring = app->calls.entries;
+	unsigned int n, i;
+
+	if (unlikely(app->dead))
+		return 0;
+	n = ixm_ring_ready(&app->calls, &app->stats.ring_corrupt);
+	if (n > budget)
+		n = budget;
+	for (i = 0; i < n; i++) {
+		struct ixmod_event ev;
+		struct ixmod_call c;
+		int res;
+
+		if (!ixm_app_can_post(app))
+			break;
+		/* copy once: nothing below reads the shared entry again */
+		memcpy(&c, &ring[(app->calls.cached + i) & app->calls.mask], sizeof(c));
+		memset(&ev, 0, sizeof(ev));
+		res = ixm_call_check(&c);
+		if (!res)
+			res = ixm_call_exec(app, &c, &ev);
+		if (res == IXM_CALL_RETRY)
+			break;		/* the same entry again next iteration */
+		if (res < 0)
+			app->stats.call_errors++;
+		if (res < 0 || (c.flags & IXMOD_CALL_F_NOTIFY) ||
+		    c.opcode == IXMOD_OP_NOP || c.opcode == IXMOD_OP_UDP_BIND) {
+			ev.type = IXMOD_EV_CALL;
+			ev.op = c.opcode;
+			ev.res = res;
+			ev.user_data = c.user_data;
+			ixm_app_post(app, &ev);	/* cannot fail: checked above */
+		}
+	}
+	if (i)
+		ixm_ring_release(&app->calls, i);
+	app->stats.calls += i;
+	return i;
+}
+
+/**
+ * ixm_app_release_all() - take back everything a context holds on its core
+ * @app: the context, already unreachable from the application
+ *
+ * Returns every receive buffer the application still held and closes its
+ * sockets.
+ *
+ * Context: the context's dataplane core.
+ */
+void ixm_app_release_all(struct ixm_app *app)
+{
+	struct ixm_stack *st = app->stack;
+	unsigned int p;
+	u32 i;
+
+	for (p = 0; p < st->nports; p++) {
+		struct ixm_mbuf_pool *pool = st->ports[p]->pool;
+
+		for (i = 0; i < pool->count; i++) {
+			struct ixm_mbuf *m = &pool->mbufs[i];
+
+			if (m->owner == app) {
+				m->owner = NULL;
+				ixm_mbuf_free(m);
+			}
+		}
+	}
+	app->stats.rx_bufs = 0;
+	ixm_udp_close_all(st->udp, app);
+}

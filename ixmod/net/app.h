@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * app.h - an application context as the dataplane sees it
+ *
+ * A context (one open /dev/ixmod file attached to one core) is two rings,
+ * a transmit arena the application writes and a receive region it may
+ * only read.  The dataplane thread of its core is the only code that
+ * touches a context's rings, its hold-back queue and its counters, so
+ * nothing here takes a lock.
+ *
+ * struct ixm_stack is what the portable code knows of its core: the ports
+ * it serves this iteration and its UDP sockets.
+ */
+#ifndef _IXM_NET_APP_H
+#define _IXM_NET_APP_H
+
+#include <linux/ixmod.h>
+
+#include "platform.h"
+#include "net.h"
+#include "ring.h"
+
+/* The receive region is one slice of IXM_RX_SLICE bytes per port of the core. */
+#define IXM_RX_SLICE_BUFS	2048
+#define IXM_RX_SLICE		(IXM_RX_SLICE_BUFS * IXM_MBUF_SIZE)
+
+/* UDP payload that fits a 1500-byte MTU without IP options */
+#define IXM_UDP_PAYLOAD_MAX	(1500 - 20 - 8)
+
+struct ixm_udp_table;
+
+/**
+ * struct ixm_stack - one core's protocol state
+ * @ports: the ports this core serves, in receive-region order (slice i
+ *	of a context's receive region is @ports[i]'s pool)
+ * @nports: entries in @ports
+ * @udp: the core's UDP sockets
+ * @now_ns: time at the start of the iteration
+ */
+struct ixm_stack {
+	struct ixm_net_port	**ports;
+	unsigned int		nports;
+	struct ixm_udp_table	*udp;
+	u64			now_ns;
+};
+
+/**
+ * struct ixm_app_stats - counters of one context
+ * @calls: call entries consumed
+ * @call_errors: calls answered with a negative res
+ * @events: events written to the ring
+ * @held: events that had to wait in the hold-back queue (ring full)
+ * @rx_dropped: datagrams dropped because ring and hold-back queue were full
+ * @ring_corrupt: times an index the application wrote was impossible
+ * @rx_bufs: receive buffers the application holds now
+ *
+ * Written only by the core's thread; read by sysfs and debug tools.
+ */
+struct ixm_app_stats {
+	u64	calls;
+	u64	call_errors;
+	u64	events;
+	u64	held;
+	u64	rx_dropped;
+	u64	ring_corrupt;
+	u64	rx_bufs;
+};
+
+/**
+ * struct ixm_app - one context
+ * @calls: the call ring (the application produces)
+ * @events: the event ring (the kernel produces)
+ * @txarena: the transmit arena (the kernel only reads it)
+ * @txarena_size: its bytes
+ * @nslices: receive-region slices, one per port the core served at setup
+ * @hold: hold-back queue for events the full ring could not take
+ * @hold_nr: its capacity (the event ring's size)
+ * @hold_head: index of the oldest held event
+ * @hold_count: events held
+ * @dirty: events written since the last publish
+ * @dead: the context lost its ports; it takes no calls and gets no events
+ * @stack: the core's protocol state
+ * @stats: counters
+ */
+struct ixm_app {
+	struct ixm_ring		calls;
+	struct ixm_ring		events;
+	const u8		*txarena;
+	u32			txarena_size;
+	u32			nslices;
+	struct ixmod_event	*hold;
+	u32			hold_nr;
+	u32			hold_head;
+	u32			hold_count;
+	bool			dirty;
+	bool			dead;
+	struct ixm_stack	*stack;
+	struct ixm_app_stats	stats;
+};
+
+void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
+		  void *call_region, u32 call_nr, void *event_region, u32 event_nr,
+		  struct ixmod_event *hold, const u8 *txarena, u32 txarena_size,
+		  u32 nslices);
+int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev);
+bool ixm_app_can_post(struct ixm_app *app);
+void ixm_app_flush(struct ixm_app *app);
+unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget);
+u32 ixm_app_rx_off(const struct ixm_mbuf *m);
+void ixm_app_release_all(struct ixm_app *app);
+
+/* call.c; ixm_call_exec() returns this for "not now, keep the entry" */
+#define IXM_CALL_RETRY		(-4096)	/* below every errno */
+
+int ixm_call_check(const struct ixmod_call *c);
+int ixm_call_exec(struct ixm_app *app, const struct ixmod_call *c,
+		  struct ixmod_event *ev);
+
+/* Handles: index in the low 32 bits, generation (never 0) in the high. */
+static inline u64 ixm_handle(u32 idx, u32 gen)
+{
+	return (u64)gen << 32 | idx;
+}
+
+static inline u32 ixm_handle_idx(u64 h)
+{
+	return (u32)h;
+}
+
+static inline u32 ixm_handle_gen(u64 h)
+{
+	return (u32)(h >> 32);
+}
+
+#endif /* _IXM_NET_APP_H */

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udp.c - UDP input and output, zero-copy on receive
+ *
+ * A received datagram is not copied: its buffer goes to the context that
+ * bound the port, named by its offset in the context's read-only receive
+ * region, and comes back with IXMOD_OP_RECV_DONE.  On transmit the payload
+ * is copied once from the transmit arena into a DMA buffer behind the
+ * headers (a datagram is at most 1472 bytes; see the design document for
+ * why the arena is not handed to the NIC directly yet).
+ */
+#include "udp.h"
+#include "app.h"
+#include "arp.h"
+#include "csum.h"
+#include "eth.h"
+
+static unsigned int ixm_udp_hash(u16 port)
+{
+	return (port ^ (port >> 8)) & (IXM_UDP_BUCKETS - 1);
+}
+
+/**
+ * ixm_udp_table_init() - empty a core's socket table
+ * @t: the table
+ */
+void ixm_udp_table_init(struct ixm_udp_table *t)
+{
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < IXM_UDP_BUCKETS; i++)
+		t->bucket[i] = IXM_UDP_NONE;
+	for (i = 0; i < IXM_UDP_SOCKS; i++) {
+		t->socks[i].gen = 1;
+		t->socks[i].next = i + 1 < IXM_UDP_SOCKS ? i + 1 : IXM_UDP_NONE;
+	}
+	t->free = 0;
+}
+
+static struct ixm_udp_sock *ixm_udp_lookup(struct ixm_udp_table *t, u16 port)
+{
+	u16 i = t->bucket[ixm_udp_hash(port)];
+
+	while (i != IXM_UDP_NONE) {
+		struct ixm_udp_sock *s = &t->socks[i];
+
+		if (s->port == port)
+			return s;
+		i = s->next;
+	}
+	return NULL;
+}
+
+/**
+ * ixm_udp_bind() - bind a local port for a context
+ * @t: the core's table
+ * @app: the context
+ * @port: local port, host order, not 0
+ * @cookie: echoed in the socket's receive events
+ * @handle: the new socket's handle
+ *
+ * Return: 0; -EADDRINUSE if the port is bound on this core; -EMFILE when
+ * the table is full.
+ */
+int ixm_udp_bind(struct ixm_udp_table *t, struct ixm_app *app, u16 port,
+		 u64 cookie, u64 *handle)
+{
+	unsigned int b = ixm_udp_hash(port);
+	struct ixm_udp_sock *s;
+	u16 i;
+
+	if (ixm_udp_lookup(t, port))
+		return -EADDRINUSE;
+	if (t->free == IXM_UDP_NONE)
+		return -EMFILE;
+	i = t->free;
+	s = &t->socks[i];
+	t->free = s->next;
+	s->app = app;
+	s->cookie = cookie;
+	s->port = port;
+	s->next = t->bucket[b];
+	t->bucket[b] = i;
+	t->count++;
+	*handle = ixm_handle(i, s->gen);
+	return 0;
+}
+
+/**
+ * ixm_udp_sock_get() - the socket a handle names, if @app owns it
+ * @t: the core's table
+ * @app: the context presenting the handle
+ * @handle: as the bind returned it
+ *
+ * Return: the socket, or NULL for an out-of-range index, a stale
+ * generation or another context's socket.
+ */
+struct ixm_udp_sock *ixm_udp_sock_get(struct ixm_udp_table *t,
+				      const struct ixm_app *app, u64 handle)
+{
+	u32 idx = ixm_handle_idx(handle);
+	struct ixm_udp_sock *s;
+
+	if (idx >= IXM_UDP_SOCKS)
+		return NULL;
+	s = &t->socks[ixm_index_nospec(idx, IXM_UDP_SOCKS)];
+	if (s->gen != ixm_handle_gen(handle) || s->app != app)
+		return NULL;
+	return s;
+}
+
+static void ixm_udp_unlink(struct ixm_udp_table *t, struct ixm_udp_sock *s)
+{
+	u16 i = (u16)(s - t->socks);
+	u16 *pp = &t->bucket[ixm_udp_hash(s->port)];
+
+	while (*pp != i)
+		pp = &t->socks[*pp].next;
+	*pp = s->next;
+	s->app = NULL;
+	s->port = 0;
+	s->cookie = 0;
+	/* a new generation: every handle to this slot is now stale */
+	s->gen = s->gen + 1 ? s->gen + 1 : 1;
+	s->next = t->free;
+	t->free = i;
+	t->count--;
+}
+
+/**
+ * ixm_udp_close() - unbind a socket
+ * @t: the core's table
+ * @app: the context presenting the handle
+ * @handle: the socket
+ *
+ * Return: 0, or -EBADF if @handle does not name a socket of @app.
+ */
+int ixm_udp_close(struct ixm_udp_table *t, const struct ixm_app *app, u64 handle)
+{
+	struct ixm_udp_sock *s = ixm_udp_sock_get(t, app, handle);
+
+	if (!s)
+		return -EBADF;
+	ixm_udp_unlink(t, s);
+	return 0;
+}
+
+/**
+ * ixm_udp_close_all() - unbind every socket of a context
+ * @t: the core's table
+ * @app: the context going away
+ */
+void ixm_udp_close_all(struct ixm_udp_table *t, const struct ixm_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < IXM_UDP_SOCKS; i++)
+		if (t->socks[i].app && t->socks[i].app == app)
+			ixm_udp_unlink(t, &t->socks[i]);
+}
+
+/* RFC 768: the checksum covers a pseudo-header, the header and the data. */
+static __sum16 ixm_udp_csum(__be32 saddr, __be32 daddr, const void *uh, u16 ulen)
+{
+	return ixm_csum_fold(ixm_csum_pseudo(saddr, daddr, IXM_IPPROTO_UDP, ulen,
+					     ixm_csum_partial(uh, ulen, 0)));
+}
+
+/**
+ * ixm_udp_input() - deliver a datagram to the context that bound its port
+ * @port: the port and core it arrived on
+ * @m: the frame, trimmed to the IP total length
+ * @ih: its validated IPv4 header
+ *
+ * Checks the length (UDP_SHORT, UDP_LEN: RFC 768's length must cover the
+ * header and fit the IP payload; extra IP payload is ignored, as Linux
+ * does) and the checksum (UDP_CSUM; 0 means none was sent, RFC 768), then
+ * posts IXMOD_EV_UDP_RECV naming the payload in the receive region.  No
+ * socket: UDP_NO_SOCK (no ICMP port unreachable is sent; see the design
+ * document).  Ring and hold-back queue full: UDP_APP_FULL.
+ *
+ * Context: the port's dataplane core.
+ */
+void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
+		   struct ixm_iphdr *ih)
+{
+	unsigned int hlen = ixm_ip_hlen(ih);
+	unsigned int len = ixm_ntohs(ih->tot_len) - hlen;
+	struct ixm_udp_sock *s = NULL;
+	struct ixmod_event ev;
+	struct ixm_udphdr *uh;
+	unsigned int ulen;
+
+	if (unlikely(len < IXM_UDP_HLEN)) {
+		ixm_net_drop(port, m, IXM_DROP_UDP_SHORT);
+		return;
+	}
+	uh = (struct ixm_udphdr *)((u8 *)ih + hlen);
+	ulen = ixm_ntohs(uh->len);
+	if (unlikely(ulen < IXM_UDP_HLEN || ulen > len)) {
+		ixm_net_drop(port, m, IXM_DROP_UDP_LEN);
+		return;
+	}
+	if (uh->check) {
+		bool hw_ok = (m->flags & IXM_MBUF_F_L4_CSUM_OK) && ulen == len;
+
+		if (unlikely(!hw_ok && ixm_udp_csum(ih->saddr, ih->daddr, uh, ulen))) {
+			ixm_net_drop(port, m, IXM_DROP_UDP_CSUM);
+			return;
+		}
+	}
+	if (port->stack)
+		s = ixm_udp_lookup(port->stack->udp, ixm_ntohs(uh->dest));
+	if (!s || s->app->dead) {
+		ixm_net_drop(port, m, IXM_DROP_UDP_NO_SOCK);
+		return;
+	}
+
+	m->data = (u8 *)uh + IXM_UDP_HLEN;
+	m->len = ulen - IXM_UDP_HLEN;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = IXMOD_EV_UDP_RECV;
+	ev.res = m->len;
+	ev.user_data = s->cookie;
+	ev.off = ixm_app_rx_off(m);
+	ev.addr = ih->saddr;
+	ev.port = uh->source;
+	ev.lport = uh->dest;
+	if (ixm_app_post(s->app, &ev)) {
+		s->app->stats.rx_dropped++;
+		ixm_net_drop(port, m, IXM_DROP_UDP_APP_FULL);
+		return;
+	}
+	m->owner = s->app;
+	s->app->stats.rx_bufs++;
+	port->stats->udp_in++;
+}
+
+/* The port whose subnet holds @daddr, else the first with an address. */
+static struct ixm_net_port *ixm_udp_route(struct ixm_stack *st, __be32 daddr)
+{
+	struct ixm_net_port *any = NULL;
+	unsigned int i;
+
+	for (i = 0; i < st->nports; i++) {
+		const struct ixm_if_config *cfg = st->ports[i]->cfg;
+
+		if (!cfg->ip)
+			continue;
+		if (!((daddr ^ cfg->ip) & cfg->netmask))
+			return st->ports[i];
+		if (!any)
+			any = st->ports[i];
+	}
+	return any;
+}
+
+/**
+ * ixm_udp_send() - build and queue one datagram
+ * @st: the core's protocol state
+ * @s: the sending socket (its port is the source port)
+ * @data: the payload, inside the transmit arena
+ * @len: payload bytes, at most IXM_UDP_PAYLOAD_MAX
+ * @daddr: destination, a unicast address (the caller checked)
+ * @dport: destination port, not 0
+ *
+ * Return: @len when queued; IXM_CALL_RETRY when the port's TX batch is
+ * full; -ENETUNREACH (no port has an address); -EINVAL (@daddr is ours);
+ * -EAGAIN (the neighbour is being resolved: an ARP request is out; try
+ * again); -ENOBUFS (no buffer); another errno from ixm_arp_resolve().
+ */
+int ixm_udp_send(struct ixm_stack *st, const struct ixm_udp_sock *s,
+		 const u8 *data, u16 len, __be32 daddr, __be16 dport)
+{
+	const struct ixm_if_config *cfg;
+	struct ixm_net_port *np;
+	struct ixm_ethhdr *eh;
+	struct ixm_udphdr *uh;
+	struct ixm_iphdr *ih;
+	struct ixm_mbuf *m;
+	u8 mac[ETH_ALEN];
+	u16 ulen = IXM_UDP_HLEN + len;
+	int err;
+
+	np = ixm_udp_route(st, daddr);
+	if (!np)
+		return -ENETUNREACH;
+	cfg = np->cfg;
+	if (daddr == cfg->ip)
+		return -EINVAL;
+	/* room for the datagram and for an ARP request the resolve may send */
+	if (np->ntx + 2 > IXM_TX_BATCH)
+		return IXM_CALL_RETRY;
+	err = ixm_arp_resolve(np, daddr, mac);
+	if (err)
+		return err;
+	m = ixm_mbuf_alloc(np->pool);
+	if (!m) {
+		np->stats->drops[IXM_DROP_NO_BUF]++;
+		return -ENOBUFS;
+	}
+
+	eh = (struct ixm_ethhdr *)m->data;
+	ih = (struct ixm_iphdr *)(m->data + IXM_ETH_HLEN);
+	uh = (struct ixm_udphdr *)((u8 *)ih + IXM_IP_HLEN);
+	memcpy((u8 *)uh + IXM_UDP_HLEN, data, len);
+	uh->source = ixm_htons(s->port);
+	uh->dest = dport;
+	uh->len = ixm_htons(ulen);
+	uh->check = 0;
+	uh->check = ixm_udp_csum(cfg->ip, daddr, uh, ulen);
+	if (!uh->check)
+		uh->check = (__force __sum16)0xffff;	/* RFC 768: 0 means none */
+	ixm_ip_build_header(ih, cfg->ip, daddr, IXM_IPPROTO_UDP, ulen, 0);
+	memcpy(eh->dst, mac, ETH_ALEN);
+	memcpy(eh->src, cfg->mac, ETH_ALEN);
+	eh->type = ixm_htons(IXM_ETH_P_IP);
+	m->len = IXM_ETH_HLEN + IXM_IP_HLEN + ulen;
+	np->stats->udp_out++;
+	ixm_net_xmit(np, m);
+	return len;
+}
