@@ -131,6 +131,11 @@ static long ixm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 static int ixm_open(struct inode *inode, struct file *file)
 {
+	/*
+	 * misc_open() left the miscdevice here; a file's private_data is
+	 * its context once IXMOD_IOC_SETUP ran, and NULL until then.
+	 */
+	file->private_data = NULL;
 	return nonseekable_open(inode, file);
 }
 
