@@ -55,12 +55,16 @@ static int ixm_op_udp_bind(struct ixm_app *app, const struct ixmod_call *c,
 	return 0;
 }
 
-/* A destination a datagram may go to: not 0/8, limited broadcast or multicast. */
+/*
+ * A destination a datagram may go to: not 0/8, loopback, multicast or
+ * class E (which includes the limited broadcast).  Our own address and our
+ * subnet's broadcast are refused once the route gives the interface.
+ */
 static bool ixm_udp_daddr_valid(__be32 daddr)
 {
-	u32 a = ixm_ntohl(daddr);
+	u8 first = ixm_ntohl(daddr) >> 24;
 
-	return (a >> 24) != 0 && a != 0xffffffff && !ixm_ip_addr_is_multicast(daddr);
+	return first != 0 && first != 127 && first < 224;
 }
 
 static int ixm_op_udp_send(struct ixm_app *app, const struct ixmod_call *c,

@@ -202,6 +202,11 @@ void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		ixm_net_drop(port, m, IXM_DROP_UDP_LEN);
 		return;
 	}
+	/*
+	 * The NIC's verdict is trusted only when it says good; a "bad" one
+	 * (IXM_MBUF_F_L4_CSUM_BAD) is checked again here, as is anything
+	 * it did not check.
+	 */
 	if (uh->check) {
 		bool hw_ok = (m->flags & IXM_MBUF_F_L4_CSUM_OK) && ulen == len;
 
@@ -217,13 +222,11 @@ void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		return;
 	}
 
-	m->data = (u8 *)uh + IXM_UDP_HLEN;
-	m->len = ulen - IXM_UDP_HLEN;
 	memset(&ev, 0, sizeof(ev));
 	ev.type = IXMOD_EV_UDP_RECV;
-	ev.res = m->len;
+	ev.res = ulen - IXM_UDP_HLEN;
 	ev.user_data = s->cookie;
-	ev.off = ixm_app_rx_off(m);
+	ev.off = ixm_app_rx_off(m) + ((u8 *)uh + IXM_UDP_HLEN - m->data);
 	ev.addr = ih->saddr;
 	ev.port = uh->source;
 	ev.lport = uh->dest;
@@ -232,6 +235,8 @@ void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		ixm_net_drop(port, m, IXM_DROP_UDP_APP_FULL);
 		return;
 	}
+	m->data = (u8 *)uh + IXM_UDP_HLEN;
+	m->len = ev.res;
 	m->owner = s->app;
 	s->app->stats.rx_bufs++;
 	port->stats->udp_in++;
@@ -287,7 +292,8 @@ int ixm_udp_send(struct ixm_stack *st, const struct ixm_udp_sock *s,
 	if (!np)
 		return -ENETUNREACH;
 	cfg = np->cfg;
-	if (daddr == cfg->ip)
+	/* ourselves, our subnet's broadcast: not a peer a datagram goes to */
+	if (ixm_ip_src_is_bad(cfg, daddr))
 		return -EINVAL;
 	/* room for the datagram and for an ARP request the resolve may send */
 	if (np->ntx + 2 > IXM_TX_BATCH)

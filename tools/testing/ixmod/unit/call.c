@@ -1,0 +1,1286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * call.c - application calls and events: call.c's validator, app.c's
+ * rings and hold-back queue, udp.c's sockets, zero-copy receive and send
+ *
+ * ixm_call_check() first, on its own: every opcode with its fields set
+ * passes, an unknown opcode is -EOPNOTSUPP, and an unknown flag bit, a
+ * non-zero reserved word or a non-zero field the opcode does not use is
+ * -EINVAL, one at a time.
+ *
+ * Then a context as ctx.c sets one up, with the regions in plain memory:
+ * the test is the application.  It writes calls into the call ring and
+ * publishes them, the dataplane's side runs ixm_app_run_calls() and
+ * ixm_app_flush(), and the test reads the events back.  One port,
+ * 198.18.0.1/24 (RFC 2544's benchmarking range), whose pool data is one
+ * block: the receive region, so an event's off is checked by reading the
+ * payload there.  Datagrams arrive through ixm_eth_input(), built byte by
+ * byte; datagrams sent are compared byte for byte with frames built from
+ * RFC 768 and RFC 791, checksums from ref.h.  Also: a full event ring
+ * (held events, then drops), indices the application lies about, a full
+ * TX batch (the call stays in the ring), two contexts on one core, and
+ * ixm_app_release_all().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "csum.h"
+#include "frames.h"
+#include "tap.h"
+#include "udp.h"
+
+#define LOCAL_IP	0xc6120001u	/* 198.18.0.1, host order */
+#define REMOTE_IP	0xc6120002u	/* 198.18.0.2, learned by ARP */
+#define REMOTE2_IP	0xc6120003u	/* 198.18.0.3, never answers */
+#define ARENA_SIZE	65536u
+#define PAYLOAD_MAX	1472u
+#define NO_EVENT	(-100000)	/* ctx_call(): not exactly one event */
+
+static const u8 zero_mac[6];
+
+/**
+ * struct ctx - one context on a core with one port
+ */
+struct ctx {
+	struct ixm_app		app;
+	struct ixm_stack	stack;
+	struct ixm_net_port	np;
+	struct ixm_net_port	*ports[1];
+	struct ixm_if_config	cfg;
+	struct ixm_net_stats	stats;
+	struct ixm_mbuf_pool	pool;
+	struct ixm_mbuf		*mbufs;
+	struct ixm_mbuf		**free;
+	u8			*slice;		/* the pool's data: the receive region */
+	struct ixm_udp_table	*udp;
+	u8			*calls;		/* call ring region */
+	u8			*events;	/* event ring region */
+	struct ixmod_event	*hold;
+	u8			*arena;
+	u32			call_nr;
+	u32			event_nr;
+	u32			call_prod;	/* the application's own indices */
+	u32			event_cons;
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p)
+		die("calloc");
+	return p;
+}
+
+static u32 *ring_word(u8 *region, size_t off)
+{
+	return (u32 *)(region + off);
+}
+
+static void ctx_init(struct ctx *c, u32 call_nr, u32 event_nr)
+{
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	c->call_nr = call_nr;
+	c->event_nr = event_nr;
+	c->calls = xcalloc(1, ixm_ring_bytes(call_nr, sizeof(struct ixmod_call)));
+	c->events = xcalloc(1, ixm_ring_bytes(event_nr, sizeof(struct ixmod_event)));
+	c->hold = xcalloc(event_nr, sizeof(*c->hold));
+	c->arena = xcalloc(1, ARENA_SIZE);
+	c->udp = xcalloc(1, sizeof(*c->udp));
+	ixm_udp_table_init(c->udp);
+
+	/* one block, so that buffer i's data is at i * IXM_MBUF_SIZE */
+	c->slice = aligned_alloc(4096, IXM_RX_SLICE);
+	if (!c->slice)
+		die("aligned_alloc");
+	memset(c->slice, 0, IXM_RX_SLICE);
+	c->mbufs = xcalloc(IXM_RX_SLICE_BUFS, sizeof(*c->mbufs));
+	c->free = xcalloc(IXM_RX_SLICE_BUFS, sizeof(*c->free));
+	for (i = 0; i < IXM_RX_SLICE_BUFS; i++) {
+		c->mbufs[i].buf = c->slice + (size_t)i * IXM_MBUF_SIZE;
+		c->mbufs[i].dma = (dma_addr_t)(uintptr_t)c->mbufs[i].buf;
+	}
+	ixm_mbuf_pool_init(&c->pool, c->mbufs, c->free, IXM_RX_SLICE_BUFS);
+	c->pool.rx_base = 0;
+
+	memcpy(c->cfg.mac, our_mac, 6);
+	c->cfg.ip = be32_of(LOCAL_IP);
+	c->cfg.prefix = 24;
+	c->cfg.netmask = be32_of(0xffffff00u);
+	ixm_host_now_ns = 1000000000ULL;
+	c->np.cfg = &c->cfg;
+	c->np.pool = &c->pool;
+	c->np.stats = &c->stats;
+	c->np.arp = ixm_arp_table_alloc();
+	if (!c->np.arp)
+		die("ixm_arp_table_alloc");
+	c->np.stack = &c->stack;
+	c->np.now_ns = ixm_host_now_ns;
+	c->ports[0] = &c->np;
+	c->stack.ports = c->ports;
+	c->stack.nports = 1;
+	c->stack.udp = c->udp;
+	c->stack.now_ns = ixm_host_now_ns;
+
+	ixm_app_init(&c->app, &c->stack, c->calls, call_nr, c->events, event_nr,
+		     c->hold, c->arena, ARENA_SIZE, 1);
+}
+
+/* Give every frame queued for transmission back to the pool. */
+static void ctx_tx_flush(struct ctx *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->np.ntx; i++)
+		ixm_mbuf_free(c->np.tx[i]);
+	c->np.ntx = 0;
+}
+
+static void ctx_fini(struct ctx *c)
+{
+	ctx_tx_flush(c);
+	ixm_arp_table_free(c->np.arp);
+	free(c->calls);
+	free(c->events);
+	free(c->hold);
+	free(c->arena);
+	free(c->udp);
+	free(c->slice);
+	free(c->mbufs);
+	free(c->free);
+}
+
+/* The application writes one call and publishes it (B). */
+static void ctx_submit(struct ctx *c, const struct ixmod_call *call)
+{
+	struct ixmod_call *e = (struct ixmod_call *)(c->calls + IXM_RING_OFF_ENTRIES);
+
+	e[c->call_prod & (c->call_nr - 1)] = *call;
+	c->call_prod++;
+	__atomic_store_n(ring_word(c->calls, IXM_RING_OFF_PROD), c->call_prod,
+			 __ATOMIC_RELEASE);
+}
+
+/* The dataplane's turn: a batch of calls, then publish the events. */
+static unsigned int ctx_run(struct ctx *c, unsigned int budget)
+{
+	unsigned int n = ixm_app_run_calls(&c->app, budget);
+
+	ixm_app_flush(&c->app);
+	return n;
+}
+
+static u32 ctx_nevents(struct ctx *c)
+{
+	return __atomic_load_n(ring_word(c->events, IXM_RING_OFF_PROD), __ATOMIC_ACQUIRE) -
+	       c->event_cons;
+}
+
+/* The application takes the next event (C, D); false if there is none. */
+static bool ctx_event(struct ctx *c, struct ixmod_event *ev)
+{
+	const struct ixmod_event *e =
+		(const struct ixmod_event *)(c->events + IXM_RING_OFF_ENTRIES);
+
+	if (!ctx_nevents(c))
+		return false;
+	*ev = e[c->event_cons & (c->event_nr - 1)];
+	c->event_cons++;
+	__atomic_store_n(ring_word(c->events, IXM_RING_OFF_CONS), c->event_cons,
+			 __ATOMIC_RELEASE);
+	return true;
+}
+
+static u32 ctx_flags(struct ctx *c)
+{
+	return __atomic_load_n(ring_word(c->events, IXM_RING_OFF_FLAGS), __ATOMIC_RELAXED);
+}
+
+/*
+ * Submit @call, run it and take the one event it must produce: its res,
+ * or NO_EVENT if it produced none or more than one.
+ */
+static int ctx_call(struct ctx *c, const struct ixmod_call *call, struct ixmod_event *ev)
+{
+	struct ixmod_event tmp;
+
+	ctx_submit(c, call);
+	if (ctx_run(c, 64) != 1 || !ctx_event(c, ev))
+		return NO_EVENT;
+	if (ctx_event(c, &tmp))
+		return NO_EVENT;
+	return ev->res;
+}
+
+static struct ixmod_call call_bind(u16 port, u64 user_data)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_UDP_BIND, .user_data = user_data,
+		.port = ixm_htons(port),
+	};
+
+	return c;
+}
+
+/* With IXMOD_CALL_F_NOTIFY, so that success is answered too. */
+static struct ixmod_call call_send(u64 handle, u32 off, u32 len, u32 addr, u16 port)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_UDP_SEND, .flags = IXMOD_CALL_F_NOTIFY,
+		.user_data = 0x5e4d0000u + len, .handle = handle, .off = off,
+		.len = len, .addr = be32_of(addr), .port = ixm_htons(port),
+	};
+
+	return c;
+}
+
+static struct ixmod_call call_recv_done(u32 off)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_RECV_DONE, .flags = IXMOD_CALL_F_NOTIFY,
+		.user_data = 0xd0e, .off = off,
+	};
+
+	return c;
+}
+
+static struct ixmod_call call_close(u64 handle)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_UDP_CLOSE, .flags = IXMOD_CALL_F_NOTIFY,
+		.user_data = 0xc105e, .handle = handle,
+	};
+
+	return c;
+}
+
+/* Bind @port; returns the res and the handle. */
+static int ctx_bind(struct ctx *c, u16 port, u64 cookie, u64 *handle)
+{
+	struct ixmod_call call = call_bind(port, cookie);
+	struct ixmod_event ev;
+	int res = ctx_call(c, &call, &ev);
+
+	*handle = ev.handle;
+	return res;
+}
+
+/* A frame arrives on the port, copied into a pool buffer. */
+static void ctx_input(struct ctx *c, const u8 *f, size_t len, u16 flags)
+{
+	struct ixm_mbuf *m = ixm_mbuf_alloc(&c->pool);
+
+	if (!m || len > IXM_MBUF_DATA_MAX) {
+		fprintf(stderr, "ctx_input: no buffer or frame too long\n");
+		exit(255);
+	}
+	memcpy(m->data, f, len);
+	m->len = (u16)len;
+	m->flags = flags;
+	ixm_eth_input(&c->np, m);
+}
+
+/* Learn @ip at @mac: it asks for our address (RFC 826), we answer. */
+static void ctx_learn(struct ctx *c, u32 ip, const u8 *mac)
+{
+	u8 f[60];
+
+	memset(f, 0, sizeof(f));
+	put_arp(put_eth(f, bcast_mac, mac, 0x0806), 1, mac, ip, zero_mac, LOCAL_IP);
+	ctx_input(c, f, sizeof(f), 0);
+	ctx_tx_flush(c);
+}
+
+static u64 ctx_drops(const struct ctx *c)
+{
+	u64 n = 0;
+	unsigned int r;
+
+	for (r = 0; r < IXM_DROP_MAX; r++)
+		n += c->stats.drops[r];
+	return n;
+}
+
+/* RFC 768: the checksum over pseudo-header and datagram @u of @ulen bytes. */
+static u16 ref_udp_csum(u32 src, u32 dst, const u8 *u, size_t ulen)
+{
+	static u8 buf[12 + 65536];
+
+	put32(buf, src);
+	put32(buf + 4, dst);
+	buf[8] = 0;
+	buf[9] = 17;
+	put16(buf + 10, (unsigned int)ulen);
+	memcpy(buf + 12, u, ulen);
+	return ref_csum(buf, 12 + ulen);
+}
+
+/*
+ * A UDP datagram in a frame, from @src_mac/@src:@sport to @dst_mac/@dst:
+ * @dport, IP ID @id, TTL @ttl, DF set, with a correct checksum (0xffff for
+ * a computed 0); returns the frame length.
+ */
+static size_t udp_frame(u8 *f, const u8 *dst_mac, const u8 *src_mac, u32 src,
+			u16 sport, u32 dst, u16 dport, u16 id, u8 ttl,
+			const u8 *data, size_t n)
+{
+	struct iph_args a = {
+		.id = id, .frag = 0x4000, .ttl = ttl, .proto = 17,
+		.src = src, .dst = dst,
+	};
+	u8 *u = put_ip(put_eth(f, dst_mac, src_mac, 0x0800), &a, 8 + n);
+	u16 ck;
+
+	put16(u, sport);
+	put16(u + 2, dport);
+	put16(u + 4, 8 + n);
+	put16(u + 6, 0);
+	if (n)
+		memcpy(u + 8, data, n);
+	ck = ref_udp_csum(src, dst, u, 8 + n);
+	put16(u + 6, ck ? ck : 0xffff);
+	return 14 + 20 + 8 + n;
+}
+
+/* A datagram from the remote host to us. */
+static size_t udp_in_frame(u8 *f, u16 sport, u16 dport, const u8 *data, size_t n)
+{
+	return udp_frame(f, our_mac, peer_mac, REMOTE_IP, sport, LOCAL_IP, dport,
+			 0x1234, 64, data, n);
+}
+
+static void pattern(u8 *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (u8)(i * 13 + seed * 7 + 1);
+}
+
+/*
+ * ixm_call_check()
+ */
+
+/* Which argument fields each opcode uses, as the header documents them. */
+enum { F_LEN = 1, F_HANDLE = 2, F_OFF = 4, F_ADDR = 8, F_PORT = 16 };
+
+static const struct {
+	u8 op;
+	const char *name;
+	unsigned int fields;
+} ops[] = {
+	{ IXMOD_OP_NOP, "NOP", 0 },
+	{ IXMOD_OP_UDP_BIND, "UDP_BIND", F_PORT },
+	{ IXMOD_OP_UDP_SEND, "UDP_SEND", F_LEN | F_HANDLE | F_OFF | F_ADDR | F_PORT },
+	{ IXMOD_OP_RECV_DONE, "RECV_DONE", F_OFF },
+	{ IXMOD_OP_UDP_CLOSE, "UDP_CLOSE", F_HANDLE },
+};
+
+/* @op's call with every field it uses set to @v (1, all ones, ...). */
+static struct ixmod_call full_call(unsigned int i, u64 v, u8 flags)
+{
+	struct ixmod_call c;
+
+	memset(&c, 0, sizeof(c));
+	c.opcode = ops[i].op;
+	c.flags = flags;
+	c.user_data = ~v;
+	if (ops[i].fields & F_LEN)
+		c.len = (u32)v;
+	if (ops[i].fields & F_HANDLE)
+		c.handle = v;
+	if (ops[i].fields & F_OFF)
+		c.off = (u32)v;
+	if (ops[i].fields & F_ADDR)
+		c.addr = (u32)v;
+	if (ops[i].fields & F_PORT)
+		c.port = (u16)v;
+	return c;
+}
+
+static const u64 values[] = { 0, 1, 0x80, 0x8000, 0x80000000u, 0x8000000000000000ULL, ~0ULL };
+
+static void test_check_valid(void)
+{
+	unsigned int i, v, f;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		bool ok = true;
+
+		for (v = 0; v < ARRAY_SIZE(values); v++) {
+			for (f = 0; f <= IXMOD_CALL_F_ALL; f++) {
+				struct ixmod_call c = full_call(i, values[v], (u8)f);
+				int res = ixm_call_check(&c);
+
+				if (res) {
+					tap_diag("%s value %llx flags %u: %d", ops[i].name,
+						 values[v], f, res);
+					ok = false;
+				}
+			}
+		}
+		tap_ok(ok, "%s with its fields set, any user_data, flags 0 or NOTIFY: passes",
+		       ops[i].name);
+	}
+	tap_eq(sizeof(struct ixmod_call), 64, "struct ixmod_call is 64 bytes");
+	tap_eq(sizeof(struct ixmod_event), 32, "struct ixmod_event is 32 bytes");
+}
+
+static void test_check_opcode(void)
+{
+	unsigned int op;
+	bool ok = true;
+
+	for (op = IXMOD_OP_LAST; op <= 255; op++) {
+		struct ixmod_call c;
+
+		memset(&c, 0, sizeof(c));
+		c.opcode = (u8)op;
+		if (ixm_call_check(&c) != -EOPNOTSUPP)
+			ok = false;
+		/* even with other faults, the opcode is what is reported */
+		c.flags = 0x80;
+		c.resv2 = 1;
+		c.len = 1;
+		if (ixm_call_check(&c) != -EOPNOTSUPP)
+			ok = false;
+	}
+	tap_ok(ok, "opcodes IXMOD_OP_LAST (%d) to 255: -EOPNOTSUPP", IXMOD_OP_LAST);
+}
+
+static void test_check_flags(void)
+{
+	unsigned int i, bit;
+	bool ok = true;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		for (bit = 0; bit < 8; bit++) {
+			struct ixmod_call c = full_call(i, 1, 0);
+
+			if ((1u << bit) & IXMOD_CALL_F_ALL)
+				continue;
+			c.flags = (u8)(1u << bit);
+			if (ixm_call_check(&c) != -EINVAL) {
+				tap_diag("%s flag bit %u accepted", ops[i].name, bit);
+				ok = false;
+			}
+			c.flags |= IXMOD_CALL_F_NOTIFY;
+			if (ixm_call_check(&c) != -EINVAL)
+				ok = false;
+		}
+	}
+	tap_ok(ok, "each unknown flag bit (1-7), alone or with NOTIFY: -EINVAL for every opcode");
+}
+
+enum { R0, R1, R2, R3_0, R3_1, R3_2, R_NR };
+
+static const char * const resv_names[R_NR] = {
+	"resv0", "resv1", "resv2", "resv3[0]", "resv3[1]", "resv3[2]",
+};
+
+static void set_resv(struct ixmod_call *c, unsigned int r, u64 v)
+{
+	switch (r) {
+	case R0:
+		c->resv0 = (u16)v;
+		break;
+	case R1:
+		c->resv1 = (u16)v;
+		break;
+	case R2:
+		c->resv2 = (u32)v;
+		break;
+	default:
+		c->resv3[r - R3_0] = v;
+		break;
+	}
+}
+
+static void test_check_reserved(void)
+{
+	unsigned int r, i, v;
+
+	for (r = 0; r < R_NR; r++) {
+		bool ok = true;
+
+		for (i = 0; i < ARRAY_SIZE(ops); i++) {
+			for (v = 1; v < ARRAY_SIZE(values); v++) {
+				struct ixmod_call c = full_call(i, 1, IXMOD_CALL_F_NOTIFY);
+				u64 val = values[v];
+
+				/* a value the field can hold, not truncated to 0 */
+				if (r <= R1)
+					val = (val & 0xffff) ? val : 0x8000;
+				else if (r == R2)
+					val = (val & 0xffffffff) ? val : 0x80000000u;
+				set_resv(&c, r, val);
+				if (ixm_call_check(&c) != -EINVAL) {
+					tap_diag("%s: %s = %llx accepted", ops[i].name,
+						 resv_names[r], val);
+					ok = false;
+				}
+			}
+		}
+		tap_ok(ok, "%s non-zero: -EINVAL for every opcode", resv_names[r]);
+	}
+}
+
+static void test_check_unused(void)
+{
+	static const char * const fname[5] = { "len", "handle", "off", "addr", "port" };
+	unsigned int i, f, v;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		bool ok = true;
+		int tried = 0;
+
+		for (f = 0; f < 5; f++) {
+			if (ops[i].fields & (1u << f))
+				continue;
+			for (v = 1; v < ARRAY_SIZE(values); v++) {
+				struct ixmod_call c = full_call(i, 1, 0);
+				u64 val = values[v];
+
+				switch (1u << f) {
+				case F_LEN:
+					c.len = (u32)val ? (u32)val : 0x80000000u;
+					break;
+				case F_HANDLE:
+					c.handle = val;
+					break;
+				case F_OFF:
+					c.off = (u32)val ? (u32)val : 0x80000000u;
+					break;
+				case F_ADDR:
+					c.addr = (u32)val ? (u32)val : 0x80000000u;
+					break;
+				case F_PORT:
+					c.port = (u16)val ? (u16)val : 0x8000;
+					break;
+				}
+				tried++;
+				if (ixm_call_check(&c) != -EINVAL) {
+					tap_diag("%s: unused %s = %llx accepted", ops[i].name,
+						 fname[f], val);
+					ok = false;
+				}
+			}
+		}
+		tap_ok(ok && (tried || ops[i].fields == 0x1f),
+		       "%s: each field it does not use, non-zero: -EINVAL", ops[i].name);
+	}
+}
+
+/*
+ * Calls through the ring
+ */
+
+static void test_nop(void)
+{
+	struct ixmod_call call = { .opcode = IXMOD_OP_NOP, .user_data = 0x0123456789abcdefULL };
+	struct ixmod_event ev;
+	struct ctx c;
+	int res;
+
+	ctx_init(&c, 16, 16);
+	res = ctx_call(&c, &call, &ev);
+	tap_ok(res == 0 && ev.type == IXMOD_EV_CALL && ev.op == IXMOD_OP_NOP &&
+	       ev.user_data == 0x0123456789abcdefULL && !ev.flags && !ev.handle &&
+	       !ev.addr && !ev.port && !ev.lport,
+	       "NOP completes with res 0 and echoes user_data");
+	tap_ok(*ring_word(c.calls, IXM_RING_OFF_CONS) == 1 && c.app.stats.calls == 1 &&
+	       c.app.stats.events == 1 && !c.app.stats.call_errors,
+	       "the call ring's consumer index moved; calls and events counted");
+
+	call.resv2 = 7;
+	call.user_data = 42;
+	res = ctx_call(&c, &call, &ev);
+	tap_ok(res == -EINVAL && ev.op == IXMOD_OP_NOP && ev.user_data == 42 &&
+	       c.app.stats.call_errors == 1,
+	       "a call with a reserved word set is answered -EINVAL and counted");
+	memset(&call, 0, sizeof(call));
+	call.opcode = 200;
+	call.user_data = 43;
+	res = ctx_call(&c, &call, &ev);
+	tap_ok(res == -EOPNOTSUPP && ev.op == 200 && ev.user_data == 43,
+	       "opcode 200 is answered -EOPNOTSUPP, the opcode echoed as written");
+	ctx_fini(&c);
+}
+
+static void test_bind(void)
+{
+	struct ixmod_call call;
+	struct ixmod_event ev;
+	u64 h1, h2;
+	struct ctx c;
+	int res;
+
+	ctx_init(&c, 16, 16);
+	call = call_bind(7000, 0xc00c1e);
+	res = ctx_call(&c, &call, &ev);
+	h1 = ev.handle;
+	tap_ok(res == 0 && ev.op == IXMOD_OP_UDP_BIND && ev.user_data == 0xc00c1e &&
+	       ixm_handle_gen(h1) != 0 && c.udp->count == 1,
+	       "UDP_BIND 7000 completes with a handle (generation %u, index %u)",
+	       ixm_handle_gen(h1), ixm_handle_idx(h1));
+	tap_eq((u64)ctx_bind(&c, 7000, 1, &h2), (u64)-EADDRINUSE,
+	       "a second bind of port 7000: -EADDRINUSE");
+	tap_eq((u64)ctx_bind(&c, 0, 1, &h2), (u64)-EINVAL, "a bind of port 0: -EINVAL");
+	tap_ok(ctx_bind(&c, 7001, 2, &h2) == 0 && h2 != h1 && c.udp->count == 2,
+	       "port 7001 gets a different handle");
+	ctx_fini(&c);
+}
+
+static void test_send_errors(void)
+{
+	static const struct {
+		u32 off, len, addr;
+		u16 port;
+		int res;
+		const char *what;
+	} cases[] = {
+		{ ARENA_SIZE - 10, 11, REMOTE_IP, 9, -EINVAL, "off + len one past the arena" },
+		{ ARENA_SIZE, 1, REMOTE_IP, 9, -EINVAL, "off at the arena's end, len 1" },
+		{ 0x80000000u, 1, REMOTE_IP, 9, -EINVAL, "off far past the arena" },
+		{ 0xffffffffu, 2, REMOTE_IP, 9, -EINVAL, "off + len overflowing u32" },
+		{ 0xfffffc00u, 0x400, REMOTE_IP, 9, -EINVAL, "off + len exactly 2^32" },
+		{ 0, PAYLOAD_MAX + 1, REMOTE_IP, 9, -EMSGSIZE, "len 1473" },
+		{ 0, 0xffffffffu, REMOTE_IP, 9, -EMSGSIZE, "len 0xffffffff" },
+		{ 0, 8, 0, 9, -EINVAL, "destination 0.0.0.0" },
+		{ 0, 8, 0x00010203u, 9, -EINVAL, "destination 0.1.2.3" },
+		{ 0, 8, 0xffffffffu, 9, -EINVAL, "destination 255.255.255.255" },
+		{ 0, 8, 0xe0000001u, 9, -EINVAL, "destination 224.0.0.1" },
+		{ 0, 8, 0xefffffffu, 9, -EINVAL, "destination 239.255.255.255" },
+		{ 0, 8, LOCAL_IP, 9, -EINVAL, "destination our own address" },
+		{ 0, 8, 0x7f000001u, 9, -EINVAL, "destination 127.0.0.1" },
+		{ 0, 8, 0xf0000001u, 9, -EINVAL, "destination 240.0.0.1 (class E)" },
+		{ 0, 8, (LOCAL_IP & ~0xffu) | 0xff, 9, -EINVAL,
+		  "destination our /24's broadcast" },
+		{ 0, 8, REMOTE_IP, 0, -EINVAL, "destination port 0" },
+	};
+	struct ixmod_call call;
+	struct ixmod_event ev;
+	u64 h, h2;
+	struct ctx c;
+	unsigned int i;
+	bool ok = true;
+
+	ctx_init(&c, 16, 16);
+	ctx_learn(&c, REMOTE_IP, peer_mac);
+	ctx_bind(&c, 7000, 1, &h);
+
+	call = call_send(ixm_handle(ixm_handle_idx(h) + 1, ixm_handle_gen(h)), 0, 8, REMOTE_IP, 9);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	       "UDP_SEND with the next index (a free slot): -EBADF");
+	call.handle = ixm_handle(IXM_UDP_SOCKS, ixm_handle_gen(h));
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	       "UDP_SEND with index IXM_UDP_SOCKS: -EBADF");
+	call.handle = ixm_handle(0xffffffffu, ixm_handle_gen(h));
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF, "UDP_SEND with index 2^32-1: -EBADF");
+	call.handle = ixm_handle(ixm_handle_idx(h), ixm_handle_gen(h) + 1);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	       "UDP_SEND with the wrong generation: -EBADF");
+	call.handle = ixm_handle(ixm_handle_idx(h), 0);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF, "UDP_SEND with generation 0: -EBADF");
+
+	ctx_bind(&c, 7001, 2, &h2);
+	call = call_close(h2);
+	tap_ok(ctx_call(&c, &call, &ev) == 0 && ev.op == IXMOD_OP_UDP_CLOSE &&
+	       ev.user_data == 0xc105e && c.udp->count == 1,
+	       "UDP_CLOSE of the second socket: res 0");
+	call = call_send(h2, 0, 8, REMOTE_IP, 9);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	       "UDP_SEND on the closed socket's handle (stale generation): -EBADF");
+	call = call_close(h2);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF, "a second UDP_CLOSE: -EBADF");
+	ctx_bind(&c, 7002, 3, &call.handle);
+	tap_ok(ixm_handle_idx(call.handle) == ixm_handle_idx(h2) &&
+	       ixm_handle_gen(call.handle) != ixm_handle_gen(h2),
+	       "the slot is reused under a new generation");
+	call = call_send(h2, 0, 8, REMOTE_IP, 9);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	       "the old handle does not reach the slot's new socket");
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int res;
+
+		call = call_send(h, cases[i].off, cases[i].len, cases[i].addr, cases[i].port);
+		res = ctx_call(&c, &call, &ev);
+		if (res != cases[i].res || ev.op != IXMOD_OP_UDP_SEND ||
+		    ev.user_data != call.user_data) {
+			tap_diag("%s: res %d, want %d", cases[i].what, res, cases[i].res);
+			ok = false;
+		}
+	}
+	tap_ok(ok, "%zu bad lengths, offsets and destinations: -EINVAL or -EMSGSIZE",
+	       ARRAY_SIZE(cases));
+	tap_ok(!c.np.ntx && c.pool.nfree == c.pool.count && !c.stats.udp_out,
+	       "no refused call queued a frame or kept a buffer");
+	tap_eq(c.app.stats.call_errors, 8 + ARRAY_SIZE(cases), "call_errors counted each");
+	ctx_fini(&c);
+}
+
+/* The frame RFC 768 and RFC 791 describe for a datagram we send. */
+static size_t expected_send(u8 *f, u16 sport, u32 dst, u16 dport, const u8 *data, size_t n)
+{
+	return udp_frame(f, peer_mac, our_mac, LOCAL_IP, sport, dst, dport, 0, 64, data, n);
+}
+
+/* The one frame queued equals @want and its checksums verify; flushes. */
+static bool sent_is(struct ctx *c, const u8 *want, size_t wlen, size_t n)
+{
+	const struct ixm_mbuf *m;
+	const char *err;
+	bool ok = true;
+
+	if (c->np.ntx != 1) {
+		tap_diag("payload %zu: %u frames queued", n, c->np.ntx);
+		ctx_tx_flush(c);
+		return false;
+	}
+	m = c->np.tx[0];
+	if (m->len != wlen || memcmp(m->data, want, wlen)) {
+		size_t i;
+
+		for (i = 0; i < wlen && i < m->len && m->data[i] == want[i]; i++)
+			;
+		tap_diag("payload %zu: length %u (want %zu), first difference at byte %zu",
+			 n, m->len, wlen, i);
+		ok = false;
+	}
+	if (ok && (ref_udp_csum(LOCAL_IP, get32(m->data + 30), m->data + 34, m->len - 34u) ||
+		   ixm_csum_fold(ixm_csum_pseudo(c->cfg.ip, be32_of(get32(m->data + 30)),
+						 IXM_IPPROTO_UDP, (u16)(m->len - 34u),
+						 ixm_csum_partial(m->data + 34, m->len - 34u, 0))))) {
+		tap_diag("payload %zu: the UDP checksum does not verify", n);
+		ok = false;
+	}
+	err = check_tx(&c->cfg, m);
+	if (err) {
+		tap_diag("payload %zu: %s", n, err);
+		ok = false;
+	}
+	if (m->data < m->buf || m->data + m->len > m->buf + IXM_MBUF_SIZE) {
+		tap_diag("payload %zu: frame outside its buffer", n);
+		ok = false;
+	}
+	ctx_tx_flush(c);
+	return ok;
+}
+
+static void test_send(void)
+{
+	static u8 want[2048];
+	struct ixmod_call call;
+	struct ixmod_event ev;
+	unsigned int bad = 0;
+	size_t n, wlen;
+	struct ctx c;
+	u32 off;
+	u64 h;
+	u16 ck;
+
+	ctx_init(&c, 16, 16);
+	ctx_learn(&c, REMOTE_IP, peer_mac);
+	ctx_bind(&c, 7000, 1, &h);
+	pattern(c.arena, ARENA_SIZE, 3);
+	for (n = 0; n <= PAYLOAD_MAX; n++) {
+		/* odd and even offsets, some at the very end of the arena */
+		off = n % 3 == 2 ? ARENA_SIZE - (u32)n : (u32)(n * 41 % (ARENA_SIZE - n));
+		call = call_send(h, off, (u32)n, REMOTE_IP, (u16)(9 + n));
+		if (ctx_call(&c, &call, &ev) != (int)n) {
+			tap_diag("payload %zu at %u: res %d", n, off, ev.res);
+			if (++bad > 5)
+				break;
+			ctx_tx_flush(&c);
+			continue;
+		}
+		wlen = expected_send(want, 7000, REMOTE_IP, (u16)(9 + n), c.arena + off, n);
+		if (!sent_is(&c, want, wlen, n) && ++bad > 5)
+			break;
+	}
+	tap_ok(!bad, "UDP_SEND of 0..%u bytes: one frame, byte-exact, checksums verify, res = len",
+	       PAYLOAD_MAX);
+	tap_eq(c.stats.udp_out, PAYLOAD_MAX + 1, "udp_out counted each");
+	tap_eq(c.pool.nfree, c.pool.count, "every buffer back in the pool");
+
+	/* without NOTIFY a send that worked is not answered */
+	call = call_send(h, 100, 20, REMOTE_IP, 53);
+	call.flags = 0;
+	ctx_submit(&c, &call);
+	tap_ok(ctx_run(&c, 8) == 1 && !ctx_nevents(&c) && c.np.ntx == 1,
+	       "UDP_SEND without NOTIFY: sent, no event");
+	ctx_tx_flush(&c);
+
+	/*
+	 * A datagram whose checksum computes to 0: make the last payload
+	 * word the checksum of the same datagram with that word 0.
+	 */
+	memset(c.arena, 0, 10);
+	c.arena[0] = 0x5a;
+	wlen = expected_send(want, 7000, REMOTE_IP, 4242, c.arena, 10);
+	ck = get16(want + 40);
+	put16(c.arena + 8, ck == 0xffff ? 0 : ck);
+	wlen = expected_send(want, 7000, REMOTE_IP, 4242, c.arena, 10);
+	call = call_send(h, 0, 10, REMOTE_IP, 4242);
+	tap_ok(get16(want + 40) == 0xffff && ctx_call(&c, &call, &ev) == 10 &&
+	       sent_is(&c, want, wlen, 10),
+	       "a checksum that computes to 0 goes out as 0xffff (RFC 768)");
+	ctx_fini(&c);
+}
+
+static void test_send_unresolved(void)
+{
+	struct ixmod_call call;
+	struct ixmod_event ev;
+	const u8 *f;
+	struct ctx c;
+	u64 h;
+
+	ctx_init(&c, 16, 16);
+	ctx_bind(&c, 7000, 1, &h);
+	call = call_send(h, 0, 100, REMOTE2_IP, 9);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EAGAIN,
+	       "UDP_SEND to an unresolved neighbour: -EAGAIN");
+	f = c.np.ntx == 1 ? c.np.tx[0]->data : NULL;
+	tap_ok(f && !check_tx(&c.cfg, c.np.tx[0]) && get16(f + 12) == 0x0806 &&
+	       get16(f + 20) == 1 && get32(f + 38) == REMOTE2_IP && !c.stats.udp_out,
+	       "an ARP request for it was queued, and no datagram");
+	ctx_tx_flush(&c);
+	call.user_data = 77;
+	tap_ok(ctx_call(&c, &call, &ev) == -EAGAIN && ev.user_data == 77 && !c.np.ntx,
+	       "again within a second: -EAGAIN, no second request");
+	tap_eq(c.pool.nfree, c.pool.count, "no buffer kept");
+	ctx_fini(&c);
+}
+
+/* The event for a datagram of @n bytes of @data from REMOTE:@sport to @lport. */
+static bool recv_event_ok(struct ctx *c, const struct ixmod_event *ev, const u8 *data,
+			  size_t n, u16 sport, u16 lport, u64 cookie)
+{
+	if (ev->type != IXMOD_EV_UDP_RECV || ev->res != (s32)n || ev->user_data != cookie ||
+	    ev->addr != be32_of(REMOTE_IP) || ev->port != ixm_htons(sport) ||
+	    ev->lport != ixm_htons(lport) || ev->op || ev->flags || ev->__pad) {
+		tap_diag("event: type %u res %d cookie %llx addr %x port %u lport %u",
+			 ev->type, ev->res, ev->user_data, ixm_ntohl(ev->addr),
+			 ixm_ntohs(ev->port), ixm_ntohs(ev->lport));
+		return false;
+	}
+	if (ev->off > IXM_RX_SLICE - n || memcmp(c->slice + ev->off, data, n)) {
+		tap_diag("event: off %u does not hold the payload", ev->off);
+		return false;
+	}
+	if (c->mbufs[ev->off / IXM_MBUF_SIZE].owner != &c->app) {
+		tap_diag("event: the buffer at %u is not owned by the context", ev->off);
+		return false;
+	}
+	return true;
+}
+
+static void test_recv(void)
+{
+	static u8 f[2048], data[2048];
+	struct ixmod_call call;
+	struct ixmod_event ev;
+	unsigned int bad = 0;
+	size_t n, len;
+	struct ctx c;
+	u32 off;
+	u64 h;
+
+	ctx_init(&c, 16, 16);
+	ctx_bind(&c, 7000, 0xc00c1e, &h);
+
+	pattern(data, 100, 1);
+	len = udp_in_frame(f, 5555, 7000, data, 100);
+	ctx_input(&c, f, len, 0);
+	ixm_app_flush(&c.app);
+	tap_ok(ctx_event(&c, &ev) && recv_event_ok(&c, &ev, data, 100, 5555, 7000, 0xc00c1e),
+	       "a datagram to a bound port: UDP_RECV, res = 100, payload at off, addresses, cookie");
+	off = ev.off;
+	tap_ok(c.app.stats.rx_bufs == 1 && c.pool.nfree == c.pool.count - 1 &&
+	       c.stats.udp_in == 1 && !ctx_drops(&c) && !ctx_nevents(&c),
+	       "the application holds the buffer (rx_bufs 1), udp_in counted, no drop");
+	call = call_recv_done(off);
+	tap_ok(ctx_call(&c, &call, &ev) == 0 && ev.op == IXMOD_OP_RECV_DONE &&
+	       c.pool.nfree == c.pool.count && !c.app.stats.rx_bufs &&
+	       !c.mbufs[off / IXM_MBUF_SIZE].owner,
+	       "RECV_DONE of that off: res 0, the buffer is back in the pool");
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-ENOENT,
+	       "a second RECV_DONE of the same off: -ENOENT");
+	call = call_recv_done(IXM_RX_SLICE);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EINVAL, "RECV_DONE off = slice size: -EINVAL");
+	call = call_recv_done(0xffffffffu);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EINVAL, "RECV_DONE off 0xffffffff: -EINVAL");
+	call = call_recv_done(IXM_RX_SLICE - 1);
+	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-ENOENT,
+	       "RECV_DONE of a free buffer's last byte: -ENOENT");
+	tap_ok(c.pool.nfree == c.pool.count && !c.app.stats.rx_bufs,
+	       "refused RECV_DONEs changed nothing");
+
+	for (n = 0; n <= PAYLOAD_MAX; n++) {
+		pattern(data, n, (unsigned int)n);
+		len = udp_in_frame(f, (u16)(1 + n), 7000, data, n);
+		ctx_input(&c, f, len, 0);
+		ixm_app_flush(&c.app);
+		if (!ctx_event(&c, &ev) ||
+		    !recv_event_ok(&c, &ev, data, n, (u16)(1 + n), 7000, 0xc00c1e)) {
+			if (++bad > 5)
+				break;
+			continue;
+		}
+		call = call_recv_done(ev.off);
+		if (ctx_call(&c, &call, &ev) != 0 && ++bad > 5)
+			break;
+	}
+	tap_ok(!bad && c.pool.nfree == c.pool.count && !c.app.stats.rx_bufs,
+	       "payloads of 0..%u bytes arrive whole at their off and go back", PAYLOAD_MAX);
+	ctx_fini(&c);
+}
+
+static void test_recv_drops(void)
+{
+	static u8 f[2048], data[64];
+	struct ixmod_event ev;
+	struct ctx c;
+	size_t len;
+	u64 h;
+
+	ctx_init(&c, 16, 16);
+	ctx_bind(&c, 7000, 5, &h);
+	pattern(data, sizeof(data), 2);
+
+	len = udp_in_frame(f, 5555, 7000, data, 40);
+	f[len - 1] ^= 1;
+	ctx_input(&c, f, len, 0);
+	ixm_app_flush(&c.app);
+	tap_ok(c.stats.drops[IXM_DROP_UDP_CSUM] == 1 && ctx_drops(&c) == 1 &&
+	       !ctx_nevents(&c) && c.pool.nfree == c.pool.count,
+	       "bad UDP checksum: dropped as udp_csum, no event, buffer back");
+
+	len = udp_in_frame(f, 5555, 7000, data, 40);
+	put16(f + 38, 8 + 41);
+	ctx_input(&c, f, len, 0);
+	tap_ok(c.stats.drops[IXM_DROP_UDP_LEN] == 1 && ctx_drops(&c) == 2,
+	       "UDP length one past the IP payload: udp_len");
+	put16(f + 38, 7);
+	ctx_input(&c, f, len, 0);
+	tap_ok(c.stats.drops[IXM_DROP_UDP_LEN] == 2 && ctx_drops(&c) == 3,
+	       "UDP length 7: udp_len");
+
+	/* an IP payload of 4 bytes */
+	len = udp_in_frame(f, 5555, 7000, data, 0);
+	put16(f + 16, 24);
+	fix_ip_csum(f + 14, 20);
+	ctx_input(&c, f, 14 + 24, 0);
+	tap_ok(c.stats.drops[IXM_DROP_UDP_SHORT] == 1 && ctx_drops(&c) == 4,
+	       "an IP payload shorter than a UDP header: udp_short");
+
+	len = udp_in_frame(f, 5555, 7001, data, 40);
+	ctx_input(&c, f, len, 0);
+	ixm_app_flush(&c.app);
+	tap_ok(c.stats.drops[IXM_DROP_UDP_NO_SOCK] == 1 && ctx_drops(&c) == 5 &&
+	       !ctx_nevents(&c) && c.pool.nfree == c.pool.count && !c.stats.udp_in,
+	       "to an unbound port: udp_no_sock, no event, buffer back");
+
+	len = udp_in_frame(f, 5555, 7000, data, 40);
+	put16(f + 40, 0);
+	f[len - 1] ^= 0x55;	/* no checksum: nothing checks the data */
+	ctx_input(&c, f, len, 0);
+	ixm_app_flush(&c.app);
+	tap_ok(ctx_event(&c, &ev) && ev.type == IXMOD_EV_UDP_RECV && ev.res == 40 &&
+	       ctx_drops(&c) == 5,
+	       "checksum 0 (none sent, RFC 768): accepted");
+
+	/* Ethernet padding and extra IP payload past the UDP length are ignored */
+	len = udp_in_frame(f, 5555, 7000, data, 4);
+	memset(f + len, 0xee, 60 - len);
+	ctx_input(&c, f, 60, 0);
+	ixm_app_flush(&c.app);
+	tap_ok(ctx_event(&c, &ev) && recv_event_ok(&c, &ev, data, 4, 5555, 7000, 5),
+	       "a padded 60-byte frame: res is the UDP payload, 4 bytes");
+	tap_eq(c.app.stats.rx_bufs, 2, "the application holds the two it was given");
+
+	/* the NIC's "bad" is checked again in software, its "good" trusted */
+	len = udp_in_frame(f, 5555, 7000, data, 40);
+	ctx_input(&c, f, len, IXM_MBUF_F_L4_CSUM_BAD);
+	ixm_app_flush(&c.app);
+	tap_ok(ctx_event(&c, &ev) && recv_event_ok(&c, &ev, data, 40, 5555, 7000, 5) &&
+	       ctx_drops(&c) == 5,
+	       "NIC says L4 checksum bad, software finds it right: delivered");
+	f[len - 1] ^= 1;
+	ctx_input(&c, f, len, IXM_MBUF_F_L4_CSUM_BAD);
+	ixm_app_flush(&c.app);
+	tap_ok(c.stats.drops[IXM_DROP_UDP_CSUM] == 2 && ctx_drops(&c) == 6 && !ctx_event(&c, &ev),
+	       "NIC says bad and it is: dropped as udp_csum");
+	ctx_fini(&c);
+}
+
+/* A 4-entry event ring: held events, then drops, then the backlog drains. */
+static void test_ring_full(void)
+{
+	static u8 f[2048];
+	struct ixmod_call nop = { .opcode = IXMOD_OP_NOP, .user_data = 99 };
+	struct ixmod_event ev;
+	unsigned int i;
+	u8 data[1];
+	bool ok;
+	struct ctx c;
+	size_t len;
+	u64 h;
+
+	ctx_init(&c, 8, 4);
+	ctx_bind(&c, 7000, 5, &h);
+	for (i = 0; i < 10; i++) {
+		data[0] = (u8)i;
+		len = udp_in_frame(f, (u16)(100 + i), 7000, data, 1);
+		ctx_input(&c, f, len, 0);
+		ixm_app_flush(&c.app);
+	}
+	tap_ok(ctx_nevents(&c) == 4 && c.app.hold_count == 4 && c.app.stats.held == 4,
+	       "10 datagrams, ring of 4: 4 in the ring, 4 held");
+	tap_ok(ctx_flags(&c) & IXMOD_RING_OVERFLOW, "IXMOD_RING_OVERFLOW is set");
+	tap_ok(c.stats.drops[IXM_DROP_UDP_APP_FULL] == 2 && c.app.stats.rx_dropped == 2 &&
+	       c.app.stats.rx_bufs == 8 && c.pool.nfree == c.pool.count - 8,
+	       "the last 2 dropped as udp_app_full; 8 buffers held");
+
+	ctx_submit(&c, &nop);
+	tap_ok(ctx_run(&c, 8) == 0 && *ring_word(c.calls, IXM_RING_OFF_CONS) == 1 &&
+	       ctx_nevents(&c) == 4,
+	       "a NOP is not consumed while no event slot is free");
+
+	ok = true;
+	for (i = 0; i < 4; i++)
+		if (!ctx_event(&c, &ev) || ev.port != ixm_htons(100 + i) ||
+		    c.slice[ev.off] != i)
+			ok = false;
+	ixm_app_flush(&c.app);
+	for (i = 4; i < 8; i++)
+		if (!ctx_event(&c, &ev) || ev.port != ixm_htons(100 + i) ||
+		    c.slice[ev.off] != i)
+			ok = false;
+	tap_ok(ok && !ctx_nevents(&c), "after consuming and a flush the held 4 follow, in order");
+	tap_ok(!(ctx_flags(&c) & IXMOD_RING_OVERFLOW) && !c.app.hold_count,
+	       "IXMOD_RING_OVERFLOW is clear again");
+	tap_ok(ctx_run(&c, 8) == 1 && ctx_event(&c, &ev) && ev.user_data == 99 && !ev.res,
+	       "the waiting NOP now runs");
+	ctx_fini(&c);
+}
+
+/* The application lies about its indices; only it suffers. */
+static void test_tamper(void)
+{
+	static u8 f[2048], before[2048];
+	struct ixmod_call nop = { .opcode = IXMOD_OP_NOP, .user_data = 1 };
+	struct ixmod_event ev;
+	unsigned int n, i;
+	size_t ebytes, len;
+	struct ctx c;
+	u32 cons, prod;
+	u8 data[4] = { 1, 2, 3, 4 };
+	u64 h;
+
+	ctx_init(&c, 16, 64);
+	ctx_submit(&c, &nop);
+	ctx_run(&c, 8);
+	ctx_event(&c, &ev);
+	__atomic_store_n(ring_word(c.calls, IXM_RING_OFF_PROD), c.app.calls.cached + 100000,
+			 __ATOMIC_RELEASE);
+	n = ctx_run(&c, 5);
+	tap_ok(n == 5 && c.app.stats.ring_corrupt >= 1,
+	       "call producer 100000 ahead, budget 5: 5 consumed, ring_corrupt counted");
+	n = ctx_run(&c, 1000);
+	tap_ok(n <= 16 && c.app.stats.ring_corrupt >= 2,
+	       "budget 1000: at most a ring's worth (16) consumed (%u)", n);
+	cons = *ring_word(c.calls, IXM_RING_OFF_CONS);
+	while (ctx_event(&c, &ev))
+		;
+	c.call_prod = cons;
+	ctx_submit(&c, &nop);
+	tap_ok(ctx_run(&c, 8) == 1 && ctx_event(&c, &ev) && ev.user_data == 1,
+	       "an honest producer index afterwards: calls run again");
+	ctx_fini(&c);
+
+	ctx_init(&c, 16, 4);
+	ctx_bind(&c, 7000, 5, &h);
+	prod = *ring_word(c.events, IXM_RING_OFF_PROD);
+	__atomic_store_n(ring_word(c.events, IXM_RING_OFF_CONS), prod + 10, __ATOMIC_RELEASE);
+	ebytes = ixm_ring_bytes(4, sizeof(struct ixmod_event)) - IXM_RING_OFF_ENTRIES;
+	memcpy(before, c.events + IXM_RING_OFF_ENTRIES, ebytes);
+	for (i = 0; i < 3; i++) {
+		len = udp_in_frame(f, 5555, 7000, data, 4);
+		ctx_input(&c, f, len, 0);
+		ixm_app_flush(&c.app);
+	}
+	tap_ok(*ring_word(c.events, IXM_RING_OFF_PROD) == prod &&
+	       !memcmp(before, c.events + IXM_RING_OFF_ENTRIES, ebytes),
+	       "event consumer 10 ahead of the producer: nothing written to the ring");
+	tap_ok(c.app.hold_count == 3 && (ctx_flags(&c) & IXMOD_RING_OVERFLOW) &&
+	       c.app.stats.ring_corrupt >= 1 && c.app.stats.rx_bufs == 3,
+	       "the 3 datagrams are held, IXMOD_RING_OVERFLOW set, ring_corrupt counted");
+	__atomic_store_n(ring_word(c.events, IXM_RING_OFF_CONS), c.event_cons,
+			 __ATOMIC_RELEASE);
+	ixm_app_flush(&c.app);
+	tap_ok(ctx_nevents(&c) == 3 && !c.app.hold_count &&
+	       !(ctx_flags(&c) & IXMOD_RING_OVERFLOW),
+	       "an honest consumer index afterwards: the held events follow");
+	__atomic_store_n(ring_word(c.events, IXM_RING_OFF_CONS), c.event_cons - 1000,
+			 __ATOMIC_RELEASE);
+	ctx_submit(&c, &nop);
+	ctx_run(&c, 8);
+	tap_ok(*ring_word(c.events, IXM_RING_OFF_PROD) == prod + 3 && c.app.hold_count == 1,
+	       "event consumer 1000 behind: nothing written past, the NOP's answer held");
+	ctx_fini(&c);
+}
+
+/* A full TX batch: UDP_SEND stays in the ring (IXM_CALL_RETRY) until there is room. */
+static void test_tx_full(void)
+{
+	struct ixmod_call call;
+	struct ixmod_event ev;
+	struct ctx c;
+	u64 h;
+
+	ctx_init(&c, 16, 16);
+	ctx_learn(&c, REMOTE_IP, peer_mac);
+	ctx_bind(&c, 7000, 1, &h);
+	while (c.np.ntx < IXM_TX_BATCH - 1)
+		c.np.tx[c.np.ntx++] = ixm_mbuf_alloc(&c.pool);
+	call = call_send(h, 0, 8, REMOTE_IP, 9);
+	ctx_submit(&c, &call);
+	tap_ok(ctx_run(&c, 8) == 0 && !ctx_nevents(&c) &&
+	       *ring_word(c.calls, IXM_RING_OFF_CONS) == 1 && !c.app.stats.call_errors,
+	       "63 frames queued: UDP_SEND is not consumed and not answered");
+	ctx_tx_flush(&c);
+	tap_ok(ctx_run(&c, 8) == 1 && ctx_event(&c, &ev) && ev.res == 8 && c.np.ntx == 1,
+	       "once the batch went out, the same entry is sent");
+	ctx_fini(&c);
+}
+
+/* A second context of the same core: @o's rings, @c's stack and port. */
+static void ctx_init_on(struct ctx *o, struct ctx *c)
+{
+	ctx_init(o, 16, 16);
+	ixm_app_init(&o->app, &c->stack, o->calls, o->call_nr, o->events, o->event_nr,
+		     o->hold, o->arena, ARENA_SIZE, 1);
+}
+
+/* Two contexts on one core reach only their own sockets and buffers. */
+static void test_two_apps(void)
+{
+	static u8 f[2048];
+	u8 data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct ixmod_call call;
+	struct ixmod_event ev;
+	u64 ha, hb, hx;
+	u32 offa = 0, offb = 0;
+	struct ctx a, b;
+	size_t len;
+	bool ok;
+
+	ctx_init(&a, 16, 16);
+	ctx_init_on(&b, &a);
+	ctx_bind(&a, 7000, 0xa, &ha);
+	tap_ok(ctx_bind(&b, 7000, 0xb, &hx) == -EADDRINUSE && ctx_bind(&b, 8000, 0xb, &hb) == 0,
+	       "B cannot bind A's port 7000 on the same core; 8000 is fine");
+	call = call_send(ha, 0, 8, REMOTE_IP, 9);
+	tap_eq((u64)ctx_call(&b, &call, &ev), (u64)-EBADF, "B's UDP_SEND on A's handle: -EBADF");
+	call = call_close(ha);
+	tap_ok(ctx_call(&b, &call, &ev) == -EBADF && a.udp->count == 2,
+	       "B's UDP_CLOSE of A's handle: -EBADF, A's socket stays");
+
+	len = udp_in_frame(f, 5555, 7000, data, sizeof(data));
+	ctx_input(&a, f, len, 0);
+	len = udp_in_frame(f, 5555, 8000, data, sizeof(data));
+	ctx_input(&a, f, len, 0);
+	ixm_app_flush(&a.app);
+	ixm_app_flush(&b.app);
+	ok = ctx_event(&a, &ev) && ev.user_data == 0xa && !ctx_nevents(&a);
+	offa = ev.off;
+	ok = ok && ctx_event(&b, &ev) && ev.user_data == 0xb && !ctx_nevents(&b);
+	offb = ev.off;
+	tap_ok(ok && a.mbufs[offa / IXM_MBUF_SIZE].owner == &a.app &&
+	       a.mbufs[offb / IXM_MBUF_SIZE].owner == &b.app,
+	       "each datagram goes to the context that bound its port");
+	call = call_recv_done(offb);
+	tap_ok(ctx_call(&a, &call, &ev) == -ENOENT && b.app.stats.rx_bufs == 1 &&
+	       a.mbufs[offb / IXM_MBUF_SIZE].owner == &b.app,
+	       "A's RECV_DONE of B's buffer: -ENOENT, B still holds it");
+	ixm_app_release_all(&b.app);
+	tap_ok(!a.mbufs[offb / IXM_MBUF_SIZE].owner &&
+	       a.mbufs[offa / IXM_MBUF_SIZE].owner == &a.app && a.app.stats.rx_bufs == 1 &&
+	       a.pool.nfree == a.pool.count - 1 && a.udp->count == 1 &&
+	       ixm_udp_sock_get(a.udp, &a.app, ha),
+	       "releasing B leaves A's buffer and socket alone");
+	ctx_fini(&b);
+	ctx_fini(&a);
+}
+
+static void test_release_all(void)
+{
+	static u8 f[2048];
+	struct ixmod_call call;
+	struct ixmod_event ev;
+	u8 data[8] = { 0 };
+	unsigned int i, owned = 0;
+	u64 h1, h2, h3;
+	struct ctx c;
+	size_t len;
+
+	ctx_init(&c, 16, 16);
+	ctx_learn(&c, REMOTE_IP, peer_mac);
+	ctx_bind(&c, 7000, 1, &h1);
+	ctx_bind(&c, 7001, 2, &h2);
+	for (i = 0; i < 5; i++) {
+		len = udp_in_frame(f, 5555, (u16)(7000 + i % 2), data, sizeof(data));
+		ctx_input(&c, f, len, 0);
+	}
+	ixm_app_flush(&c.app);
+	tap_ok(c.app.stats.rx_bufs == 5 && c.pool.nfree == c.pool.count - 5 &&
+	       c.udp->count == 2, "5 buffers held, 2 sockets bound");
+	ixm_app_release_all(&c.app);
+	for (i = 0; i < c.pool.count; i++)
+		owned += c.mbufs[i].owner != NULL;
+	tap_ok(c.pool.nfree == c.pool.count && !owned && !c.app.stats.rx_bufs,
+	       "ixm_app_release_all(): every buffer back, none owned");
+	tap_ok(!c.udp->count && c.udp->free != IXM_UDP_NONE,
+	       "ixm_app_release_all(): every socket unbound");
+	len = udp_in_frame(f, 5555, 7000, data, sizeof(data));
+	ctx_input(&c, f, len, 0);
+	tap_ok(c.stats.drops[IXM_DROP_UDP_NO_SOCK] == 1 && c.pool.nfree == c.pool.count,
+	       "a datagram to the old port is udp_no_sock");
+	while (ctx_event(&c, &ev))
+		;
+	call = call_send(h1, 0, 8, REMOTE_IP, 9);
+	tap_ok(ctx_call(&c, &call, &ev) == -EBADF && ctx_bind(&c, 7000, 3, &h3) == 0 &&
+	       h3 != h1, "the old handles are stale; the port can be bound again");
+	ctx_fini(&c);
+}
+
+int main(void)
+{
+	tap_plan(5 + 2 + 1 + 1 + 6 + 5 +
+		 4 + 4 + 13 + 5 + 4 + 9 + 10 + 7 + 7 + 2 + 6 + 5);
+	test_check_valid();
+	test_check_opcode();
+	test_check_flags();
+	test_check_reserved();
+	test_check_unused();
+	test_nop();
+	test_bind();
+	test_send_errors();
+	test_send();
+	test_send_unresolved();
+	test_recv();
+	test_recv_drops();
+	test_ring_full();
+	test_tamper();
+	test_tx_full();
+	test_two_apps();
+	test_release_all();
+	return tap_exit();
+}
