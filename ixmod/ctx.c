@@ -222,7 +222,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		goto err_unlock;
 
 	/* a new owner must not see what the last one received */
-	if (!core->nctx && core->last_owner != task_tgid_nr(current))
+	if (!core->nctx && core->last_owner != task_tgid(current))
 		ixm_core_request(core, IXM_REQ_SCRUB, NULL);
 
 	ctx->core = core;
@@ -257,9 +257,11 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		goto err_unlock;
 	}
 
-	if (!core->nctx)
+	if (!core->nctx) {
 		core->owner = get_pid(task_tgid(current));
-	core->nctx++;
+		WRITE_ONCE(core->owner_nr, task_tgid_nr(current));
+	}
+	WRITE_ONCE(core->nctx, core->nctx + 1);
 	ixm_ctx_count++;
 	list_add_tail_rcu(&ctx->node, &core->ctxs);
 	/* pairs with ixm_file_ctx(): mmap and poll see a complete context */
@@ -283,7 +285,7 @@ static int ixm_map_rx(struct ixm_ctx *ctx, struct vm_area_struct *vma)
 	/* ublk_ch_mmap: refuse write, and forbid mprotect() from adding it */
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	ixm_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+	ixm_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY, VM_MAYWRITE);
 	for (i = 0; i < ctx->rx_npages; i++) {
 		err = vm_insert_page(vma, vma->vm_start + (unsigned long)i * PAGE_SIZE,
 				     ctx->rx_pages[i]);
@@ -337,6 +339,8 @@ int ixm_ctx_mmap(struct file *file, struct vm_area_struct *vma)
 	}
 	if (len != size)
 		return -EINVAL;
+	/* a forked child gets no copy: the regions belong to this process */
+	ixm_vma_set_flags(vma, VM_DONTCOPY, 0);
 	return remap_vmalloc_range(vma, region, 0);
 }
 
@@ -346,8 +350,9 @@ int ixm_ctx_mmap(struct file *file, struct vm_area_struct *vma)
  * @wait: poll table
  *
  * EPOLLIN: events are waiting.  EPOLLOUT: the call ring has room.
- * EPOLLERR: the context lost its port.  Calls waiting in the ring wake a
- * sleeping core, so poll() doubles as the wake-up call.
+ * EPOLLERR: the context lost its port.  Calls waiting in the ring, or
+ * events held back for want of room, wake a sleeping core, so poll()
+ * doubles as the wake-up call.
  *
  * Return: the mask; EPOLLERR for a file that is not attached.
  */
@@ -367,9 +372,12 @@ __poll_t ixm_ctx_poll(struct file *file, struct poll_table_struct *wait)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(*calls->prod) - READ_ONCE(*calls->cons) < calls->nr)
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	if (READ_ONCE(*calls->prod) != READ_ONCE(*calls->cons))
+	/* the thread has calls to run, or held-back events for freed slots */
+	if (READ_ONCE(*calls->prod) != READ_ONCE(*calls->cons) ||
+	    READ_ONCE(ctx->app.hold_count))
 		ixm_core_wake(ctx->core);
-	if (READ_ONCE(*ev->flags) & IXMOD_RING_DEAD)
+	/* the kernel's own state: the shared flag word is the application's to scribble on */
+	if (READ_ONCE(ctx->app.dead))
 		mask |= EPOLLERR;
 	return mask;
 }
@@ -408,10 +416,13 @@ void ixm_ctx_release(struct file *file)
 	list_del_rcu(&ctx->node);
 	/* the thread takes back buffers and sockets, then forgets @ctx */
 	ixm_core_request(core, IXM_REQ_PURGE, ctx);
-	if (!--core->nctx) {
-		core->last_owner = pid_nr(core->owner);
-		put_pid(core->owner);
+	WRITE_ONCE(core->nctx, core->nctx - 1);
+	if (!core->nctx) {
+		/* keep the reference: a pid number could be reused, a struct pid not */
+		put_pid(core->last_owner);
+		core->last_owner = core->owner;
 		core->owner = NULL;
+		WRITE_ONCE(core->owner_nr, 0);
 	}
 	ixm_ctx_count--;
 	mutex_unlock(&ixm_cfg_lock);
@@ -474,10 +485,8 @@ void ixm_ctx_flush(struct ixm_core *core)
 	struct ixm_ctx *ctx;
 
 	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
-		bool posted = ctx->app.dirty;
-
-		ixm_app_flush(&ctx->app);
-		if (posted && wq_has_sleeper(&ctx->wq))
+		/* held-back events that just moved in count too */
+		if (ixm_app_flush(&ctx->app) && wq_has_sleeper(&ctx->wq))
 			wake_up(&ctx->wq);
 	}
 }

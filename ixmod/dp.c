@@ -174,10 +174,12 @@ static void ixm_dp_handle_request(struct ixm_core *core, struct ixm_core_work *w
 
 	if (likely(req == IXM_REQ_NONE))
 		return;
-	if (req == IXM_REQ_PURGE)
+	if (req == IXM_REQ_PURGE) {
 		ixm_app_release_all(&core->req_ctx->app);
-	else if (req == IXM_REQ_SCRUB)
+		ixm_app_stats_fold(&core->app_closed, &core->req_ctx->app.stats);
+	} else if (req == IXM_REQ_SCRUB) {
 		ixm_dp_scrub(work);
+	}
 	WRITE_ONCE(core->req, IXM_REQ_NONE);
 	complete(&core->req_done);
 }

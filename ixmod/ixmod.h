@@ -179,9 +179,11 @@ struct ixm_ctx {
  * @stack: the protocols' state of this core (ports, sockets)
  * @udp: this core's UDP sockets
  * @ctxs: attached contexts (RCU list, changed under ixm_cfg_lock)
- * @nctx: entries in @ctxs (ixm_cfg_lock)
+ * @app_closed: counters of the contexts closed so far (written by the thread)
+ * @nctx: entries in @ctxs (written under ixm_cfg_lock)
  * @owner: the process all of @ctxs belong to (ixm_cfg_lock)
- * @last_owner: the process that owned the core last (ixm_cfg_lock)
+ * @owner_nr: its pid for sysfs, 0 when none (written under ixm_cfg_lock)
+ * @last_owner: the process that owned the core last, referenced (ixm_cfg_lock)
  * @req_lock: one request to the thread at a time
  * @req: the request, IXM_REQ_*, or IXM_REQ_NONE
  * @req_ctx: its context
@@ -202,9 +204,11 @@ struct ixm_core {
 	struct ixm_stack	stack;
 	struct ixm_udp_table	*udp;
 	struct list_head	ctxs;
+	struct ixm_app_stats	app_closed;
 	unsigned int		nctx;
 	struct pid		*owner;
-	pid_t			last_owner;
+	pid_t			owner_nr;
+	struct pid		*last_owner;
 	struct mutex		req_lock;
 	int			req;
 	struct ixm_ctx		*req_ctx;

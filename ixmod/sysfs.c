@@ -279,10 +279,26 @@ static ssize_t isolated_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute isolated_attr = __ATTR_RO(isolated);
 
+static ssize_t owner_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(to_core(kobj)->owner_nr));
+}
+static struct kobj_attribute owner_attr = __ATTR_RO(owner);
+
+static ssize_t contexts_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_core(kobj)->nctx));
+}
+static struct kobj_attribute contexts_attr = __ATTR_RO(contexts);
+
 static struct attribute *ixm_core_attrs[] = {
 	&pid_attr.attr,
 	&state_attr.attr,
 	&isolated_attr.attr,
+	&owner_attr.attr,
+	&contexts_attr.attr,
 	NULL,
 };
 
@@ -349,6 +365,41 @@ IXM_CORE_TRAFFIC(rx_bytes);
 IXM_CORE_TRAFFIC(tx_packets);
 IXM_CORE_TRAFFIC(tx_bytes);
 
+/*
+ * Application counters of this core: contexts closed so far plus those
+ * attached now.  A context's counts move to the first term when the
+ * thread purges it, so a read racing a close may miss them once.
+ */
+static u64 ixm_core_app_stat(struct ixm_core *core, size_t off)
+{
+	struct ixm_ctx *ctx;
+	u64 sum;
+
+	sum = READ_ONCE(*(u64 *)((u8 *)&core->app_closed + off));
+	rcu_read_lock();
+	list_for_each_entry_rcu(ctx, &core->ctxs, node)
+		sum += READ_ONCE(*(u64 *)((u8 *)&ctx->app.stats + off));
+	rcu_read_unlock();
+	return sum;
+}
+
+#define IXM_CORE_APP_STAT(_name, _field)				\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%llu\n", ixm_core_app_stat(to_core(kobj), \
+			  offsetof(struct ixm_app_stats, _field)));	\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+IXM_CORE_APP_STAT(app_calls, calls);
+IXM_CORE_APP_STAT(app_call_errors, call_errors);
+IXM_CORE_APP_STAT(app_events, events);
+IXM_CORE_APP_STAT(app_events_held, held);
+IXM_CORE_APP_STAT(app_rx_dropped, rx_dropped);
+IXM_CORE_APP_STAT(app_ring_corrupt, ring_corrupt);
+IXM_CORE_APP_STAT(app_rx_bufs, rx_bufs);
+
 static struct attribute *ixm_core_stat_attrs[] = {
 	&rx_batch_hist_attr.attr,
 	&rx_packets_attr.attr,
@@ -360,6 +411,13 @@ static struct attribute *ixm_core_stat_attrs[] = {
 	&idle_attr.attr,
 	&sleeps_attr.attr,
 	&wakeups_attr.attr,
+	&app_calls_attr.attr,
+	&app_call_errors_attr.attr,
+	&app_events_attr.attr,
+	&app_events_held_attr.attr,
+	&app_rx_dropped_attr.attr,
+	&app_ring_corrupt_attr.attr,
+	&app_rx_bufs_attr.attr,
 	NULL,
 };
 
@@ -378,6 +436,7 @@ static void ixm_core_release(struct kobject *kobj)
 {
 	struct ixm_core *core = to_core(kobj);
 
+	put_pid(core->last_owner);
 	vfree(core->udp);
 	kfree(core);
 }

@@ -122,17 +122,20 @@ int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev)
  * ixm_app_flush() - make the events written so far visible
  * @app: the context
  *
- * One release store per batch, not per event.
+ * Moves held-back events into the ring as far as it has room, then
+ * publishes with one release store per batch, not per event.
  *
  * Context: the context's dataplane core.
+ * Return: true if new events became visible.
  */
-void ixm_app_flush(struct ixm_app *app)
+bool ixm_app_flush(struct ixm_app *app)
 {
 	ixm_app_unhold(app);
-	if (app->dirty) {
-		ixm_ring_publish(&app->events);
-		app->dirty = false;
-	}
+	if (!app->dirty)
+		return false;
+	ixm_ring_publish(&app->events);
+	app->dirty = false;
+	return true;
 }
 
 /**
@@ -233,4 +236,23 @@ void ixm_app_release_all(struct ixm_app *app)
 	}
 	app->stats.rx_bufs = 0;
 	ixm_udp_close_all(st->udp, app);
+}
+
+/**
+ * ixm_app_stats_fold() - add a closing context's counters to a total
+ * @total: the core's counters of closed contexts
+ * @s: the context's counters
+ *
+ * @rx_bufs is a level, not a count: a closed context holds nothing.
+ *
+ * Context: the context's dataplane core.
+ */
+void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats *s)
+{
+	total->calls += s->calls;
+	total->call_errors += s->call_errors;
+	total->events += s->events;
+	total->held += s->held;
+	total->rx_dropped += s->rx_dropped;
+	total->ring_corrupt += s->ring_corrupt;
 }

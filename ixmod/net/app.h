@@ -104,10 +104,11 @@ void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 		  u32 nslices);
 int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev);
 bool ixm_app_can_post(struct ixm_app *app);
-void ixm_app_flush(struct ixm_app *app);
+bool ixm_app_flush(struct ixm_app *app);
 unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget);
 u32 ixm_app_rx_off(const struct ixm_mbuf *m);
 void ixm_app_release_all(struct ixm_app *app);
+void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats *s);
 
 /* call.c; ixm_call_exec() returns this for "not now, keep the entry" */
 #define IXM_CALL_RETRY		(-4096)	/* below every errno */
