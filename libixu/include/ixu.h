@@ -6,13 +6,32 @@
  * fail returns 0 or a negative errno, as liburing does; none sets errno
  * or prints.  Link with -lixu (pkg-config --libs libixu).
  *
- * This first version opens the device and queries its ABI version and
- * features; the call and event rings arrive with ABI feature bits.
+ * An application opens a handle (ixu_open), attaches it to one dataplane
+ * core (ixu_attach), which maps the four shared regions, then fills call
+ * entries (ixu_call_get + ixu_prep_*), publishes them (ixu_call_submit),
+ * and consumes events (ixu_event_peek / ixu_event_advance), sleeping in
+ * ixu_wait() or in its own poll loop on ixu->fd when idle.  One handle
+ * per thread: the rings are single-producer, single-consumer.
+ *
+ * Ring orders (the kernel's side is ixmod/net/ring.h, same letters):
+ *   (A) ixu_call_get() reads the call ring's consumer index with acquire
+ *       before reusing a slot; pairs with the kernel's (D).
+ *   (B) ixu_call_submit() publishes the producer index with release;
+ *       pairs with the kernel's (C).
+ *   (C) ixu_event_peek() reads the event ring's producer index with
+ *       acquire; pairs with the kernel's (B).
+ *   (D) ixu_event_advance() publishes the consumer index with release;
+ *       pairs with the kernel's (A).
+ *   (E) ixu_call_submit() issues a full barrier between publishing calls
+ *       and reading IXMOD_RING_NEED_WAKEUP; pairs with the kernel's (E)
+ *       before it sleeps, so either it sees the calls or we see the flag.
  */
 #ifndef _IXU_H
 #define _IXU_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
 #include <linux/ixmod.h>
 
 #ifdef __cplusplus
@@ -20,15 +39,48 @@ extern "C" {
 #endif
 
 /**
+ * struct ixu_ring - the application's view of one shared ring
+ * @kprod: the shared producer index
+ * @kcons: the shared consumer index
+ * @kflags: the shared flags (IXMOD_RING_*), written by the kernel
+ * @entries: the first entry
+ * @mask: entries - 1
+ * @nr: entries
+ * @cached: our own index (producer of the call ring, consumer of the
+ *	event ring), published by ixu_call_submit() / ixu_event_advance()
+ */
+struct ixu_ring {
+	unsigned int	*kprod;
+	unsigned int	*kcons;
+	unsigned int	*kflags;
+	void		*entries;
+	unsigned int	mask;
+	unsigned int	nr;
+	unsigned int	cached;
+};
+
+/**
  * struct ixu - one handle on /dev/ixmod
  * @fd: the open file, or -1
  * @info: what IXMOD_IOC_GET_INFO answered when the handle was opened
+ * @setup: what IXMOD_IOC_SETUP answered (after ixu_attach())
+ * @calls: the call ring
+ * @events: the event ring
+ * @rxbuf: the receive region (read-only)
+ * @txarena: the transmit arena
+ * @maps: the four mappings, by IXMOD_REGION_* (NULL when not mapped)
  *
- * Fill by ixu_open(); treat as read-only.
+ * Filled by ixu_open() and ixu_attach(); treat as read-only.
  */
 struct ixu {
 	int			fd;
 	struct ixmod_info	info;
+	struct ixmod_setup	setup;
+	struct ixu_ring		calls;
+	struct ixu_ring		events;
+	const unsigned char	*rxbuf;
+	unsigned char		*txarena;
+	void			*maps[IXMOD_REGION_NR];
 };
 
 /*
@@ -95,6 +147,236 @@ int ixu_get_info(struct ixu *ixu, struct ixmod_info *info);
  *	true if the module reported every bit of @feature at ixu_open().
  */
 bool ixu_has_feature(const struct ixu *ixu, __u64 feature);
+
+/**
+ * struct ixu_params - what ixu_attach() asks for
+ * @call_entries: call ring entries (0: the module's default)
+ * @event_entries: event ring entries (0: default)
+ * @txarena_size: transmit arena bytes (0: default)
+ * @flags: IXMOD_SETUP_*
+ */
+struct ixu_params {
+	unsigned int	call_entries;
+	unsigned int	event_entries;
+	unsigned int	txarena_size;
+	unsigned int	flags;
+};
+
+/*
+ * ixu_attach - attach the handle to a dataplane core and map its regions
+ *
+ * SYNOPSIS
+ *	int ixu_attach(struct ixu *ixu, unsigned int cpu,
+ *		       const struct ixu_params *params);
+ *
+ * DESCRIPTION
+ *	Issues IXMOD_IOC_SETUP for @cpu (one of /sys/kernel/ixmod/cores)
+ *	with @params (NULL: defaults), then maps the call ring, the event
+ *	ring, the receive region (read-only) and the transmit arena, and
+ *	fills ixu->setup, ixu->calls, ixu->events, ixu->rxbuf and
+ *	ixu->txarena.  A core serves one process at a time; all threads of
+ *	that process may attach their own handles to it.
+ *
+ * RETURN VALUE
+ *	0 on success.  -EINVAL (bad parameters, @cpu is not a dataplane
+ *	core, or the handle is already attached), -EBUSY (another process
+ *	owns the core), -ENETDOWN (no port is up), -ENOMEM, or the errno of
+ *	mmap(2).  On failure nothing stays mapped; the kernel side may stay
+ *	attached until ixu_close().
+ */
+int ixu_attach(struct ixu *ixu, unsigned int cpu, const struct ixu_params *params);
+
+/*
+ * ixu_call_get - the next free call entry, zeroed
+ *
+ * SYNOPSIS
+ *	struct ixmod_call *ixu_call_get(struct ixu *ixu);
+ *
+ * DESCRIPTION
+ *	Reserves the next slot of the call ring and zeroes it (every unused
+ *	field of a call must be zero).  Fill it (ixu_prep_*), then publish
+ *	all reserved entries with ixu_call_submit().
+ *
+ * RETURN VALUE
+ *	The entry, or NULL when the ring is full (the dataplane has not
+ *	consumed enough yet: submit, then try again).
+ */
+static inline struct ixmod_call *ixu_call_get(struct ixu *ixu)
+{
+	struct ixu_ring *r = &ixu->calls;
+	unsigned int cons = __atomic_load_n(r->kcons, __ATOMIC_ACQUIRE); /* (A) */
+	struct ixmod_call *c;
+
+	if (r->cached - cons >= r->nr)
+		return NULL;
+	c = (struct ixmod_call *)r->entries + (r->cached & r->mask);
+	memset(c, 0, sizeof(*c));
+	r->cached++;
+	return c;
+}
+
+/*
+ * ixu_call_index - the ring position of a call entry
+ *
+ * SYNOPSIS
+ *	unsigned int ixu_call_index(const struct ixu *ixu,
+ *				    const struct ixmod_call *c);
+ *
+ * DESCRIPTION
+ *	The slot number (0 to entries - 1) of an entry ixu_call_get()
+ *	returned.  The kernel copies a UDP_SEND's payload before its
+ *	consumer index passes the entry, so a transmit-arena area tied to
+ *	the slot is free again whenever the slot is: a simple way to manage
+ *	the arena (examples/udp-echo.c does so).
+ */
+static inline unsigned int ixu_call_index(const struct ixu *ixu,
+					  const struct ixmod_call *c)
+{
+	return (unsigned int)(c - (const struct ixmod_call *)ixu->calls.entries);
+}
+
+/*
+ * ixu_call_submit - publish the reserved call entries
+ *
+ * SYNOPSIS
+ *	int ixu_call_submit(struct ixu *ixu);
+ *
+ * DESCRIPTION
+ *	Makes every entry reserved since the last submit visible to the
+ *	dataplane and, if its thread sleeps (IXMOD_RING_NEED_WAKEUP), wakes
+ *	it with IXMOD_IOC_WAKE.
+ *
+ * RETURN VALUE
+ *	0, or the negative errno of the wake-up ioctl.
+ */
+int ixu_call_submit(struct ixu *ixu);
+
+/*
+ * ixu_event_peek - the oldest unconsumed event
+ *
+ * SYNOPSIS
+ *	struct ixmod_event *ixu_event_peek(struct ixu *ixu, unsigned int i);
+ *
+ * DESCRIPTION
+ *	Returns event number @i counted from the oldest unconsumed one, in
+ *	place in the ring, or NULL if fewer than @i + 1 are waiting.  The
+ *	entry stays valid until ixu_event_advance() passes it.
+ */
+static inline struct ixmod_event *ixu_event_peek(struct ixu *ixu, unsigned int i)
+{
+	struct ixu_ring *r = &ixu->events;
+	unsigned int prod = __atomic_load_n(r->kprod, __ATOMIC_ACQUIRE); /* (C) */
+
+	if (prod - r->cached <= i)
+		return NULL;
+	return (struct ixmod_event *)r->entries + ((r->cached + i) & r->mask);
+}
+
+/*
+ * ixu_event_advance - consume events
+ *
+ * SYNOPSIS
+ *	void ixu_event_advance(struct ixu *ixu, unsigned int n);
+ *
+ * DESCRIPTION
+ *	Hands @n peeked events' slots back to the kernel.
+ */
+static inline void ixu_event_advance(struct ixu *ixu, unsigned int n)
+{
+	struct ixu_ring *r = &ixu->events;
+
+	r->cached += n;
+	__atomic_store_n(r->kcons, r->cached, __ATOMIC_RELEASE); /* (D) */
+}
+
+/*
+ * ixu_wait - sleep until events arrive
+ *
+ * SYNOPSIS
+ *	int ixu_wait(struct ixu *ixu, int timeout_ms);
+ *
+ * DESCRIPTION
+ *	Returns at once if events are waiting, else sleeps in poll(2) on
+ *	ixu->fd for at most @timeout_ms (-1: no limit).  Calls still in the
+ *	ring wake the dataplane first.
+ *
+ * RETURN VALUE
+ *	0 when events are waiting; -ETIME on timeout; -ENETDOWN when the
+ *	context lost its port (IXMOD_RING_DEAD); -EINTR or another errno of
+ *	poll(2).
+ */
+int ixu_wait(struct ixu *ixu, int timeout_ms);
+
+/* Pointers into the regions for an offset the kernel or the application chose. */
+static inline const void *ixu_rx_ptr(const struct ixu *ixu, __u32 off)
+{
+	return ixu->rxbuf + off;
+}
+
+static inline void *ixu_tx_ptr(const struct ixu *ixu, __u32 off)
+{
+	return ixu->txarena + off;
+}
+
+/*
+ * ixu_prep_* - fill a call entry
+ *
+ * SYNOPSIS
+ *	void ixu_prep_nop(struct ixmod_call *c, __u64 user_data);
+ *	void ixu_prep_udp_bind(struct ixmod_call *c, __u16 port, __u64 cookie);
+ *	void ixu_prep_udp_send(struct ixmod_call *c, __u64 handle, __u32 off,
+ *			       __u32 len, __be32 addr, __be16 port,
+ *			       __u64 user_data);
+ *	void ixu_prep_recv_done(struct ixmod_call *c, __u32 off);
+ *	void ixu_prep_udp_close(struct ixmod_call *c, __u64 handle,
+ *				__u64 user_data);
+ *
+ * DESCRIPTION
+ *	Each writes one call into an entry from ixu_call_get().  @port of
+ *	ixu_prep_udp_bind() is in host order; addresses and ports of
+ *	ixu_prep_udp_send() are in network order, as the UDP_RECV event
+ *	gives them.  The bind's @cookie comes back in every receive event
+ *	of the socket, and its IXMOD_EV_CALL completion carries the handle.
+ */
+static inline void ixu_prep_nop(struct ixmod_call *c, __u64 user_data)
+{
+	c->opcode = IXMOD_OP_NOP;
+	c->user_data = user_data;
+}
+
+static inline void ixu_prep_udp_bind(struct ixmod_call *c, __u16 port, __u64 cookie)
+{
+	c->opcode = IXMOD_OP_UDP_BIND;
+	c->port = (__be16)__builtin_bswap16(port);
+	c->user_data = cookie;
+}
+
+static inline void ixu_prep_udp_send(struct ixmod_call *c, __u64 handle, __u32 off,
+				     __u32 len, __be32 addr, __be16 port,
+				     __u64 user_data)
+{
+	c->opcode = IXMOD_OP_UDP_SEND;
+	c->handle = handle;
+	c->off = off;
+	c->len = len;
+	c->addr = addr;
+	c->port = port;
+	c->user_data = user_data;
+}
+
+static inline void ixu_prep_recv_done(struct ixmod_call *c, __u32 off)
+{
+	c->opcode = IXMOD_OP_RECV_DONE;
+	c->off = off;
+}
+
+static inline void ixu_prep_udp_close(struct ixmod_call *c, __u64 handle,
+				      __u64 user_data)
+{
+	c->opcode = IXMOD_OP_UDP_CLOSE;
+	c->handle = handle;
+	c->user_data = user_data;
+}
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "ixu.h"
+#include "internal.h"
 
 int ixu_open(struct ixu *ixu, unsigned int flags)
 {
@@ -16,6 +16,7 @@ int ixu_open(struct ixu *ixu, unsigned int flags)
 
 	if (!ixu)
 		return -EINVAL;
+	memset(ixu, 0, sizeof(*ixu));
 	ixu->fd = -1;
 	if (flags)
 		return -EINVAL;
@@ -42,6 +43,7 @@ void ixu_close(struct ixu *ixu)
 {
 	if (!ixu || ixu->fd < 0)
 		return;
+	ixu_unmap(ixu);
 	close(ixu->fd);
 	ixu->fd = -1;
 }

@@ -18,6 +18,58 @@ _Static_assert(offsetof(struct ixmod_info, nr_cpu_ids) == 16, "nr_cpu_ids");
 _Static_assert(offsetof(struct ixmod_info, __pad) == 20, "__pad");
 _Static_assert(offsetof(struct ixmod_info, resv) == 24, "resv");
 _Static_assert(IXMOD_IOC_GET_INFO == 0x8040e100, "GET_INFO number");
+_Static_assert(IXMOD_IOC_SETUP == 0xc0c0e101, "SETUP number");
+_Static_assert(IXMOD_IOC_WAKE == 0xe102, "WAKE number");
+
+_Static_assert(sizeof(struct ixmod_region) == 16, "ixmod_region size");
+_Static_assert(offsetof(struct ixmod_region, mmap_offset) == 0, "ixmod_region.mmap_offset");
+_Static_assert(offsetof(struct ixmod_region, size) == 8, "ixmod_region.size");
+
+_Static_assert(sizeof(struct ixmod_ring_offsets) == 32, "ixmod_ring_offsets size");
+_Static_assert(offsetof(struct ixmod_ring_offsets, prod) == 0, "ixmod_ring_offsets.prod");
+_Static_assert(offsetof(struct ixmod_ring_offsets, cons) == 4, "ixmod_ring_offsets.cons");
+_Static_assert(offsetof(struct ixmod_ring_offsets, flags) == 8, "ixmod_ring_offsets.flags");
+_Static_assert(offsetof(struct ixmod_ring_offsets, entries) == 12, "ixmod_ring_offsets.entries");
+_Static_assert(offsetof(struct ixmod_ring_offsets, resv) == 16, "ixmod_ring_offsets.resv");
+
+_Static_assert(sizeof(struct ixmod_setup) == 192, "ixmod_setup size");
+_Static_assert(offsetof(struct ixmod_setup, flags) == 0, "ixmod_setup.flags");
+_Static_assert(offsetof(struct ixmod_setup, cpu) == 4, "ixmod_setup.cpu");
+_Static_assert(offsetof(struct ixmod_setup, call_entries) == 8, "ixmod_setup.call_entries");
+_Static_assert(offsetof(struct ixmod_setup, event_entries) == 12, "ixmod_setup.event_entries");
+_Static_assert(offsetof(struct ixmod_setup, txarena_size) == 16, "ixmod_setup.txarena_size");
+_Static_assert(offsetof(struct ixmod_setup, rxbuf_size) == 20, "ixmod_setup.rxbuf_size");
+_Static_assert(offsetof(struct ixmod_setup, features) == 24, "ixmod_setup.features");
+_Static_assert(offsetof(struct ixmod_setup, regions) == 32, "ixmod_setup.regions");
+_Static_assert(offsetof(struct ixmod_setup, call_off) == 96, "ixmod_setup.call_off");
+_Static_assert(offsetof(struct ixmod_setup, event_off) == 128, "ixmod_setup.event_off");
+_Static_assert(offsetof(struct ixmod_setup, resv) == 160, "ixmod_setup.resv");
+
+_Static_assert(sizeof(struct ixmod_call) == 64, "ixmod_call size");
+_Static_assert(offsetof(struct ixmod_call, opcode) == 0, "ixmod_call.opcode");
+_Static_assert(offsetof(struct ixmod_call, flags) == 1, "ixmod_call.flags");
+_Static_assert(offsetof(struct ixmod_call, resv0) == 2, "ixmod_call.resv0");
+_Static_assert(offsetof(struct ixmod_call, len) == 4, "ixmod_call.len");
+_Static_assert(offsetof(struct ixmod_call, user_data) == 8, "ixmod_call.user_data");
+_Static_assert(offsetof(struct ixmod_call, handle) == 16, "ixmod_call.handle");
+_Static_assert(offsetof(struct ixmod_call, off) == 24, "ixmod_call.off");
+_Static_assert(offsetof(struct ixmod_call, addr) == 28, "ixmod_call.addr");
+_Static_assert(offsetof(struct ixmod_call, port) == 32, "ixmod_call.port");
+_Static_assert(offsetof(struct ixmod_call, resv1) == 34, "ixmod_call.resv1");
+_Static_assert(offsetof(struct ixmod_call, resv2) == 36, "ixmod_call.resv2");
+_Static_assert(offsetof(struct ixmod_call, resv3) == 40, "ixmod_call.resv3");
+
+_Static_assert(sizeof(struct ixmod_event) == 32, "ixmod_event size");
+_Static_assert(offsetof(struct ixmod_event, type) == 0, "ixmod_event.type");
+_Static_assert(offsetof(struct ixmod_event, op) == 1, "ixmod_event.op");
+_Static_assert(offsetof(struct ixmod_event, flags) == 2, "ixmod_event.flags");
+_Static_assert(offsetof(struct ixmod_event, res) == 4, "ixmod_event.res");
+_Static_assert(offsetof(struct ixmod_event, user_data) == 8, "ixmod_event.user_data");
+_Static_assert(offsetof(struct ixmod_event, handle) == 16, "ixmod_event.handle");
+_Static_assert(offsetof(struct ixmod_event, off) == 16, "ixmod_event.off");
+_Static_assert(offsetof(struct ixmod_event, addr) == 24, "ixmod_event.addr");
+_Static_assert(offsetof(struct ixmod_event, port) == 28, "ixmod_event.port");
+_Static_assert(offsetof(struct ixmod_event, lport) == 30, "ixmod_event.lport");
 
 int main(void)
 {
@@ -26,5 +78,10 @@ int main(void)
 		"size %u", (unsigned int)_IOC_SIZE(IXMOD_IOC_GET_INFO));
 	T_CHECK(_IOC_TYPE(IXMOD_IOC_GET_INFO) == IXMOD_IOC_MAGIC, "type");
 	T_CHECK(_IOC_DIR(IXMOD_IOC_GET_INFO) == _IOC_READ, "direction");
+	T_CHECK(_IOC_SIZE(IXMOD_IOC_SETUP) == sizeof(struct ixmod_setup),
+		"setup size %u", (unsigned int)_IOC_SIZE(IXMOD_IOC_SETUP));
+	T_CHECK(_IOC_DIR(IXMOD_IOC_SETUP) == (_IOC_READ | _IOC_WRITE), "setup direction");
+	T_CHECK(_IOC_SIZE(IXMOD_IOC_WAKE) == 0 && _IOC_DIR(IXMOD_IOC_WAKE) == _IOC_NONE,
+		"wake carries nothing");
 	return T_EXIT_PASS;
 }

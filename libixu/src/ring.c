@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ring.c - attach to a dataplane core, map the regions, submit and wait
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+static const int ixu_region_prot[IXMOD_REGION_NR] = {
+	[IXMOD_REGION_CALL_RING]	= PROT_READ | PROT_WRITE,
+	[IXMOD_REGION_EVENT_RING]	= PROT_READ | PROT_WRITE,
+	[IXMOD_REGION_RXBUF]		= PROT_READ,	/* the kernel refuses write */
+	[IXMOD_REGION_TXARENA]		= PROT_READ | PROT_WRITE,
+};
+
+static void ixu_ring_init(struct ixu_ring *r, void *base,
+			  const struct ixmod_ring_offsets *o, unsigned int nr)
+{
+	char *b = base;
+
+	r->kprod = (unsigned int *)(b + o->prod);
+	r->kcons = (unsigned int *)(b + o->cons);
+	r->kflags = (unsigned int *)(b + o->flags);
+	r->entries = b + o->entries;
+	r->nr = nr;
+	r->mask = nr - 1;
+	/* both indices start at 0; ours is whatever the shared word says */
+	r->cached = 0;
+}
+
+void ixu_unmap(struct ixu *ixu)
+{
+	int i;
+
+	for (i = 0; i < IXMOD_REGION_NR; i++) {
+		if (ixu->maps[i])
+			munmap(ixu->maps[i], ixu->setup.regions[i].size);
+		ixu->maps[i] = NULL;
+	}
+	ixu->rxbuf = NULL;
+	ixu->txarena = NULL;
+}
+
+int ixu_attach(struct ixu *ixu, unsigned int cpu, const struct ixu_params *params)
+{
+	struct ixmod_setup p;
+	int i, ret;
+
+	if (!ixu || ixu->fd < 0 || ixu->maps[IXMOD_REGION_CALL_RING])
+		return -EINVAL;
+	memset(&p, 0, sizeof(p));
+	p.cpu = cpu;
+	if (params) {
+		p.flags = params->flags;
+		p.call_entries = params->call_entries;
+		p.event_entries = params->event_entries;
+		p.txarena_size = params->txarena_size;
+	}
+	if (ioctl(ixu->fd, IXMOD_IOC_SETUP, &p) < 0)
+		return -errno;
+	ixu->setup = p;
+	for (i = 0; i < IXMOD_REGION_NR; i++) {
+		void *m = mmap(NULL, p.regions[i].size, ixu_region_prot[i], MAP_SHARED,
+			       ixu->fd, (off_t)p.regions[i].mmap_offset);
+
+		if (m == MAP_FAILED) {
+			ret = -errno;
+			ixu_unmap(ixu);
+			return ret;
+		}
+		ixu->maps[i] = m;
+	}
+	ixu_ring_init(&ixu->calls, ixu->maps[IXMOD_REGION_CALL_RING], &p.call_off,
+		      p.call_entries);
+	ixu_ring_init(&ixu->events, ixu->maps[IXMOD_REGION_EVENT_RING], &p.event_off,
+		      p.event_entries);
+	ixu->rxbuf = ixu->maps[IXMOD_REGION_RXBUF];
+	ixu->txarena = ixu->maps[IXMOD_REGION_TXARENA];
+	return 0;
+}
+
+int ixu_call_submit(struct ixu *ixu)
+{
+	struct ixu_ring *r = &ixu->calls;
+
+	__atomic_store_n(r->kprod, r->cached, __ATOMIC_RELEASE);	/* (B) */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);			/* (E) */
+	if (__atomic_load_n(r->kflags, __ATOMIC_RELAXED) & IXMOD_RING_NEED_WAKEUP)
+		if (ioctl(ixu->fd, IXMOD_IOC_WAKE, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+int ixu_wait(struct ixu *ixu, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = ixu->fd, .events = POLLIN };
+	int n;
+
+	if (ixu_event_peek(ixu, 0))
+		return 0;
+	n = poll(&pfd, 1, timeout_ms);
+	if (n < 0)
+		return -errno;
+	if (pfd.revents & POLLERR)
+		return -ENETDOWN;
+	return n ? 0 : -ETIME;
+}
