@@ -275,7 +275,7 @@ static void ctx_input(struct ctx *c, const u8 *f, size_t len, u16 flags)
 	struct ixm_mbuf *m = ixm_mbuf_alloc(&c->pool);
 
 	if (!m || len > IXM_MBUF_DATA_MAX) {
-		fprintf(stderr, "ctx_input: no buffer or frame too long\n");
+		fprintf(stderr, "%s: no buffer or frame too long\n", __func__);
 		exit(255);
 	}
 	memcpy(m->data, f, len);

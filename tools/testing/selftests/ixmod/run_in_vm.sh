@@ -3,10 +3,10 @@
 #
 # run_in_vm.sh - run every ixmod selftest inside the test VM
 #
-# Usage (inside the guest): run_in_vm.sh OUTDIR IXMOD_KO [all|base|ports]
+# Usage (inside the guest): run_in_vm.sh OUTDIR IXMOD_KO [all|base|ports|udp]
 #
-# "ports" runs only the port tests (for the run behind the IOMMU), "base"
-# everything else.
+# "ports" runs only the tests that need ports (port and UDP tests, for the
+# run behind the IOMMU), "base" everything else, "udp" only the UDP tests.
 #
 # Writes OUTDIR/<test>.tap (the test's TAP) and OUTDIR/<test>.rc (its exit
 # status) for each test, the libixu tests likewise, and OUTDIR/dmesg.txt at
@@ -35,7 +35,7 @@ run() {		# run NAME COMMAND...
 	grep -E '^(not )?ok ' "$out/$name.tap" | sed "s|^|# $name: |"
 }
 
-if [ "$mode" != ports ]; then
+if [ "$mode" != ports ] && [ "$mode" != udp ]; then
 	# load/unload tests load and unload the module themselves: first
 	run test_load_01 "$here/test_load_01.sh"
 	insmod "$IXMOD_KO" || { echo "# insmod $IXMOD_KO failed"; exit 1; }
@@ -47,7 +47,9 @@ else
 	insmod "$IXMOD_KO" || { echo "# insmod $IXMOD_KO failed"; exit 1; }
 fi
 if [ "$mode" != base ]; then
-	for t in "$here"/test_port_*.sh; do
+	tests=("$here"/test_port_*.sh "$here"/test_udp_*.sh)
+	[ "$mode" = udp ] && tests=("$here"/test_udp_*.sh)
+	for t in "${tests[@]}"; do
 		run "$(basename "$t" .sh)" "$t"
 	done
 fi

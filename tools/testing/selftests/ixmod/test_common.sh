@@ -28,6 +28,11 @@ tap_ok() {	# tap_ok DESCRIPTION
 	echo "ok $_tap_n $1"
 }
 
+tap_skip() {	# tap_skip DESCRIPTION REASON: reported as skipped, never as passed
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n $1 # SKIP $2"
+}
+
 tap_fail() {	# tap_fail DESCRIPTION [DIAGNOSTIC]
 	_tap_n=$((_tap_n + 1))
 	_tap_failed=$((_tap_failed + 1))

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""udp_check.py - a Linux UDP client that checks an echo server byte for byte.
+
+  udp_check.py HOST PORT --sizes 1-1472       every size once, random bytes
+  udp_check.py HOST PORT --flows 16 --count 20  16 source ports, 20 each
+  udp_check.py HOST PORT --flood SECONDS      send without waiting (load)
+
+Each request is retried up to 3 times if no reply comes within a second
+(UDP may lose a datagram; a wrong reply is never retried).  Prints one
+'# ...' summary line and exits 0 only if every request got its exact echo.
+"""
+import argparse
+import os
+import socket
+import sys
+import time
+
+
+def echo_once(sock, addr, payload):
+    for _ in range(3):
+        sock.sendto(payload, addr)
+        deadline = time.monotonic() + 1.0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            sock.settimeout(left)
+            try:
+                data, src = sock.recvfrom(4096)
+            except socket.timeout:
+                break
+            if src != addr:
+                continue
+            return data
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("host")
+    ap.add_argument("port", type=int)
+    ap.add_argument("--sizes")
+    ap.add_argument("--flows", type=int, default=0)
+    ap.add_argument("--count", type=int, default=10)
+    ap.add_argument("--flood", type=float, default=0)
+    a = ap.parse_args()
+    addr = (a.host, a.port)
+    bad = lost = ok = 0
+
+    if a.flood:
+        # --flows sockets (source ports), so that RSS spreads the load
+        socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                 for _ in range(max(1, a.flows))]
+        for s in socks:
+            s.setblocking(False)
+        end = time.monotonic() + a.flood
+        sent = 0
+        while time.monotonic() < end:
+            s = socks[sent % len(socks)]
+            try:
+                s.sendto(os.urandom(64), addr)
+                sent += 1
+            except BlockingIOError:
+                time.sleep(0.001)
+            try:
+                while True:
+                    s.recvfrom(4096)
+            except BlockingIOError:
+                pass
+        print(f"# flood: {sent} sent")
+        return 0
+
+    jobs = []
+    if a.sizes:
+        lo, hi = (int(x) for x in a.sizes.split("-"))
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        jobs = [(s, n) for n in range(lo, hi + 1)]
+    for _ in range(a.flows):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("0.0.0.0", 0))
+        jobs += [(s, 64 + i) for i in range(a.count)]
+    for s, n in jobs:
+        payload = os.urandom(n)
+        got = echo_once(s, addr, payload)
+        if got is None:
+            lost += 1
+            print(f"# no reply to a {n}-byte datagram")
+        elif got != payload:
+            bad += 1
+            print(f"# wrong reply to a {n}-byte datagram ({len(got)} bytes back)")
+        else:
+            ok += 1
+    print(f"# {ok} echoed exactly, {bad} wrong, {lost} lost")
+    return 0 if ok == len(jobs) and jobs else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
