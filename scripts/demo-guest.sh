@@ -3,7 +3,8 @@
 #
 # demo-guest.sh - the part of `make demo` that runs inside the VM: load
 # ixmod, assign cores through sysfs, and show the dataplane threads, their
-# placement and their counters.  scripts/demo starts it.
+# placement and their counters, a port answering a Linux peer, and libixu's
+# udp-echo serving it.  scripts/demo starts it.
 #
 # Usage (inside the guest): demo-guest.sh IXMOD_KO
 
@@ -105,6 +106,19 @@ counters
 run "grep . $P/stats/* | sed 's|$P/||'"
 echo "Drop counters that are not zero (one file per reason in $P/drops/):"
 grep -H -v '^0$' $P/drops/* | sed "s|$P/||" || echo "(none)"
+
+say "An application: libixu's udp-echo, one thread per dataplane core, zero-copy receive"
+"$top/libixu/examples/udp-echo" -p 7 > /tmp/udp-echo.log 2>&1 &
+echo_pid=$!
+for _ in $(seq 100); do grep -q 'ready\|udp-echo: cpu' /tmp/udp-echo.log && break; sleep 0.1; done
+run "cat /tmp/udp-echo.log"
+run "for d in $S/dataplane/cpu*; do echo \"\${d##*/}: owner pid \$(cat \$d/owner), \$(cat \$d/contexts) contexts\"; done"
+echo "The Linux peer sends datagrams of 1 to 1472 bytes with Python's socket module; each reply is checked byte for byte:"
+run "ip netns exec ixpeer python3 $top/tools/testing/selftests/ixmod/udp_check.py 198.18.0.1 7 --sizes 1-1472"
+kill -INT $echo_pid
+wait $echo_pid
+run "cat /tmp/udp-echo.log"
+run "grep . $P/stats/udp_* $S/dataplane/cpu1/stats/app_*  | sed 's|$S/||'"
 
 say "Give the NIC back: Linux's igb takes it and works"
 run "echo 0 > $P/up; $top/scripts/ixmod-bind unbind $DUT"
