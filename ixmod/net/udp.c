@@ -245,20 +245,16 @@ void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 /* The port whose subnet holds @daddr, else the first with an address. */
 static struct ixm_net_port *ixm_udp_route(struct ixm_stack *st, __be32 daddr)
 {
-	struct ixm_net_port *any = NULL;
 	unsigned int i;
 
+	/* on-link only: there is no gateway yet, and ARP for an off-link address is wrong */
 	for (i = 0; i < st->nports; i++) {
 		const struct ixm_if_config *cfg = st->ports[i]->cfg;
 
-		if (!cfg->ip)
-			continue;
-		if (!((daddr ^ cfg->ip) & cfg->netmask))
+		if (cfg->ip && !((daddr ^ cfg->ip) & cfg->netmask))
 			return st->ports[i];
-		if (!any)
-			any = st->ports[i];
 	}
-	return any;
+	return NULL;
 }
 
 /**

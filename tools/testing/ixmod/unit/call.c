@@ -661,6 +661,7 @@ static void test_send_errors(void)
 		{ 0, 8, (LOCAL_IP & ~0xffu) | 0xff, 9, -EINVAL,
 		  "destination our /24's broadcast" },
 		{ 0, 8, REMOTE_IP, 0, -EINVAL, "destination port 0" },
+		{ 0, 8, 0x0a000001u, 9, -ENETUNREACH, "destination 10.0.0.1, off every subnet" },
 	};
 	struct ixmod_call call;
 	struct ixmod_event ev;
