@@ -48,16 +48,17 @@ echo 0 > "$(port_dir)/up"
 check "down: up reads 0, no queues" test "$(cat "$(port_dir)/up")" = 0 -a -z "$(cat "$(port_dir)/queues")"
 # the peer watches for our gratuitous ARP (sender IP == target IP)
 garp_out=$(mktemp)
-peer timeout 30 tcpdump -l -c 1 -n -i "$PEERIF" 'arp and arp[14:4] = arp[24:4]' \
-	> "$garp_out" 2>/dev/null &
+peer timeout 60 tcpdump -l -c 1 -n -i "$PEERIF" 'arp and arp[14:4] = arp[24:4]' \
+	> "$garp_out" 2> "$garp_out.err" &
 garp=$!
-sleep 2
+# capturing once it says so (a fixed sleep lost the race on a loaded host)
+busywait 30000 grep -q 'listening on' "$garp_out.err"
 echo 1 > "$(port_dir)/up"
 wait $flood
 wait $garp
 check "a gratuitous ARP goes out when the port comes up" \
 	grep -qE "who-has $DUT_IP( \\([0-9a-f:]+\\))? tell $DUT_IP" "$garp_out"
-rm -f "$garp_out"
+rm -f "$garp_out" "$garp_out.err"
 check "up again: pings answered" busywait 10000 peer ping -c 1 -W 1 $DUT_IP
 check "cores cannot change while the port is up" bash -c "! echo 1 > $IXMOD_SYSFS/cores 2>/dev/null"
 
