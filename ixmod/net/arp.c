@@ -298,12 +298,15 @@ static int ixm_arp_send_request(struct ixm_net_port *port, __be32 tpa)
  * @ip: the neighbour (the next hop, on @port's subnet)
  * @mac_out: ETH_ALEN bytes for the answer
  *
- * Answers from the table when it holds a translation confirmed in the
- * last IXM_ARP_STALE_NS.  Otherwise asks (RFC 826), at most once per
- * IXM_ARP_RETRY_NS per address across all cores, and does not wait.
+ * Answers from the table when it holds a translation.  One not confirmed
+ * in the last IXM_ARP_STALE_NS is still used while a request revalidates
+ * it (RFC 1122 §2.3.2.1; gc frees it if nobody answers); without one,
+ * asks (RFC 826).  Requests go out at most once per IXM_ARP_RETRY_NS per
+ * address across all cores, and nothing waits for the answer.
  *
  * Context: the port's dataplane core, inside ixm_rcu_read_lock().
- * Return: 0 with @mac_out filled; -EAGAIN when a request went out now or
+ * Return: 0 with @mac_out filled (a revalidation may have gone out or
+ * failed: it is not the caller's concern); -EAGAIN when a request went out now or
  * within the last IXM_ARP_RETRY_NS; -ENOBUFS (no buffer: NO_BUF
  * counted), -ENOSPC (TX batch or ARP table full), -ENOMEM or
  * -EADDRNOTAVAIL (the port has no address) when none could be sent.
@@ -317,8 +320,12 @@ int ixm_arp_resolve(struct ixm_net_port *port, __be32 ip, u8 *mac_out)
 	if (unlikely(!port->cfg->ip))
 		return -EADDRNOTAVAIL;
 	e = ixm_arp_lookup(port->arp, ip);
-	if (likely(e && e->valid && !ixm_arp_entry_is_stale(e, now))) {
+	if (likely(e && e->valid)) {
 		memcpy(mac_out, e->mac, ETH_ALEN);
+		if (unlikely(ixm_arp_entry_is_stale(e, now)) &&
+		    (s64)(now - READ_ONCE(e->next_request_ns)) >= 0 &&
+		    !ixm_arp_claim_request(port->arp, ip, now))
+			ixm_arp_send_request(port, ip);
 		return 0;
 	}
 	/* the unlocked pre-check keeps a busy sender off the lock */
