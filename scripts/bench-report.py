@@ -3,12 +3,23 @@
 """Summarise a benchmark run: percentiles, rates, ratios, and a CDF plot.
 
 Usage: bench-report.py icmp OUTDIR KERNEL
+       bench-report.py udp OUTDIR KERNEL
 
-Reads OUTDIR/rtt-{ixmod,linux}.txt and OUTDIR/flood-{ixmod,linux}.txt as
-scripts/bench-icmp-guest.sh writes them; prints a table and writes
-OUTDIR/results.txt and OUTDIR/rtt-cdf.svg.  Standard library only.
+icmp: reads OUTDIR/rtt-{ixmod,ixmod-idle,linux}.txt and
+OUTDIR/flood-*.txt as scripts/bench-icmp-guest.sh writes them; prints a
+table and writes OUTDIR/results.txt and OUTDIR/rtt-cdf.svg.
+
+udp: reads OUTDIR/params.txt, and lat-NAME-rR.txt, rtt-NAME-rR.txt,
+tput-NAME-SIZE-rR.txt and trtt-NAME-SIZE-rR.txt for NAME ixmod, mmsg and
+uring and each round R, as scripts/bench-udp-guest.sh writes them; prints
+a table per phase with the ratios ixmod/Linux and writes OUTDIR/report.txt
+and OUTDIR/udp.svg (latency CDFs and throughput bars).
+
+Standard library only.
 """
+import math
 import sys
+import textwrap
 
 
 def percentile(xs, p):
@@ -32,8 +43,29 @@ def load_flood(path):
 
 def svg_cdf(series, path, title, xlabel):
     """series: [(name, colour, sorted values)] -> a log-x CDF as SVG."""
-    import math
-    w, h, ml, mr, mt, mb = 640, 400, 60, 20, 40, 50
+    w, h = 640, 400
+    out = svg_open(w, h)
+    out += cdf_panel(series, 0, 0, w, h, title, xlabel)
+    svg_write(out, path)
+
+
+def svg_open(w, h):
+    return ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+            'font-family="sans-serif" font-size="12">' % (w, h),
+            '<rect width="100%" height="100%" fill="white"/>']
+
+
+def svg_write(out, path):
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def cdf_panel(series, x0, y0, w, h, title, xlabel):
+    """SVG elements of a log-x CDF in the w x h box at (x0, y0)."""
+    ml, mr, mt, mb = x0 + 60, 20, y0 + 40, 50
+    h += y0
+    w += x0
     lo = min(s[2][0] for s in series if s[2])
     hi = max(s[2][-1] for s in series if s[2])
     lo, hi = math.log10(max(lo, 1e-3)), math.log10(max(hi, 2e-3))
@@ -47,10 +79,7 @@ def svg_cdf(series, path, title, xlabel):
     def y(q):
         return h - mb - q * (h - mt - mb)
 
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-           'font-family="sans-serif" font-size="12">' % (w, h),
-           '<rect width="100%" height="100%" fill="white"/>',
-           '<text x="%d" y="20" font-size="14">%s</text>' % (ml, title)]
+    out = ['<text x="%d" y="%d" font-size="14">%s</text>' % (ml, y0 + 20, title)]
     for d in range(lo, hi + 1):
         xv = ml + (d - lo) / (hi - lo) * (w - ml - mr)
         out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>'
@@ -72,9 +101,57 @@ def svg_cdf(series, path, title, xlabel):
                    'points="%s"/>' % (colour, pts))
         out.append('<text x="%d" y="%d" fill="%s">%s</text>'
                    % (ml + 10, mt + 16 + 16 * i, colour, name))
-    out.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+    return out
+
+
+def bar_panel(groups, series, x0, y0, w, h, title, ylabel):
+    """SVG elements of a grouped bar chart in the w x h box at (x0, y0).
+
+    groups: [(label, {name: value})]; series: [(name, label, colour)].
+    """
+    ml, mr, mt, mb = x0 + 60, 20, y0 + 40, 50
+    h += y0
+    w += x0
+    top = max([v for _, vals in groups for v in vals.values()] + [1e-9])
+    step = 10 ** math.floor(math.log10(top))
+    for m in (1, 2, 5, 10):
+        if top / (step * m) <= 6:
+            step *= m
+            break
+    top = math.ceil(top / step) * step
+
+    def y(v):
+        return h - mb - v / top * (h - mt - mb)
+
+    out = ['<text x="%d" y="%d" font-size="14">%s</text>' % (ml, y0 + 20, title)]
+    t = 0.0
+    while t <= top * 1.0001:
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>'
+                   % (ml, y(t), w - mr, y(t)))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%g</text>'
+                   % (ml - 4, y(t) + 4, t))
+        t += step
+    out.append('<text x="%d" y="%.1f" text-anchor="middle" '
+               'transform="rotate(-90 %d %.1f)">%s</text>'
+               % (x0 + 14, (mt + h - mb) / 2, x0 + 14, (mt + h - mb) / 2, ylabel))
+    gw = (w - ml - mr) / max(len(groups), 1)
+    bw = gw * 0.8 / max(len(series), 1)
+    for g, (label, vals) in enumerate(groups):
+        gx = ml + g * gw + gw * 0.1
+        for i, (name, _, colour) in enumerate(series):
+            v = vals.get(name, 0.0)
+            if v != v:		# NaN: no figure
+                continue
+            out.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>'
+                       % (gx + i * bw, y(v), bw * 0.9, h - mb - y(v), colour))
+            out.append('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%.0f</text>'
+                       % (gx + (i + 0.45) * bw, y(v) - 3, v))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>'
+                   % (ml + (g + 0.5) * gw, h - mb + 16, label))
+    for i, (_, label, colour) in enumerate(series):
+        out.append('<text x="%d" y="%d" fill="%s">%s</text>'
+                   % (ml + 10, mt + 16 + 16 * i, colour, label))
+    return out
 
 
 RUNS = [("ixmod", "ixmod poll", "#c0392b"),
@@ -115,7 +192,158 @@ def icmp(outdir, kernel):
     print("plot: %s/rtt-cdf.svg" % outdir)
 
 
+UDP_RUNS = [("ixmod", "ixmod udp-echo", "#c0392b"),
+            ("mmsg", "Linux recvmmsg", "#2471a3"),
+            ("uring", "Linux io_uring", "#27ae60")]
+
+
+def load_result(path):
+    """udp-load's result line -> {key: float}."""
+    with open(path) as f:
+        line = f.read().split("\n")[0]
+    return {k: float(v) for k, v in (kv.split("=") for kv in line.split())}
+
+
+def merge(outdir, res_fmt, rtt_fmt, rounds):
+    """Rounds of one series -> {rate, spread, p50_us, p99_us, lost, mismatched}.
+
+    rate is the mean of the rounds' rates and spread (max - min) / mean;
+    percentiles are over the RTT samples of every round together.
+    """
+    res = [load_result("%s/%s" % (outdir, res_fmt % r)) for r in rounds]
+    rtt = []
+    for r in rounds:
+        rtt += load_rtt("%s/%s" % (outdir, rtt_fmt % r))
+    rtt.sort()
+    rates = [x["rate"] for x in res]
+    mean = sum(rates) / len(rates)
+    return {"rate": mean,
+            "spread": (max(rates) - min(rates)) / mean if mean else float("nan"),
+            "p50_us": percentile(rtt, 50), "p99_us": percentile(rtt, 99),
+            "requests": sum(x["requests"] for x in res),
+            "lost": sum(x["lost"] for x in res),
+            "mismatched": sum(x["mismatched"] for x in res),
+            "rtt": rtt}
+
+
+def sched_block(outdir, rounds):
+    """Where the server threads' time went: CPU and run-queue wait."""
+    lines = ["the servers' own threads (not ixmod's dataplane thread, not Linux's",
+             "softirq), all phases (schedstat), per 1000 requests served:",
+             "  %-16s %10s %10s %10s" % ("server", "CPU ms", "wait ms", "switches")]
+    for n, t, _ in UDP_RUNS:
+        tot = {"run_ms": 0, "wait_ms": 0, "switches": 0}
+        served = 0
+        try:
+            for r in rounds:
+                with open("%s/sched-%s-r%d.txt" % (outdir, n, r)) as f:
+                    line = f.readline().split()
+                for kv in line[1:]:
+                    k, _, v = kv.partition("=")
+                    tot[k] += int(v)
+                with open("%s/server-%s-r%d.log" % (outdir, n, r)) as f:
+                    served += int(f.read().split("\n")[-2].split()[1])
+        except (OSError, ValueError, IndexError, KeyError):
+            lines.append("  %-16s %10s" % (t, "-"))
+            continue
+        k = 1000.0 / served if served else float("nan")
+        lines.append("  %-16s %10.1f %10.1f %10.0f"
+                     % (t, tot["run_ms"] * k, tot["wait_ms"] * k, tot["switches"] * k))
+    return lines
+
+
+def udp(outdir, kernel):
+    prm = {}
+    with open("%s/params.txt" % outdir) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition("=")
+            prm[k] = v
+    rounds = range(1, int(prm["rounds"]) + 1)
+    sizes = prm["sizes"].split()
+    lat = {n: merge(outdir, "lat-%s-r%%d.txt" % n, "rtt-%s-r%%d.txt" % n, rounds)
+           for n, _, _ in UDP_RUNS}
+    tput = {s: {n: merge(outdir, "tput-%s-%s-r%%d.txt" % (n, s),
+                         "trtt-%s-%s-r%%d.txt" % (n, s), rounds)
+                for n, _, _ in UDP_RUNS} for s in sizes}
+    base = "ixmod"
+    others = [n for n, _, _ in UDP_RUNS if n != base]
+
+    def ratio(a, b):
+        return "%.2f" % (a / b) if b and a == a and b == b else "-"
+
+    def block(title, res):
+        """One phase: a row per server, then ixmod's ratio to each."""
+        lines = [title,
+                 "  %-16s %10s %7s %9s %9s %7s %5s" % ("server", "requests/s", "spread",
+                                                       "p50 us", "p99 us", "lost", "bad")]
+        for n, t, _ in UDP_RUNS:
+            r = res[n]
+            lines.append("  %-16s %10.0f %6.0f%% %9.0f %9.0f %7d %5d"
+                         % (t, r["rate"], 100 * r["spread"], r["p50_us"], r["p99_us"],
+                            r["lost"], r["mismatched"]))
+        for n in others:
+            lines.append("  %-16s %10s %7s %9s %9s" % (
+                "ixmod/" + n, ratio(res[base]["rate"], res[n]["rate"]), "",
+                ratio(res[base]["p50_us"], res[n]["p50_us"]),
+                ratio(res[base]["p99_us"], res[n]["p99_us"])))
+        return lines
+
+    if prm.get("app_cpu", "1") == "1":
+        layout = ("Each server had CPU 1 to itself: its own thread and its kernel "
+                  "work (ixmod's dataplane thread, or Linux's NIC interrupts); the "
+                  "client ran on CPU 0.")
+    else:
+        layout = ("Split: each server's kernel work (ixmod's dataplane thread, or "
+                  "Linux's NIC interrupts) had CPU 1; its own thread ran on CPU 0, "
+                  "beside the client.")
+    note = ("Under TCG every instruction is emulated: absolute figures are slow "
+            "and noisy and mean nothing alone.  Read the ratios ixmod/Linux, "
+            "measured in this run on the same NIC model, CPUs and peer: "
+            "requests/s above 1 and latency below 1 favour ixmod.  " + layout +
+            "  requests/s is the mean over the rounds, spread (max - min) / mean; "
+            "latencies are over all rounds' samples.  Other work on the host "
+            "(other VMs) skews a run: compare runs only with the host quiet.")
+    host = []
+    try:
+        with open("%s/host.txt" % outdir) as f:
+            host = [line.strip() for line in f]
+    except OSError:
+        pass
+    text = ["UDP echo, kernel %s, QEMU TCG (software emulation), one VM run, %d rounds"
+            % (kernel, len(rounds)),
+            "ixmod: libixu udp-echo, idle_us=%s; Linux: udp-echo-mmsg, udp-echo-uring %s"
+            % (prm["idle_us"], prm["uring_opts"] or "(plain ring)")] + host + [""]
+    text += textwrap.wrap(note, 76, break_on_hyphens=False) + [""]
+    text += block("closed loop: 1 request outstanding, 64 B, %s requests per round"
+                  % prm["count"], lat)
+    for s in sizes:
+        text += [""] + block("throughput: %s requests outstanding over 4 flows, %s B, "
+                             "%s s per round" % (prm["window"], s, prm["secs"]), tput[s])
+    text += [""] + sched_block(outdir, rounds)
+    text = "\n".join(text)
+    print(text)
+    with open("%s/report.txt" % outdir, "w") as f:
+        f.write(text + "\n")
+
+    series = [(t, c, lat[n]["rtt"]) for n, t, c in UDP_RUNS]
+    groups = [("1 outstanding, 64 B", {n: lat[n]["rate"] for n in lat})]
+    groups += [("%s outstanding, %s B" % (prm["window"], s),
+                {n: tput[s][n]["rate"] for n in tput[s]}) for s in sizes]
+    out = svg_open(1280, 400)
+    out += cdf_panel(series, 0, 0, 640, 400,
+                     "UDP echo RTT CDF, 1 outstanding, 64 B (one VM run, TCG)",
+                     "round-trip time (us, log scale)")
+    out += bar_panel(groups, UDP_RUNS, 640, 0, 640, 400,
+                     "UDP echo requests/s, mean of rounds (one VM run, TCG)",
+                     "requests/s")
+    svg_write(out, "%s/udp.svg" % outdir)
+    print("plot: %s/udp.svg" % outdir)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] != "icmp":
+    if len(sys.argv) == 4 and sys.argv[1] == "icmp":
+        icmp(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "udp":
+        udp(sys.argv[2], sys.argv[3])
+    else:
         sys.exit(__doc__)
-    icmp(sys.argv[2], sys.argv[3])
