@@ -26,9 +26,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common.h"
+
 #define BATCH		32
 #define BUF_SIZE	65536
-#define MAX_CPUS	256
 
 struct worker {
 	pthread_t thread;
@@ -55,54 +56,6 @@ static void usage(void)
 static void on_signal(int sig)
 {
 	(void)sig;	/* never runs: the signals are blocked and sigwait()ed */
-}
-
-static int parse_cpus(const char *arg, int *cpus)
-{
-	char *list = strdup(arg);	/* leave argv intact for ps */
-	char *tok, *save, *end;
-	int n = 0;
-	long v;
-
-	if (!list)
-		usage();
-	for (tok = strtok_r(list, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		v = strtol(tok, &end, 10);
-		if (*end || end == tok || v < 0 || v >= CPU_SETSIZE ||
-		    n >= MAX_CPUS)
-			usage();
-		cpus[n++] = v;
-	}
-	if (!n)
-		usage();
-	free(list);
-	return n;
-}
-
-static int open_socket(int port)
-{
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_ANY),
-	};
-	int fd, one = 1;
-
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0) {
-		perror("udp-echo-mmsg: socket");
-		exit(1);
-	}
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one))) {
-		perror("udp-echo-mmsg: SO_REUSEPORT");
-		exit(1);
-	}
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
-		perror("udp-echo-mmsg: bind");
-		exit(1);
-	}
-	return fd;
 }
 
 static void *worker_fn(void *arg)
@@ -187,7 +140,9 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'c':
-			ncpus = parse_cpus(optarg, cpus);
+			ncpus = bench_parse_cpus(optarg, cpus);
+			if (ncpus < 0)
+				usage();
 			break;
 		default:
 			usage();
@@ -218,7 +173,7 @@ int main(int argc, char **argv)
 	}
 	/* bind every socket before serving so startup errors come first */
 	for (i = 0; i < nthreads; i++) {
-		workers[i].fd = open_socket(port);
+		workers[i].fd = bench_open_socket("udp-echo-mmsg", port);
 		workers[i].cpu = ncpus ? cpus[i % ncpus] : -1;
 		workers[i].buf = malloc((size_t)BATCH * BUF_SIZE);
 		if (!workers[i].buf) {

@@ -39,10 +39,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common.h"
+
 #define SLOTS		32
 #define RING_ENTRIES	128
 #define BUF_SIZE	65536
-#define MAX_CPUS	256
 #define STOP_TAG	((uint64_t)-1)	/* user_data of the stop-eventfd poll */
 
 enum slot_state { SLOT_RECV, SLOT_SEND };
@@ -84,48 +85,6 @@ static void die(const char *what, int err)
 static void on_signal(int sig)
 {
 	(void)sig;	/* never runs: the signals are blocked and sigwait()ed */
-}
-
-static int parse_cpus(const char *arg, int *cpus)
-{
-	char *list = strdup(arg);	/* leave argv intact for ps */
-	char *tok, *save, *end;
-	int n = 0;
-	long v;
-
-	if (!list)
-		usage();
-	for (tok = strtok_r(list, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		v = strtol(tok, &end, 10);
-		if (*end || end == tok || v < 0 || v >= CPU_SETSIZE ||
-		    n >= MAX_CPUS)
-			usage();
-		cpus[n++] = v;
-	}
-	if (!n)
-		usage();
-	free(list);
-	return n;
-}
-
-static int open_socket(int port)
-{
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_ANY),
-	};
-	int fd, one = 1;
-
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0)
-		die("socket", errno);
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
-		die("SO_REUSEPORT", errno);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
-		die("bind", errno);
-	return fd;
 }
 
 static struct io_uring_sqe *get_sqe(struct worker *w)
@@ -276,7 +235,9 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'c':
-			ncpus = parse_cpus(optarg, cpus);
+			ncpus = bench_parse_cpus(optarg, cpus);
+			if (ncpus < 0)
+				usage();
 			break;
 		case 'S':
 			sqpoll = 1;
@@ -311,7 +272,7 @@ int main(int argc, char **argv)
 		die("calloc", errno);
 	/* bind every socket before serving so startup errors come first */
 	for (i = 0; i < nthreads; i++) {
-		workers[i].fd = open_socket(port);
+		workers[i].fd = bench_open_socket("udp-echo-uring", port);
 		workers[i].stop_fd = eventfd(0, EFD_CLOEXEC);
 		if (workers[i].stop_fd < 0)
 			die("eventfd", errno);
