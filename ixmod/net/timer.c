@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timer.c - the per-core hierarchical timer wheel (see timer.h)
+ *
+ * Level L holds timers due 64^L to 64^(L+1) - 1 ticks after the wheel's
+ * current tick, in the slot given by bits 6L..6L+5 of their expiry.  When
+ * level 0 wraps, the level-1 slot of the coming 64 ticks is emptied into
+ * the levels below, and so on up while a level's index is 0 too.
+ */
+#include "timer.h"
+
+static void ixm_timer_link(struct ixm_timer **head, struct ixm_timer *t)
+{
+	t->next = *head;
+	if (t->next)
+		t->next->pprev = &t->next;
+	t->pprev = head;
+	*head = t;
+}
+
+static void ixm_timer_unlink(struct ixm_timer *t)
+{
+	*t->pprev = t->next;
+	if (t->next)
+		t->next->pprev = t->pprev;
+	t->next = NULL;
+	t->pprev = NULL;
+}
+
+/* Put @t (not linked, @t->expires >= @w->now) in its slot. */
+static void ixm_timer_place(struct ixm_timer_wheel *w, struct ixm_timer *t)
+{
+	u64 delta = t->expires - w->now;
+	unsigned int level = 0;
+
+	while (level < IXM_TIMER_LEVELS - 1 &&
+	       delta >> (IXM_TIMER_SLOT_BITS * (level + 1)))
+		level++;
+	ixm_timer_link(&w->slot[level][(t->expires >> (IXM_TIMER_SLOT_BITS * level)) &
+				       (IXM_TIMER_SLOTS - 1)], t);
+}
+
+/**
+ * ixm_timer_wheel_init() - an empty wheel
+ * @w: the wheel
+ * @now_ns: the current time (the core's clock, ns)
+ */
+void ixm_timer_wheel_init(struct ixm_timer_wheel *w, u64 now_ns)
+{
+	memset(w, 0, sizeof(*w));
+	w->now = now_ns >> IXM_TIMER_TICK_SHIFT;
+}
+
+/**
+ * ixm_timer_arm() - arm or move a timer
+ * @w: the wheel of the core that owns @t
+ * @t: the timer, pending or not
+ * @expires_ns: when it should fire; a time already past fires in the
+ *	first run of the wheel's next tick, one past IXM_TIMER_MAX_TICKS is
+ *	clamped
+ *
+ * The timer fires at the first ixm_timer_run() whose time reaches the
+ * tick that holds @expires_ns (so up to one tick late, never early).
+ */
+void ixm_timer_arm(struct ixm_timer_wheel *w, struct ixm_timer *t, u64 expires_ns)
+{
+	u64 expires = (expires_ns + IXM_TIMER_TICK_NS - 1) >> IXM_TIMER_TICK_SHIFT;
+
+	if (ixm_timer_pending(t))
+		ixm_timer_unlink(t);
+	else
+		w->pending++;
+	if ((s64)(expires - w->now) < 0)
+		expires = w->now;
+	else if (expires - w->now > IXM_TIMER_MAX_TICKS)
+		expires = w->now + IXM_TIMER_MAX_TICKS;
+	t->expires = expires;
+	ixm_timer_place(w, t);
+}
+
+/**
+ * ixm_timer_cancel() - stop a timer
+ * @w: the wheel it was armed on
+ * @t: the timer
+ *
+ * Return: true if it was pending (it will not fire now).
+ */
+bool ixm_timer_cancel(struct ixm_timer_wheel *w, struct ixm_timer *t)
+{
+	if (!ixm_timer_pending(t))
+		return false;
+	ixm_timer_unlink(t);
+	w->pending--;
+	return true;
+}
+
+/* Move every timer of a level-@level slot to where it belongs now. */
+static void ixm_timer_cascade(struct ixm_timer_wheel *w, unsigned int level,
+			      unsigned int idx)
+{
+	struct ixm_timer *t = w->slot[level][idx];
+
+	w->slot[level][idx] = NULL;
+	while (t) {
+		struct ixm_timer *next = t->next;
+
+		t->next = NULL;
+		t->pprev = NULL;
+		ixm_timer_place(w, t);
+		t = next;
+	}
+}
+
+/**
+ * ixm_timer_run() - fire every timer due up to @now_ns
+ * @w: the wheel
+ * @now_ns: the current time (the core's clock, ns)
+ *
+ * A callback may arm or cancel any timer of @w, itself included; a timer
+ * armed for now or the past from a callback fires at the next tick's run.
+ *
+ * Context: the wheel's core.
+ * Return: timers fired.
+ */
+unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
+{
+	u64 target = now_ns >> IXM_TIMER_TICK_SHIFT;
+	unsigned int fired = 0;
+
+	while ((s64)(target - w->now) >= 0) {
+		unsigned int idx = w->now & (IXM_TIMER_SLOTS - 1);
+		struct ixm_timer *head;
+		unsigned int level;
+
+		for (level = 1; !idx && level < IXM_TIMER_LEVELS; level++) {
+			idx = (w->now >> (IXM_TIMER_SLOT_BITS * level)) & (IXM_TIMER_SLOTS - 1);
+			ixm_timer_cascade(w, level, idx);
+		}
+		idx = w->now & (IXM_TIMER_SLOTS - 1);
+		head = w->slot[0][idx];
+		w->slot[0][idx] = NULL;
+		if (head)
+			head->pprev = &head;
+		/* callbacks see the next tick as now: what they arm lands there or later */
+		w->now++;
+		while (head) {
+			struct ixm_timer *t = head;
+
+			ixm_timer_unlink(t);
+			w->pending--;
+			w->fired++;
+			fired++;
+			t->fn(t, now_ns);
+		}
+		/* nothing due for a whole wheel turn at level 0: skip ahead by slots */
+		if (!w->pending)
+			w->now = target + 1;
+	}
+	return fired;
+}

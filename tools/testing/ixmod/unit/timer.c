@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timer.c - the timer wheel against a plain array model
+ *
+ * Every timer fires exactly once per arming, never before its time and at
+ * the first run whose time reaches its tick; cancelled and moved timers
+ * never fire at their old time; callbacks may re-arm and cancel.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "timer.h"
+#include "tap.h"
+
+#define N	2048
+#define TICK	IXM_TIMER_TICK_NS
+#define SEC	1000000000ULL
+
+struct tt {
+	struct ixm_timer t;
+	bool armed;		/* the model: armed and not yet fired */
+	u64 due;		/* the model: the first run time that fires it */
+	unsigned int fires;
+};
+
+static struct tt tt[N];
+static struct ixm_timer_wheel w;
+static u64 run_now;
+static unsigned int bad;
+
+static u64 rnd(void)
+{
+	return (u64)random() << 31 ^ (u64)random();
+}
+
+static void on_fire(struct ixm_timer *t, u64 now_ns)
+{
+	struct tt *x = (struct tt *)t;
+
+	x->fires++;
+	if (!x->armed || now_ns < x->due) {
+		if (bad++ < 5)
+			tap_diag("timer %ld fired at %llu, due %llu, armed %d", (long)(x - tt),
+				 (unsigned long long)now_ns, (unsigned long long)x->due, x->armed);
+	}
+	x->armed = false;
+}
+
+/* The model's due time: the start of the tick holding @ns, not before now's next tick. */
+static u64 due_of(u64 ns, u64 wheel_now_tick)
+{
+	u64 tick = (ns + TICK - 1) / TICK;
+
+	if (tick < wheel_now_tick)
+		tick = wheel_now_tick;
+	if (tick - wheel_now_tick > IXM_TIMER_MAX_TICKS)
+		tick = wheel_now_tick + IXM_TIMER_MAX_TICKS;
+	return tick * TICK;
+}
+
+static void test_model(void)
+{
+	unsigned int i, op, late = 0, fired_total = 0;
+	u64 t0 = 5 * SEC;
+
+	srandom(1);
+	ixm_timer_wheel_init(&w, t0);
+	run_now = t0;
+	for (i = 0; i < N; i++)
+		ixm_timer_init(&tt[i].t, on_fire);
+	for (op = 0; op < 400000; op++) {
+		unsigned int r = (unsigned int)random() % 100;
+		struct tt *x = &tt[random() % N];
+
+		if (r < 45) {		/* arm or move: mostly soon, some far */
+			u64 span = r < 30 ? 200 * TICK : r < 40 ? 100000 * TICK : 400 * SEC;
+			u64 at = run_now + rnd() % span - (r < 3 ? 50 * TICK : 0);
+
+			ixm_timer_arm(&w, &x->t, at);
+			x->armed = true;
+			x->due = due_of(at, w.now);
+		} else if (r < 80) {	/* cancel: the common fate */
+			bool was = ixm_timer_cancel(&w, &x->t);
+
+			if (was != x->armed && bad++ < 5)
+				tap_diag("cancel of timer %ld said %d, model %d", (long)(x - tt),
+					 was, x->armed);
+			x->armed = false;
+		} else {		/* time passes */
+			u64 step = r < 95 ? rnd() % (8 * TICK) : rnd() % (SEC / 2);
+
+			run_now += step;
+			fired_total += ixm_timer_run(&w, run_now);
+			for (i = 0; i < N; i++) {
+				if (tt[i].armed && tt[i].due <= run_now) {
+					if (late++ < 5)
+						tap_diag("timer %u due %llu still pending at %llu", i,
+							 (unsigned long long)tt[i].due,
+							 (unsigned long long)run_now);
+				}
+			}
+		}
+	}
+	tap_ok(!bad, "400000 random arms, moves, cancels and runs: nothing fires early, late, twice or after a cancel");
+	tap_ok(!late, "every timer fires at the first run that reaches its tick");
+	for (i = 0, op = 0; i < N; i++)
+		op += tt[i].armed;
+	tap_ok(w.pending == op && fired_total > 10000,
+	       "pending count matches the model (%u), %u fired", op, fired_total);
+}
+
+static struct ixm_timer periodic, victim;
+static unsigned int periodic_fires, victim_fires;
+
+static void on_periodic(struct ixm_timer *t, u64 now_ns)
+{
+	periodic_fires++;
+	if (periodic_fires < 10)
+		ixm_timer_arm(&w, t, now_ns + 100 * TICK);
+	ixm_timer_cancel(&w, &victim);
+}
+
+static void on_victim(struct ixm_timer *t, u64 now_ns)
+{
+	victim_fires++;
+}
+
+static void test_callbacks(void)
+{
+	u64 now = 1000 * SEC;
+	unsigned int i;
+
+	ixm_timer_wheel_init(&w, now);
+	ixm_timer_init(&periodic, on_periodic);
+	ixm_timer_init(&victim, on_victim);
+	ixm_timer_arm(&w, &periodic, now + 10 * TICK);
+	ixm_timer_arm(&w, &victim, now + 10 * TICK);
+	for (i = 0; i < 2000; i++) {
+		now += TICK;
+		ixm_timer_run(&w, now);
+	}
+	tap_ok(periodic_fires == 10 && !ixm_timer_pending(&periodic),
+	       "a callback re-arms itself: fires 10 times, then stops (%u)", periodic_fires);
+	tap_ok(victim_fires <= 1 && !ixm_timer_pending(&victim) && w.pending == 0,
+	       "a callback cancels a timer due in the same tick: it fires at most once, nothing stays pending");
+
+	ixm_timer_arm(&w, &victim, now - 5 * SEC);
+	victim_fires = 0;
+	ixm_timer_run(&w, now);
+	tap_ok(victim_fires == 0, "armed in the past: not in a run of the tick already processed");
+	ixm_timer_run(&w, now + TICK);
+	tap_ok(victim_fires == 1, "armed in the past: fires in the next tick's run");
+
+	ixm_timer_arm(&w, &victim, now + 100000 * SEC);
+	tap_ok(victim.expires - w.now == IXM_TIMER_MAX_TICKS,
+	       "armed past the wheel's reach: clamped to IXM_TIMER_MAX_TICKS (%.0f s)",
+	       (double)IXM_TIMER_MAX_TICKS * TICK / SEC);
+	ixm_timer_cancel(&w, &victim);
+	tap_ok(!ixm_timer_cancel(&w, &victim) && w.pending == 0,
+	       "a second cancel is a no-op");
+}
+
+int main(void)
+{
+	tap_plan(3 + 6);
+	test_model();
+	test_callbacks();
+	return tap_exit();
+}
