@@ -19,6 +19,7 @@
 
 #include <linux/cpuhotplug.h>
 #include <linux/kthread.h>
+#include <linux/random.h>
 #include <linux/pci.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -69,6 +70,64 @@ void ixm_net_trace_drop(const struct ixm_net_port *port, unsigned int reason,
 			unsigned int len)
 {
 	trace_ixm_drop(raw_smp_processor_id(), reason, len);
+}
+
+void ixm_tcp_trace_state(const struct ixm_tcp_conn *c, unsigned int old,
+			 unsigned int state)
+{
+	trace_ixm_tcp_state(raw_smp_processor_id(), ixm_tcp_idx(c), c->raddr,
+			    ntohs(c->rport), ntohs(c->lport), old, state);
+}
+
+void ixm_tcp_trace_retrans(const struct ixm_tcp_conn *c, u32 seq, u32 len,
+			   bool timeout)
+{
+	trace_ixm_tcp_retrans(raw_smp_processor_id(), ixm_tcp_idx(c), seq, len,
+			      timeout, c->cwnd, c->rto_us);
+}
+
+void ixm_tcp_trace_stall(const struct ixm_tcp_conn *c, u32 asked)
+{
+	trace_ixm_tcp_stall(raw_smp_processor_id(), ixm_tcp_idx(c), asked,
+			    c->snd_wnd, c->cwnd, c->snd_max - c->snd_una);
+}
+
+/*
+ * TCP knobs, read when a core is created (cores are re-created by writing
+ * /sys/kernel/ixmod/cores).  Documented in the admin guide.
+ */
+static unsigned int tcp_delack_us = 4000;
+module_param(tcp_delack_us, uint, 0444);
+MODULE_PARM_DESC(tcp_delack_us, "TCP delayed-ACK timeout in us; 0 acknowledges every segment (default 4000)");
+static unsigned int tcp_rto_min_ms = 200;
+module_param(tcp_rto_min_ms, uint, 0444);
+MODULE_PARM_DESC(tcp_rto_min_ms, "TCP minimum retransmission timeout in ms (default 200)");
+static unsigned int tcp_syncookies = 1;
+module_param(tcp_syncookies, uint, 0444);
+MODULE_PARM_DESC(tcp_syncookies, "TCP SYN cookies: 0 never, 1 when a listener's backlog is full, 2 always (default 1)");
+static unsigned int tcp_keepalive_s;
+module_param(tcp_keepalive_s, uint, 0444);
+MODULE_PARM_DESC(tcp_keepalive_s, "TCP keepalive idle time in s; 0 disables (default)");
+static unsigned int tcp_rcv_buf = 128 * 1024;
+module_param(tcp_rcv_buf, uint, 0444);
+MODULE_PARM_DESC(tcp_rcv_buf, "TCP receive buffer per connection in bytes, 4096-1048576 (default 131072)");
+
+static void ixm_dp_tcp_init(struct ixm_core *core)
+{
+	struct ixm_tcp_config cfg;
+	u64 secret[4];
+
+	ixm_tcp_config_default(&cfg);
+	cfg.delack_us = tcp_delack_us;
+	cfg.rto_min_us = clamp(tcp_rto_min_ms, 1U, 60000U) * 1000;
+	cfg.syncookies = min(tcp_syncookies, 2U);
+	cfg.keepalive_ns = (u64)tcp_keepalive_s * NSEC_PER_SEC;
+	cfg.rcv_buf = clamp(tcp_rcv_buf, 4096U, 1048576U);
+	get_random_bytes(secret, sizeof(secret));
+	core->stack.tcp = core->tcp;
+	core->stack.now_ns = ktime_get_ns();
+	ixm_tcp_table_init(core->tcp, &core->stack, &cfg, secret);
+	memzero_explicit(secret, sizeof(secret));
 }
 
 static void ixm_dp_count_batch(struct ixm_core *core, unsigned int n)
@@ -209,6 +268,7 @@ static unsigned int ixm_dp_iterate(struct ixm_core *core)
 	for (i = 0; work && i < work->nr; i++)
 		done += ixm_dp_rx_qpair(core, work->qp[i], batch, now);
 	done += ixm_ctx_run_calls(core);
+	ixm_tcp_poll(&core->stack);
 	for (i = 0; work && i < work->nr; i++)
 		done += ixm_dp_tx_qpair(core, work->qp[i]);
 	ixm_ctx_flush(core);
@@ -267,7 +327,12 @@ static void ixm_dp_sleep(struct ixm_core *core)
 	 * checked after the task is queued on @wq, so a wake-up between the
 	 * caller's last poll and here is not lost.
 	 */
-	wait_event_idle(core->wq, READ_ONCE(core->wake) || kthread_should_stop());
+	if (core->tcp->wheel.pending)	/* TCP timers run even when idle */
+		wait_event_idle_timeout(core->wq, READ_ONCE(core->wake) ||
+					kthread_should_stop(), 1);
+	else
+		wait_event_idle(core->wq, READ_ONCE(core->wake) ||
+				kthread_should_stop());
 	WRITE_ONCE(core->sleeping, false);
 	if (READ_ONCE(core->wake)) {
 		WRITE_ONCE(core->wake, false);
@@ -378,6 +443,13 @@ static struct ixm_core *ixm_core_create(unsigned int cpu, struct kobject *parent
 	}
 	ixm_udp_table_init(core->udp);
 	core->stack.udp = core->udp;
+	core->tcp = vzalloc_node(sizeof(*core->tcp), cpu_to_node(cpu));
+	if (!core->tcp) {
+		vfree(core->udp);
+		kfree(core);
+		return ERR_PTR(-ENOMEM);
+	}
+	ixm_dp_tcp_init(core);
 	kobject_init(&core->kobj, &ixm_core_ktype);	/* from here kobject_put() frees */
 
 	task = kthread_create_on_node(ixm_dp_thread, core, cpu_to_node(cpu),

@@ -27,6 +27,7 @@
 #include "net/app.h"
 #include "net/mbuf.h"
 #include "net/net.h"
+#include "net/tcp.h"
 #include "net/udp.h"
 #include "nic/nic.h"
 
@@ -178,6 +179,7 @@ struct ixm_ctx {
  * @rx_batch_hist: RX batch sizes, bucket i counts batches of 2^i..2^(i+1)-1
  * @stack: the protocols' state of this core (ports, sockets)
  * @udp: this core's UDP sockets
+ * @tcp: this core's TCP connections, listeners and timer wheel
  * @ctxs: attached contexts (RCU list, changed under ixm_cfg_lock)
  * @app_closed: counters of the contexts closed so far (written by the thread)
  * @nctx: entries in @ctxs (written under ixm_cfg_lock)
@@ -203,6 +205,7 @@ struct ixm_core {
 
 	struct ixm_stack	stack;
 	struct ixm_udp_table	*udp;
+	struct ixm_tcp_table	*tcp;
 	struct list_head	ctxs;
 	struct ixm_app_stats	app_closed;
 	unsigned int		nctx;

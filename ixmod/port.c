@@ -143,6 +143,9 @@ static struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigned int q,
 	qp->net.pool = &qp->pool;
 	qp->net.stats = &qp->stats;
 	qp->net.stack = &qp->core->stack;
+	qp->net.rss_key = port->rss_key;
+	qp->net.rss_nq = port->nq;
+	qp->net.rss_q = q;
 	qp->net.cfg = rcu_dereference_protected(port->cfg, 1);
 	return qp;
 
@@ -337,7 +340,7 @@ static int ixm_port_up_locked(struct ixm_port *port)
 		}
 	}
 	for (i = 0; i < IXM_RSS_RETA_SIZE; i++)
-		reta[i] = i % n;
+		reta[i] = ixm_rss_queue(i, n);
 	ops->set_rss(&port->nic, port->rss_key, reta);
 	ops->rx_enable(&port->nic, true);
 

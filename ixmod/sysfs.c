@@ -400,6 +400,47 @@ IXM_CORE_APP_STAT(app_rx_dropped, rx_dropped);
 IXM_CORE_APP_STAT(app_ring_corrupt, ring_corrupt);
 IXM_CORE_APP_STAT(app_rx_bufs, rx_bufs);
 
+/* TCP counters of this core (struct ixm_tcp_stats), written by its thread. */
+#define IXM_CORE_TCP_STAT(_name)					\
+static ssize_t tcp_##_name##_show(struct kobject *kobj,			\
+				  struct kobj_attribute *attr, char *buf) \
+{									\
+	return sysfs_emit(buf, "%llu\n",				\
+			  READ_ONCE(to_core(kobj)->tcp->stats._name));	\
+}									\
+static struct kobj_attribute tcp_##_name##_attr = __ATTR_RO(tcp_##_name)
+
+IXM_CORE_TCP_STAT(active_opens);
+IXM_CORE_TCP_STAT(passive_opens);
+IXM_CORE_TCP_STAT(established);
+IXM_CORE_TCP_STAT(conns);
+IXM_CORE_TCP_STAT(attempt_fails);
+IXM_CORE_TCP_STAT(resets_in);
+IXM_CORE_TCP_STAT(resets_out);
+IXM_CORE_TCP_STAT(segs_in);
+IXM_CORE_TCP_STAT(segs_out);
+IXM_CORE_TCP_STAT(retrans);
+IXM_CORE_TCP_STAT(timeouts);
+IXM_CORE_TCP_STAT(fast_retrans);
+IXM_CORE_TCP_STAT(ooo);
+IXM_CORE_TCP_STAT(dup_data);
+IXM_CORE_TCP_STAT(bad_csum);
+IXM_CORE_TCP_STAT(bad_hdr);
+IXM_CORE_TCP_STAT(no_conn);
+IXM_CORE_TCP_STAT(paws_drops);
+IXM_CORE_TCP_STAT(challenge_acks);
+IXM_CORE_TCP_STAT(out_of_window);
+IXM_CORE_TCP_STAT(syncookies_sent);
+IXM_CORE_TCP_STAT(syncookies_ok);
+IXM_CORE_TCP_STAT(syncookies_bad);
+IXM_CORE_TCP_STAT(backlog_drops);
+IXM_CORE_TCP_STAT(rcv_drops);
+IXM_CORE_TCP_STAT(zero_window_probes);
+IXM_CORE_TCP_STAT(window_stalls);
+IXM_CORE_TCP_STAT(delayed_acks);
+IXM_CORE_TCP_STAT(tw_recycled);
+IXM_CORE_TCP_STAT(conn_full);
+
 static struct attribute *ixm_core_stat_attrs[] = {
 	&rx_batch_hist_attr.attr,
 	&rx_packets_attr.attr,
@@ -418,6 +459,36 @@ static struct attribute *ixm_core_stat_attrs[] = {
 	&app_rx_dropped_attr.attr,
 	&app_ring_corrupt_attr.attr,
 	&app_rx_bufs_attr.attr,
+	&tcp_active_opens_attr.attr,
+	&tcp_passive_opens_attr.attr,
+	&tcp_established_attr.attr,
+	&tcp_conns_attr.attr,
+	&tcp_attempt_fails_attr.attr,
+	&tcp_resets_in_attr.attr,
+	&tcp_resets_out_attr.attr,
+	&tcp_segs_in_attr.attr,
+	&tcp_segs_out_attr.attr,
+	&tcp_retrans_attr.attr,
+	&tcp_timeouts_attr.attr,
+	&tcp_fast_retrans_attr.attr,
+	&tcp_ooo_attr.attr,
+	&tcp_dup_data_attr.attr,
+	&tcp_bad_csum_attr.attr,
+	&tcp_bad_hdr_attr.attr,
+	&tcp_no_conn_attr.attr,
+	&tcp_paws_drops_attr.attr,
+	&tcp_challenge_acks_attr.attr,
+	&tcp_out_of_window_attr.attr,
+	&tcp_syncookies_sent_attr.attr,
+	&tcp_syncookies_ok_attr.attr,
+	&tcp_syncookies_bad_attr.attr,
+	&tcp_backlog_drops_attr.attr,
+	&tcp_rcv_drops_attr.attr,
+	&tcp_zero_window_probes_attr.attr,
+	&tcp_window_stalls_attr.attr,
+	&tcp_delayed_acks_attr.attr,
+	&tcp_tw_recycled_attr.attr,
+	&tcp_conn_full_attr.attr,
 	NULL,
 };
 
@@ -438,6 +509,7 @@ static void ixm_core_release(struct kobject *kobj)
 
 	put_pid(core->last_owner);
 	vfree(core->udp);
+	vfree(core->tcp);
 	kfree(core);
 }
 

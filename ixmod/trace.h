@@ -15,6 +15,7 @@
 
 #include "compat.h"
 #include "net/net.h"
+#include "net/tcp.h"
 
 DECLARE_EVENT_CLASS(ixm_core_class,
 	TP_PROTO(unsigned int cpu, u64 iterations),
@@ -110,6 +111,90 @@ TRACE_EVENT(ixm_drop,
 	),
 	TP_printk("cpu=%u reason=%s len=%u", __entry->cpu, __get_str(reason),
 		  __entry->len)
+);
+
+/* A TCP connection moved from state @old to @state (RFC 9293 §3.3.2). */
+TRACE_EVENT(ixm_tcp_state,
+	TP_PROTO(unsigned int cpu, u32 conn, __be32 raddr, u16 rport, u16 lport,
+		 unsigned int old, unsigned int state),
+	TP_ARGS(cpu, conn, raddr, rport, lport, old, state),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(u32, conn)
+		__array(u8, raddr, 4)
+		__field(u16, rport)
+		__field(u16, lport)
+		__field(unsigned int, old)
+		__field(unsigned int, state)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->conn = conn;
+		memcpy(__entry->raddr, &raddr, 4);
+		__entry->rport = rport;
+		__entry->lport = lport;
+		__entry->old = old;
+		__entry->state = state;
+	),
+	TP_printk("cpu=%u conn=%u peer=%pI4:%u lport=%u %s -> %s", __entry->cpu,
+		  __entry->conn, __entry->raddr, __entry->rport, __entry->lport,
+		  __entry->old < IXM_TCP_NSTATES ? ixm_tcp_state_names[__entry->old] : "?",
+		  __entry->state < IXM_TCP_NSTATES ?
+		  ixm_tcp_state_names[__entry->state] : "?")
+);
+
+/* TCP sent @len bytes from @seq again (@timeout: after an RTO, else fast). */
+TRACE_EVENT(ixm_tcp_retrans,
+	TP_PROTO(unsigned int cpu, u32 conn, u32 seq, u32 len, bool timeout,
+		 u32 cwnd, u32 rto_us),
+	TP_ARGS(cpu, conn, seq, len, timeout, cwnd, rto_us),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(u32, conn)
+		__field(u32, seq)
+		__field(u32, len)
+		__field(bool, timeout)
+		__field(u32, cwnd)
+		__field(u32, rto_us)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->conn = conn;
+		__entry->seq = seq;
+		__entry->len = len;
+		__entry->timeout = timeout;
+		__entry->cwnd = cwnd;
+		__entry->rto_us = rto_us;
+	),
+	TP_printk("cpu=%u conn=%u seq=%u len=%u %s cwnd=%u rto_us=%u", __entry->cpu,
+		  __entry->conn, __entry->seq, __entry->len,
+		  __entry->timeout ? "timeout" : "fast", __entry->cwnd, __entry->rto_us)
+);
+
+/* A sendv found no window open: @asked bytes waited (peer window, cwnd). */
+TRACE_EVENT(ixm_tcp_stall,
+	TP_PROTO(unsigned int cpu, u32 conn, u32 asked, u32 snd_wnd, u32 cwnd,
+		 u32 inflight),
+	TP_ARGS(cpu, conn, asked, snd_wnd, cwnd, inflight),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(u32, conn)
+		__field(u32, asked)
+		__field(u32, snd_wnd)
+		__field(u32, cwnd)
+		__field(u32, inflight)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->conn = conn;
+		__entry->asked = asked;
+		__entry->snd_wnd = snd_wnd;
+		__entry->cwnd = cwnd;
+		__entry->inflight = inflight;
+	),
+	TP_printk("cpu=%u conn=%u asked=%u snd_wnd=%u cwnd=%u inflight=%u",
+		  __entry->cpu, __entry->conn, __entry->asked, __entry->snd_wnd,
+		  __entry->cwnd, __entry->inflight)
 );
 
 #endif /* _IXMOD_TRACE_H */

@@ -15,6 +15,7 @@
  * ring until the application drains its events.
  */
 #include "app.h"
+#include "tcp.h"
 #include "udp.h"
 
 /**
@@ -193,7 +194,7 @@ unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget)
 		if (res < 0)
 			app->stats.call_errors++;
 		if (res < 0 || (c.flags & IXMOD_CALL_F_NOTIFY) ||
-		    c.opcode == IXMOD_OP_NOP || c.opcode == IXMOD_OP_UDP_BIND) {
+		    ixm_call_always_completes(c.opcode)) {
 			ev.type = IXMOD_EV_CALL;
 			ev.op = c.opcode;
 			ev.res = res;
@@ -234,6 +235,8 @@ void ixm_app_release_all(struct ixm_app *app)
 			}
 		}
 	}
+	if (st->tcp)
+		ixm_tcp_close_all(st->tcp, app);
 	app->stats.rx_bufs = 0;
 	ixm_udp_close_all(st->udp, app);
 }
@@ -255,4 +258,33 @@ void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats 
 	total->held += s->held;
 	total->rx_dropped += s->rx_dropped;
 	total->ring_corrupt += s->ring_corrupt;
+}
+
+/**
+ * ixm_stack_route() - the port a destination is reached through
+ * @st: the core's protocol state
+ * @daddr: the destination
+ * @idx: if not NULL, the port's index in @st->ports
+ *
+ * On-link only: there is no gateway yet, and ARP for an off-link address
+ * would be wrong.
+ *
+ * Return: the first port with an address whose subnet holds @daddr, or
+ * NULL.
+ */
+struct ixm_net_port *ixm_stack_route(struct ixm_stack *st, __be32 daddr,
+				     unsigned int *idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nports; i++) {
+		const struct ixm_if_config *cfg = st->ports[i]->cfg;
+
+		if (cfg->ip && !((daddr ^ cfg->ip) & cfg->netmask)) {
+			if (idx)
+				*idx = i;
+			return st->ports[i];
+		}
+	}
+	return NULL;
 }

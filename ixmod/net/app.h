@@ -28,6 +28,7 @@
 #define IXM_UDP_PAYLOAD_MAX	(1500 - 20 - 8)
 
 struct ixm_udp_table;
+struct ixm_tcp_table;
 
 /**
  * struct ixm_stack - one core's protocol state
@@ -35,12 +36,14 @@ struct ixm_udp_table;
  *	of a context's receive region is @ports[i]'s pool)
  * @nports: entries in @ports
  * @udp: the core's UDP sockets
+ * @tcp: the core's TCP connections and listeners
  * @now_ns: time at the start of the iteration
  */
 struct ixm_stack {
 	struct ixm_net_port	**ports;
 	unsigned int		nports;
 	struct ixm_udp_table	*udp;
+	struct ixm_tcp_table	*tcp;
 	u64			now_ns;
 };
 
@@ -108,12 +111,15 @@ bool ixm_app_flush(struct ixm_app *app);
 unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget);
 u32 ixm_app_rx_off(const struct ixm_mbuf *m);
 void ixm_app_release_all(struct ixm_app *app);
+struct ixm_net_port *ixm_stack_route(struct ixm_stack *st, __be32 daddr,
+				     unsigned int *idx);
 void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats *s);
 
 /* call.c; ixm_call_exec() returns this for "not now, keep the entry" */
 #define IXM_CALL_RETRY		(-4096)	/* below every errno */
 
 int ixm_call_check(const struct ixmod_call *c);
+bool ixm_call_always_completes(u8 opcode);
 int ixm_call_exec(struct ixm_app *app, const struct ixmod_call *c,
 		  struct ixmod_event *ev);
 

@@ -11,6 +11,7 @@
  * and changes nothing else.
  */
 #include "app.h"
+#include "tcp.h"
 #include "udp.h"
 
 /* Argument fields of struct ixmod_call an opcode reads */
@@ -26,10 +27,14 @@ typedef int (*ixm_call_fn)(struct ixm_app *app, const struct ixmod_call *c,
 /**
  * struct ixm_opdef - what the dataplane knows of one opcode
  * @fields: IXM_F_* the call uses; the others must be zero
+ * @flags: IXMOD_CALL_F_* it takes besides IXMOD_CALL_F_NOTIFY
+ * @always: its completion is always posted (it returns something)
  * @exec: runs the validated call; returns the event's res
  */
 struct ixm_opdef {
 	u8		fields;
+	u8		flags;
+	bool		always;
 	ixm_call_fn	exec;
 };
 
@@ -60,7 +65,7 @@ static int ixm_op_udp_bind(struct ixm_app *app, const struct ixmod_call *c,
  * class E (which includes the limited broadcast).  Our own address and our
  * subnet's broadcast are refused once the route gives the interface.
  */
-static bool ixm_udp_daddr_valid(__be32 daddr)
+static bool ixm_daddr_valid(__be32 daddr)
 {
 	u8 first = ixm_ntohl(daddr) >> 24;
 
@@ -81,7 +86,7 @@ static int ixm_op_udp_send(struct ixm_app *app, const struct ixmod_call *c,
 	/* AF_XDP's descriptor check: no wrap, and inside the arena */
 	if (ixm_add_overflow(c->off, c->len, &end) || end > app->txarena_size)
 		return -EINVAL;
-	if (!ixm_udp_daddr_valid(c->addr) || !c->port)
+	if (!ixm_daddr_valid(c->addr) || !c->port)
 		return -EINVAL;
 	return ixm_udp_send(app->stack, s, app->txarena + c->off, (u16)c->len,
 			    c->addr, c->port);
@@ -118,21 +123,112 @@ static int ixm_op_udp_close(struct ixm_app *app, const struct ixmod_call *c,
 	return ixm_udp_close(app->stack->udp, app, c->handle);
 }
 
+static int ixm_op_tcp_listen(struct ixm_app *app, const struct ixmod_call *c,
+			     struct ixmod_event *ev)
+{
+	u64 handle;
+	int err;
+
+	if (!c->port || !c->len || c->len > IXMOD_BACKLOG_MAX)
+		return -EINVAL;
+	err = ixm_tcp_listen(app->stack->tcp, app, c->port, c->len, c->user_data,
+			     &handle);
+	if (err)
+		return err;
+	ev->handle = handle;
+	return 0;
+}
+
+static int ixm_op_tcp_accept(struct ixm_app *app, const struct ixmod_call *c,
+			     struct ixmod_event *ev)
+{
+	return ixm_tcp_accept(app->stack->tcp, app, c->handle, c->user_data);
+}
+
+static int ixm_op_tcp_connect(struct ixm_app *app, const struct ixmod_call *c,
+			      struct ixmod_event *ev)
+{
+	u64 handle;
+	int err;
+
+	if (!ixm_daddr_valid(c->addr) || !c->port)
+		return -EINVAL;
+	err = ixm_tcp_connect(app->stack->tcp, app, c->addr, c->port, c->user_data,
+			      &handle);
+	if (err)
+		return err;
+	ev->handle = handle;
+	return 0;
+}
+
+static int ixm_op_tcp_sendv(struct ixm_app *app, const struct ixmod_call *c,
+			    struct ixmod_event *ev)
+{
+	struct ixmod_iov iov[IXMOD_SENDV_MAX];
+	u32 i, end;
+
+	if (!c->len || c->len > IXMOD_SENDV_MAX || c->off % 8)
+		return -EINVAL;
+	if (c->off > app->txarena_size ||
+	    app->txarena_size - c->off < c->len * sizeof(iov[0]))
+		return -EINVAL;
+	/* copy once; the application may rewrite the array meanwhile */
+	memcpy(iov, app->txarena + c->off, c->len * sizeof(iov[0]));
+	for (i = 0; i < c->len; i++)
+		if (ixm_add_overflow(iov[i].off, iov[i].len, &end) ||
+		    end > app->txarena_size)
+			return -EINVAL;
+	return ixm_tcp_sendv(app->stack->tcp, app, c->handle, iov, c->len);
+}
+
+static int ixm_op_tcp_recv_done(struct ixm_app *app, const struct ixmod_call *c,
+				struct ixmod_event *ev)
+{
+	return ixm_tcp_recv_done(app->stack->tcp, app, c->handle, c->len);
+}
+
+static int ixm_op_tcp_close(struct ixm_app *app, const struct ixmod_call *c,
+			    struct ixmod_event *ev)
+{
+	return ixm_tcp_close(app->stack->tcp, app, c->handle,
+			     c->flags & IXMOD_CALL_F_ABORT);
+}
+
 static const struct ixm_opdef ixm_opdefs[] = {
-	[IXMOD_OP_NOP]		= { 0, ixm_op_nop },
-	[IXMOD_OP_UDP_BIND]	= { IXM_F_PORT, ixm_op_udp_bind },
+	[IXMOD_OP_NOP]		= { 0, 0, true, ixm_op_nop },
+	[IXMOD_OP_UDP_BIND]	= { IXM_F_PORT, 0, true, ixm_op_udp_bind },
 	[IXMOD_OP_UDP_SEND]	= { IXM_F_LEN | IXM_F_HANDLE | IXM_F_OFF |
-				    IXM_F_ADDR | IXM_F_PORT, ixm_op_udp_send },
-	[IXMOD_OP_RECV_DONE]	= { IXM_F_OFF, ixm_op_recv_done },
-	[IXMOD_OP_UDP_CLOSE]	= { IXM_F_HANDLE, ixm_op_udp_close },
+				    IXM_F_ADDR | IXM_F_PORT, 0, false, ixm_op_udp_send },
+	[IXMOD_OP_RECV_DONE]	= { IXM_F_OFF, 0, false, ixm_op_recv_done },
+	[IXMOD_OP_UDP_CLOSE]	= { IXM_F_HANDLE, 0, false, ixm_op_udp_close },
+	[IXMOD_OP_TCP_LISTEN]	= { IXM_F_PORT | IXM_F_LEN, 0, true, ixm_op_tcp_listen },
+	[IXMOD_OP_TCP_ACCEPT]	= { IXM_F_HANDLE, 0, false, ixm_op_tcp_accept },
+	[IXMOD_OP_TCP_CONNECT]	= { IXM_F_ADDR | IXM_F_PORT, 0, true, ixm_op_tcp_connect },
+	[IXMOD_OP_TCP_SENDV]	= { IXM_F_HANDLE | IXM_F_OFF | IXM_F_LEN, 0, true,
+				    ixm_op_tcp_sendv },
+	[IXMOD_OP_TCP_RECV_DONE] = { IXM_F_HANDLE | IXM_F_LEN, 0, false,
+				     ixm_op_tcp_recv_done },
+	[IXMOD_OP_TCP_CLOSE]	= { IXM_F_HANDLE, IXMOD_CALL_F_ABORT, false,
+				    ixm_op_tcp_close },
 };
+
+/**
+ * ixm_call_always_completes() - whether a call's completion is always posted
+ * @opcode: a valid opcode
+ *
+ * Return: true for the calls that return a handle or a byte count.
+ */
+bool ixm_call_always_completes(u8 opcode)
+{
+	return ixm_opdefs[ixm_index_nospec(opcode, IXMOD_OP_LAST)].always;
+}
 
 /**
  * ixm_call_check() - validate a call's own bytes
  * @c: the kernel's copy of the entry
  *
  * Return: 0, -EOPNOTSUPP for an unknown opcode, or -EINVAL for an unknown
- * flag, a non-zero reserved word or a non-zero field the opcode does not
+ * flag (or one the opcode does not take), a non-zero reserved word or a non-zero field the opcode does not
  * use.
  */
 int ixm_call_check(const struct ixmod_call *c)
@@ -143,7 +239,7 @@ int ixm_call_check(const struct ixmod_call *c)
 	if (c->opcode >= IXMOD_OP_LAST)
 		return -EOPNOTSUPP;
 	def = &ixm_opdefs[ixm_index_nospec(c->opcode, IXMOD_OP_LAST)];
-	if (c->flags & ~IXMOD_CALL_F_ALL)
+	if (c->flags & ~(IXMOD_CALL_F_NOTIFY | def->flags))
 		return -EINVAL;
 	if (c->resv0 || c->resv1 || c->resv2 ||
 	    c->resv3[0] || c->resv3[1] || c->resv3[2])

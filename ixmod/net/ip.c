@@ -15,6 +15,7 @@
 #include "icmp.h"
 #include "ip.h"
 #include "net.h"
+#include "tcp.h"
 #include "udp.h"
 
 /* What each protocol number is handed to; a NULL slot is IXM_DROP_IP_PROTO. */
@@ -22,6 +23,7 @@ static void (* const ixm_ip_protos[256])(struct ixm_net_port *port,
 					 struct ixm_mbuf *m,
 					 struct ixm_iphdr *ih) = {
 	[IXM_IPPROTO_ICMP]	= ixm_icmp_input,
+	[IXM_IPPROTO_TCP]	= ixm_tcp_input,
 	[IXM_IPPROTO_UDP]	= ixm_udp_input,
 };
 

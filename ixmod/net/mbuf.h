@@ -38,6 +38,7 @@ struct ixm_mbuf_pool;
  * @len: frame length in bytes
  * @flags: IXM_MBUF_F_*
  * @rss_hash: the NIC's RSS hash when IXM_MBUF_F_RSS is set
+ * @seq: TCP: sequence number of @data[0] while a connection holds it
  * @pool: the pool it returns to
  * @next: link while free or while chained in a batch
  * @owner: the application context holding it (a receive event named it
@@ -50,6 +51,7 @@ struct ixm_mbuf {
 	u16			len;
 	u16			flags;
 	u32			rss_hash;
+	u32			seq;
 	struct ixm_mbuf_pool	*pool;
 	struct ixm_mbuf		*next;
 	void			*owner;

@@ -51,6 +51,12 @@ enum ixm_drop_reason {
 	IXM_DROP_UDP_CSUM,	/* UDP checksum wrong */
 	IXM_DROP_UDP_NO_SOCK,	/* no context bound the port on this core */
 	IXM_DROP_UDP_APP_FULL,	/* the context's event ring and backlog were full */
+	IXM_DROP_TCP_SHORT,	/* shorter than a TCP header, or bad data offset */
+	IXM_DROP_TCP_CSUM,	/* TCP checksum wrong */
+	IXM_DROP_TCP_OPTS,	/* an option with an impossible length */
+	IXM_DROP_TCP_NO_SOCK,	/* no connection or listener (answered with RST) */
+	IXM_DROP_TCP_STATE,	/* not acceptable in the connection's state */
+	IXM_DROP_TCP_NO_ROOM,	/* data beyond the buffers a connection may hold */
 	IXM_DROP_NO_ADDR,	/* the port has no IPv4 address yet */
 	IXM_DROP_NO_ARP,	/* next hop unresolved (an ARP request went out) */
 	IXM_DROP_NO_BUF,	/* no buffer to build a frame */
@@ -122,6 +128,9 @@ struct ixm_stack;
  * @stats: this core's counters for this port
  * @stack: this core's protocol state (sockets); NULL in tests of the
  *	lower layers
+ * @rss_key: the port's Toeplitz key; NULL if flows are not steered
+ * @rss_nq: queues RSS spreads flows over
+ * @rss_q: this core's queue
  * @now_ns: time at the start of the iteration (ixm_now_ns())
  * @ntx: frames queued in @tx
  * @tx: frames to transmit at the end of the iteration
@@ -132,6 +141,9 @@ struct ixm_net_port {
 	struct ixm_mbuf_pool		*pool;
 	struct ixm_net_stats		*stats;
 	struct ixm_stack		*stack;
+	const u8			*rss_key;
+	u16				rss_nq;
+	u16				rss_q;
 	u64				now_ns;
 	unsigned int			ntx;
 	struct ixm_mbuf			*tx[IXM_TX_BATCH];
@@ -171,6 +183,16 @@ static inline int ixm_net_xmit(struct ixm_net_port *port, struct ixm_mbuf *m)
 	}
 	port->tx[port->ntx++] = m;
 	return 0;
+}
+
+/*
+ * The queue RSS sends a hash to: the port fills its redirection table
+ * with entry i = i % nq (port.c), and the NIC indexes it with the hash's
+ * low 7 bits (82576 and 82599 RETA, 128 entries).
+ */
+static inline u16 ixm_rss_queue(u32 hash, u16 nq)
+{
+	return (hash & 127) % nq;
 }
 
 void ixm_eth_input(struct ixm_net_port *port, struct ixm_mbuf *m);

@@ -242,21 +242,6 @@ void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 	port->stats->udp_in++;
 }
 
-/* The port whose subnet holds @daddr, else the first with an address. */
-static struct ixm_net_port *ixm_udp_route(struct ixm_stack *st, __be32 daddr)
-{
-	unsigned int i;
-
-	/* on-link only: there is no gateway yet, and ARP for an off-link address is wrong */
-	for (i = 0; i < st->nports; i++) {
-		const struct ixm_if_config *cfg = st->ports[i]->cfg;
-
-		if (cfg->ip && !((daddr ^ cfg->ip) & cfg->netmask))
-			return st->ports[i];
-	}
-	return NULL;
-}
-
 /**
  * ixm_udp_send() - build and queue one datagram
  * @st: the core's protocol state
@@ -284,7 +269,7 @@ int ixm_udp_send(struct ixm_stack *st, const struct ixm_udp_sock *s,
 	u16 ulen = IXM_UDP_HLEN + len;
 	int err;
 
-	np = ixm_udp_route(st, daddr);
+	np = ixm_stack_route(st, daddr, NULL);
 	if (!np)
 		return -ENETUNREACH;
 	cfg = np->cfg;

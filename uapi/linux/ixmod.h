@@ -38,12 +38,15 @@ extern "C" {
  * IXMOD_FEAT_UDP: the UDP calls and events (IXMOD_OP_UDP_*).
  * IXMOD_FEAT_NODROP: a full event ring holds events back instead of
  *	dropping them (IXMOD_RING_OVERFLOW).
+ * IXMOD_FEAT_TCP: the TCP calls and events (IXMOD_OP_TCP_*,
+ *	IXMOD_EV_TCP_*), struct ixmod_iov and ixmod_event.win.
  */
 #define IXMOD_FEAT_RINGS	(1ULL << 0)
 #define IXMOD_FEAT_UDP		(1ULL << 1)
 #define IXMOD_FEAT_NODROP	(1ULL << 2)
+#define IXMOD_FEAT_TCP		(1ULL << 3)
 #define IXMOD_FEAT_ALL		(IXMOD_FEAT_RINGS | IXMOD_FEAT_UDP | \
-				 IXMOD_FEAT_NODROP)
+				 IXMOD_FEAT_NODROP | IXMOD_FEAT_TCP)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -179,26 +182,61 @@ enum {
 	IXMOD_OP_UDP_SEND,	/* handle, off, len, addr, port */
 	IXMOD_OP_RECV_DONE,	/* off: a receive buffer back to the kernel */
 	IXMOD_OP_UDP_CLOSE,	/* handle */
+	IXMOD_OP_TCP_LISTEN,	/* port, len: backlog; completes with a handle */
+	IXMOD_OP_TCP_ACCEPT,	/* handle (of a knock); user_data: the cookie */
+	IXMOD_OP_TCP_CONNECT,	/* addr, port; completes with a handle */
+	IXMOD_OP_TCP_SENDV,	/* handle, off: ixmod_iov array, len: entries */
+	IXMOD_OP_TCP_RECV_DONE,	/* handle, len: bytes consumed */
+	IXMOD_OP_TCP_CLOSE,	/* handle; IXMOD_CALL_F_ABORT: reset */
 	IXMOD_OP_LAST,
 };
 
 /* ixmod_call.flags */
 #define IXMOD_CALL_F_NOTIFY	(1U << 0)	/* post IXMOD_EV_CALL on success too */
-#define IXMOD_CALL_F_ALL	IXMOD_CALL_F_NOTIFY
+#define IXMOD_CALL_F_ABORT	(1U << 1)	/* TCP_CLOSE only: send RST, drop data */
+#define IXMOD_CALL_F_ALL	(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT)
+
+/* Most entries one IXMOD_OP_TCP_SENDV may name, and most a listen backlog. */
+#define IXMOD_SENDV_MAX		64
+#define IXMOD_BACKLOG_MAX	4096
+
+/**
+ * struct ixmod_iov - one piece of the data an IXMOD_OP_TCP_SENDV sends
+ * @off: offset of the bytes in the transmit arena
+ * @len: their length; 0 is allowed and sends nothing
+ *
+ * The array of them lies in the transmit arena too (8-byte aligned), at
+ * the call's @off.  The kernel copies the array once; the bytes it names
+ * are read while TCP sends and retransmits them, so the application must
+ * leave them unchanged until IXMOD_EV_TCP_SENT has acknowledged them.
+ */
+struct ixmod_iov {
+	__u32	off;
+	__u32	len;
+};
 
 /**
  * struct ixmod_call - one call, written by the application
  * @opcode: IXMOD_OP_*
  * @flags: IXMOD_CALL_F_*
  * @resv0: zero
- * @len: UDP_SEND: payload bytes
+ * @len: UDP_SEND: payload bytes; TCP_LISTEN: backlog (1 to
+ *	IXMOD_BACKLOG_MAX); TCP_SENDV: entries in the ixmod_iov array (1 to
+ *	IXMOD_SENDV_MAX); TCP_RECV_DONE: bytes of the connection's received
+ *	data the application is done with
  * @user_data: opaque; echoed in the call's completion or error event.
- *	UDP_BIND: also the cookie of every event of the new socket
- * @handle: UDP_SEND, UDP_CLOSE: the socket
+ *	UDP_BIND: also the cookie of every event of the new socket;
+ *	TCP_LISTEN: the cookie of its knock events; TCP_ACCEPT and
+ *	TCP_CONNECT: the cookie of every event of the connection
+ * @handle: UDP_SEND, UDP_CLOSE: the socket; TCP_ACCEPT: the handle of a
+ *	knock; TCP_SENDV, TCP_RECV_DONE, TCP_CLOSE: a connection (TCP_CLOSE
+ *	also takes a listener)
  * @off: UDP_SEND: payload offset in the transmit arena; RECV_DONE: the
- *	@off of the IXMOD_EV_UDP_RECV event whose buffer is returned
- * @addr: UDP_SEND: destination IPv4 address, network order
- * @port: UDP_BIND: local port; UDP_SEND: destination port (network order)
+ *	@off of the IXMOD_EV_UDP_RECV event whose buffer is returned;
+ *	TCP_SENDV: offset of the ixmod_iov array in the transmit arena
+ * @addr: UDP_SEND, TCP_CONNECT: destination IPv4 address, network order
+ * @port: UDP_BIND, TCP_LISTEN: local port; UDP_SEND, TCP_CONNECT:
+ *	destination port (network order)
  * @resv1: zero
  * @resv2: zero
  * @resv3: zero
@@ -222,6 +260,11 @@ struct ixmod_call {
 enum {
 	IXMOD_EV_CALL,		/* a call completed or failed: res, @op */
 	IXMOD_EV_UDP_RECV,	/* a datagram: res bytes at off */
+	IXMOD_EV_TCP_KNOCK,	/* a connection to a listener: handle, addr, port */
+	IXMOD_EV_TCP_CONNECTED,	/* a TCP_CONNECT finished: res 0 or -errno */
+	IXMOD_EV_TCP_RECV,	/* res bytes in order at off; res 0: peer's FIN */
+	IXMOD_EV_TCP_SENT,	/* res bytes acknowledged, win: bytes sendv takes */
+	IXMOD_EV_TCP_DEAD,	/* the connection is gone: res 0 or -errno */
 	IXMOD_EV_LAST,
 };
 
@@ -230,18 +273,23 @@ enum {
  * @type: IXMOD_EV_*
  * @op: IXMOD_EV_CALL: the call's opcode (as the application wrote it)
  * @flags: zero (no flags are defined yet)
- * @res: IXMOD_EV_CALL: 0, a byte count or -errno; UDP_RECV: payload bytes
+ * @res: IXMOD_EV_CALL: 0, a byte count or -errno; UDP_RECV, TCP_RECV:
+ *	payload bytes; TCP_SENT: bytes newly acknowledged; TCP_CONNECTED,
+ *	TCP_DEAD: 0 or -errno
  * @user_data: IXMOD_EV_CALL: the call's user_data; UDP_RECV: the
- *	socket's cookie (the user_data of its UDP_BIND)
- * @handle: IXMOD_EV_CALL of UDP_BIND: the new socket's handle
- * @off: UDP_RECV: payload offset in the receive region (read-only);
- *	return its buffer with IXMOD_OP_RECV_DONE
- * @__pad: zero
- * @addr: UDP_RECV: source IPv4 address, network order
- * @port: UDP_RECV: source port, network order
- * @lport: UDP_RECV: destination (local) port, network order
+ *	socket's cookie (the user_data of its UDP_BIND); TCP_KNOCK: the
+ *	listener's cookie; other TCP events: the connection's cookie
+ * @handle: IXMOD_EV_CALL of UDP_BIND, TCP_LISTEN, TCP_CONNECT: the new
+ *	handle; TCP_KNOCK, TCP_CONNECTED, TCP_DEAD: the connection
+ * @off: UDP_RECV, TCP_RECV: payload offset in the receive region
+ *	(read-only); return a datagram's buffer with IXMOD_OP_RECV_DONE and
+ *	TCP bytes with IXMOD_OP_TCP_RECV_DONE
+ * @win: TCP_SENT: bytes a TCP_SENDV would accept now; otherwise zero
+ * @addr: UDP_RECV, TCP_KNOCK: source IPv4 address, network order
+ * @port: UDP_RECV, TCP_KNOCK: source port, network order
+ * @lport: UDP_RECV, TCP_KNOCK: destination (local) port, network order
  *
- * @handle and @off share their bytes: which one holds depends on @type.
+ * @handle and @off/@win share their bytes: which holds depends on @type.
  */
 struct ixmod_event {
 	__u8	type;
@@ -253,7 +301,7 @@ struct ixmod_event {
 		__u64	handle;
 		struct {
 			__u32	off;
-			__u32	__pad;
+			__u32	win;
 		};
 	};
 	__be32	addr;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "net.h"
+#include "tcp.h"
 
 u64 ixm_host_now_ns;
 int ixm_host_fail_alloc;
@@ -26,4 +27,24 @@ void ixm_net_trace_drop(const struct ixm_net_port *port, unsigned int reason,
 	(void)port;
 	(void)len;
 	ixm_host_last_drop = reason;
+}
+
+/* TCP's tracepoint hooks: the host build counts them. */
+unsigned long ixm_host_tcp_state_changes, ixm_host_tcp_retrans, ixm_host_tcp_stalls;
+
+void ixm_tcp_trace_state(const struct ixm_tcp_conn *c, unsigned int old,
+			 unsigned int state)
+{
+	ixm_host_tcp_state_changes++;
+}
+
+void ixm_tcp_trace_retrans(const struct ixm_tcp_conn *c, u32 seq, u32 len,
+			   bool timeout)
+{
+	ixm_host_tcp_retrans++;
+}
+
+void ixm_tcp_trace_stall(const struct ixm_tcp_conn *c, u32 asked)
+{
+	ixm_host_tcp_stalls++;
 }

@@ -378,6 +378,12 @@ static const struct {
 	{ IXMOD_OP_UDP_SEND, "UDP_SEND", F_LEN | F_HANDLE | F_OFF | F_ADDR | F_PORT },
 	{ IXMOD_OP_RECV_DONE, "RECV_DONE", F_OFF },
 	{ IXMOD_OP_UDP_CLOSE, "UDP_CLOSE", F_HANDLE },
+	{ IXMOD_OP_TCP_LISTEN, "TCP_LISTEN", F_PORT | F_LEN },
+	{ IXMOD_OP_TCP_ACCEPT, "TCP_ACCEPT", F_HANDLE },
+	{ IXMOD_OP_TCP_CONNECT, "TCP_CONNECT", F_ADDR | F_PORT },
+	{ IXMOD_OP_TCP_SENDV, "TCP_SENDV", F_HANDLE | F_OFF | F_LEN },
+	{ IXMOD_OP_TCP_RECV_DONE, "TCP_RECV_DONE", F_HANDLE | F_LEN },
+	{ IXMOD_OP_TCP_CLOSE, "TCP_CLOSE", F_HANDLE },
 };
 
 /* @op's call with every field it uses set to @v (1, all ones, ...). */
@@ -412,7 +418,7 @@ static void test_check_valid(void)
 		bool ok = true;
 
 		for (v = 0; v < ARRAY_SIZE(values); v++) {
-			for (f = 0; f <= IXMOD_CALL_F_ALL; f++) {
+			for (f = 0; f <= IXMOD_CALL_F_NOTIFY; f += IXMOD_CALL_F_NOTIFY) {
 				struct ixmod_call c = full_call(i, values[v], (u8)f);
 				int res = ixm_call_check(&c);
 
@@ -461,7 +467,9 @@ static void test_check_flags(void)
 		for (bit = 0; bit < 8; bit++) {
 			struct ixmod_call c = full_call(i, 1, 0);
 
-			if ((1u << bit) & IXMOD_CALL_F_ALL)
+			if ((1u << bit) == IXMOD_CALL_F_NOTIFY ||
+			    ((1u << bit) == IXMOD_CALL_F_ABORT &&
+			     ops[i].op == IXMOD_OP_TCP_CLOSE))
 				continue;
 			c.flags = (u8)(1u << bit);
 			if (ixm_call_check(&c) != -EINVAL) {
@@ -865,7 +873,7 @@ static bool recv_event_ok(struct ctx *c, const struct ixmod_event *ev, const u8 
 {
 	if (ev->type != IXMOD_EV_UDP_RECV || ev->res != (s32)n || ev->user_data != cookie ||
 	    ev->addr != be32_of(REMOTE_IP) || ev->port != ixm_htons(sport) ||
-	    ev->lport != ixm_htons(lport) || ev->op || ev->flags || ev->__pad) {
+	    ev->lport != ixm_htons(lport) || ev->op || ev->flags || ev->win) {
 		tap_diag("event: type %u res %d cookie %llx addr %x port %u lport %u",
 			 ev->type, ev->res, ev->user_data, ixm_ntohl(ev->addr),
 			 ixm_ntohs(ev->port), ixm_ntohs(ev->lport));
@@ -1264,7 +1272,7 @@ static void test_release_all(void)
 
 int main(void)
 {
-	tap_plan(5 + 2 + 1 + 1 + 6 + 5 +
+	tap_plan((int)ARRAY_SIZE(ops) + 2 + 1 + 1 + 6 + (int)ARRAY_SIZE(ops) +
 		 4 + 4 + 13 + 5 + 4 + 9 + 10 + 7 + 7 + 2 + 6 + 5);
 	test_check_valid();
 	test_check_opcode();

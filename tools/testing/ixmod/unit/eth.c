@@ -108,8 +108,8 @@ static const struct mcase cases[] = {
 	  .reason = IXM_DROP_IP_SRC },
 	{ "protocol 99", B_ECHO, { P(23, 99) }, 1, NONE, .fix_ip = true,
 	  .reason = IXM_DROP_IP_PROTO },
-	{ "TCP (not yet)", B_ECHO, { P(23, 6) }, 1, NONE, .fix_ip = true,
-	  .reason = IXM_DROP_IP_PROTO },
+	{ "TCP on a core with no TCP table", B_ECHO, { P(23, 6) }, 1, NONE, .fix_ip = true,
+	  .reason = IXM_DROP_TCP_NO_SOCK },
 	{ "no address configured", B_ECHO, { }, 0, NONE, .noaddr = true,
 	  .reason = IXM_DROP_NO_ADDR },
 	/* ICMP (RFC 792) */

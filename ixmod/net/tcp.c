@@ -1,0 +1,1153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp.c - a core's TCP tables, the application's TCP calls and the events
+ * they get
+ *
+ * Connections and listeners are slots in fixed arrays, named to the
+ * application by handles (index and generation), so a stale or forged
+ * handle is refused.  Events a full event ring cannot take now are not
+ * lost: a connection remembers what it owes (@evpend bits, bytes acked,
+ * buffers not yet announced) and the table's pending list retries each
+ * iteration, in the order the application must see them.
+ */
+#include "tcp.h"
+#include "app.h"
+#include "toeplitz.h"
+
+const char * const ixm_tcp_state_names[IXM_TCP_NSTATES] = {
+	[IXM_TCP_CLOSED]	= "CLOSED",
+	[IXM_TCP_LISTEN]	= "LISTEN",
+	[IXM_TCP_SYN_SENT]	= "SYN_SENT",
+	[IXM_TCP_SYN_RECEIVED]	= "SYN_RECV",
+	[IXM_TCP_ESTABLISHED]	= "ESTABLISHED",
+	[IXM_TCP_FIN_WAIT_1]	= "FIN_WAIT1",
+	[IXM_TCP_FIN_WAIT_2]	= "FIN_WAIT2",
+	[IXM_TCP_CLOSE_WAIT]	= "CLOSE_WAIT",
+	[IXM_TCP_CLOSING]	= "CLOSING",
+	[IXM_TCP_LAST_ACK]	= "LAST_ACK",
+	[IXM_TCP_TIME_WAIT]	= "TIME_WAIT",
+};
+
+const char * const ixm_tcp_stat_names[] = {
+	"active_opens", "passive_opens", "established", "conns",
+	"attempt_fails", "resets_in", "resets_out", "segs_in", "segs_out",
+	"retrans", "timeouts", "fast_retrans", "ooo", "dup_data", "bad_csum",
+	"bad_hdr", "no_conn", "paws_drops", "challenge_acks", "out_of_window",
+	"syncookies_sent", "syncookies_ok", "syncookies_bad", "backlog_drops",
+	"rcv_drops", "zero_window_probes", "window_stalls", "delayed_acks",
+	"tw_recycled", "conn_full",
+};
+
+_Static_assert(ARRAY_SIZE(ixm_tcp_stat_names) == IXM_TCP_NSTATS,
+	       "ixm_tcp_stat_names[] must name every counter");
+
+/* Ephemeral ports (the IANA range is 49152-65535; Linux uses 32768-60999) */
+#define IXM_TCP_EPH_LO		32768
+#define IXM_TCP_EPH_HI		60999
+
+/**
+ * ixm_tcp_config_default() - the defaults of the knobs
+ * @cfg: filled in
+ */
+void ixm_tcp_config_default(struct ixm_tcp_config *cfg)
+{
+	cfg->delack_us = 4000;
+	cfg->rto_min_us = 200000;	/* Linux's TCP_RTO_MIN; RFC 6298 says 1 s */
+	cfg->rto_max_us = 60000000;	/* RFC 6298 §2.5: at least 60 s */
+	cfg->rto_init_us = 1000000;	/* RFC 6298 §2.1 */
+	cfg->syn_retries = 6;
+	cfg->synack_retries = 5;
+	cfg->retries = 15;		/* RFC 1122 §4.2.3.5 R2: >= 100 s */
+	cfg->tw_ns = 60ULL * 1000000000ULL;	/* 2 MSL, as Linux */
+	cfg->keepalive_ns = 0;
+	cfg->rcv_buf = 128 * 1024;
+	cfg->syncookies = 1;
+}
+
+static u32 ixm_tcp_hash(__be32 laddr, __be16 lport, __be32 raddr, __be16 rport)
+{
+	u32 h = (__force u32)raddr ^ (__force u32)laddr ^
+		((u32)(__force u16)rport << 16 | (__force u16)lport);
+
+	h ^= h >> 16;
+	h *= 0x45d9f3b;
+	h ^= h >> 16;
+	return h & (IXM_TCP_BUCKETS - 1);
+}
+
+/**
+ * ixm_tcp_table_init() - an empty table
+ * @t: the table (zeroed or not)
+ * @st: the core's protocol state
+ * @cfg: the knobs
+ * @secret: keys of ISNs and SYN cookies (random in the kernel)
+ */
+void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
+			const struct ixm_tcp_config *cfg, const u64 secret[4])
+{
+	u32 i;
+
+	memset(t, 0, sizeof(*t));
+	t->cfg = *cfg;
+	t->stack = st;
+	ixm_timer_wheel_init(&t->wheel, st ? st->now_ns : 0);
+	memcpy(t->secret, secret, sizeof(t->secret));
+	for (i = 0; i < IXM_TCP_BUCKETS; i++)
+		t->bucket[i] = IXM_TCP_NONE;
+	for (i = 0; i < IXM_TCP_CONNS; i++) {
+		struct ixm_tcp_conn *c = &t->conns[i];
+
+		c->table = t;
+		c->gen = 1;
+		c->next = i + 1 < IXM_TCP_CONNS ? i + 1 : IXM_TCP_NONE;
+		ixm_timer_init(&c->timer, ixm_tcp_timer_fn);
+		ixm_timer_init(&c->delack, ixm_tcp_delack_fn);
+	}
+	for (i = 0; i < IXM_TCP_LISTENERS; i++)
+		t->listeners[i].gen = 1;
+	t->free = 0;
+	t->pending = IXM_TCP_NONE;
+	t->tw_head = IXM_TCP_NONE;
+	t->tw_tail = IXM_TCP_NONE;
+	t->eph_next = (u32)(secret[1] % (IXM_TCP_EPH_HI - IXM_TCP_EPH_LO + 1));
+}
+
+/**
+ * ixm_tcp_port() - the port a connection sends on
+ * @c: the connection
+ *
+ * Return: the port, or NULL when its context lost the core's ports.
+ */
+struct ixm_net_port *ixm_tcp_port(const struct ixm_tcp_conn *c)
+{
+	struct ixm_stack *st = c->table->stack;
+
+	if (unlikely(!c->app || c->app->dead || c->pidx >= st->nports))
+		return NULL;
+	return st->ports[c->pidx];
+}
+
+/* RFC 4022 tcpCurrEstab: ESTABLISHED or CLOSE-WAIT */
+static bool ixm_tcp_counts_established(unsigned int state)
+{
+	return state == IXM_TCP_ESTABLISHED || state == IXM_TCP_CLOSE_WAIT;
+}
+
+/**
+ * ixm_tcp_set_state() - move a connection to @state
+ * @c: the connection
+ * @state: enum ixm_tcp_state
+ */
+void ixm_tcp_set_state(struct ixm_tcp_conn *c, enum ixm_tcp_state state)
+{
+	struct ixm_tcp_stats *s = &c->table->stats;
+
+	if (c->state == state)
+		return;
+	if (ixm_tcp_counts_established(c->state))
+		s->established--;
+	if (ixm_tcp_counts_established(state))
+		s->established++;
+	ixm_tcp_trace_state(c, c->state, state);
+	c->state = state;
+}
+
+/**
+ * ixm_tcp_lookup() - the connection of a 4-tuple
+ * @t: the core's table
+ * @laddr: local address
+ * @lport: local port
+ * @raddr: remote address
+ * @rport: remote port
+ *
+ * Return: the connection, or NULL.
+ */
+struct ixm_tcp_conn *ixm_tcp_lookup(struct ixm_tcp_table *t, __be32 laddr,
+				    __be16 lport, __be32 raddr, __be16 rport)
+{
+	u32 i = t->bucket[ixm_tcp_hash(laddr, lport, raddr, rport)];
+
+	while (i != IXM_TCP_NONE) {
+		struct ixm_tcp_conn *c = &t->conns[i];
+
+		if (c->rport == rport && c->raddr == raddr &&
+		    c->lport == lport && c->laddr == laddr)
+			return c;
+		i = c->next;
+	}
+	return NULL;
+}
+
+static void ixm_tcp_tw_unlink(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+	u32 next = c->tw_next;
+
+	if (c->tw_prev != IXM_TCP_NONE)
+		t->conns[c->tw_prev].tw_next = next;
+	else
+		t->tw_head = next;
+	if (next != IXM_TCP_NONE)
+		t->conns[next].tw_prev = c->tw_prev;
+	else
+		t->tw_tail = c->tw_prev;
+	t->tw_count--;
+}
+
+static void ixm_tcp_pending_unlink(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+	u32 i = ixm_tcp_idx(c);
+	u32 *pp = &t->pending;
+
+	while (*pp != IXM_TCP_NONE && *pp != i)
+		pp = &t->conns[*pp].pnext;
+	if (*pp == i)
+		*pp = c->pnext;
+	c->flags &= ~IXM_TCPF_PENDING;
+}
+
+/*
+ * Free a buffer a connection held, if its pool is still one of the core's:
+ * a context that lost its ports (DEAD) may hold buffers of a pool that is
+ * gone with its port.
+ */
+static void ixm_tcp_mbuf_release(struct ixm_tcp_conn *c, struct ixm_mbuf *m)
+{
+	struct ixm_stack *st = c->table->stack;
+	unsigned int i;
+
+	m->owner = NULL;
+	for (i = 0; i < st->nports; i++) {
+		if (st->ports[i]->pool == m->pool) {
+			ixm_mbuf_free(m);
+			return;
+		}
+	}
+}
+
+static void ixm_tcp_rcv_purge(struct ixm_tcp_conn *c)
+{
+	struct ixm_mbuf *m, *next;
+
+	for (m = c->rcvq; m; m = next) {
+		next = m->next;
+		if (m->owner)
+			c->app->stats.rx_bufs--;
+		ixm_tcp_mbuf_release(c, m);
+	}
+	for (m = c->ooo; m; m = next) {
+		next = m->next;
+		ixm_tcp_mbuf_release(c, m);
+	}
+	c->rcvq = NULL;
+	c->rcvq_tail = NULL;
+	c->rcv_posted = NULL;
+	c->ooo = NULL;
+	c->ooo_count = 0;
+	c->rcv_bufs = 0;
+	c->rcv_held = 0;
+	c->rcv_given = 0;
+	c->rcvq_off = 0;
+}
+
+static void ixm_tcp_unhash(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+	u32 i = ixm_tcp_idx(c);
+	u32 *pp = &t->bucket[ixm_tcp_hash(c->laddr, c->lport, c->raddr, c->rport)];
+
+	while (*pp != i)
+		pp = &t->conns[*pp].next;
+	*pp = c->next;
+}
+
+/**
+ * ixm_tcp_conn_alloc() - a new connection in CLOSED state, hashed
+ * @t: the core's table
+ * @laddr: local address
+ * @lport: local port
+ * @raddr: remote address
+ * @rport: remote port
+ *
+ * When every slot is taken, the oldest TIME_WAIT connection gives its
+ * slot up (counted in tw_recycled).
+ *
+ * Return: the connection, or NULL (conn_full counted).
+ */
+struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32 laddr,
+					__be16 lport, __be32 raddr, __be16 rport)
+{
+	struct ixm_tcp_conn *c;
+	u32 i, gen;
+	u32 b;
+
+	if (t->free == IXM_TCP_NONE && t->tw_head != IXM_TCP_NONE) {
+		t->stats.tw_recycled++;
+		ixm_tcp_conn_free(&t->conns[t->tw_head]);
+	}
+	if (t->free == IXM_TCP_NONE) {
+		t->stats.conn_full++;
+		return NULL;
+	}
+	i = t->free;
+	c = &t->conns[i];
+	t->free = c->next;
+	gen = c->gen;
+	memset(c, 0, offsetof(struct ixm_tcp_conn, timer));
+	c->gen = gen;
+	c->laddr = laddr;
+	c->lport = lport;
+	c->raddr = raddr;
+	c->rport = rport;
+	c->listener = IXM_TCP_NONE;
+	c->tw_prev = IXM_TCP_NONE;
+	c->tw_next = IXM_TCP_NONE;
+	c->pnext = IXM_TCP_NONE;
+	c->cc = &ixm_tcp_newreno;
+	c->rcv_buf = t->cfg.rcv_buf;
+	c->rto_us = t->cfg.rto_init_us;
+	c->mss = IXM_TCP_MSS_DEFAULT;
+	c->last_rx_ns = t->stack->now_ns;
+	c->quickacks = 16;
+	b = ixm_tcp_hash(laddr, lport, raddr, rport);
+	c->next = t->bucket[b];
+	t->bucket[b] = i;
+	t->stats.conns++;
+	return c;
+}
+
+static void ixm_tcp_listener_unqueue(struct ixm_tcp_conn *c)
+{
+	if (c->listener != IXM_TCP_NONE) {
+		c->table->listeners[c->listener].queued--;
+		c->listener = IXM_TCP_NONE;
+	}
+}
+
+/**
+ * ixm_tcp_conn_free() - give a connection's slot back
+ * @c: the connection; every handle to it becomes stale
+ *
+ * Frees every buffer it holds and cancels its timers.  No event.
+ */
+void ixm_tcp_conn_free(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	ixm_timer_cancel(&t->wheel, &c->timer);
+	ixm_timer_cancel(&t->wheel, &c->delack);
+	if (c->flags & IXM_TCPF_PENDING)
+		ixm_tcp_pending_unlink(c);
+	if (c->state == IXM_TCP_TIME_WAIT)
+		ixm_tcp_tw_unlink(c);
+	ixm_tcp_listener_unqueue(c);
+	ixm_tcp_rcv_purge(c);
+	ixm_tcp_set_state(c, IXM_TCP_CLOSED);
+	ixm_tcp_unhash(c);
+	c->app = NULL;
+	c->flags = 0;
+	c->evpend = 0;
+	c->gen = c->gen + 1 ? c->gen + 1 : 1;
+	c->next = t->free;
+	t->free = ixm_tcp_idx(c);
+	t->stats.conns--;
+}
+
+/**
+ * ixm_tcp_mark_pending() - have ixm_tcp_poll() run the connection's output
+ * @c: the connection
+ */
+void ixm_tcp_mark_pending(struct ixm_tcp_conn *c)
+{
+	if (c->flags & IXM_TCPF_PENDING)
+		return;
+	c->flags |= IXM_TCPF_PENDING;
+	c->pnext = c->table->pending;
+	c->table->pending = ixm_tcp_idx(c);
+}
+
+/*
+ * Events.  A connection's events reach the application in this order:
+ * KNOCK or CONNECTED, its data (RECV), end of stream (RECV 0), and DEAD
+ * last; SENT may come between them.  What cannot be posted now stays
+ * owed and ixm_tcp_flush_events() retries.
+ */
+static bool ixm_tcp_post(struct ixm_tcp_conn *c, u8 type, s32 res, u64 user_data)
+{
+	struct ixmod_event ev;
+
+	if (!ixm_app_can_post(c->app))
+		return false;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.res = res;
+	ev.user_data = user_data;
+	if (type == IXMOD_EV_TCP_KNOCK) {
+		ev.addr = c->raddr;
+		ev.port = c->rport;
+		ev.lport = c->lport;
+	}
+	if (type == IXMOD_EV_TCP_SENT)
+		ev.win = ixm_tcp_send_space(c);
+	else if (type != IXMOD_EV_TCP_RECV)
+		ev.handle = ixm_tcp_handle(c);
+	return !ixm_app_post(c->app, &ev);
+}
+
+static u64 ixm_tcp_event_cookie(const struct ixm_tcp_conn *c)
+{
+	if (c->flags & IXM_TCPF_ACCEPTED)
+		return c->cookie;
+	if (c->listener != IXM_TCP_NONE)
+		return c->table->listeners[c->listener].cookie;
+	return 0;
+}
+
+/* Announce buffers received in order, oldest first, while the ring has room. */
+static bool ixm_tcp_post_recv(struct ixm_tcp_conn *c)
+{
+	struct ixm_mbuf *m;
+
+	while ((m = c->rcv_posted)) {
+		struct ixmod_event ev;
+
+		if (!ixm_app_can_post(c->app))
+			return false;
+		memset(&ev, 0, sizeof(ev));
+		ev.type = IXMOD_EV_TCP_RECV;
+		ev.res = m->len;
+		ev.user_data = c->cookie;
+		ev.off = ixm_app_rx_off(m);
+		ixm_app_post(c->app, &ev);	/* cannot fail: checked */
+		m->owner = c;
+		c->app->stats.rx_bufs++;
+		c->rcv_given += m->len;
+		c->rcv_posted = m->next;
+	}
+	return true;
+}
+
+static void ixm_tcp_zombie_check(struct ixm_tcp_conn *c);
+
+/**
+ * ixm_tcp_flush_events() - post what the connection owes its application
+ * @c: the connection
+ *
+ * Context: the connection's core.  May free @c (a dead connection whose
+ * application holds nothing of it).
+ */
+void ixm_tcp_flush_events(struct ixm_tcp_conn *c)
+{
+	u64 cookie = ixm_tcp_event_cookie(c);
+
+	if (!c->app || c->app->dead)
+		return;
+	if (c->evpend & IXM_TCPE_KNOCK) {
+		if (!ixm_tcp_post(c, IXMOD_EV_TCP_KNOCK, 0, cookie))
+			goto stuck;
+		c->evpend &= ~IXM_TCPE_KNOCK;
+	}
+	if (c->evpend & IXM_TCPE_CONNECTED) {
+		if (!ixm_tcp_post(c, IXMOD_EV_TCP_CONNECTED, c->conn_err, cookie))
+			goto stuck;
+		c->evpend &= ~IXM_TCPE_CONNECTED;
+	}
+	if (!(c->flags & IXM_TCPF_ACCEPTED))
+		goto out;	/* data and the rest wait for the accept */
+	if (!(c->flags & IXM_TCPF_CLOSED_APP) && !ixm_tcp_post_recv(c))
+		goto stuck;
+	if (c->evpend & IXM_TCPE_SENT) {
+		if (!ixm_tcp_post(c, IXMOD_EV_TCP_SENT, c->pending_acked, cookie))
+			goto stuck;
+		c->pending_acked = 0;
+		c->evpend &= ~IXM_TCPE_SENT;
+	}
+	if ((c->evpend & IXM_TCPE_EOF) && !c->rcv_posted) {
+		if (!(c->flags & IXM_TCPF_CLOSED_APP) &&
+		    !ixm_tcp_post(c, IXMOD_EV_TCP_RECV, 0, cookie))
+			goto stuck;
+		c->evpend &= ~IXM_TCPE_EOF;
+	}
+out:
+	if ((c->evpend & IXM_TCPE_DEAD) && !(c->evpend & ~IXM_TCPE_DEAD &
+					      (IXM_TCPE_KNOCK | IXM_TCPE_CONNECTED))) {
+		if ((c->flags & IXM_TCPF_ACCEPTED) || c->listener != IXM_TCP_NONE ||
+		    (c->flags & IXM_TCPF_KNOCKED)) {
+			if (c->rcv_posted && !(c->flags & IXM_TCPF_CLOSED_APP) &&
+			    (c->flags & IXM_TCPF_ACCEPTED))
+				goto stuck;	/* its data first */
+			if (!ixm_tcp_post(c, IXMOD_EV_TCP_DEAD, c->conn_err, cookie))
+				goto stuck;
+		}
+		c->evpend &= ~IXM_TCPE_DEAD;
+		c->flags |= IXM_TCPF_DEAD_POSTED;
+		ixm_tcp_zombie_check(c);
+	}
+	return;
+stuck:
+	ixm_tcp_mark_pending(c);
+}
+
+/*
+ * A connection that is CLOSED and whose death was announced lives on only
+ * while its application still holds buffers of it (it returns them with
+ * recv_done or close); then its slot is freed.  One in TIME_WAIT lives
+ * until the timer.
+ */
+static void ixm_tcp_zombie_check(struct ixm_tcp_conn *c)
+{
+	if (c->state != IXM_TCP_CLOSED || c->evpend)
+		return;
+	if (!(c->flags & IXM_TCPF_DEAD_POSTED))
+		return;
+	if ((c->flags & IXM_TCPF_CLOSED_APP) || !c->rcvq ||
+	    !(c->flags & IXM_TCPF_ACCEPTED))
+		ixm_tcp_conn_free(c);
+}
+
+/**
+ * ixm_tcp_done() - the connection is over
+ * @c: the connection
+ * @err: 0 for an orderly end, else the -errno the application sees
+ *
+ * Moves it to CLOSED, stops its timers, and announces TCP_DEAD (if the
+ * application knows the connection); the slot goes once that is posted
+ * and the application holds none of its buffers.
+ */
+void ixm_tcp_done(struct ixm_tcp_conn *c, int err)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	ixm_timer_cancel(&t->wheel, &c->timer);
+	ixm_timer_cancel(&t->wheel, &c->delack);
+	if (c->state == IXM_TCP_TIME_WAIT)
+		ixm_tcp_tw_unlink(c);
+	ixm_tcp_set_state(c, IXM_TCP_CLOSED);
+	if (c->flags & IXM_TCPF_DEAD_POSTED) {
+		ixm_tcp_zombie_check(c);
+		return;
+	}
+	/* unknown to the application: gone without a word */
+	if (!(c->flags & (IXM_TCPF_ACCEPTED | IXM_TCPF_KNOCKED)) &&
+	    !(c->evpend & (IXM_TCPE_KNOCK | IXM_TCPE_CONNECTED))) {
+		ixm_tcp_conn_free(c);
+		return;
+	}
+	c->evpend &= ~IXM_TCPE_KNOCK;	/* never knocked: say nothing */
+	if (!(c->flags & (IXM_TCPF_ACCEPTED | IXM_TCPF_KNOCKED)) &&
+	    !(c->evpend & IXM_TCPE_CONNECTED)) {
+		ixm_tcp_conn_free(c);
+		return;
+	}
+	if (!c->conn_err)
+		c->conn_err = err;
+	c->evpend |= IXM_TCPE_DEAD;
+	ixm_tcp_flush_events(c);
+}
+
+/**
+ * ixm_tcp_established() - a connection reached ESTABLISHED
+ * @c: the connection
+ */
+void ixm_tcp_established(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	ixm_tcp_set_state(c, IXM_TCP_ESTABLISHED);
+	c->syn_retries = 0;
+	c->backoff = 0;
+	c->cc->init(c);
+	if (c->flags & IXM_TCPF_ACTIVE) {
+		c->conn_err = 0;
+		c->evpend |= IXM_TCPE_CONNECTED;
+	} else {
+		t->stats.passive_opens++;
+		c->flags |= IXM_TCPF_KNOCKED;
+		c->evpend |= IXM_TCPE_KNOCK;
+	}
+	ixm_tcp_flush_events(c);
+}
+
+/**
+ * ixm_tcp_deliver() - queue in-order data for the application
+ * @c: the connection
+ * @m: the buffer, @m->data and @m->len its payload, @m->seq == rcv_nxt
+ */
+void ixm_tcp_deliver(struct ixm_tcp_conn *c, struct ixm_mbuf *m)
+{
+	m->next = NULL;
+	m->owner = NULL;
+	if (c->rcvq_tail)
+		c->rcvq_tail->next = m;
+	else
+		c->rcvq = m;
+	c->rcvq_tail = m;
+	if (!c->rcv_posted)
+		c->rcv_posted = m;
+	c->rcv_held += m->len;
+	c->rcv_nxt += m->len;
+}
+
+/* The peer's FIN arrived in order: the application hears of it after the data. */
+void ixm_tcp_post_eof(struct ixm_tcp_conn *c)
+{
+	c->evpend |= IXM_TCPE_EOF;
+}
+
+/* Acknowledged bytes (or a reopened window) to report in a TCP_SENT. */
+void ixm_tcp_post_sent(struct ixm_tcp_conn *c)
+{
+	c->evpend |= IXM_TCPE_SENT;
+}
+
+/**
+ * ixm_tcp_enter_time_wait() - the active closer waits out 2 MSL
+ * @c: the connection (RFC 9293 §3.6)
+ *
+ * The table keeps at most IXM_TCP_TW_MAX of them; the oldest goes first.
+ */
+void ixm_tcp_enter_time_wait(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+	u32 i = ixm_tcp_idx(c);
+
+	if (c->state == IXM_TCP_TIME_WAIT) {	/* a retransmitted FIN: restart */
+		ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + t->cfg.tw_ns);
+		return;
+	}
+	ixm_timer_cancel(&t->wheel, &c->delack);
+	ixm_tcp_set_state(c, IXM_TCP_TIME_WAIT);
+	c->flags &= ~IXM_TCPF_PERSIST;
+	ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + t->cfg.tw_ns);
+	c->tw_next = IXM_TCP_NONE;
+	c->tw_prev = t->tw_tail;
+	if (t->tw_tail != IXM_TCP_NONE)
+		t->conns[t->tw_tail].tw_next = i;
+	else
+		t->tw_head = i;
+	t->tw_tail = i;
+	t->tw_count++;
+	/* the application's part is over */
+	if (!(c->flags & IXM_TCPF_DEAD_POSTED)) {
+		c->conn_err = 0;
+		c->evpend |= IXM_TCPE_DEAD;
+		ixm_tcp_flush_events(c);
+	}
+	if (t->tw_count > IXM_TCP_TW_MAX && t->tw_head != i) {
+		t->stats.tw_recycled++;
+		ixm_tcp_conn_free(&t->conns[t->tw_head]);
+	}
+}
+
+/* The connection a handle names, if it belongs to @app and is not free. */
+struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
+				      const struct ixm_app *app, u64 handle)
+{
+	u32 idx = ixm_handle_idx(handle);
+	struct ixm_tcp_conn *c;
+
+	if (idx >= IXM_TCP_CONNS)
+		return NULL;
+	c = &t->conns[ixm_index_nospec(idx, IXM_TCP_CONNS)];
+	if (c->gen != ixm_handle_gen(handle) || !c->app || c->app != app)
+		return NULL;
+	/* a handle the application gave up or was told is dead is stale */
+	if ((c->flags & IXM_TCPF_CLOSED_APP) &&
+	    (c->flags & IXM_TCPF_DEAD_POSTED))
+		return NULL;
+	if (c->state == IXM_TCP_TIME_WAIT || (c->state == IXM_TCP_CLOSED &&
+					      !(c->flags & IXM_TCPF_DEAD_POSTED)))
+		return NULL;
+	return c;
+}
+
+static struct ixm_tcp_listener *ixm_tcp_listener_get(struct ixm_tcp_table *t,
+						     const struct ixm_app *app,
+						     u64 handle)
+{
+	u32 idx = ixm_handle_idx(handle);
+	struct ixm_tcp_listener *l;
+
+	if (!(idx & IXM_TCP_LISTEN_BIT))
+		return NULL;
+	idx &= ~IXM_TCP_LISTEN_BIT;
+	if (idx >= IXM_TCP_LISTENERS)
+		return NULL;
+	l = &t->listeners[ixm_index_nospec(idx, IXM_TCP_LISTENERS)];
+	if (l->gen != ixm_handle_gen(handle) || l->app != app)
+		return NULL;
+	return l;
+}
+
+/**
+ * ixm_tcp_listener_find() - the listener of a local port
+ * @t: the core's table
+ * @port: local port, network order
+ *
+ * Return: its index, or IXM_TCP_NONE.
+ */
+u32 ixm_tcp_listener_find(struct ixm_tcp_table *t, __be16 port)
+{
+	u32 i;
+
+	for (i = 0; i < IXM_TCP_LISTENERS; i++)
+		if (t->listeners[i].app && t->listeners[i].port == port)
+			return i;
+	return IXM_TCP_NONE;
+}
+
+/**
+ * ixm_tcp_listen() - listen on a local port
+ * @t: the core's table
+ * @app: the context
+ * @port: local port, network order, not 0
+ * @backlog: connections not yet accepted it may hold, 1 to
+ *	IXMOD_BACKLOG_MAX
+ * @cookie: user_data of the knock events
+ * @handle: the listener's handle
+ *
+ * Return: 0; -EADDRINUSE if a listener or a connection uses the port on
+ * this core; -EMFILE when every listener slot is taken.
+ */
+int ixm_tcp_listen(struct ixm_tcp_table *t, struct ixm_app *app, __be16 port,
+		   u32 backlog, u64 cookie, u64 *handle)
+{
+	struct ixm_tcp_listener *l = NULL;
+	u32 i;
+
+	if (ixm_tcp_listener_find(t, port) != IXM_TCP_NONE)
+		return -EADDRINUSE;
+	for (i = 0; i < IXM_TCP_LISTENERS; i++) {
+		if (!t->listeners[i].app) {
+			l = &t->listeners[i];
+			break;
+		}
+	}
+	if (!l)
+		return -EMFILE;
+	l->app = app;
+	l->cookie = cookie;
+	l->port = port;
+	l->backlog = backlog;
+	l->queued = 0;
+	*handle = ixm_handle(i | IXM_TCP_LISTEN_BIT, l->gen);
+	return 0;
+}
+
+static void ixm_tcp_listener_close(struct ixm_tcp_table *t,
+				   struct ixm_tcp_listener *l)
+{
+	u32 li = (u32)(l - t->listeners);
+	u32 i;
+
+	/* connections it handed out but nobody accepted go with it */
+	for (i = 0; i < IXM_TCP_CONNS && l->queued; i++) {
+		struct ixm_tcp_conn *c = &t->conns[i];
+
+		if (c->app && c->listener == li && !(c->flags & IXM_TCPF_ACCEPTED)) {
+			if (c->state != IXM_TCP_CLOSED)
+				ixm_tcp_send_rst(c);
+			ixm_tcp_conn_free(c);
+		}
+	}
+	l->app = NULL;
+	l->port = 0;
+	l->cookie = 0;
+	l->queued = 0;
+	l->gen = l->gen + 1 ? l->gen + 1 : 1;
+}
+
+/**
+ * ixm_tcp_accept() - take a connection a knock announced
+ * @t: the core's table
+ * @app: the context
+ * @handle: the knock's handle
+ * @cookie: user_data of the connection's events from now on
+ *
+ * Data that arrived before the accept is announced right after it.
+ *
+ * Return: 0; -EBADF (not a connection of @app, or gone); -EINVAL (already
+ * accepted).
+ */
+int ixm_tcp_accept(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		   u64 cookie)
+{
+	struct ixm_tcp_conn *c = ixm_tcp_conn_get(t, app, handle);
+
+	if (!c || (c->flags & IXM_TCPF_CLOSED_APP))
+		return -EBADF;
+	if ((c->flags & IXM_TCPF_ACCEPTED) || (c->flags & IXM_TCPF_ACTIVE) ||
+	    !(c->flags & IXM_TCPF_KNOCKED))
+		return -EINVAL;
+	c->flags |= IXM_TCPF_ACCEPTED;
+	c->cookie = cookie;
+	ixm_tcp_listener_unqueue(c);
+	ixm_tcp_flush_events(c);
+	return 0;
+}
+
+/* Does @lport to @raddr:@rport from @np come back to this core's queue? */
+static bool ixm_tcp_port_steers_here(const struct ixm_net_port *np, __be32 laddr,
+				     __be16 lport, __be32 raddr, __be16 rport)
+{
+	u32 h;
+
+	if (!np->rss_key || np->rss_nq <= 1)
+		return true;
+	/* the hash of the replies: source is the peer (IX §4.4) */
+	h = ixm_toeplitz_ipv4_l4(np->rss_key, raddr, laddr, rport, lport);
+	return ixm_rss_queue(h, np->rss_nq) == np->rss_q;
+}
+
+/**
+ * ixm_tcp_connect() - open a connection (active open, RFC 9293 §3.5)
+ * @t: the core's table
+ * @app: the context
+ * @daddr: the peer, a unicast address on a port's subnet
+ * @dport: its port, not 0
+ * @cookie: user_data of the connection's events
+ * @handle: the connection's handle
+ *
+ * Picks an ephemeral port whose flow hashes to this core's queue, sends
+ * the SYN and returns; TCP_CONNECTED tells how it went.
+ *
+ * Return: 0; -ENETUNREACH (no port's subnet holds @daddr); -EINVAL
+ * (@daddr is ours or our broadcast); -EADDRNOTAVAIL (no ephemeral port
+ * free that steers here); -EMFILE (the table is full).
+ */
+int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
+		    __be32 daddr, __be16 dport, u64 cookie, u64 *handle)
+{
+	struct ixm_stack *st = t->stack;
+	const u32 range = IXM_TCP_EPH_HI - IXM_TCP_EPH_LO + 1;
+	struct ixm_net_port *np;
+	struct ixm_tcp_conn *c;
+	unsigned int pidx;
+	__be16 lport = 0;
+	__be32 laddr;
+	u32 i;
+
+	np = ixm_stack_route(st, daddr, &pidx);
+	if (!np)
+		return -ENETUNREACH;
+	if (ixm_ip_src_is_bad(np->cfg, daddr))
+		return -EINVAL;
+	laddr = np->cfg->ip;
+	for (i = 0; i < range; i++) {
+		u16 p = IXM_TCP_EPH_LO + (t->eph_next + i) % range;
+		__be16 bp = ixm_htons(p);
+
+		if (!ixm_tcp_port_steers_here(np, laddr, bp, daddr, dport))
+			continue;
+		if (ixm_tcp_lookup(t, laddr, bp, daddr, dport) ||
+		    ixm_tcp_listener_find(t, bp) != IXM_TCP_NONE)
+			continue;
+		lport = bp;
+		t->eph_next = (t->eph_next + i + 1) % range;
+		break;
+	}
+	if (!lport)
+		return -EADDRNOTAVAIL;
+	c = ixm_tcp_conn_alloc(t, laddr, lport, daddr, dport);
+	if (!c)
+		return -EMFILE;
+	c->app = app;
+	c->cookie = cookie;
+	c->pidx = pidx;
+	c->flags |= IXM_TCPF_ACTIVE | IXM_TCPF_ACCEPTED | IXM_TCPF_NEED_ARP;
+	c->iss = ixm_tcp_isn(t, laddr, lport, daddr, dport, st->now_ns);
+	c->snd_una = c->iss;
+	c->snd_nxt = c->iss;
+	c->snd_max = c->iss;
+	c->snd_end = c->iss + 1;
+	c->rcv_wscale = ixm_tcp_pick_wscale(c->rcv_buf);
+	ixm_tcp_set_state(c, IXM_TCP_SYN_SENT);
+	t->stats.active_opens++;
+	ixm_tcp_send_syn(c);
+	ixm_tcp_arm_rexmit(c);
+	*handle = ixm_tcp_handle(c);
+	return 0;
+}
+
+/**
+ * ixm_tcp_send_space() - bytes a sendv would accept now
+ * @c: the connection
+ *
+ * What the peer's window and the congestion window let go out now,
+ * less what is queued.  When the peer's window is closed and nothing is
+ * outstanding, one segment is taken anyway: it is what the zero-window
+ * probes carry (RFC 9293 §3.8.6.1).
+ *
+ * Return: bytes.
+ */
+u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c)
+{
+	u32 wnd = min_t(u32, c->snd_wnd, c->cwnd);
+	u32 queued = c->snd_end - c->snd_una;
+	u32 space;
+
+	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
+		return 0;
+	if (c->flags & (IXM_TCPF_FIN_QUEUED | IXM_TCPF_CLOSED_APP))
+		return 0;
+	if (c->sndq_count == IXM_TCP_SNDQ)
+		return 0;
+	/* the SYN's sequence number is acknowledged here: queued is data */
+	space = wnd > queued ? wnd - queued : 0;
+	if (!c->snd_wnd && !queued)
+		space = c->mss;
+	return space;
+}
+
+/**
+ * ixm_tcp_sendv() - accept arena data for sending
+ * @t: the core's table
+ * @app: the context
+ * @handle: the connection
+ * @iov: the pieces (the caller copied and checked them against the arena)
+ * @niov: how many
+ *
+ * Return: bytes accepted (the first ones of @iov), possibly 0; -EBADF;
+ * -ENOTCONN (not yet established); -EPIPE (closed for sending).
+ */
+int ixm_tcp_sendv(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		  const struct ixmod_iov *iov, u32 niov)
+{
+	struct ixm_tcp_conn *c = ixm_tcp_conn_get(t, app, handle);
+	u32 space, asked = 0, took = 0, i;
+
+	if (!c || !(c->flags & IXM_TCPF_ACCEPTED) ||
+	    (c->flags & IXM_TCPF_CLOSED_APP))
+		return -EBADF;
+	if (c->state == IXM_TCP_SYN_SENT || c->state == IXM_TCP_SYN_RECEIVED)
+		return -ENOTCONN;
+	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
+		return -EPIPE;
+	space = ixm_tcp_send_space(c);
+	for (i = 0; i < niov; i++) {
+		u32 len = iov[i].len;
+
+		asked += len;
+		if (len > space - took)
+			len = space - took;
+		if (!len)
+			continue;
+		if (c->sndq_count) {
+			struct ixm_tcp_sndpiece *last;
+
+			last = &c->sndq[(c->sndq_head + c->sndq_count - 1) % IXM_TCP_SNDQ];
+			if (last->off + last->len == iov[i].off) {
+				last->len += len;
+				took += len;
+				goto next;
+			}
+		}
+		if (c->sndq_count == IXM_TCP_SNDQ)
+			break;
+		c->sndq[(c->sndq_head + c->sndq_count) % IXM_TCP_SNDQ] =
+			(struct ixm_tcp_sndpiece){ .off = iov[i].off, .len = len };
+		c->sndq_count++;
+		took += len;
+next:
+		if (len < iov[i].len)
+			break;
+	}
+	c->snd_end += took;
+	if (took < asked) {
+		/* tell the application when the window opens */
+		c->flags |= IXM_TCPF_WANT_SPACE;
+		if (!took) {
+			t->stats.window_stalls++;
+			ixm_tcp_trace_stall(c, asked);
+		}
+	}
+	if (took)
+		ixm_tcp_output(c);
+	return took;
+}
+
+/**
+ * ixm_tcp_recv_done() - the application is done with received bytes
+ * @t: the core's table
+ * @app: the context
+ * @handle: the connection
+ * @len: bytes, oldest first, of what TCP_RECV events gave it
+ *
+ * Frees the buffers it no longer needs and reopens the window (a window
+ * update goes out when it grew by enough, RFC 9293 §3.8.6.2.2).
+ *
+ * Return: 0; -EBADF; -EINVAL (more than it was given).
+ */
+int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
+		      u64 handle, u32 len)
+{
+	struct ixm_tcp_conn *c = ixm_tcp_conn_get(t, app, handle);
+	u32 old_wnd;
+
+	if (!c || (c->flags & IXM_TCPF_CLOSED_APP) ||
+	    !(c->flags & IXM_TCPF_ACCEPTED))
+		return -EBADF;
+	if (len > c->rcv_given)
+		return -EINVAL;
+	old_wnd = c->rcv_adv - c->rcv_nxt;
+	c->rcv_given -= len;
+	c->rcv_held -= len;
+	while (len) {
+		struct ixm_mbuf *m = c->rcvq;
+		u32 n = min_t(u32, len, m->len - c->rcvq_off);
+
+		c->rcvq_off += n;
+		len -= n;
+		if (c->rcvq_off == m->len) {
+			c->rcvq = m->next;
+			if (!c->rcvq)
+				c->rcvq_tail = NULL;
+			c->rcvq_off = 0;
+			c->rcv_bufs--;
+			app->stats.rx_bufs--;
+			m->owner = NULL;
+			ixm_mbuf_free(m);
+		}
+	}
+	if (c->state == IXM_TCP_CLOSED) {
+		ixm_tcp_zombie_check(c);
+		return 0;
+	}
+	if (ixm_tcp_rcv_window(c) >= old_wnd + min_t(u32, c->rcv_buf / 2, 2 * c->mss)) {
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_mark_pending(c);
+	}
+	return 0;
+}
+
+/**
+ * ixm_tcp_close() - close a connection or a listener
+ * @t: the core's table
+ * @app: the context
+ * @handle: a connection or a listener
+ * @abort: reset the connection instead (RFC 9293 §3.10.5 ABORT)
+ *
+ * A graceful close sends FIN after the queued data (§3.10.4); TCP_SENT
+ * events keep coming for that data and TCP_DEAD follows.  Receive
+ * buffers the application still held are taken back.
+ *
+ * Return: 0; -EBADF; -EALREADY (closed before, without @abort).
+ */
+int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		  bool abort)
+{
+	struct ixm_tcp_listener *l;
+	struct ixm_tcp_conn *c;
+
+	l = ixm_tcp_listener_get(t, app, handle);
+	if (l) {
+		ixm_tcp_listener_close(t, l);
+		return 0;
+	}
+	c = ixm_tcp_conn_get(t, app, handle);
+	if (!c)
+		return -EBADF;
+	if ((c->flags & IXM_TCPF_CLOSED_APP) && !abort)
+		return -EALREADY;
+	c->flags |= IXM_TCPF_CLOSED_APP;
+	c->flags &= ~IXM_TCPF_WANT_SPACE;
+	ixm_tcp_rcv_purge(c);
+	c->evpend &= ~IXM_TCPE_EOF;
+
+	/* not yet accepted: the application turns the connection away */
+	if (!(c->flags & IXM_TCPF_ACCEPTED)) {
+		if (c->state != IXM_TCP_CLOSED)
+			ixm_tcp_send_rst(c);
+		ixm_tcp_conn_free(c);
+		return 0;
+	}
+	if (c->state == IXM_TCP_CLOSED) {	/* dead already, told so */
+		ixm_tcp_zombie_check(c);
+		return 0;
+	}
+	if (abort || c->state == IXM_TCP_SYN_SENT) {
+		if (c->state != IXM_TCP_SYN_SENT)
+			ixm_tcp_send_rst(c);
+		c->evpend &= ~IXM_TCPE_CONNECTED;
+		c->conn_err = -ECONNABORTED;
+		ixm_tcp_done(c, -ECONNABORTED);
+		return 0;
+	}
+	switch (c->state) {
+	case IXM_TCP_SYN_RECEIVED:
+	case IXM_TCP_ESTABLISHED:
+		ixm_tcp_set_state(c, IXM_TCP_FIN_WAIT_1);
+		break;
+	case IXM_TCP_CLOSE_WAIT:
+		ixm_tcp_set_state(c, IXM_TCP_LAST_ACK);
+		break;
+	default:
+		return 0;	/* a FIN is queued or sent already */
+	}
+	c->flags |= IXM_TCPF_FIN_QUEUED;
+	ixm_tcp_output(c);
+	return 0;
+}
+
+/**
+ * ixm_tcp_close_all() - a context goes away: reset and free its TCP state
+ * @t: the core's table
+ * @app: the context
+ *
+ * Its peers get RSTs (when the ports are still there); no event is
+ * posted.
+ */
+void ixm_tcp_close_all(struct ixm_tcp_table *t, struct ixm_app *app)
+{
+	u32 i;
+
+	for (i = 0; i < IXM_TCP_LISTENERS; i++)
+		if (t->listeners[i].app == app)
+			ixm_tcp_listener_close(t, &t->listeners[i]);
+	for (i = 0; i < IXM_TCP_CONNS; i++) {
+		struct ixm_tcp_conn *c = &t->conns[i];
+
+		if (c->app != app)
+			continue;
+		if (c->state != IXM_TCP_CLOSED && c->state != IXM_TCP_TIME_WAIT &&
+		    c->state != IXM_TCP_SYN_SENT)
+			ixm_tcp_send_rst(c);
+		ixm_tcp_conn_free(c);
+	}
+}
+
+/**
+ * ixm_tcp_poll() - the core's TCP work of one iteration
+ * @st: the core's protocol state
+ *
+ * Runs the timers that are due, then every connection with output or
+ * events pending (ACKs coalesced over the iteration, data a full TX batch
+ * held back, events a full ring held back).
+ *
+ * Context: the core's dataplane thread, after the receive batch and the
+ * calls, before the TX batch goes to the NIC.
+ */
+void ixm_tcp_poll(struct ixm_stack *st)
+{
+	struct ixm_tcp_table *t = st->tcp;
+	u32 i;
+
+	if (!t)
+		return;
+	ixm_timer_run(&t->wheel, st->now_ns);
+	i = t->pending;
+	t->pending = IXM_TCP_NONE;
+	while (i != IXM_TCP_NONE) {
+		struct ixm_tcp_conn *c = &t->conns[i];
+
+		i = c->pnext;
+		c->pnext = IXM_TCP_NONE;
+		c->flags &= ~IXM_TCPF_PENDING;
+		if (!c->app)
+			continue;
+		ixm_tcp_output(c);
+		if (c->app)
+			ixm_tcp_flush_events(c);
+	}
+}

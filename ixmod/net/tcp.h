@@ -1,0 +1,646 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tcp.h - TCP (RFC 9293) of one dataplane core
+ *
+ * Every connection lives in the table of the core whose queue its flow
+ * hashes to, and only that core's thread touches it: no locks.  Receive
+ * is zero-copy (a segment's buffer goes to the application, named by its
+ * offset in the read-only receive region, and comes back through
+ * IXMOD_OP_TCP_RECV_DONE, which also reopens the window).  Transmit reads
+ * the application's transmit arena: TCP keeps the (offset, length) pieces
+ * sendv accepted and copies them into frames when it sends or retransmits,
+ * until the peer acknowledges them (IXMOD_EV_TCP_SENT).
+ *
+ * Files: tcp.c (tables, calls, events), tcp_in.c (segment arrival,
+ * RFC 9293 §3.10.7), tcp_out.c (segments, options, retransmission),
+ * tcp_timer.c (RTO, delayed ACK, persist, keepalive, TIME_WAIT),
+ * tcp_cc.c (congestion control: NewReno), tcp_cookie.c (ISNs and SYN
+ * cookies), siphash.c.
+ */
+#ifndef _IXM_NET_TCP_H
+#define _IXM_NET_TCP_H
+
+#include <linux/ixmod.h>
+
+#include "platform.h"
+#include "net.h"
+#include "ip.h"
+#include "timer.h"
+
+#define IXM_IPPROTO_TCP		6
+
+/* struct ixm_tcphdr.flags (RFC 9293 §3.1) */
+#define IXM_TCP_FIN		0x01
+#define IXM_TCP_SYN		0x02
+#define IXM_TCP_RST		0x04
+#define IXM_TCP_PSH		0x08
+#define IXM_TCP_ACK		0x10
+#define IXM_TCP_URG		0x20
+#define IXM_TCP_ECE		0x40
+#define IXM_TCP_CWR		0x80
+
+#define IXM_TCP_HLEN		20
+#define IXM_TCP_HLEN_MAX	60
+
+/* Options (RFC 9293 §3.2, RFC 7323) */
+#define IXM_TCPOPT_EOL		0
+#define IXM_TCPOPT_NOP		1
+#define IXM_TCPOPT_MSS		2
+#define IXM_TCPOPT_WSCALE	3
+#define IXM_TCPOPT_SACK_OK	4
+#define IXM_TCPOPT_TS		8
+#define IXM_TCPOLEN_TS_ALIGNED	12	/* NOP NOP TS(10) */
+
+#define IXM_TCP_MSS_DEFAULT	536	/* RFC 9293 §3.7.1: no MSS option */
+#define IXM_TCP_MSS_MAX		(1500 - IXM_IP_HLEN - IXM_TCP_HLEN)
+#define IXM_TCP_WSCALE_MAX	14	/* RFC 7323 §2.3 */
+
+/* Table sizes (per core) */
+#define IXM_TCP_CONNS		4096	/* connections, TIME_WAIT included */
+#define IXM_TCP_BUCKETS		8192	/* 4-tuple hash chains */
+#define IXM_TCP_LISTENERS	64
+#define IXM_TCP_TW_MAX		1024	/* TIME_WAIT entries before the oldest goes */
+#define IXM_TCP_SNDQ		64	/* pieces of arena data in flight, per connection */
+#define IXM_TCP_OOO_MAX		64	/* out-of-order segments held, per connection */
+#define IXM_TCP_RCV_BUFS	128	/* receive buffers a connection may hold */
+#define IXM_TCP_NONE		0xffffffffU
+
+/* Handles of listeners carry this bit in their index. */
+#define IXM_TCP_LISTEN_BIT	0x80000000U
+
+/* Connection states (RFC 9293 §3.3.2) */
+enum ixm_tcp_state {
+	IXM_TCP_CLOSED,
+	IXM_TCP_LISTEN,		/* listeners only; never a connection's state */
+	IXM_TCP_SYN_SENT,
+	IXM_TCP_SYN_RECEIVED,
+	IXM_TCP_ESTABLISHED,
+	IXM_TCP_FIN_WAIT_1,
+	IXM_TCP_FIN_WAIT_2,
+	IXM_TCP_CLOSE_WAIT,
+	IXM_TCP_CLOSING,
+	IXM_TCP_LAST_ACK,
+	IXM_TCP_TIME_WAIT,
+	IXM_TCP_NSTATES,
+};
+
+extern const char * const ixm_tcp_state_names[IXM_TCP_NSTATES];
+
+/**
+ * struct ixm_tcphdr - TCP header (RFC 9293 §3.1), without options
+ * @source: source port
+ * @dest: destination port
+ * @seq: sequence number
+ * @ack_seq: acknowledgment number
+ * @doff: data offset in 32-bit words, in the high nibble
+ * @flags: IXM_TCP_FIN .. IXM_TCP_CWR
+ * @window: receive window (scaled, RFC 7323 §2)
+ * @check: checksum over the pseudo-header, header and data
+ * @urg_ptr: urgent pointer (ignored: no urgent data, RFC 6093)
+ */
+struct ixm_tcphdr {
+	__be16	source;
+	__be16	dest;
+	__be32	seq;
+	__be32	ack_seq;
+	u8	doff;
+	u8	flags;
+	__be16	window;
+	__sum16	check;
+	__be16	urg_ptr;
+} __packed;
+
+static inline unsigned int ixm_tcp_doff(const struct ixm_tcphdr *th)
+{
+	return (th->doff >> 4) * 4;
+}
+
+/* Big-endian option fields at any alignment */
+static inline void ixm_put_be16(u8 *p, u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = (u8)v;
+}
+
+static inline void ixm_put_be32(u8 *p, u32 v)
+{
+	p[0] = v >> 24;
+	p[1] = (u8)(v >> 16);
+	p[2] = (u8)(v >> 8);
+	p[3] = (u8)v;
+}
+
+static inline u16 ixm_get_be16(const u8 *p)
+{
+	return (u16)(p[0] << 8 | p[1]);
+}
+
+static inline u32 ixm_get_be32(const u8 *p)
+{
+	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
+}
+
+/* Sequence-number arithmetic modulo 2^32 (RFC 9293 §3.4) */
+static inline bool ixm_seq_lt(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
+
+static inline bool ixm_seq_leq(u32 a, u32 b)
+{
+	return (s32)(a - b) <= 0;
+}
+
+#define ixm_seq_gt(a, b)	ixm_seq_lt((b), (a))
+#define ixm_seq_geq(a, b)	ixm_seq_leq((b), (a))
+
+/**
+ * struct ixm_tcp_opts - options parsed from one segment
+ * @mss: MSS option value, 0 if absent
+ * @wscale: window scale shift (clamped to 14), valid if @has_ws
+ * @has_ws: a window scale option was present
+ * @sack_ok: SACK-permitted was present (recorded; SACK is not used)
+ * @has_ts: a timestamps option was present
+ * @tsval: TSval
+ * @tsecr: TSecr
+ */
+struct ixm_tcp_opts {
+	u16	mss;
+	u8	wscale;
+	bool	has_ws;
+	bool	sack_ok;
+	bool	has_ts;
+	u32	tsval;
+	u32	tsecr;
+};
+
+int ixm_tcp_parse_opts(const struct ixm_tcphdr *th, struct ixm_tcp_opts *o);
+
+struct ixm_tcp_conn;
+struct ixm_tcp_table;
+
+/**
+ * struct ixm_tcp_cc_ops - a congestion-control algorithm
+ * @name: shown in sysfs
+ * @init: a connection becomes established: set cwnd and ssthresh
+ * @on_ack: @acked new bytes acknowledged outside loss recovery
+ * @ssthresh: loss detected (three duplicate ACKs or a timeout): return
+ *	the new slow-start threshold
+ * @on_rto: a retransmission timeout (after @ssthresh)
+ * @on_recovery_exit: loss recovery ended with a full acknowledgment
+ *
+ * Fast retransmit and NewReno's partial-ACK handling (RFC 6582) are the
+ * input path's; an algorithm only sizes cwnd and ssthresh.
+ */
+struct ixm_tcp_cc_ops {
+	const char	*name;
+	void		(*init)(struct ixm_tcp_conn *c);
+	void		(*on_ack)(struct ixm_tcp_conn *c, u32 acked);
+	u32		(*ssthresh)(struct ixm_tcp_conn *c);
+	void		(*on_rto)(struct ixm_tcp_conn *c);
+	void		(*on_recovery_exit)(struct ixm_tcp_conn *c);
+};
+
+extern const struct ixm_tcp_cc_ops ixm_tcp_newreno;
+
+/**
+ * struct ixm_tcp_sndpiece - arena bytes sendv accepted and not yet acked
+ * @off: offset in the transmit arena
+ * @len: bytes
+ */
+struct ixm_tcp_sndpiece {
+	u32	off;
+	u32	len;
+};
+
+/* struct ixm_tcp_conn.flags */
+#define IXM_TCPF_ACCEPTED	0x0001	/* the application accepted or connected it */
+#define IXM_TCPF_CLOSED_APP	0x0002	/* the application closed its handle */
+#define IXM_TCPF_FIN_QUEUED	0x0004	/* a FIN follows the queued data */
+#define IXM_TCPF_FIN_SENT	0x0008	/* it went out (snd_max covers it) */
+#define IXM_TCPF_FIN_RCVD	0x0010	/* the peer's FIN was processed */
+#define IXM_TCPF_TS		0x0020	/* timestamps agreed (RFC 7323) */
+#define IXM_TCPF_WS		0x0040	/* window scaling agreed */
+#define IXM_TCPF_ACK_NOW	0x0080	/* send an ACK at the next flush */
+#define IXM_TCPF_PENDING	0x0100	/* on the table's pending-output list */
+#define IXM_TCPF_IN_RECOVERY	0x0200	/* NewReno fast recovery (RFC 6582) */
+#define IXM_TCPF_RTT_TIMING	0x0400	/* @rtt_seq is being timed (no TS) */
+#define IXM_TCPF_COOKIE		0x0800	/* opened from a SYN cookie */
+#define IXM_TCPF_DEAD_POSTED	0x1000	/* IXMOD_EV_TCP_DEAD was posted */
+#define IXM_TCPF_EOF_POSTED	0x2000	/* the zero-length TCP_RECV was posted */
+#define IXM_TCPF_PERSIST	0x4000	/* the timer is the zero-window probe */
+#define IXM_TCPF_ACTIVE		0x8000	/* opened by TCP_CONNECT */
+#define IXM_TCPF_KNOCKED	0x10000	/* a knock announced it */
+#define IXM_TCPF_WANT_SPACE	0x20000	/* sendv took less than asked: say when */
+#define IXM_TCPF_NEED_ARP	0x40000	/* @dmac not resolved yet */
+
+/* struct ixm_tcp_conn.evpend: events owed to the application */
+#define IXM_TCPE_KNOCK		0x01
+#define IXM_TCPE_CONNECTED	0x02
+#define IXM_TCPE_SENT		0x04
+#define IXM_TCPE_EOF		0x08
+#define IXM_TCPE_DEAD		0x10
+
+/**
+ * struct ixm_tcp_conn - one connection
+ * @laddr: local address
+ * @raddr: remote address
+ * @lport: local port
+ * @rport: remote port
+ * @state: enum ixm_tcp_state
+ * @pidx: index of its port in the stack's @ports
+ * @snd_wscale: shift the peer's windows are scaled by
+ * @rcv_wscale: shift our windows are scaled by
+ * @flags: IXM_TCPF_*
+ * @next: next connection in the hash chain or the free list (by
+ *	index), IXM_TCP_NONE at the end
+ * @pnext: next on the pending-output list
+ * @gen: generation of the slot; part of the handle, never 0
+ * @listener: for a passive open not yet accepted, the listener's index
+ * @app: the context that owns it (the listener's, for a passive open)
+ * @cookie: user_data of the accept or connect, in every event
+ * @dmac: the next hop's MAC address (resolved when sending)
+ * @iss: initial send sequence number
+ * @snd_una: oldest unacknowledged sequence number
+ * @snd_nxt: next sequence number to send
+ * @snd_max: highest sequence number sent so far, plus one
+ * @snd_wnd: the peer's window, unscaled to bytes
+ * @max_snd_wnd: the largest @snd_wnd seen (RFC 5961 §5.2)
+ * @snd_wl1: segment sequence number of the last window update
+ * @snd_wl2: segment acknowledgment number of the last window update
+ * @snd_end: sequence number after the last byte sendv accepted
+ * @mss: the most payload bytes per segment we send (options excluded)
+ * @cwnd: congestion window, bytes
+ * @ssthresh: slow-start threshold, bytes
+ * @recover: NewReno's recovery point (RFC 6582 §3.2)
+ * @dupacks: duplicate ACKs in a row
+ * @bytes_acked: RFC 3465 byte counting in congestion avoidance
+ * @srtt_us: smoothed RTT (RFC 6298 §2), microseconds; 0 before a sample
+ * @rttvar_us: RTT variation
+ * @rto_us: retransmission timeout
+ * @backoff: timeouts in a row (exponential backoff, Karn)
+ * @rtt_seq: the sequence number being timed without timestamps
+ * @rtt_start_ns: when it was sent
+ * @ts_recent: the peer's last TSval to echo (RFC 7323 §4.3)
+ * @ts_recent_ns: when @ts_recent was taken (PAWS' 24-day rule)
+ * @irs: initial receive sequence number
+ * @rcv_nxt: next sequence number expected
+ * @rcv_adv: right edge of the window we advertised last
+ * @rcv_buf: bytes the connection may hold for the application
+ * @rcv_held: bytes delivered and not yet returned by recv_done
+ * @rcv_bufs: buffers delivered or queued out of order
+ * @rcv_unacked: full-sized segments received since the last ACK
+ * @quickacks: ACKs still to send without delay (connection start)
+ * @rcvq: delivered buffers, oldest first (returned by recv_done)
+ * @rcvq_tail: the newest
+ * @rcvq_off: bytes of @rcvq's first buffer already returned
+ * @ooo: out-of-order segments, sorted by sequence number
+ * @ooo_count: how many
+ * @sndq: the arena pieces from @snd_una's piece on
+ * @sndq_head: index of the oldest piece
+ * @sndq_count: pieces held
+ * @sndq_skip: bytes of the oldest piece already acknowledged
+ * @pending_acked: bytes acknowledged and not yet reported in TCP_SENT
+ * @timer: retransmission, persist, keepalive, SYN-RECEIVED or TIME_WAIT
+ * @delack: the delayed-ACK timer
+ * @tw_prev: previous on the TIME_WAIT list
+ * @last_rx_ns: when a segment last arrived (keepalive)
+ * @syn_retries: SYN or SYN-ACK retransmissions (or keepalive probes) so far
+ * @evpend: IXM_TCPE_* events owed to the application
+ * @conn_err: res of the TCP_CONNECTED and TCP_DEAD owed
+ * @tw_next: next on the TIME_WAIT list
+ * @rcv_posted: first buffer of @rcvq not yet announced in a TCP_RECV
+ * @rcv_given: bytes announced and not yet returned
+ * @cc: its congestion-control algorithm
+ * @table: the table it lives in
+ */
+struct ixm_tcp_conn {
+	__be32				laddr;
+	__be32				raddr;
+	__be16				lport;
+	__be16				rport;
+	u8				state;
+	u8				pidx;
+	u8				snd_wscale;
+	u8				rcv_wscale;
+	u8				evpend;
+	u16				syn_retries;
+	u32				flags;
+	s32				conn_err;
+	u32				next;
+	u32				pnext;
+	u32				tw_next;
+	u32				gen;
+	u32				listener;
+	struct ixm_app			*app;
+	u64				cookie;
+	u8				dmac[ETH_ALEN];
+
+	u32				iss;
+	u32				snd_una;
+	u32				snd_nxt;
+	u32				snd_max;
+	u32				snd_wnd;
+	u32				max_snd_wnd;
+	u32				snd_wl1;
+	u32				snd_wl2;
+	u32				snd_end;
+	u32				mss;
+	u32				cwnd;
+	u32				ssthresh;
+	u32				recover;
+	u32				dupacks;
+	u32				bytes_acked;
+	u32				srtt_us;
+	u32				rttvar_us;
+	u32				rto_us;
+	u32				backoff;
+	u32				rtt_seq;
+	u64				rtt_start_ns;
+	u32				ts_recent;
+	u64				ts_recent_ns;
+
+	u32				irs;
+	u32				rcv_nxt;
+	u32				rcv_adv;
+	u32				rcv_buf;
+	u32				rcv_held;
+	u32				rcv_bufs;
+	u32				rcv_unacked;
+	u32				quickacks;
+	struct ixm_mbuf			*rcvq;
+	struct ixm_mbuf			*rcvq_tail;
+	struct ixm_mbuf			*rcv_posted;
+	u32				rcv_given;
+	u32				rcvq_off;
+	struct ixm_mbuf			*ooo;
+	u32				ooo_count;
+
+	struct ixm_tcp_sndpiece		sndq[IXM_TCP_SNDQ];
+	u32				sndq_head;
+	u32				sndq_count;
+	u32				sndq_skip;
+	u32				pending_acked;
+
+	struct ixm_timer		timer;
+	struct ixm_timer		delack;
+	u32				tw_prev;
+	u64				last_rx_ns;
+	const struct ixm_tcp_cc_ops	*cc;
+	struct ixm_tcp_table		*table;
+};
+
+/**
+ * struct ixm_tcp_listener - a listening port of one context
+ * @app: the context; NULL while the slot is free
+ * @cookie: user_data of the listen, in knock events
+ * @gen: generation, part of the handle
+ * @port: local port, network order
+ * @backlog: most connections not yet accepted (SYN-RECEIVED included)
+ * @queued: connections counted against @backlog now
+ */
+struct ixm_tcp_listener {
+	struct ixm_app	*app;
+	u64		cookie;
+	u32		gen;
+	__be16		port;
+	u16		backlog;
+	u32		queued;
+};
+
+/**
+ * struct ixm_tcp_config - the knobs (module parameters in the kernel)
+ * @delack_us: delayed-ACK timeout; 0 acknowledges every segment at once
+ * @rto_min_us: lower bound of the RTO (RFC 6298 §2.4 says 1 s; see docs)
+ * @rto_max_us: upper bound of the RTO
+ * @rto_init_us: the RTO before the first RTT sample (RFC 6298 §2.1)
+ * @syn_retries: SYN (active open) retransmissions before -ETIMEDOUT
+ * @synack_retries: SYN-ACK retransmissions before a half-open dies
+ * @retries: data retransmissions before the connection is reset
+ * @tw_ns: TIME_WAIT duration (2 MSL)
+ * @keepalive_ns: idle time before keepalive probes; 0: off (RFC 1122
+ *	§4.2.3.6: off by default)
+ * @rcv_buf: receive buffer per connection, bytes
+ * @syncookies: 0 never, 1 when a listener's backlog is full, 2 always
+ */
+struct ixm_tcp_config {
+	u32	delack_us;
+	u32	rto_min_us;
+	u32	rto_max_us;
+	u32	rto_init_us;
+	u32	syn_retries;
+	u32	synack_retries;
+	u32	retries;
+	u64	tw_ns;
+	u64	keepalive_ns;
+	u32	rcv_buf;
+	u32	syncookies;
+};
+
+void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
+
+/**
+ * struct ixm_tcp_stats - a core's TCP counters (written by that core)
+ * @active_opens: connections opened by TCP_CONNECT (SYN sent)
+ * @passive_opens: connections opened by a peer (reached ESTABLISHED)
+ * @established: connections in a synchronized state now (a level)
+ * @conns: connection slots in use now, TIME_WAIT included (a level)
+ * @attempt_fails: opens that failed (refused, timed out, reset early)
+ * @resets_in: RSTs accepted
+ * @resets_out: RSTs sent
+ * @segs_in: segments received (valid checksum)
+ * @segs_out: segments sent
+ * @retrans: segments retransmitted
+ * @timeouts: retransmission timeouts
+ * @fast_retrans: fast retransmits (three duplicate ACKs)
+ * @ooo: segments queued out of order
+ * @dup_data: segments whose data was all received before
+ * @bad_csum: segments with a wrong checksum
+ * @bad_hdr: segments too short or with a bad data offset or options
+ * @no_conn: segments for no connection or listener (answered with RST)
+ * @paws_drops: segments PAWS rejected (RFC 7323 §5)
+ * @challenge_acks: challenge ACKs sent (RFC 5961)
+ * @out_of_window: segments outside the receive window
+ * @syncookies_sent: SYN-ACKs carrying a SYN cookie
+ * @syncookies_ok: cookies validated (a connection opened from one)
+ * @syncookies_bad: ACKs for a listener with an invalid cookie
+ * @backlog_drops: SYNs dropped because backlog was full and cookies off
+ * @rcv_drops: data segments dropped for want of buffer room
+ * @zero_window_probes: probes sent to a peer's zero window
+ * @window_stalls: times sendv found no window open
+ * @delayed_acks: ACKs the delayed-ACK timer sent
+ * @tw_recycled: TIME_WAIT entries reused early (table bound)
+ * @conn_full: opens refused because the connection table was full
+ */
+struct ixm_tcp_stats {
+	u64	active_opens;
+	u64	passive_opens;
+	u64	established;
+	u64	conns;
+	u64	attempt_fails;
+	u64	resets_in;
+	u64	resets_out;
+	u64	segs_in;
+	u64	segs_out;
+	u64	retrans;
+	u64	timeouts;
+	u64	fast_retrans;
+	u64	ooo;
+	u64	dup_data;
+	u64	bad_csum;
+	u64	bad_hdr;
+	u64	no_conn;
+	u64	paws_drops;
+	u64	challenge_acks;
+	u64	out_of_window;
+	u64	syncookies_sent;
+	u64	syncookies_ok;
+	u64	syncookies_bad;
+	u64	backlog_drops;
+	u64	rcv_drops;
+	u64	zero_window_probes;
+	u64	window_stalls;
+	u64	delayed_acks;
+	u64	tw_recycled;
+	u64	conn_full;
+};
+
+/* The counters' sysfs names, in struct order (tcp.c). */
+#define IXM_TCP_NSTATS	(sizeof(struct ixm_tcp_stats) / sizeof(u64))
+extern const char * const ixm_tcp_stat_names[];
+
+/**
+ * struct ixm_tcp_table - one core's TCP
+ * @cfg: the knobs, copied at creation
+ * @wheel: the core's timer wheel
+ * @stack: the core's protocol state (ports, time)
+ * @bucket: 4-tuple hash chains (connection indices)
+ * @free: head of the free-slot list
+ * @pending: head of the pending-output list
+ * @tw_head: oldest TIME_WAIT connection
+ * @tw_tail: newest
+ * @tw_count: connections in TIME_WAIT
+ * @secret: the keys of ISNs and SYN cookies (RFC 6528, RFC 4987)
+ * @challenge_ns: start of the challenge-ACK rate window
+ * @challenge_count: challenge ACKs sent in it
+ * @eph_next: where the next ephemeral-port search starts
+ * @stats: counters
+ * @listeners: listening ports
+ * @conns: the connection slots
+ */
+struct ixm_tcp_table {
+	struct ixm_tcp_config		cfg;
+	struct ixm_timer_wheel		wheel;
+	struct ixm_stack		*stack;
+	u32				bucket[IXM_TCP_BUCKETS];
+	u32				free;
+	u32				pending;
+	u32				tw_head;
+	u32				tw_tail;
+	u32				tw_count;
+	u64				secret[4];
+	u64				challenge_ns;
+	u32				challenge_count;
+	u32				eph_next;
+	struct ixm_tcp_stats		stats;
+	struct ixm_tcp_listener		listeners[IXM_TCP_LISTENERS];
+	struct ixm_tcp_conn		conns[IXM_TCP_CONNS];
+};
+
+struct ixm_app;
+struct ixm_stack;
+
+/* Hooks for the tracepoints; the kernel glue defines them (dp.c). */
+void ixm_tcp_trace_state(const struct ixm_tcp_conn *c, unsigned int old,
+			 unsigned int state);
+void ixm_tcp_trace_retrans(const struct ixm_tcp_conn *c, u32 seq, u32 len,
+			   bool timeout);
+void ixm_tcp_trace_stall(const struct ixm_tcp_conn *c, u32 asked);
+
+/* tcp.c: tables, the application's calls, events */
+void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
+			const struct ixm_tcp_config *cfg, const u64 secret[4]);
+void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
+		   struct ixm_iphdr *ih);
+void ixm_tcp_poll(struct ixm_stack *st);
+int ixm_tcp_listen(struct ixm_tcp_table *t, struct ixm_app *app, __be16 port,
+		   u32 backlog, u64 cookie, u64 *handle);
+int ixm_tcp_accept(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		   u64 cookie);
+int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
+		    __be32 daddr, __be16 dport, u64 cookie, u64 *handle);
+int ixm_tcp_sendv(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		  const struct ixmod_iov *iov, u32 niov);
+int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
+		      u64 handle, u32 len);
+int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		  bool abort);
+void ixm_tcp_close_all(struct ixm_tcp_table *t, struct ixm_app *app);
+struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
+				      const struct ixm_app *app, u64 handle);
+u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c);
+
+/* internal, shared by the tcp*.c files */
+static inline u32 ixm_tcp_idx(const struct ixm_tcp_conn *c)
+{
+	return (u32)(c - c->table->conns);
+}
+
+static inline u64 ixm_tcp_handle(const struct ixm_tcp_conn *c)
+{
+	return (u64)c->gen << 32 | ixm_tcp_idx(c);
+}
+
+void ixm_tcp_set_state(struct ixm_tcp_conn *c, enum ixm_tcp_state state);
+struct ixm_tcp_conn *ixm_tcp_lookup(struct ixm_tcp_table *t, __be32 laddr,
+				    __be16 lport, __be32 raddr, __be16 rport);
+struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32 laddr,
+					__be16 lport, __be32 raddr, __be16 rport);
+void ixm_tcp_conn_free(struct ixm_tcp_conn *c);
+void ixm_tcp_established(struct ixm_tcp_conn *c);
+void ixm_tcp_deliver(struct ixm_tcp_conn *c, struct ixm_mbuf *m);
+void ixm_tcp_post_eof(struct ixm_tcp_conn *c);
+void ixm_tcp_post_sent(struct ixm_tcp_conn *c);
+void ixm_tcp_done(struct ixm_tcp_conn *c, int err);
+void ixm_tcp_enter_time_wait(struct ixm_tcp_conn *c);
+void ixm_tcp_mark_pending(struct ixm_tcp_conn *c);
+void ixm_tcp_flush_events(struct ixm_tcp_conn *c);
+u32 ixm_tcp_listener_find(struct ixm_tcp_table *t, __be16 port);
+u8 ixm_tcp_pick_wscale(u32 rcv_buf);
+struct ixm_net_port *ixm_tcp_port(const struct ixm_tcp_conn *c);
+
+/* tcp_out.c */
+void ixm_tcp_output(struct ixm_tcp_conn *c);
+int ixm_tcp_send_ack(struct ixm_tcp_conn *c);
+int ixm_tcp_send_syn(struct ixm_tcp_conn *c);
+int ixm_tcp_send_rst(struct ixm_tcp_conn *c);
+int ixm_tcp_send_probe(struct ixm_tcp_conn *c);
+void ixm_tcp_retransmit_head(struct ixm_tcp_conn *c);
+void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
+		       const struct ixm_tcphdr *th, u32 seglen);
+int ixm_tcp_send_synack_stateless(struct ixm_net_port *port,
+				  const struct ixm_iphdr *ih,
+				  const struct ixm_tcphdr *th, u32 iss, u16 mss);
+u32 ixm_tcp_rcv_window(const struct ixm_tcp_conn *c);
+void ixm_tcp_challenge_ack(struct ixm_tcp_conn *c);
+
+/* tcp_timer.c */
+void ixm_tcp_timer_fn(struct ixm_timer *t, u64 now_ns);
+void ixm_tcp_delack_fn(struct ixm_timer *t, u64 now_ns);
+void ixm_tcp_arm_rexmit(struct ixm_tcp_conn *c);
+void ixm_tcp_rtt_sample(struct ixm_tcp_conn *c, u32 rtt_us);
+
+/* tcp_cookie.c */
+u32 ixm_tcp_isn(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
+		__be32 raddr, __be16 rport, u64 now_ns);
+u32 ixm_tcp_cookie_make(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
+			__be32 raddr, __be16 rport, u32 peer_isn, u16 mss,
+			u64 now_ns);
+u16 ixm_tcp_cookie_check(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
+			 __be32 raddr, __be16 rport, u32 peer_isn, u32 cookie,
+			 u64 now_ns);
+
+/* siphash.c: SipHash-2-4 (Aumasson and Bernstein, 2012) */
+u64 ixm_siphash(const u64 key[2], const void *data, size_t len);
+
+#endif /* _IXM_NET_TCP_H */

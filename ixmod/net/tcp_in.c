@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_in.c - segment arrival (RFC 9293 §3.10.7)
+ *
+ * The checks run in the RFC's order: for LISTEN (§3.10.7.2), SYN-SENT
+ * (§3.10.7.3) and the other states (§3.10.7.4: sequence number, RST, SYN,
+ * ACK, text, FIN), with RFC 7323's PAWS before the sequence check and
+ * RFC 5961's stricter RST, SYN and ACK rules.  A segment's buffer becomes
+ * the application's when it carries in-order data (zero-copy receive);
+ * any other segment's buffer is freed before ixm_tcp_input() returns.
+ */
+#include "tcp.h"
+#include "app.h"
+#include "csum.h"
+#include "eth.h"
+
+#define IXM_PAWS_IDLE_NS	(24ULL * 24 * 3600 * 1000000000ULL)	/* RFC 7323 §5.5 */
+
+/**
+ * ixm_tcp_parse_opts() - read the options of a segment
+ * @th: the header; its data offset was checked against the segment
+ * @o: filled in (zeroed first)
+ *
+ * Unknown options are skipped by their length (RFC 9293 §3.2); options
+ * with a wrong length for their kind are ignored, as RFC 9293 §3.2 allows.
+ *
+ * Return: 0, or -EINVAL for a length that is impossible (below 2 or past
+ * the header): the segment is dropped.
+ */
+int ixm_tcp_parse_opts(const struct ixm_tcphdr *th, struct ixm_tcp_opts *o)
+{
+	const u8 *p = (const u8 *)(th + 1);
+	unsigned int left = ixm_tcp_doff(th) - IXM_TCP_HLEN;
+
+	memset(o, 0, sizeof(*o));
+	while (left) {
+		unsigned int kind = p[0], len;
+
+		if (kind == IXM_TCPOPT_EOL)
+			break;
+		if (kind == IXM_TCPOPT_NOP) {
+			p++;
+			left--;
+			continue;
+		}
+		if (left < 2)
+			return -EINVAL;
+		len = p[1];
+		if (len < 2 || len > left)
+			return -EINVAL;
+		switch (kind) {
+		case IXM_TCPOPT_MSS:
+			if (len == 4 && (th->flags & IXM_TCP_SYN))
+				o->mss = ixm_get_be16(p + 2);
+			break;
+		case IXM_TCPOPT_WSCALE:
+			if (len == 3 && (th->flags & IXM_TCP_SYN)) {
+				o->has_ws = true;
+				/* RFC 7323 §2.3: above 14, use 14 */
+				o->wscale = min_t(u8, p[2], IXM_TCP_WSCALE_MAX);
+			}
+			break;
+		case IXM_TCPOPT_SACK_OK:
+			if (len == 2)
+				o->sack_ok = true;
+			break;
+		case IXM_TCPOPT_TS:
+			if (len == 10) {
+				o->has_ts = true;
+				o->tsval = ixm_get_be32(p + 2);
+				o->tsecr = ixm_get_be32(p + 6);
+			}
+			break;
+		}
+		p += len;
+		left -= len;
+	}
+	return 0;
+}
+
+/* The most data per segment we send, from the peer's MSS option. */
+static void ixm_tcp_set_mss(struct ixm_tcp_conn *c, u16 peer_mss)
+{
+	u32 mss = peer_mss ? peer_mss : IXM_TCP_MSS_DEFAULT;
+
+	mss = min_t(u32, mss, IXM_TCP_MSS_MAX);
+	/* RFC 6691 §2: options come out of the MSS */
+	if (c->flags & IXM_TCPF_TS)
+		mss -= IXM_TCPOLEN_TS_ALIGNED;
+	/* a tiny MSS makes a peer cost us a segment per few bytes */
+	c->mss = max_t(u32, mss, 64);
+}
+
+/* What the SYN (or SYN-ACK) we got says about window scaling and timestamps. */
+static void ixm_tcp_syn_options(struct ixm_tcp_conn *c, const struct ixm_tcp_opts *o)
+{
+	if (o->has_ws) {
+		c->flags |= IXM_TCPF_WS;
+		c->snd_wscale = o->wscale;
+		c->rcv_wscale = ixm_tcp_pick_wscale(c->rcv_buf);
+	} else {
+		/* RFC 7323 §2.2: both sides must send the option, or neither scales */
+		c->flags &= ~IXM_TCPF_WS;
+		c->snd_wscale = 0;
+		c->rcv_wscale = 0;
+	}
+	if (o->has_ts) {
+		c->flags |= IXM_TCPF_TS;
+		c->ts_recent = o->tsval;
+		c->ts_recent_ns = c->table->stack->now_ns;
+	} else {
+		c->flags &= ~IXM_TCPF_TS;
+	}
+	ixm_tcp_set_mss(c, o->mss);
+}
+
+static unsigned int ixm_tcp_port_index(struct ixm_stack *st, struct ixm_net_port *port)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nports; i++)
+		if (st->ports[i] == port)
+			return i;
+	return 0;
+}
+
+/* A connection in SYN-RECEIVED (or opened by a cookie) for a listener. */
+static struct ixm_tcp_conn *ixm_tcp_passive(struct ixm_net_port *port, u32 li,
+					    const struct ixm_iphdr *ih,
+					    const struct ixm_tcphdr *th)
+{
+	struct ixm_tcp_table *t = port->stack->tcp;
+	struct ixm_tcp_listener *l = &t->listeners[li];
+	struct ixm_tcp_conn *c;
+
+	c = ixm_tcp_conn_alloc(t, ih->daddr, th->dest, ih->saddr, th->source);
+	if (!c)
+		return NULL;
+	c->app = l->app;
+	c->listener = li;
+	l->queued++;
+	c->pidx = ixm_tcp_port_index(port->stack, port);
+	memcpy(c->dmac, ((const struct ixm_ethhdr *)((const u8 *)ih - IXM_ETH_HLEN))->src,
+	       ETH_ALEN);
+	return c;
+}
+
+/* RFC 9293 §3.10.7.2, with SYN cookies (RFC 4987 §3.6) */
+static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
+			       struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+			       const struct ixm_tcp_opts *o);
+static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
+			     struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+			     const struct ixm_tcp_opts *o);
+
+static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
+			       struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+			       const struct ixm_tcp_opts *o)
+{
+	struct ixm_tcp_table *t = port->stack->tcp;
+	struct ixm_tcp_listener *l = &t->listeners[li];
+	u64 now = port->stack->now_ns;
+	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
+	struct ixm_tcp_conn *c;
+	bool cookie;
+	u16 mss;
+
+	if (th->flags & IXM_TCP_RST)
+		goto drop;
+	if (th->flags & IXM_TCP_ACK) {
+		if (th->flags & IXM_TCP_SYN)
+			goto reset;
+		if (!t->cfg.syncookies)
+			goto reset;
+		mss = ixm_tcp_cookie_check(t, ih->daddr, th->dest, ih->saddr,
+					   th->source, seq - 1, ack - 1, now);
+		if (!mss) {
+			t->stats.syncookies_bad++;
+			goto reset;
+		}
+		c = ixm_tcp_passive(port, li, ih, th);
+		if (!c)
+			goto drop;
+		t->stats.syncookies_ok++;
+		c->flags |= IXM_TCPF_COOKIE;
+		c->iss = ack - 1;
+		c->snd_una = ack;
+		c->snd_nxt = ack;
+		c->snd_max = ack;
+		c->snd_end = ack;
+		c->recover = ack;
+		c->irs = seq - 1;
+		c->rcv_nxt = seq;
+		c->rcv_adv = seq + min_t(u32, c->rcv_buf, 65535);
+		c->mss = min_t(u32, mss, IXM_TCP_MSS_MAX);
+		c->snd_wnd = ixm_ntohs(th->window);
+		c->max_snd_wnd = c->snd_wnd;
+		c->snd_wl1 = seq;
+		c->snd_wl2 = ack;
+		ixm_tcp_established(c);
+		/* the rest of the segment (data, FIN) as in ESTABLISHED */
+		if (!ixm_tcp_rcv_conn(c, m, ih, th, o))
+			ixm_mbuf_free(m);
+		return;
+	}
+	if (!(th->flags & IXM_TCP_SYN))
+		goto drop;
+
+	cookie = t->cfg.syncookies == 2 ||
+		 (t->cfg.syncookies && (l->queued >= l->backlog || t->free == IXM_TCP_NONE));
+	if (cookie) {
+		mss = o->mss ? o->mss : IXM_TCP_MSS_DEFAULT;
+		if (!ixm_tcp_send_synack_stateless(port, ih, th,
+						   ixm_tcp_cookie_make(t, ih->daddr, th->dest,
+								       ih->saddr, th->source,
+								       seq, mss, now),
+						   mss))
+			t->stats.syncookies_sent++;
+		ixm_mbuf_free(m);
+		return;
+	}
+	if (l->queued >= l->backlog) {
+		t->stats.backlog_drops++;
+		goto drop;
+	}
+	c = ixm_tcp_passive(port, li, ih, th);
+	if (!c)
+		goto drop;
+	c->irs = seq;
+	c->rcv_nxt = seq + 1;
+	c->iss = ixm_tcp_isn(t, ih->daddr, th->dest, ih->saddr, th->source, now);
+	c->snd_una = c->iss;
+	c->snd_nxt = c->iss;
+	c->snd_max = c->iss;
+	c->snd_end = c->iss + 1;
+	c->recover = c->iss;
+	c->snd_wnd = ixm_ntohs(th->window);	/* a SYN's window is not scaled */
+	c->max_snd_wnd = c->snd_wnd;
+	c->snd_wl1 = seq;
+	ixm_tcp_syn_options(c, o);
+	ixm_tcp_set_state(c, IXM_TCP_SYN_RECEIVED);
+	ixm_tcp_send_syn(c);
+	ixm_tcp_arm_rexmit(c);
+	/* data on a SYN is not kept: the peer sends it again (see the docs) */
+	ixm_mbuf_free(m);
+	return;
+reset:
+	t->stats.no_conn++;
+	ixm_tcp_reply_rst(port, ih, th, m->len + !!(th->flags & IXM_TCP_SYN) +
+			  !!(th->flags & IXM_TCP_FIN));
+drop:
+	ixm_net_drop(port, m, IXM_DROP_TCP_STATE);
+}
+
+/* RFC 9293 §3.10.7.3 */
+static void ixm_tcp_rcv_syn_sent(struct ixm_tcp_conn *c, struct ixm_iphdr *ih,
+				 struct ixm_tcphdr *th, const struct ixm_tcp_opts *o,
+				 u32 seglen)
+{
+	struct ixm_tcp_table *t = c->table;
+	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
+	u8 flags = th->flags;
+
+	if (flags & IXM_TCP_ACK) {
+		if (ixm_seq_leq(ack, c->iss) || ixm_seq_gt(ack, c->snd_max)) {
+			ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);
+			return;
+		}
+	}
+	if (flags & IXM_TCP_RST) {
+		if (!(flags & IXM_TCP_ACK))
+			return;
+		t->stats.resets_in++;
+		t->stats.attempt_fails++;
+		c->conn_err = -ECONNREFUSED;
+		c->evpend |= IXM_TCPE_CONNECTED;
+		ixm_tcp_done(c, -ECONNREFUSED);
+		return;
+	}
+	if (!(flags & IXM_TCP_SYN))
+		return;
+	c->irs = seq;
+	c->rcv_nxt = seq + 1;
+	ixm_tcp_syn_options(c, o);
+	if (flags & IXM_TCP_ACK) {
+		c->snd_una = ack;
+		if (ixm_seq_lt(c->snd_nxt, ack))
+			c->snd_nxt = ack;
+		c->snd_wnd = ixm_ntohs(th->window);
+		c->max_snd_wnd = c->snd_wnd;
+		c->snd_wl1 = seq;
+		c->snd_wl2 = ack;
+		c->recover = ack;
+		/* RFC 6298 §2: a SYN not retransmitted gives an RTT sample */
+		if (!c->syn_retries)
+			ixm_tcp_rtt_sample(c, (u32)((t->stack->now_ns - c->rtt_start_ns) / 1000));
+		ixm_timer_cancel(&t->wheel, &c->timer);
+		ixm_tcp_established(c);
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_output(c);
+		return;
+	}
+	/* simultaneous open (RFC 9293 Figure 8): SYN-ACK with our ISS */
+	ixm_tcp_set_state(c, IXM_TCP_SYN_RECEIVED);
+	ixm_tcp_send_syn(c);
+}
+
+/* Put an out-of-order segment in its place; false if it was not kept. */
+static bool ixm_tcp_ooo_insert(struct ixm_tcp_conn *c, struct ixm_mbuf *m)
+{
+	struct ixm_mbuf **pp = &c->ooo;
+
+	while (*pp && ixm_seq_lt((*pp)->seq, m->seq))
+		pp = &(*pp)->next;
+	/* the same start again: keep the longer one already there */
+	if (*pp && (*pp)->seq == m->seq && (*pp)->len >= m->len)
+		return false;
+	m->next = *pp;
+	*pp = m;
+	c->ooo_count++;
+	c->rcv_bufs++;
+	m->owner = NULL;
+	return true;
+}
+
+/* Move segments the gap-filler made in order from the OOO queue. */
+static void ixm_tcp_ooo_drain(struct ixm_tcp_conn *c)
+{
+	struct ixm_mbuf *m;
+
+	while ((m = c->ooo) && ixm_seq_leq(m->seq, c->rcv_nxt)) {
+		u32 skip = c->rcv_nxt - m->seq;
+
+		c->ooo = m->next;
+		c->ooo_count--;
+		if (skip >= m->len) {
+			c->rcv_bufs--;
+			ixm_mbuf_free(m);
+			continue;
+		}
+		m->data += skip;
+		m->len -= skip;
+		m->seq += skip;
+		ixm_tcp_deliver(c, m);
+	}
+}
+
+/* A buffer's worth of room: the connection's share and the core's pool. */
+static bool ixm_tcp_rcv_room(const struct ixm_tcp_conn *c, const struct ixm_mbuf *m)
+{
+	const struct ixm_mbuf_pool *pool = m->pool;
+
+	return c->rcv_bufs < IXM_TCP_RCV_BUFS && pool->nfree >= pool->count / 8;
+}
+
+/* New data acknowledged: RTT, the send queue, congestion control, timers. */
+static void ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
+{
+	struct ixm_tcp_table *t = c->table;
+	u32 data_lo = ixm_seq_gt(c->snd_una, c->iss + 1) ? c->snd_una : c->iss + 1;
+	u32 data_hi = ixm_seq_lt(ack, c->snd_end) ? ack : c->snd_end;
+	u32 acked = ixm_seq_gt(data_hi, data_lo) ? data_hi - data_lo : 0;
+	u32 bytes = acked;
+
+	if ((c->flags & IXM_TCPF_RTT_TIMING) && ixm_seq_geq(ack, c->rtt_seq)) {
+		c->flags &= ~IXM_TCPF_RTT_TIMING;
+		ixm_tcp_rtt_sample(c, (u32)((t->stack->now_ns - c->rtt_start_ns) / 1000));
+	}
+	c->backoff = 0;
+	c->snd_una = ack;
+	if (ixm_seq_lt(c->snd_nxt, ack))
+		c->snd_nxt = ack;
+	while (bytes) {
+		struct ixm_tcp_sndpiece *p = &c->sndq[c->sndq_head];
+		u32 n = min_t(u32, bytes, p->len - c->sndq_skip);
+
+		c->sndq_skip += n;
+		bytes -= n;
+		if (c->sndq_skip == p->len) {
+			c->sndq_head = (c->sndq_head + 1) % IXM_TCP_SNDQ;
+			c->sndq_count--;
+			c->sndq_skip = 0;
+		}
+	}
+	if (acked) {
+		c->pending_acked += acked;
+		c->evpend |= IXM_TCPE_SENT;
+		c->flags &= ~IXM_TCPF_WANT_SPACE;
+	}
+
+	if (c->flags & IXM_TCPF_IN_RECOVERY) {
+		if (ixm_seq_geq(ack, c->recover)) {
+			/* RFC 6582 §3.2 step 3: full acknowledgment */
+			u32 flight = c->snd_max - c->snd_una;
+
+			c->cwnd = min_t(u32, c->ssthresh, flight + c->mss);
+			c->flags &= ~IXM_TCPF_IN_RECOVERY;
+			c->dupacks = 0;
+			c->cc->on_recovery_exit(c);
+		} else {
+			/* step 5: partial acknowledgment */
+			ixm_tcp_retransmit_head(c);
+			c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
+			c->cwnd += c->mss;
+		}
+	} else {
+		c->dupacks = 0;
+		if (acked)
+			c->cc->on_ack(c, acked);
+	}
+	if (c->snd_una == c->snd_max) {
+		if (!(c->flags & IXM_TCPF_PERSIST))
+			ixm_timer_cancel(&t->wheel, &c->timer);
+	} else {
+		c->flags &= ~IXM_TCPF_PERSIST;
+		ixm_tcp_arm_rexmit(c);	/* RFC 6298 §5.3 */
+	}
+	ixm_tcp_mark_pending(c);
+}
+
+/* RFC 5681 §3.2 fast retransmit, RFC 6582 fast recovery */
+static void ixm_tcp_dupack(struct ixm_tcp_conn *c)
+{
+	c->dupacks++;
+	if (!(c->flags & IXM_TCPF_IN_RECOVERY)) {
+		/* RFC 6582 §3.2 step 2: not again for losses of the last window */
+		if (c->dupacks != 3 || !ixm_seq_gt(c->snd_una, c->recover))
+			return;
+		c->table->stats.fast_retrans++;
+		c->ssthresh = c->cc->ssthresh(c);
+		c->recover = c->snd_max;
+		ixm_tcp_retransmit_head(c);
+		c->cwnd = c->ssthresh + 3 * c->mss;
+		c->flags |= IXM_TCPF_IN_RECOVERY;
+		return;
+	}
+	/* each further duplicate: a segment left the network */
+	c->cwnd += c->mss;
+	ixm_tcp_mark_pending(c);
+}
+
+/* RFC 9293 §3.10.7.4, first check: is any of the segment in the window? */
+static bool ixm_tcp_seq_ok(const struct ixm_tcp_conn *c, u32 seq, u32 seglen)
+{
+	u32 wnd = ixm_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+	u32 lo = c->rcv_nxt;
+
+	if (!seglen)
+		return wnd ? ixm_seq_geq(seq, lo) && ixm_seq_lt(seq, lo + wnd) : seq == lo;
+	if (!wnd)
+		return false;
+	return (ixm_seq_geq(seq, lo) && ixm_seq_lt(seq, lo + wnd)) ||
+	       (ixm_seq_geq(seq + seglen - 1, lo) && ixm_seq_lt(seq + seglen - 1, lo + wnd));
+}
+
+/* The ACK a data segment earns: now, or after the delayed-ACK timer. */
+static void ixm_tcp_schedule_ack(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	c->rcv_unacked++;
+	/* RFC 5681 §4.2: at least every second full segment; RFC 9293 §3.8.6.3 */
+	if (c->quickacks || c->rcv_unacked >= 2 || !t->cfg.delack_us) {
+		c->flags |= IXM_TCPF_ACK_NOW;
+		return;
+	}
+	if (!ixm_timer_pending(&c->delack))
+		ixm_timer_arm(&t->wheel, &c->delack,
+			      t->stack->now_ns + (u64)t->cfg.delack_us * 1000);
+}
+
+/*
+ * RFC 9293 §3.10.7.4 for every state after SYN-SENT.  Return: true if
+ * the buffer was kept (in-order or out-of-order data).  @c may be freed
+ * when this returns.
+ */
+static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
+			     struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+			     const struct ixm_tcp_opts *o)
+{
+	struct ixm_tcp_table *t = c->table;
+	u64 now = t->stack->now_ns;
+	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
+	u8 flags = th->flags;
+	bool fin = flags & IXM_TCP_FIN;
+	u32 dlen = m->len;
+	u32 seglen = dlen + !!(flags & IXM_TCP_SYN) + fin;
+	bool kept = false;
+	u32 wnd;
+
+	c->last_rx_ns = now;
+	if (c->state == IXM_TCP_CLOSED) {
+		/* dead, its application still holding buffers: no TCB to speak of */
+		ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);
+		return false;
+	}
+	if (c->state == IXM_TCP_SYN_SENT) {
+		ixm_tcp_rcv_syn_sent(c, ih, th, o, seglen);
+		return false;
+	}
+	/* our SYN-ACK was lost: the peer sends its SYN again */
+	if (c->state == IXM_TCP_SYN_RECEIVED && (flags & IXM_TCP_SYN) &&
+	    !(flags & (IXM_TCP_ACK | IXM_TCP_RST)) && seq == c->irs) {
+		ixm_tcp_send_syn(c);
+		return false;
+	}
+
+	/* RFC 7323 §5.3 PAWS: an old timestamp is an old duplicate */
+	if ((c->flags & IXM_TCPF_TS) && o->has_ts && !(flags & IXM_TCP_RST) &&
+	    ixm_seq_lt(o->tsval, c->ts_recent) &&
+	    now - c->ts_recent_ns < IXM_PAWS_IDLE_NS) {
+		t->stats.paws_drops++;
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_mark_pending(c);
+		return false;
+	}
+
+	if (!ixm_tcp_seq_ok(c, seq, seglen)) {
+		t->stats.out_of_window++;
+		if (!(flags & IXM_TCP_RST)) {
+			c->flags |= IXM_TCPF_ACK_NOW;
+			ixm_tcp_mark_pending(c);
+		}
+		return false;
+	}
+	/* RFC 7323 §4.3: remember the timestamp of a segment at the left edge */
+	if ((c->flags & IXM_TCPF_TS) && o->has_ts && ixm_seq_leq(seq, c->rcv_nxt)) {
+		c->ts_recent = o->tsval;
+		c->ts_recent_ns = now;
+	}
+
+	if (flags & IXM_TCP_RST) {
+		/* RFC 5961 §3.2: only at exactly RCV.NXT; else a challenge */
+		if (seq != c->rcv_nxt) {
+			ixm_tcp_challenge_ack(c);
+			return false;
+		}
+		t->stats.resets_in++;
+		if (c->state == IXM_TCP_SYN_RECEIVED) {
+			t->stats.attempt_fails++;
+			if (c->flags & IXM_TCPF_ACTIVE) {
+				c->conn_err = -ECONNREFUSED;
+				c->evpend |= IXM_TCPE_CONNECTED;
+				ixm_tcp_done(c, -ECONNREFUSED);
+			} else {
+				ixm_tcp_conn_free(c);	/* back to LISTEN, for the listener */
+			}
+			return false;
+		}
+		ixm_tcp_done(c, c->state == IXM_TCP_TIME_WAIT ? 0 : -ECONNRESET);
+		return false;
+	}
+	/* RFC 5961 §4.2: a SYN in a synchronized state gets a challenge ACK */
+	if (flags & IXM_TCP_SYN) {
+		if (c->state == IXM_TCP_TIME_WAIT) {
+			c->flags |= IXM_TCPF_ACK_NOW;
+			ixm_tcp_mark_pending(c);
+			return false;
+		}
+		ixm_tcp_challenge_ack(c);
+		return false;
+	}
+	if (!(flags & IXM_TCP_ACK))
+		return false;
+
+	if (c->state == IXM_TCP_SYN_RECEIVED) {
+		if (ixm_seq_leq(ack, c->snd_una) || ixm_seq_gt(ack, c->snd_max)) {
+			ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);
+			return false;
+		}
+		c->snd_wnd = (u32)ixm_ntohs(th->window) << c->snd_wscale;
+		c->max_snd_wnd = c->snd_wnd;
+		c->snd_wl1 = seq;
+		c->snd_wl2 = ack;
+		ixm_tcp_established(c);
+		if (c->state == IXM_TCP_CLOSED)
+			return false;
+	}
+
+	/* RFC 5961 §5.2: acceptable ACKs lie in [SND.UNA - MAX.SND.WND, SND.NXT] */
+	if (ixm_seq_gt(ack, c->snd_max) ||
+	    ixm_seq_lt(ack, c->snd_una - c->max_snd_wnd)) {
+		ixm_tcp_challenge_ack(c);
+		return false;
+	}
+	if (ixm_seq_gt(ack, c->snd_una)) {
+		ixm_tcp_ack_new(c, ack);
+	} else if (ack == c->snd_una && !dlen && !fin && c->snd_max != c->snd_una &&
+		   ((u32)ixm_ntohs(th->window) << c->snd_wscale) == c->snd_wnd) {
+		ixm_tcp_dupack(c);
+	}
+	/* the window update rule (RFC 9293 §3.10.7.4, fifth check) */
+	if (ixm_seq_lt(c->snd_wl1, seq) ||
+	    (c->snd_wl1 == seq && ixm_seq_leq(c->snd_wl2, ack))) {
+		u32 nwnd = (u32)ixm_ntohs(th->window) << c->snd_wscale;
+
+		if (nwnd && !c->snd_wnd && (c->flags & IXM_TCPF_PERSIST)) {
+			c->flags &= ~IXM_TCPF_PERSIST;
+			ixm_timer_cancel(&t->wheel, &c->timer);
+			if (c->snd_una != c->snd_max)
+				ixm_tcp_arm_rexmit(c);
+		}
+		if (nwnd > c->snd_wnd)
+			ixm_tcp_mark_pending(c);
+		c->snd_wnd = nwnd;
+		if (nwnd > c->max_snd_wnd)
+			c->max_snd_wnd = nwnd;
+		c->snd_wl1 = seq;
+		c->snd_wl2 = ack;
+		if ((c->flags & IXM_TCPF_WANT_SPACE) && ixm_tcp_send_space(c)) {
+			c->flags &= ~IXM_TCPF_WANT_SPACE;
+			ixm_tcp_post_sent(c);
+		}
+	}
+
+	/* our FIN acknowledged? */
+	if ((c->flags & IXM_TCPF_FIN_SENT) && c->snd_una == c->snd_end + 1) {
+		switch (c->state) {
+		case IXM_TCP_FIN_WAIT_1:
+			ixm_tcp_set_state(c, IXM_TCP_FIN_WAIT_2);
+			/* nobody will close the other half for us: time it out */
+			ixm_timer_arm(&t->wheel, &c->timer, now + t->cfg.tw_ns);
+			break;
+		case IXM_TCP_CLOSING:
+			ixm_tcp_enter_time_wait(c);
+			break;
+		case IXM_TCP_LAST_ACK:
+			ixm_tcp_done(c, 0);
+			return false;
+		default:
+			break;
+		}
+	}
+
+	/* text (RFC 9293 §3.10.7.4, seventh check) */
+	if (dlen && c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_FIN_WAIT_1 &&
+	    c->state != IXM_TCP_FIN_WAIT_2) {
+		dlen = 0;	/* the peer's FIN came before: ignore */
+		fin = false;
+	}
+	if (dlen && (c->flags & IXM_TCPF_CLOSED_APP)) {
+		/* nobody will read it: RFC 2525 §2.17, reset */
+		ixm_tcp_send_rst(c);
+		ixm_tcp_done(c, -ECONNRESET);
+		return false;
+	}
+	if (dlen) {
+		if (ixm_seq_lt(seq, c->rcv_nxt)) {
+			u32 skip = c->rcv_nxt - seq;
+
+			if (skip >= dlen) {
+				t->stats.dup_data++;
+				dlen = 0;
+				c->flags |= IXM_TCPF_ACK_NOW;
+			} else {
+				m->data += skip;
+				dlen -= skip;
+				seq += skip;
+			}
+		}
+		wnd = ixm_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+		if (dlen && ixm_seq_gt(seq + dlen, c->rcv_nxt + wnd)) {
+			dlen = ixm_seq_gt(c->rcv_nxt + wnd, seq) ? c->rcv_nxt + wnd - seq : 0;
+			fin = false;
+		}
+		m->len = dlen;
+		m->seq = seq;
+	}
+	if (dlen) {
+		if (!ixm_tcp_rcv_room(c, m)) {
+			t->stats.rcv_drops++;
+			fin = false;
+		} else if (seq == c->rcv_nxt) {
+			bool filled = c->ooo != NULL;
+
+			c->rcv_bufs++;
+			ixm_tcp_deliver(c, m);
+			kept = true;
+			if (filled) {
+				ixm_tcp_ooo_drain(c);
+				c->flags |= IXM_TCPF_ACK_NOW;	/* RFC 5681 §4.2 */
+			} else {
+				ixm_tcp_schedule_ack(c);
+			}
+		} else {
+			t->stats.ooo++;
+			kept = ixm_tcp_ooo_insert(c, m);
+			fin = false;	/* it is sent again with the data before it */
+			c->flags |= IXM_TCPF_ACK_NOW;	/* a duplicate ACK at once */
+		}
+	}
+
+	/* FIN (eighth check), only in order */
+	if (fin && seq + dlen == c->rcv_nxt) {
+		c->rcv_nxt++;
+		c->flags |= IXM_TCPF_FIN_RCVD | IXM_TCPF_ACK_NOW;
+		switch (c->state) {
+		case IXM_TCP_ESTABLISHED:
+			ixm_tcp_set_state(c, IXM_TCP_CLOSE_WAIT);
+			ixm_tcp_post_eof(c);
+			break;
+		case IXM_TCP_FIN_WAIT_1:
+			ixm_tcp_post_eof(c);
+			ixm_tcp_set_state(c, IXM_TCP_CLOSING);
+			break;
+		case IXM_TCP_FIN_WAIT_2:
+			ixm_tcp_post_eof(c);
+			ixm_tcp_output(c);	/* the last ACK before TIME_WAIT */
+			ixm_tcp_enter_time_wait(c);
+			break;
+		case IXM_TCP_TIME_WAIT:
+			ixm_tcp_enter_time_wait(c);	/* restart 2 MSL */
+			break;
+		default:
+			break;
+		}
+	} else if (fin && c->state == IXM_TCP_TIME_WAIT) {
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_enter_time_wait(c);
+	}
+
+	if (c->flags & IXM_TCPF_ACK_NOW)
+		ixm_tcp_mark_pending(c);
+	if (c->state != IXM_TCP_TIME_WAIT)
+		ixm_tcp_flush_events(c);
+	return kept;
+}
+
+/**
+ * ixm_tcp_input() - a TCP segment for us
+ * @port: the port and core it arrived on
+ * @m: the frame, trimmed to the IP total length
+ * @ih: its validated IPv4 header
+ *
+ * Validates the header (TCP_SHORT: shorter than 20 bytes, or a data
+ * offset below 5 words or past the segment; TCP_CSUM; TCP_OPTS), finds
+ * the connection or listener, and runs the state machine.  A segment for
+ * neither is answered with RST (RFC 9293 §3.10.7.1) and counted in
+ * TCP_NO_SOCK.
+ *
+ * Context: the port's dataplane core.
+ */
+void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
+		   struct ixm_iphdr *ih)
+{
+	struct ixm_tcp_table *t = port->stack ? port->stack->tcp : NULL;
+	unsigned int hlen = ixm_ip_hlen(ih);
+	unsigned int len = ixm_ntohs(ih->tot_len) - hlen;
+	struct ixm_tcp_opts o;
+	struct ixm_tcp_conn *c;
+	struct ixm_tcphdr *th;
+	unsigned int doff;
+	u32 li;
+
+	if (unlikely(!t)) {
+		ixm_net_drop(port, m, IXM_DROP_TCP_NO_SOCK);
+		return;
+	}
+	th = (struct ixm_tcphdr *)((u8 *)ih + hlen);
+	if (unlikely(len < IXM_TCP_HLEN)) {
+		t->stats.bad_hdr++;
+		ixm_net_drop(port, m, IXM_DROP_TCP_SHORT);
+		return;
+	}
+	doff = ixm_tcp_doff(th);
+	if (unlikely(doff < IXM_TCP_HLEN || doff > len)) {
+		t->stats.bad_hdr++;
+		ixm_net_drop(port, m, IXM_DROP_TCP_SHORT);
+		return;
+	}
+	/* RFC 9293 §3.1: the checksum covers the pseudo-header (MUST check) */
+	if (!(m->flags & IXM_MBUF_F_L4_CSUM_OK) &&
+	    ixm_csum_fold(ixm_csum_pseudo(ih->saddr, ih->daddr, IXM_IPPROTO_TCP, len,
+					  ixm_csum_partial(th, len, 0)))) {
+		t->stats.bad_csum++;
+		ixm_net_drop(port, m, IXM_DROP_TCP_CSUM);
+		return;
+	}
+	if (unlikely(ixm_tcp_parse_opts(th, &o))) {
+		t->stats.bad_hdr++;
+		ixm_net_drop(port, m, IXM_DROP_TCP_OPTS);
+		return;
+	}
+	t->stats.segs_in++;
+	m->data = (u8 *)th + doff;
+	m->len = len - doff;
+
+	c = ixm_tcp_lookup(t, ih->daddr, th->dest, ih->saddr, th->source);
+	if (c && c->app && c->app->dead)
+		c = NULL;
+	/* a new SYN may take over a TIME_WAIT pair (RFC 9293 §3.10.7.4, RFC 6191) */
+	if (c && c->state == IXM_TCP_TIME_WAIT && (th->flags & IXM_TCP_SYN) &&
+	    !(th->flags & (IXM_TCP_ACK | IXM_TCP_RST)) &&
+	    ixm_seq_gt(ixm_ntohl(th->seq), c->rcv_nxt) &&
+	    ixm_tcp_listener_find(t, th->dest) != IXM_TCP_NONE) {
+		ixm_tcp_conn_free(c);
+		c = NULL;
+	}
+	if (c) {
+		if (!ixm_tcp_rcv_conn(c, m, ih, th, &o))
+			ixm_mbuf_free(m);
+		return;
+	}
+	li = ixm_tcp_listener_find(t, th->dest);
+	if (li != IXM_TCP_NONE && !t->listeners[li].app->dead) {
+		ixm_tcp_rcv_listen(port, li, m, ih, th, &o);
+		return;
+	}
+	t->stats.no_conn++;
+	ixm_tcp_reply_rst(port, ih, th, m->len + !!(th->flags & IXM_TCP_SYN) +
+			  !!(th->flags & IXM_TCP_FIN));
+	ixm_net_drop(port, m, IXM_DROP_TCP_NO_SOCK);
+}

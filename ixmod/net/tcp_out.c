@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_out.c - building and sending segments
+ *
+ * Every segment is built whole in a fresh buffer: Ethernet, IPv4, TCP
+ * header and options, then the data copied from the pieces of the
+ * transmit arena that sendv accepted, then the checksum (RFC 9293 §3.1).
+ * A segment goes out only if the port's TX batch has room; otherwise the
+ * connection waits on the pending list for the next iteration, so a full
+ * batch never loses an ACK or data.
+ *
+ * Deviations, all documented in Documentation/networking/ixmod-tcp.rst:
+ * no Nagle (every sendv is pushed, as with TCP_NODELAY), no SACK, no
+ * urgent data, no path MTU discovery beyond the MSS option.
+ */
+#include "tcp.h"
+#include "app.h"
+#include "arp.h"
+#include "csum.h"
+#include "eth.h"
+
+#define IXM_TCP_OPTS_MAX	20
+
+/* RFC 7323 §5.4: the timestamp clock ticks once per millisecond. */
+static u32 ixm_tcp_ts_now(const struct ixm_tcp_table *t)
+{
+	return (u32)(t->stack->now_ns / 1000000) + (u32)t->secret[3];
+}
+
+/**
+ * ixm_tcp_pick_wscale() - the window scale we offer
+ * @rcv_buf: the receive buffer
+ *
+ * Return: the smallest shift that lets a 16-bit window field cover it
+ * (RFC 7323 §2.3).
+ */
+u8 ixm_tcp_pick_wscale(u32 rcv_buf)
+{
+	u8 s = 0;
+
+	while (s < IXM_TCP_WSCALE_MAX && (65535U << s) < rcv_buf)
+		s++;
+	return s;
+}
+
+/**
+ * ixm_tcp_rcv_window() - the receive window to offer now
+ * @c: the connection
+ *
+ * The buffer room the application left, never less than what was offered
+ * before (the right edge does not move left, RFC 9293 §3.8.6.2.2 and
+ * RFC 7323 §2.4), and grown only in steps of at least min(half the
+ * buffer, one MSS) (receiver-side silly window avoidance).
+ *
+ * Return: bytes, a multiple of the window scale unit.
+ */
+u32 ixm_tcp_rcv_window(const struct ixm_tcp_conn *c)
+{
+	u32 cur = ixm_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+	u32 room = c->rcv_buf > c->rcv_held ? c->rcv_buf - c->rcv_held : 0;
+	u32 step = min_t(u32, c->rcv_buf / 2, c->mss);
+
+	if (c->rcv_bufs >= IXM_TCP_RCV_BUFS)
+		room = 0;
+	if (room < cur || room - cur < step)
+		room = cur;
+	room &= ~((1U << c->rcv_wscale) - 1);
+	return min_t(u32, room, 65535U << c->rcv_wscale);
+}
+
+/* The window field of a segment, and the edge it advertises. */
+static __be16 ixm_tcp_window_field(struct ixm_tcp_conn *c, bool syn)
+{
+	u32 wnd = ixm_tcp_rcv_window(c);
+
+	if (syn) {
+		/* RFC 7323 §2.2: the window in a SYN is never scaled */
+		wnd = min_t(u32, wnd ? wnd : c->rcv_buf, 65535);
+		if (ixm_seq_gt(c->rcv_nxt + wnd, c->rcv_adv))
+			c->rcv_adv = c->rcv_nxt + wnd;
+		return ixm_htons(wnd);
+	}
+	if (ixm_seq_gt(c->rcv_nxt + wnd, c->rcv_adv))
+		c->rcv_adv = c->rcv_nxt + wnd;
+	return ixm_htons(wnd >> c->rcv_wscale);
+}
+
+/* Timestamps option, NOP-aligned (RFC 7323 Appendix A layout) */
+static unsigned int ixm_tcp_put_ts(u8 *p, u32 tsval, u32 tsecr)
+{
+	p[0] = IXM_TCPOPT_NOP;
+	p[1] = IXM_TCPOPT_NOP;
+	p[2] = IXM_TCPOPT_TS;
+	p[3] = 10;
+	ixm_put_be32(p + 4, tsval);
+	ixm_put_be32(p + 8, tsecr);
+	return IXM_TCPOLEN_TS_ALIGNED;
+}
+
+static unsigned int ixm_tcp_put_mss(u8 *p, u16 mss)
+{
+	p[0] = IXM_TCPOPT_MSS;
+	p[1] = 4;
+	ixm_put_be16(p + 2, mss);
+	return 4;
+}
+
+/* The options of a segment of @c: SYN ones, or timestamps if agreed. */
+static unsigned int ixm_tcp_build_opts(struct ixm_tcp_conn *c, u8 *p, bool syn)
+{
+	unsigned int n = 0;
+	bool offer;
+
+	if (syn) {
+		/* our MSS: what a 1500-byte MTU leaves (RFC 6691 §2) */
+		n += ixm_tcp_put_mss(p, IXM_TCP_MSS_MAX);
+		/* offered on a SYN; on a SYN-ACK only if the peer offered */
+		offer = c->state == IXM_TCP_SYN_SENT;
+		if (offer || (c->flags & IXM_TCPF_WS)) {
+			p[n++] = IXM_TCPOPT_NOP;
+			p[n++] = IXM_TCPOPT_WSCALE;
+			p[n++] = 3;
+			p[n++] = c->rcv_wscale;
+		}
+		if (offer || (c->flags & IXM_TCPF_TS))
+			n += ixm_tcp_put_ts(p + n, ixm_tcp_ts_now(c->table), c->ts_recent);
+		return n;
+	}
+	if (c->flags & IXM_TCPF_TS)
+		n += ixm_tcp_put_ts(p, ixm_tcp_ts_now(c->table), c->ts_recent);
+	return n;
+}
+
+/* Copy @len bytes of the stream from sequence number @seq out of the arena. */
+static void ixm_tcp_copy_data(const struct ixm_tcp_conn *c, u32 seq, u8 *dst, u32 len)
+{
+	const u8 *arena = c->app->txarena;
+	u32 pos = seq - c->snd_una + c->sndq_skip;
+	u32 i = c->sndq_head;
+
+	while (len) {
+		const struct ixm_tcp_sndpiece *p = &c->sndq[i % IXM_TCP_SNDQ];
+		u32 n;
+
+		if (pos >= p->len) {
+			pos -= p->len;
+			i++;
+			continue;
+		}
+		n = min_t(u32, len, p->len - pos);
+		memcpy(dst, arena + p->off + pos, n);
+		dst += n;
+		len -= n;
+		pos = 0;
+		i++;
+	}
+}
+
+/*
+ * Build and queue one segment.  @c gives the data (@dlen bytes from
+ * @seq) and may be NULL for a segment without data.
+ */
+static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
+			__be32 daddr, __be16 sport, __be16 dport, u32 seq,
+			u32 ack, u8 flags, __be16 win, const u8 *opts,
+			unsigned int optlen, const struct ixm_tcp_conn *c, u32 dlen)
+{
+	const struct ixm_if_config *cfg = np->cfg;
+	unsigned int thlen = IXM_TCP_HLEN + optlen;
+	struct ixm_ethhdr *eh;
+	struct ixm_tcphdr *th;
+	struct ixm_iphdr *ih;
+	struct ixm_mbuf *m;
+
+	if (np->ntx >= IXM_TX_BATCH)
+		return -ENOSPC;
+	m = ixm_mbuf_alloc(np->pool);
+	if (!m) {
+		np->stats->drops[IXM_DROP_NO_BUF]++;
+		return -ENOBUFS;
+	}
+	eh = (struct ixm_ethhdr *)m->data;
+	ih = (struct ixm_iphdr *)(m->data + IXM_ETH_HLEN);
+	th = (struct ixm_tcphdr *)((u8 *)ih + IXM_IP_HLEN);
+	th->source = sport;
+	th->dest = dport;
+	th->seq = ixm_htonl(seq);
+	th->ack_seq = ixm_htonl(ack);
+	th->doff = (thlen / 4) << 4;
+	th->flags = flags;
+	th->window = win;
+	th->check = 0;
+	th->urg_ptr = 0;
+	memcpy(th + 1, opts, optlen);
+	if (dlen)
+		ixm_tcp_copy_data(c, seq, (u8 *)th + thlen, dlen);
+	th->check = ixm_csum_fold(ixm_csum_pseudo(saddr, daddr, IXM_IPPROTO_TCP,
+						  thlen + dlen,
+						  ixm_csum_partial(th, thlen + dlen, 0)));
+	ixm_ip_build_header(ih, saddr, daddr, IXM_IPPROTO_TCP, thlen + dlen, 0);
+	memcpy(eh->dst, dmac, ETH_ALEN);
+	memcpy(eh->src, cfg->mac, ETH_ALEN);
+	eh->type = ixm_htons(IXM_ETH_P_IP);
+	m->len = IXM_ETH_HLEN + IXM_IP_HLEN + thlen + dlen;
+	return ixm_net_xmit(np, m);
+}
+
+/* The port to send on, with the peer's MAC resolved; NULL if not (yet). */
+static struct ixm_net_port *ixm_tcp_route(struct ixm_tcp_conn *c)
+{
+	struct ixm_net_port *np = ixm_tcp_port(c);
+
+	if (!np)
+		return NULL;
+	if (unlikely(c->flags & IXM_TCPF_NEED_ARP)) {
+		/* room for the request ixm_arp_resolve() may send */
+		if (np->ntx + 2 > IXM_TX_BATCH || ixm_arp_resolve(np, c->raddr, c->dmac)) {
+			ixm_tcp_mark_pending(c);
+			return NULL;
+		}
+		c->flags &= ~IXM_TCPF_NEED_ARP;
+	}
+	return np;
+}
+
+/* Send one segment of @c with the usual header fields; data from @seq. */
+static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
+{
+	bool syn = flags & IXM_TCP_SYN;
+	u8 opts[IXM_TCP_OPTS_MAX];
+	struct ixm_net_port *np;
+	unsigned int optlen;
+	__be16 win;
+	int err;
+
+	np = ixm_tcp_route(c);
+	if (!np)
+		return -EAGAIN;
+	if (np->ntx >= IXM_TX_BATCH) {
+		ixm_tcp_mark_pending(c);
+		return -ENOSPC;
+	}
+	optlen = ixm_tcp_build_opts(c, opts, syn);
+	win = ixm_tcp_window_field(c, syn);
+	err = ixm_tcp_xmit(np, c->dmac, c->laddr, c->raddr, c->lport, c->rport,
+			   seq, (flags & IXM_TCP_ACK) ? c->rcv_nxt : 0, flags, win,
+			   opts, optlen, c, dlen);
+	if (err) {
+		ixm_tcp_mark_pending(c);
+		return err;
+	}
+	c->table->stats.segs_out++;
+	if (flags & IXM_TCP_ACK) {
+		/* this segment acknowledges everything received */
+		c->flags &= ~IXM_TCPF_ACK_NOW;
+		c->rcv_unacked = 0;
+		if (ixm_timer_pending(&c->delack))
+			ixm_timer_cancel(&c->table->wheel, &c->delack);
+		if (c->quickacks)
+			c->quickacks--;
+	}
+	return 0;
+}
+
+/**
+ * ixm_tcp_send_ack() - a segment with no data acknowledging rcv_nxt
+ * @c: the connection
+ *
+ * Return: 0, or -errno (the connection is then on the pending list).
+ */
+int ixm_tcp_send_ack(struct ixm_tcp_conn *c)
+{
+	return ixm_tcp_send_seg(c, c->snd_nxt, IXM_TCP_ACK, 0);
+}
+
+/**
+ * ixm_tcp_send_syn() - the SYN (SYN-SENT) or SYN-ACK (SYN-RECEIVED)
+ * @c: the connection
+ *
+ * Return: 0 or -errno.
+ */
+int ixm_tcp_send_syn(struct ixm_tcp_conn *c)
+{
+	u8 flags = IXM_TCP_SYN;
+	int err;
+
+	if (c->state == IXM_TCP_SYN_RECEIVED)
+		flags |= IXM_TCP_ACK;
+	err = ixm_tcp_send_seg(c, c->iss, flags, 0);
+	if (!err) {
+		c->snd_nxt = c->iss + 1;
+		if (ixm_seq_lt(c->snd_max, c->snd_nxt))
+			c->snd_max = c->snd_nxt;
+	}
+	return err;
+}
+
+/**
+ * ixm_tcp_send_rst() - reset the connection's peer
+ * @c: the connection (RFC 9293 §3.10.5: <SEQ=SND.NXT><CTL=RST>)
+ *
+ * Return: 0 or -errno.
+ */
+int ixm_tcp_send_rst(struct ixm_tcp_conn *c)
+{
+	u8 flags = IXM_TCP_RST;
+	int err;
+
+	if (c->state != IXM_TCP_SYN_SENT)
+		flags |= IXM_TCP_ACK;
+	err = ixm_tcp_send_seg(c, c->snd_nxt, flags, 0);
+	if (!err)
+		c->table->stats.resets_out++;
+	return err;
+}
+
+/**
+ * ixm_tcp_challenge_ack() - an ACK asking the peer to prove it is in sync
+ * @c: the connection (RFC 5961 §3.2, §4.2, §5.2)
+ *
+ * Rate-limited per core (RFC 5961 §7: 1000 a second, as Linux).
+ */
+void ixm_tcp_challenge_ack(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+	u64 now = t->stack->now_ns;
+
+	if (now - t->challenge_ns >= 1000000000ULL) {
+		t->challenge_ns = now;
+		t->challenge_count = 0;
+	}
+	if (t->challenge_count >= 1000)
+		return;
+	t->challenge_count++;
+	t->stats.challenge_acks++;
+	c->flags |= IXM_TCPF_ACK_NOW;
+	ixm_tcp_mark_pending(c);
+}
+
+/* The stream's data bytes from @seq on that have been accepted (FIN excluded). */
+static u32 ixm_tcp_data_after(const struct ixm_tcp_conn *c, u32 seq)
+{
+	return ixm_seq_lt(seq, c->snd_end) ? c->snd_end - seq : 0;
+}
+
+/**
+ * ixm_tcp_retransmit_head() - resend the oldest unacknowledged segment
+ * @c: the connection (fast retransmit, NewReno partial ACKs)
+ */
+void ixm_tcp_retransmit_head(struct ixm_tcp_conn *c)
+{
+	u32 len = min_t(u32, ixm_tcp_data_after(c, c->snd_una), c->mss);
+	u8 flags = IXM_TCP_ACK;
+
+	if (c->state == IXM_TCP_SYN_SENT || c->state == IXM_TCP_SYN_RECEIVED) {
+		ixm_tcp_send_syn(c);
+		return;
+	}
+	if ((c->flags & IXM_TCPF_FIN_SENT) && c->snd_una + len == c->snd_end)
+		flags |= IXM_TCP_FIN;
+	if (!len && !(flags & IXM_TCP_FIN))
+		return;
+	if (len)
+		flags |= IXM_TCP_PSH;
+	if (!ixm_tcp_send_seg(c, c->snd_una, flags, len)) {
+		c->table->stats.retrans++;
+		ixm_tcp_trace_retrans(c, c->snd_una, len, false);
+	}
+	/* Karn: a retransmitted segment gives no RTT sample */
+	c->flags &= ~IXM_TCPF_RTT_TIMING;
+}
+
+/**
+ * ixm_tcp_output() - send what the windows allow, and any ACK owed
+ * @c: the connection
+ *
+ * Context: the connection's core.
+ */
+void ixm_tcp_output(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+	u32 wnd_end;
+
+	switch (c->state) {
+	case IXM_TCP_CLOSED:
+		return;
+	case IXM_TCP_SYN_SENT:
+	case IXM_TCP_SYN_RECEIVED:
+		/* the SYN could not go out yet (ARP, a full batch) */
+		if (c->snd_max == c->iss)
+			ixm_tcp_send_syn(c);
+		else if ((c->flags & IXM_TCPF_ACK_NOW) && c->state == IXM_TCP_SYN_RECEIVED)
+			ixm_tcp_send_syn(c);
+		c->flags &= ~IXM_TCPF_ACK_NOW;
+		return;
+	case IXM_TCP_TIME_WAIT:
+		if (c->flags & IXM_TCPF_ACK_NOW)
+			ixm_tcp_send_ack(c);
+		return;
+	default:
+		break;
+	}
+
+	wnd_end = c->snd_una + min_t(u32, c->snd_wnd, c->cwnd);
+	while (ixm_seq_lt(c->snd_nxt, c->snd_end) && ixm_seq_lt(c->snd_nxt, wnd_end)) {
+		u32 len = min_t(u32, c->snd_end - c->snd_nxt, c->mss);
+		u32 seq = c->snd_nxt;
+		u8 flags = IXM_TCP_ACK;
+
+		len = min_t(u32, len, wnd_end - seq);
+		if (seq + len == c->snd_end) {
+			flags |= IXM_TCP_PSH;
+			if (c->flags & IXM_TCPF_FIN_QUEUED)
+				flags |= IXM_TCP_FIN;
+		}
+		if (ixm_tcp_send_seg(c, seq, flags, len))
+			return;
+		if (ixm_seq_lt(seq, c->snd_max)) {
+			t->stats.retrans++;
+			ixm_tcp_trace_retrans(c, seq, len, true);
+		} else if (!(c->flags & IXM_TCPF_RTT_TIMING) && !c->backoff) {
+			c->flags |= IXM_TCPF_RTT_TIMING;
+			c->rtt_seq = seq + len;
+			c->rtt_start_ns = t->stack->now_ns;
+		}
+		c->snd_nxt = seq + len + !!(flags & IXM_TCP_FIN);
+		if (flags & IXM_TCP_FIN)
+			c->flags |= IXM_TCPF_FIN_SENT;
+		if (ixm_seq_gt(c->snd_nxt, c->snd_max))
+			c->snd_max = c->snd_nxt;
+		if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PERSIST)) {
+			c->flags &= ~IXM_TCPF_PERSIST;
+			ixm_tcp_arm_rexmit(c);
+		}
+	}
+	/* a FIN with no data left to carry it (RFC 9293 §3.10.4) */
+	if ((c->flags & IXM_TCPF_FIN_QUEUED) && c->snd_nxt == c->snd_end) {
+		if (ixm_tcp_send_seg(c, c->snd_end, IXM_TCP_ACK | IXM_TCP_FIN, 0))
+			return;
+		c->snd_nxt = c->snd_end + 1;
+		c->flags |= IXM_TCPF_FIN_SENT;
+		if (ixm_seq_gt(c->snd_nxt, c->snd_max))
+			c->snd_max = c->snd_nxt;
+		if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PERSIST)) {
+			c->flags &= ~IXM_TCPF_PERSIST;
+			ixm_tcp_arm_rexmit(c);
+		}
+	}
+	/* data waits behind a closed window: probe it (RFC 9293 §3.8.6.1) */
+	if (!c->snd_wnd && ixm_seq_lt(c->snd_nxt, c->snd_end) &&
+	    c->snd_una == c->snd_max && !ixm_timer_pending(&c->timer)) {
+		c->flags |= IXM_TCPF_PERSIST;
+		ixm_tcp_arm_rexmit(c);
+	}
+	if (c->flags & IXM_TCPF_ACK_NOW)
+		ixm_tcp_send_ack(c);
+}
+
+/**
+ * ixm_tcp_send_probe() - one byte past a closed window
+ * @c: the connection (RFC 9293 §3.8.6.1; RFC 1122 §4.2.2.17)
+ *
+ * Return: 0 or -errno.
+ */
+int ixm_tcp_send_probe(struct ixm_tcp_conn *c)
+{
+	u32 seq = c->snd_una;
+	int err;
+
+	if (!ixm_tcp_data_after(c, seq))
+		return ixm_tcp_send_ack(c);
+	err = ixm_tcp_send_seg(c, seq, IXM_TCP_ACK, 1);
+	if (!err) {
+		c->table->stats.zero_window_probes++;
+		if (ixm_seq_gt(seq + 1, c->snd_max))
+			c->snd_max = seq + 1;
+		if (ixm_seq_gt(seq + 1, c->snd_nxt))
+			c->snd_nxt = seq + 1;
+	}
+	return err;
+}
+
+/* The Ethernet source of a received IPv4 header: where replies go. */
+static const u8 *ixm_tcp_reply_mac(const struct ixm_iphdr *ih)
+{
+	return ((const struct ixm_ethhdr *)((const u8 *)ih - IXM_ETH_HLEN))->src;
+}
+
+/**
+ * ixm_tcp_reply_rst() - answer a segment for no connection with RST
+ * @port: the port it arrived on
+ * @ih: its IPv4 header
+ * @th: its TCP header
+ * @seglen: its length in sequence space (data, SYN and FIN)
+ *
+ * RFC 9293 §3.10.7.1: if it had ACK, <SEQ=SEG.ACK><CTL=RST>; otherwise
+ * <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>.  Never in answer to a RST.
+ */
+void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
+		       const struct ixm_tcphdr *th, u32 seglen)
+{
+	struct ixm_tcp_table *t;
+	u32 seq = 0, ack = 0;
+	u8 flags = IXM_TCP_RST;
+
+	if (!port || (th->flags & IXM_TCP_RST))
+		return;
+	if (th->flags & IXM_TCP_ACK) {
+		seq = ixm_ntohl(th->ack_seq);
+	} else {
+		ack = ixm_ntohl(th->seq) + seglen;
+		flags |= IXM_TCP_ACK;
+	}
+	t = port->stack->tcp;
+	if (!ixm_tcp_xmit(port, ixm_tcp_reply_mac(ih), ih->daddr, ih->saddr,
+			  th->dest, th->source, seq, ack, flags, 0, NULL, 0, NULL, 0)) {
+		t->stats.resets_out++;
+		t->stats.segs_out++;
+	}
+}
+
+/**
+ * ixm_tcp_send_synack_stateless() - a SYN-ACK whose ISN is a SYN cookie
+ * @port: the port the SYN arrived on
+ * @ih: the SYN's IPv4 header
+ * @th: the SYN's TCP header
+ * @iss: the cookie
+ * @mss: the MSS the cookie carries (what we send is capped to it)
+ *
+ * Only the MSS option: what a cookie cannot remember is not offered.
+ *
+ * Return: 0 or -errno.
+ */
+int ixm_tcp_send_synack_stateless(struct ixm_net_port *port,
+				  const struct ixm_iphdr *ih,
+				  const struct ixm_tcphdr *th, u32 iss, u16 mss)
+{
+	struct ixm_tcp_table *t = port->stack->tcp;
+	u8 opts[4];
+	int err;
+
+	ixm_tcp_put_mss(opts, IXM_TCP_MSS_MAX);
+	err = ixm_tcp_xmit(port, ixm_tcp_reply_mac(ih), ih->daddr, ih->saddr,
+			   th->dest, th->source, iss, ixm_ntohl(th->seq) + 1,
+			   IXM_TCP_SYN | IXM_TCP_ACK,
+			   ixm_htons(min_t(u32, t->cfg.rcv_buf, 65535)), opts,
+			   sizeof(opts), NULL, 0);
+	if (!err)
+		t->stats.segs_out++;
+	return err;
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_timer.c - the timers of a connection, on the core's wheel
+ *
+ * One timer does what the state needs: retransmission (RFC 6298),
+ * zero-window probes (RFC 9293 §3.8.6.1), keepalive (RFC 1122 §4.2.3.6),
+ * the SYN and SYN-ACK retries, FIN-WAIT-2's limit and TIME_WAIT's 2 MSL.
+ * The second is the delayed ACK (RFC 9293 §3.8.6.3).  Both are nearly
+ * always moved or cancelled before they fire, which is what the wheel is
+ * cheap at.
+ */
+#include "tcp.h"
+#include "app.h"
+
+/**
+ * ixm_tcp_rtt_sample() - fold one RTT measurement into the RTO
+ * @c: the connection
+ * @rtt_us: the sample
+ *
+ * RFC 6298 §2.2-2.4 with alpha 1/8, beta 1/4, K 4, clamped to the
+ * configured bounds; G, the clock granularity, is the wheel's tick.
+ */
+void ixm_tcp_rtt_sample(struct ixm_tcp_conn *c, u32 rtt_us)
+{
+	const struct ixm_tcp_config *cfg = &c->table->cfg;
+	u32 g = IXM_TIMER_TICK_NS / 1000 + 1;
+	u32 rto;
+
+	if (!rtt_us)
+		rtt_us = 1;
+	if (!c->srtt_us) {
+		c->srtt_us = rtt_us;
+		c->rttvar_us = rtt_us / 2;
+	} else {
+		u32 err = c->srtt_us > rtt_us ? c->srtt_us - rtt_us : rtt_us - c->srtt_us;
+
+		c->rttvar_us = c->rttvar_us - c->rttvar_us / 4 + err / 4;
+		c->srtt_us = c->srtt_us - c->srtt_us / 8 + rtt_us / 8;
+	}
+	rto = c->srtt_us + max_t(u32, g, 4 * c->rttvar_us);
+	c->rto_us = min_t(u32, max_t(u32, rto, cfg->rto_min_us), cfg->rto_max_us);
+}
+
+/**
+ * ixm_tcp_arm_rexmit() - (re)start the connection's timer for the RTO
+ * @c: the connection
+ *
+ * RTO times 2^backoff (RFC 6298 §5.5), at most the configured maximum.
+ */
+void ixm_tcp_arm_rexmit(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+	u64 us = (u64)c->rto_us << min_t(u32, c->backoff, 20);
+
+	if (us > t->cfg.rto_max_us)
+		us = t->cfg.rto_max_us;
+	ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + us * 1000);
+}
+
+static void ixm_tcp_arm_keepalive(struct ixm_tcp_conn *c, u64 now)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	if (t->cfg.keepalive_ns && ixm_tcp_port(c))
+		ixm_timer_arm(&t->wheel, &c->timer, now + t->cfg.keepalive_ns);
+}
+
+/* The retransmission timeout proper (RFC 6298 §5.4-5.7, RFC 5681 §3.1). */
+static void ixm_tcp_rto(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	t->stats.timeouts++;
+	if (++c->backoff > t->cfg.retries) {
+		ixm_tcp_send_rst(c);
+		ixm_tcp_done(c, -ETIMEDOUT);
+		return;
+	}
+	c->ssthresh = c->cc->ssthresh(c);
+	c->cc->on_rto(c);
+	c->flags &= ~(IXM_TCPF_IN_RECOVERY | IXM_TCPF_RTT_TIMING);
+	c->recover = c->snd_max;
+	c->dupacks = 0;
+	/* go back: everything from SND.UNA is sent again as the window allows */
+	ixm_tcp_trace_retrans(c, c->snd_una, c->snd_max - c->snd_una, true);
+	c->snd_nxt = c->snd_una;
+	ixm_tcp_arm_rexmit(c);
+	ixm_tcp_output(c);
+}
+
+/**
+ * ixm_tcp_timer_fn() - the connection's timer fired
+ * @tm: &conn->timer
+ * @now_ns: the wheel's time
+ */
+void ixm_tcp_timer_fn(struct ixm_timer *tm, u64 now_ns)
+{
+	struct ixm_tcp_conn *c = container_of(tm, struct ixm_tcp_conn, timer);
+	struct ixm_tcp_table *t = c->table;
+
+	switch (c->state) {
+	case IXM_TCP_CLOSED:
+		return;
+	case IXM_TCP_TIME_WAIT:
+		ixm_tcp_conn_free(c);
+		return;
+	case IXM_TCP_FIN_WAIT_2:
+		if (c->snd_una == c->snd_max) {
+			ixm_tcp_done(c, 0);
+			return;
+		}
+		break;
+	case IXM_TCP_SYN_SENT:
+	case IXM_TCP_SYN_RECEIVED:
+		if (++c->syn_retries > (c->state == IXM_TCP_SYN_SENT ?
+					t->cfg.syn_retries : t->cfg.synack_retries)) {
+			t->stats.attempt_fails++;
+			if (c->state == IXM_TCP_SYN_SENT) {
+				c->conn_err = -ETIMEDOUT;
+				c->evpend |= IXM_TCPE_CONNECTED;
+			}
+			ixm_tcp_done(c, -ETIMEDOUT);
+			return;
+		}
+		t->stats.timeouts++;
+		c->backoff++;
+		c->flags &= ~IXM_TCPF_RTT_TIMING;
+		ixm_tcp_send_syn(c);
+		ixm_tcp_arm_rexmit(c);
+		return;
+	default:
+		break;
+	}
+	if (c->flags & IXM_TCPF_PERSIST) {
+		if (c->snd_wnd) {
+			c->flags &= ~IXM_TCPF_PERSIST;
+			ixm_tcp_output(c);
+			return;
+		}
+		/* RFC 1122 §4.2.2.17: probe with backoff for as long as it takes */
+		if (c->backoff < 16)
+			c->backoff++;
+		ixm_tcp_send_probe(c);
+		ixm_tcp_arm_rexmit(c);
+		return;
+	}
+	if (c->snd_una != c->snd_max) {
+		ixm_tcp_rto(c);
+		return;
+	}
+	/* keepalive: nothing outstanding, nothing heard for a while */
+	if (t->cfg.keepalive_ns && now_ns - c->last_rx_ns >= t->cfg.keepalive_ns) {
+		if (++c->syn_retries > 9) {	/* RFC 1122 §4.2.3.6; Linux's 9 probes */
+			ixm_tcp_done(c, -ETIMEDOUT);
+			return;
+		}
+		/* SEG.SEQ = SND.NXT - 1: the peer must answer with an ACK */
+		ixm_tcp_send_ack(c);
+		ixm_timer_arm(&t->wheel, &c->timer, now_ns + t->cfg.keepalive_ns / 8);
+		return;
+	}
+	c->syn_retries = 0;
+	ixm_tcp_arm_keepalive(c, c->last_rx_ns);
+}
+
+/**
+ * ixm_tcp_delack_fn() - the delayed ACK is due
+ * @tm: &conn->delack
+ * @now_ns: the wheel's time
+ */
+void ixm_tcp_delack_fn(struct ixm_timer *tm, u64 now_ns)
+{
+	struct ixm_tcp_conn *c = container_of(tm, struct ixm_tcp_conn, delack);
+
+	if (c->state == IXM_TCP_CLOSED)
+		return;
+	c->table->stats.delayed_acks++;
+	c->flags |= IXM_TCPF_ACK_NOW;
+	ixm_tcp_output(c);
+}
