@@ -3,11 +3,10 @@
  * a test port, frames built byte by byte, and independent
  * checks of frames the protocol code transmits
  *
- * Shared by unit/eth.c, unit/ip.c, unit/icmp.c, unit/arp.c and
- * fuzz/eth_input.c.  Nothing here uses ixmod's wire structures: offsets
- * are written out as the RFCs lay the headers out, and checksums come
- * from ref.h, so a layout or byte-order mistake in ixmod/net/ cannot
- * cancel out in the tests.
+ * Shared by the unit tests, the fuzzers and testnet.c.  Nothing here
+ * uses ixmod's wire structures: offsets are written out as the RFCs lay
+ * the headers out, and checksums come from ref.h, so a layout or
+ * byte-order mistake in ixmod/net/ cannot cancel out in the tests.
  */
 #ifndef _IXM_TEST_FRAMES_H
 #define _IXM_TEST_FRAMES_H
@@ -260,6 +259,238 @@ static inline size_t echo_request(u8 *f, size_t n, u16 seq)
 }
 
 /*
+ * TCP (RFC 9293 §3.1), built and read byte by byte like the rest: the
+ * flag bits, the option kinds (§3.2, RFC 7323) and the checksum over the
+ * pseudo-header are written out here, not taken from ixmod/net/tcp.h.
+ */
+#define TH_FIN		0x01
+#define TH_SYN		0x02
+#define TH_RST		0x04
+#define TH_PSH		0x08
+#define TH_ACK		0x10
+
+/* The checksum of @n bytes of an IPv4 upper layer (RFC 9293 §3.1, RFC 768). */
+static inline u16 ref_l4_csum(u32 src, u32 dst, u8 proto, const u8 *seg, size_t n)
+{
+	u8 *buf = malloc(12 + n);
+	u16 ck;
+
+	if (!buf)
+		die("malloc");
+	put32(buf, src);
+	put32(buf + 4, dst);
+	buf[8] = 0;
+	buf[9] = proto;
+	put16(buf + 10, (unsigned int)n);
+	memcpy(buf + 12, seg, n);
+	ck = ref_csum(buf, 12 + n);
+	free(buf);
+	return ck;
+}
+
+/* Options, each padded with NOPs to a multiple of 4 bytes; return the length. */
+static inline size_t tcpopt_mss(u8 *p, u16 mss)
+{
+	p[0] = 2;
+	p[1] = 4;
+	put16(p + 2, mss);
+	return 4;
+}
+
+static inline size_t tcpopt_wscale(u8 *p, u8 shift)
+{
+	p[0] = 1;
+	p[1] = 3;
+	p[2] = 3;
+	p[3] = shift;
+	return 4;
+}
+
+static inline size_t tcpopt_sack_ok(u8 *p)
+{
+	p[0] = 1;
+	p[1] = 1;
+	p[2] = 4;
+	p[3] = 2;
+	return 4;
+}
+
+static inline size_t tcpopt_ts(u8 *p, u32 tsval, u32 tsecr)
+{
+	p[0] = 1;
+	p[1] = 1;
+	p[2] = 8;
+	p[3] = 10;
+	put32(p + 4, tsval);
+	put32(p + 8, tsecr);
+	return 12;
+}
+
+/**
+ * struct tcp_args - one segment to build
+ * @src: source address, host order
+ * @dst: destination address, host order
+ * @sport: source port
+ * @dport: destination port
+ * @seq: sequence number
+ * @ack: acknowledgment number
+ * @flags: TH_*
+ * @win: window field (as sent: already scaled down)
+ * @opts: options, a multiple of 4 bytes, at most 40
+ * @optlen: their length
+ * @data: payload
+ * @dlen: its length
+ */
+struct tcp_args {
+	u32 src, dst;
+	u16 sport, dport;
+	u32 seq, ack;
+	u8 flags;
+	u16 win;
+	const u8 *opts;
+	size_t optlen;
+	const u8 *data;
+	size_t dlen;
+};
+
+/* A TCP segment in an IPv4 frame (DF, TTL 64), checksums right; returns its length. */
+static inline size_t tcp_frame(u8 *f, const u8 *dst_mac, const u8 *src_mac,
+			       const struct tcp_args *a)
+{
+	struct iph_args ip = {
+		.id = 0, .frag = 0x4000, .ttl = 64, .proto = 6,
+		.src = a->src, .dst = a->dst,
+	};
+	size_t thlen = 20 + a->optlen;
+	u8 *t = put_ip(put_eth(f, dst_mac, src_mac, 0x0800), &ip,
+		       (unsigned int)(thlen + a->dlen));
+
+	put16(t, a->sport);
+	put16(t + 2, a->dport);
+	put32(t + 4, a->seq);
+	put32(t + 8, a->ack);
+	t[12] = (u8)(thlen / 4 << 4);
+	t[13] = a->flags;
+	put16(t + 14, a->win);
+	put16(t + 16, 0);
+	put16(t + 18, 0);
+	if (a->optlen)
+		memcpy(t + 20, a->opts, a->optlen);
+	if (a->dlen)
+		memcpy(t + thlen, a->data, a->dlen);
+	put16(t + 16, ref_l4_csum(a->src, a->dst, 6, t, thlen + a->dlen));
+	return 14 + 20 + thlen + a->dlen;
+}
+
+/**
+ * struct tcp_seg - a TCP segment read back from a frame
+ * @dmac: Ethernet destination
+ * @src: IPv4 source, host order
+ * @dst: IPv4 destination, host order
+ * @sport: source port
+ * @dport: destination port
+ * @seq: sequence number
+ * @ack: acknowledgment number
+ * @flags: the flag byte
+ * @win: the window field, unscaled
+ * @mss: MSS option, 0 if none
+ * @wscale: window scale option, -1 if none
+ * @sack_ok: SACK-permitted present
+ * @has_ts: timestamps present
+ * @tsval: TSval
+ * @tsecr: TSecr
+ * @data: the payload (points into the frame)
+ * @dlen: its length
+ */
+struct tcp_seg {
+	u8 dmac[6];
+	u32 src, dst;
+	u16 sport, dport;
+	u32 seq, ack;
+	u8 flags;
+	u16 win;
+	u16 mss;
+	int wscale;
+	bool sack_ok;
+	bool has_ts;
+	u32 tsval, tsecr;
+	const u8 *data;
+	size_t dlen;
+};
+
+/*
+ * Read a TCP/IPv4 frame: NULL if it is one and every length, option and
+ * checksum is right (@s filled in), else what is wrong.
+ */
+static inline const char *tcp_parse(const u8 *f, size_t len, struct tcp_seg *s)
+{
+	size_t hlen, tot, thlen, i;
+	const u8 *t;
+
+	memset(s, 0, sizeof(*s));
+	s->wscale = -1;
+	if (len < 14 + 20 || get16(f + 12) != 0x0800 || f[14] >> 4 != 4)
+		return "not an IPv4 frame";
+	hlen = (f[14] & 15) * 4u;
+	tot = get16(f + 16);
+	if (hlen < 20 || tot < hlen || 14 + tot > len)
+		return "IP lengths";
+	if (ref_csum(f + 14, hlen))
+		return "IP header checksum";
+	if (f[23] != 6)
+		return "not TCP";
+	t = f + 14 + hlen;
+	if (tot - hlen < 20)
+		return "TCP header too short";
+	thlen = (t[12] >> 4) * 4u;
+	if (thlen < 20 || thlen > tot - hlen)
+		return "TCP data offset";
+	if (ref_l4_csum(get32(f + 26), get32(f + 30), 6, t, tot - hlen))
+		return "TCP checksum";
+	memcpy(s->dmac, f, 6);
+	s->src = get32(f + 26);
+	s->dst = get32(f + 30);
+	s->sport = get16(t);
+	s->dport = get16(t + 2);
+	s->seq = get32(t + 4);
+	s->ack = get32(t + 8);
+	s->flags = t[13];
+	s->win = get16(t + 14);
+	s->data = t + thlen;
+	s->dlen = tot - hlen - thlen;
+	for (i = 20; i < thlen;) {
+		u8 kind = t[i], olen;
+
+		if (kind == 0)
+			break;
+		if (kind == 1) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= thlen)
+			return "TCP option past the header";
+		olen = t[i + 1];
+		if (olen < 2 || i + olen > thlen)
+			return "TCP option length";
+		if (kind == 2 && olen == 4)
+			s->mss = get16(t + i + 2);
+		else if (kind == 3 && olen == 3)
+			s->wscale = t[i + 2];
+		else if (kind == 4 && olen == 2)
+			s->sack_ok = true;
+		else if (kind == 8 && olen == 10) {
+			s->has_ts = true;
+			s->tsval = get32(t + i + 2);
+			s->tsecr = get32(t + i + 6);
+		} else {
+			return "TCP option ixmod never sends";
+		}
+		i += olen;
+	}
+	return NULL;
+}
+
+/*
  * Checks of a frame ixmod queued for transmission, written from the RFCs:
  * each returns NULL when @f is well formed, or what is wrong.
  */
@@ -291,6 +522,11 @@ static inline const char *check_tx_ipv4(const struct ixm_if_config *cfg,
 			return "ICMP checksum";
 		if (f[14 + hlen] != 0 || f[14 + hlen + 1] != 0)
 			return "ICMP: only echo replies are sent";
+	}
+	if (f[23] == 6) {
+		struct tcp_seg s;
+
+		return tcp_parse(f, len, &s);
 	}
 	return NULL;
 }
