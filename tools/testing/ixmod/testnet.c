@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * testnet.c - hosts, applications and a lossy link, all in memory
+ * (testnet.h says what each piece stands for)
+ *
+ * Linked into every unit test and fuzzer.  Nothing here knows more of the
+ * portable code than a dataplane core does: it fills the structures
+ * ixmod/dp.c and ixmod/ctx.c fill, calls the same entry points in the
+ * same order, and hands frames over byte for byte, as a NIC would.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "testnet.h"
+
+/**
+ * struct tn_frame - a frame on the wire
+ * @next: the next one sent
+ * @due: the step it arrives in
+ * @to: the receiving end (0 or 1)
+ * @len: its bytes
+ * @data: the frame
+ */
+struct tn_frame {
+	struct tn_frame	*next;
+	u64		due;
+	unsigned int	to;
+	size_t		len;
+	u8		data[];
+};
+
+static void *tn_zalloc(size_t size)
+{
+	void *p = calloc(1, size ? size : 1);
+
+	if (!p)
+		die("calloc");
+	return p;
+}
+
+/**
+ * tn_ring_word() - a 32-bit index or flag word of a ring region
+ * @region: the ring region
+ * @off: IXM_RING_OFF_PROD, _CONS or _FLAGS
+ *
+ * Return: the word.
+ */
+u32 *tn_ring_word(u8 *region, size_t off)
+{
+	return (u32 *)(region + off);
+}
+
+/**
+ * tn_host_new() - a core with one port, its pool and its tables
+ * @cfg: what to build; NULL for every default
+ *
+ * The clock (ixm_host_now_ns) should be set first: the TCP timer wheel
+ * starts from it.
+ *
+ * Return: the host; exits the program if memory runs out.
+ */
+struct tn_host *tn_host_new(const struct tn_host_cfg *cfg)
+{
+	static const struct tn_host_cfg defaults;
+	struct tn_host *h = tn_zalloc(sizeof(*h));
+	unsigned long long rng;
+	u32 i;
+
+	if (!cfg)
+		cfg = &defaults;
+	h->nbufs = cfg->nbufs ? cfg->nbufs : TN_BUFS_DEF;
+	if (h->nbufs > IXM_RX_SLICE_BUFS)
+		h->nbufs = IXM_RX_SLICE_BUFS;
+	h->mbufs = tn_zalloc(h->nbufs * sizeof(*h->mbufs));
+	h->free = tn_zalloc(h->nbufs * sizeof(*h->free));
+	for (i = 0; i < h->nbufs; i++) {
+		h->mbufs[i].buf = malloc(IXM_MBUF_SIZE);
+		if (!h->mbufs[i].buf)
+			die("malloc");
+		memset(h->mbufs[i].buf, 0, IXM_MBUF_SIZE);
+		h->mbufs[i].dma = (dma_addr_t)(uintptr_t)h->mbufs[i].buf;
+	}
+
+	h->cfg.ip = be32_of(cfg->ip ? cfg->ip : TN_IP(1));
+	h->cfg.prefix = cfg->prefix ? cfg->prefix : 24;
+	h->cfg.netmask = be32_of(h->cfg.prefix >= 32 ? ~0u : ~(~0u >> h->cfg.prefix));
+	if (cfg->mac) {
+		memcpy(h->cfg.mac, cfg->mac, 6);
+	} else {
+		static const u8 base[6] = { 0x02, 0x00, 0x5e, 0x00, 0x01, 0x00 };
+
+		memcpy(h->cfg.mac, base, 6);
+		h->cfg.mac[5] = (u8)ixm_ntohl(h->cfg.ip);
+	}
+
+	if (cfg->tcp)
+		h->tcp_cfg = *cfg->tcp;
+	else
+		ixm_tcp_config_default(&h->tcp_cfg);
+	rng = cfg->seed ^ 0x5eed0f7e57ae7ULL;
+	for (i = 0; i < 4; i++)
+		h->secret[i] = ref_rand(&rng);
+
+	h->udp = tn_zalloc(sizeof(*h->udp));
+	h->tcp = tn_zalloc(sizeof(*h->tcp));
+	tn_host_reset(h);
+	return h;
+}
+
+/**
+ * tn_host_reset() - make @h a fresh core again
+ * @h: the host
+ *
+ * Every buffer back in the pool (whoever held it), empty UDP and TCP
+ * tables, a new ARP table, zeroed counters, and each context with empty
+ * rings.  What the buffers and arenas hold is left as it is.
+ */
+void tn_host_reset(struct tn_host *h)
+{
+	unsigned int i;
+
+	memset(&h->stats, 0, sizeof(h->stats));
+	ixm_mbuf_pool_init(&h->pool, h->mbufs, h->free, h->nbufs);
+	h->pool.rx_base = 0;	/* slice 0 of every context's receive region */
+	if (h->port.arp)
+		ixm_arp_table_free(h->port.arp);
+	h->port.arp = ixm_arp_table_alloc();
+	if (!h->port.arp)
+		die("ixm_arp_table_alloc");
+	h->port.cfg = &h->cfg;
+	h->port.pool = &h->pool;
+	h->port.stats = &h->stats;
+	h->port.stack = &h->stack;
+	h->port.ntx = 0;
+	h->ports[0] = &h->port;
+	h->stack.ports = h->ports;
+	h->stack.nports = 1;
+	h->stack.udp = h->udp;
+	h->stack.tcp = h->tcp;
+	tn_host_begin(h);
+	ixm_udp_table_init(h->udp);
+	ixm_tcp_table_init(h->tcp, &h->stack, &h->tcp_cfg, h->secret);
+	for (i = 0; i < h->napps; i++)
+		tn_app_reset(h->apps[i]);
+}
+
+/**
+ * tn_host_free() - close its contexts and free everything
+ * @h: the host
+ */
+void tn_host_free(struct tn_host *h)
+{
+	u32 i;
+
+	while (h->napps)
+		tn_app_free(h->apps[h->napps - 1]);
+	tn_tx_flush(h);
+	ixm_arp_table_free(h->port.arp);
+	for (i = 0; i < h->nbufs; i++)
+		free(h->mbufs[i].buf);
+	free(h->mbufs);
+	free(h->free);
+	free(h->udp);
+	free(h->tcp);
+	free(h);
+}
+
+/**
+ * tn_host_begin() - start an iteration: the core reads the clock
+ * @h: the host
+ */
+void tn_host_begin(struct tn_host *h)
+{
+	h->stack.now_ns = ixm_host_now_ns;
+	h->port.now_ns = ixm_host_now_ns;
+}
+
+/**
+ * tn_host_run() - the rest of an iteration after the receive batch
+ * @h: the host
+ *
+ * Every context's calls (as many as its ring holds), TCP's timers and
+ * pending output, then the events are published.  The frames queued stay
+ * in @h->port.tx for the caller (or the link) to take.
+ */
+void tn_host_run(struct tn_host *h)
+{
+	unsigned int i;
+
+	tn_host_begin(h);
+	for (i = 0; i < h->napps; i++)
+		ixm_app_run_calls(&h->apps[i]->app, h->apps[i]->call_nr);
+	ixm_tcp_poll(&h->stack);
+	for (i = 0; i < h->napps; i++)
+		ixm_app_flush(&h->apps[i]->app);
+}
+
+/**
+ * tn_input() - a frame arrives on the port, copied into a pool buffer
+ * @h: the host
+ * @f: the frame
+ * @len: its length
+ * @flags: IXM_MBUF_F_* as a NIC would set them
+ *
+ * Return: false if no buffer was free or the frame is too long (nothing
+ * happened).
+ */
+bool tn_input(struct tn_host *h, const u8 *f, size_t len, u16 flags)
+{
+	struct ixm_mbuf *m;
+
+	if (len > IXM_MBUF_DATA_MAX)
+		return false;
+	m = ixm_mbuf_alloc(&h->pool);
+	if (!m)
+		return false;
+	tn_host_begin(h);
+	memcpy(m->data, f, len);
+	m->len = (u16)len;
+	m->flags = flags;
+	ixm_eth_input(&h->port, m);
+	return true;
+}
+
+/**
+ * tn_tx_flush() - give every queued frame back to the pool, unsent
+ * @h: the host
+ */
+void tn_tx_flush(struct tn_host *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->port.ntx; i++)
+		ixm_mbuf_free(h->port.tx[i]);
+	h->port.ntx = 0;
+}
+
+/**
+ * tn_learn() - teach @h that @ip is at @mac
+ * @h: the host
+ * @ip: the neighbour, host order
+ * @mac: its MAC address
+ *
+ * The neighbour asks for @h's address (RFC 826); @h learns from the
+ * request, and its reply is thrown away.
+ */
+void tn_learn(struct tn_host *h, u32 ip, const u8 *mac)
+{
+	static const u8 zero[6];
+	u8 f[60];
+
+	memset(f, 0, sizeof(f));
+	put_arp(put_eth(f, bcast_mac, mac, 0x0806), 1, mac, ip, zero,
+		ixm_ntohl(h->cfg.ip));
+	tn_input(h, f, sizeof(f), 0);
+	tn_tx_flush(h);
+}
+
+/**
+ * tn_rx_ptr() - bytes an event names in the receive region
+ * @h: the host the context runs on
+ * @off: the event's @off
+ * @len: bytes to read there
+ *
+ * Return: the bytes, or NULL if they do not lie inside one buffer.
+ */
+const u8 *tn_rx_ptr(const struct tn_host *h, u32 off, u32 len)
+{
+	u32 idx = off / IXM_MBUF_SIZE, in = off % IXM_MBUF_SIZE;
+
+	if (idx >= h->nbufs || len > IXM_MBUF_SIZE - in)
+		return NULL;
+	return h->mbufs[idx].buf + in;
+}
+
+/**
+ * tn_drops() - frames the port dropped, for every reason
+ * @h: the host
+ *
+ * Return: the sum of the drop counters.
+ */
+u64 tn_drops(const struct tn_host *h)
+{
+	u64 n = 0;
+	unsigned int r;
+
+	for (r = 0; r < IXM_DROP_MAX; r++)
+		n += h->stats.drops[r];
+	return n;
+}
+
+/**
+ * tn_app_new() - a context on @h, as IXMOD_IOC_SETUP makes one
+ * @h: the host
+ * @call_nr: call ring entries, a power of two
+ * @event_nr: event ring entries, a power of two
+ * @arena_size: transmit arena bytes
+ *
+ * Return: the context, with zeroed rings and arena.
+ */
+struct tn_app *tn_app_new(struct tn_host *h, u32 call_nr, u32 event_nr, u32 arena_size)
+{
+	struct tn_app *a = tn_zalloc(sizeof(*a));
+
+	if (h->napps == TN_APPS_MAX) {
+		fprintf(stderr, "%s: more than %d contexts\n", __func__, TN_APPS_MAX);
+		exit(255);
+	}
+	a->host = h;
+	a->call_nr = call_nr;
+	a->event_nr = event_nr;
+	a->arena_size = arena_size;
+	a->calls = tn_zalloc(ixm_ring_bytes(call_nr, sizeof(struct ixmod_call)));
+	a->events = tn_zalloc(ixm_ring_bytes(event_nr, sizeof(struct ixmod_event)));
+	a->hold = tn_zalloc(event_nr * sizeof(*a->hold));
+	a->arena = tn_zalloc(arena_size);
+	tn_app_reset(a);
+	h->apps[h->napps++] = a;
+	return a;
+}
+
+/**
+ * tn_app_reset() - empty rings and a freshly set up context
+ * @a: the context (what it held on the core must be released first)
+ */
+void tn_app_reset(struct tn_app *a)
+{
+	memset(a->calls, 0, ixm_ring_bytes(a->call_nr, sizeof(struct ixmod_call)));
+	memset(a->events, 0, ixm_ring_bytes(a->event_nr, sizeof(struct ixmod_event)));
+	ixm_app_init(&a->app, &a->host->stack, a->calls, a->call_nr, a->events,
+		     a->event_nr, a->hold, a->arena, a->arena_size, 1);
+	a->call_prod = 0;
+	a->event_cons = 0;
+}
+
+/**
+ * tn_app_free() - the application closes its context
+ * @a: the context
+ *
+ * What it held on the core is released first (ixm_app_release_all(), as
+ * ixmod/ctx.c does on close): buffers, sockets, connections.
+ */
+void tn_app_free(struct tn_app *a)
+{
+	struct tn_host *h = a->host;
+	unsigned int i;
+
+	ixm_app_release_all(&a->app);
+	for (i = 0; i < h->napps; i++) {
+		if (h->apps[i] == a) {
+			h->apps[i] = h->apps[--h->napps];
+			h->apps[h->napps] = NULL;
+			break;
+		}
+	}
+	free(a->calls);
+	free(a->events);
+	free(a->hold);
+	free(a->arena);
+	free(a);
+}
+
+/**
+ * tn_app_submit() - the application writes one call and publishes it (B)
+ * @a: the context
+ * @c: the call
+ *
+ * The caller keeps the ring from overflowing: at most @a->call_nr calls
+ * not yet consumed.
+ */
+void tn_app_submit(struct tn_app *a, const struct ixmod_call *c)
+{
+	struct ixmod_call *e = (struct ixmod_call *)(a->calls + IXM_RING_OFF_ENTRIES);
+
+	e[a->call_prod & (a->call_nr - 1)] = *c;
+	a->call_prod++;
+	__atomic_store_n(tn_ring_word(a->calls, IXM_RING_OFF_PROD), a->call_prod,
+			 __ATOMIC_RELEASE);
+}
+
+/**
+ * tn_app_run() - the dataplane's turn for this context alone
+ * @a: the context
+ * @budget: most calls to consume
+ *
+ * Return: calls consumed; their events are published.
+ */
+unsigned int tn_app_run(struct tn_app *a, unsigned int budget)
+{
+	unsigned int n;
+
+	tn_host_begin(a->host);
+	n = ixm_app_run_calls(&a->app, budget);
+	ixm_app_flush(&a->app);
+	return n;
+}
+
+/**
+ * tn_app_nevents() - events published and not yet taken
+ * @a: the context
+ *
+ * Return: how many.
+ */
+u32 tn_app_nevents(const struct tn_app *a)
+{
+	return __atomic_load_n(tn_ring_word(a->events, IXM_RING_OFF_PROD),
+			       __ATOMIC_ACQUIRE) - a->event_cons;
+}
+
+/**
+ * tn_app_event() - the application takes the next event (C, D)
+ * @a: the context
+ * @ev: filled in
+ *
+ * Return: false if there is none.
+ */
+bool tn_app_event(struct tn_app *a, struct ixmod_event *ev)
+{
+	const struct ixmod_event *e =
+		(const struct ixmod_event *)(a->events + IXM_RING_OFF_ENTRIES);
+
+	if (!tn_app_nevents(a))
+		return false;
+	*ev = e[a->event_cons & (a->event_nr - 1)];
+	a->event_cons++;
+	__atomic_store_n(tn_ring_word(a->events, IXM_RING_OFF_CONS), a->event_cons,
+			 __ATOMIC_RELEASE);
+	return true;
+}
+
+/**
+ * tn_app_call() - submit @c, run it and take the one event it must produce
+ * @a: the context
+ * @c: the call
+ * @ev: the event
+ *
+ * Return: its res, or TN_NO_EVENT if the call was not consumed or it
+ * produced no event or more than one.
+ */
+int tn_app_call(struct tn_app *a, const struct ixmod_call *c, struct ixmod_event *ev)
+{
+	struct ixmod_event tmp;
+
+	tn_app_submit(a, c);
+	if (tn_app_run(a, 64) != 1 || !tn_app_event(a, ev))
+		return TN_NO_EVENT;
+	if (tn_app_event(a, &tmp))
+		return TN_NO_EVENT;
+	return ev->res;
+}
+
+/*
+ * The TCP calls as uapi/linux/ixmod.h describes them, every field the
+ * opcode does not use zero; @port and @ip in host order.
+ */
+struct ixmod_call tn_call_listen(u16 port, u32 backlog, u64 user_data)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_TCP_LISTEN, .port = ixm_htons(port),
+		.len = backlog, .user_data = user_data,
+	};
+
+	return c;
+}
+
+struct ixmod_call tn_call_accept(u64 handle, u64 cookie)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_TCP_ACCEPT, .handle = handle, .user_data = cookie,
+	};
+
+	return c;
+}
+
+struct ixmod_call tn_call_connect(u32 ip, u16 port, u64 cookie)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_TCP_CONNECT, .addr = be32_of(ip),
+		.port = ixm_htons(port), .user_data = cookie,
+	};
+
+	return c;
+}
+
+struct ixmod_call tn_call_sendv(u64 handle, u32 iov_off, u32 niov, u64 user_data)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_TCP_SENDV, .handle = handle, .off = iov_off,
+		.len = niov, .user_data = user_data,
+	};
+
+	return c;
+}
+
+struct ixmod_call tn_call_recv_done(u64 handle, u32 len)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_TCP_RECV_DONE, .handle = handle, .len = len,
+	};
+
+	return c;
+}
+
+struct ixmod_call tn_call_close(u64 handle, bool abort)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_TCP_CLOSE, .handle = handle,
+		.flags = abort ? IXMOD_CALL_F_ABORT : 0,
+	};
+
+	return c;
+}
+
+/**
+ * tn_link_new() - join two hosts
+ * @a: end 0
+ * @b: end 1
+ * @cfg: impairments; NULL for a clean link
+ *
+ * Return: the link.
+ */
+struct tn_link *tn_link_new(struct tn_host *a, struct tn_host *b,
+			    const struct tn_link_cfg *cfg)
+{
+	struct tn_link *l = tn_zalloc(sizeof(*l));
+
+	l->host[0] = a;
+	l->host[1] = b;
+	if (cfg)
+		l->cfg = *cfg;
+	if (!l->cfg.reorder_steps)
+		l->cfg.reorder_steps = 3;
+	if (!l->cfg.rx_batch)
+		l->cfg.rx_batch = TN_RX_BATCH;
+	if (!l->cfg.rx_ring)
+		l->cfg.rx_ring = 4096;
+	if (!l->cfg.step_ns)
+		l->cfg.step_ns = TN_STEP_NS;
+	l->rng = l->cfg.seed * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
+	if (!l->rng)
+		l->rng = 1;
+	return l;
+}
+
+/**
+ * tn_link_free() - drop what is on the wire and free the link
+ * @l: the link (the hosts stay)
+ */
+void tn_link_free(struct tn_link *l)
+{
+	struct tn_frame *f, *next;
+
+	for (f = l->head; f; f = next) {
+		next = f->next;
+		free(f);
+	}
+	free(l);
+}
+
+static bool tn_chance(struct tn_link *l, u32 ppm)
+{
+	return ppm && ref_rand(&l->rng) % 1000000 < ppm;
+}
+
+/* A copy of @f on its way to end @to, arriving after @extra more steps. */
+static void tn_wire_put(struct tn_link *l, unsigned int to, const u8 *data, size_t len,
+			u64 extra)
+{
+	struct tn_frame *f;
+
+	if (l->inflight[to] >= l->cfg.rx_ring) {
+		l->stats.overflow++;
+		return;
+	}
+	f = tn_zalloc(sizeof(*f) + len);
+	f->due = l->step + 1 + l->cfg.delay + extra;
+	f->to = to;
+	f->len = len;
+	memcpy(f->data, data, len);
+	if (l->tail)
+		l->tail->next = f;
+	else
+		l->head = f;
+	l->tail = f;
+	l->inflight[to]++;
+}
+
+/* One bit of the IP packet (header included), never of the Ethernet header. */
+static void tn_corrupt(struct tn_link *l, u8 *f, size_t len)
+{
+	size_t ip_len = len - 14;
+	u64 bit;
+
+	if (len >= 14 + 20 && get16(f + 16) >= 20 && get16(f + 16) <= ip_len)
+		ip_len = get16(f + 16);
+	bit = ref_rand(&l->rng) % (ip_len * 8);
+	f[14 + bit / 8] ^= (u8)(1u << (bit % 8));
+	l->stats.corrupted++;
+}
+
+/* What end @from queued goes on the wire; its buffers go back to its pool. */
+static void tn_wire_take(struct tn_link *l, unsigned int from)
+{
+	struct tn_host *h = l->host[from];
+	static u8 copy[IXM_MBUF_SIZE];
+	unsigned int i, n;
+
+	for (i = 0; i < h->port.ntx; i++) {
+		struct ixm_mbuf *m = h->port.tx[i];
+
+		l->stats.sent++;
+		h->stats.tx_packets++;
+		h->stats.tx_bytes += m->len;
+		if (l->tap)
+			l->tap(l->tap_arg, from, m->data, m->len);
+		if (tn_chance(l, l->cfg.loss_ppm)) {
+			l->stats.lost++;
+			ixm_mbuf_free(m);
+			continue;
+		}
+		memcpy(copy, m->data, m->len);
+		if (m->len > 14 && tn_chance(l, l->cfg.corrupt_ppm))
+			tn_corrupt(l, copy, m->len);
+		n = 1;
+		if (tn_chance(l, l->cfg.dup_ppm)) {
+			l->stats.duplicated++;
+			n = 2;
+		}
+		while (n--) {
+			u64 extra = 0;
+
+			if (tn_chance(l, l->cfg.reorder_ppm)) {
+				l->stats.reordered++;
+				extra = 1 + ref_rand(&l->rng) % l->cfg.reorder_steps;
+			}
+			tn_wire_put(l, !from, copy, m->len, extra);
+		}
+		ixm_mbuf_free(m);
+	}
+	h->port.ntx = 0;
+}
+
+/* The frames due at end @to arrive, oldest first, a batch at most. */
+static void tn_wire_deliver(struct tn_link *l, unsigned int to)
+{
+	struct tn_host *h = l->host[to];
+	struct tn_frame **pp = &l->head, *prev = NULL, *f;
+	unsigned int n = 0;
+
+	while ((f = *pp) && n < l->cfg.rx_batch) {
+		struct ixm_mbuf *m;
+
+		if (f->to != to || f->due > l->step) {
+			prev = f;
+			pp = &f->next;
+			continue;
+		}
+		*pp = f->next;
+		if (l->tail == f)
+			l->tail = prev;
+		l->inflight[to]--;
+		m = ixm_mbuf_alloc(&h->pool);
+		if (!m) {
+			l->stats.nobuf++;	/* the NIC had no buffer: dropped */
+		} else {
+			memcpy(m->data, f->data, f->len);
+			m->len = (u16)f->len;
+			m->flags = 0;
+			ixm_eth_input(&h->port, m);
+			l->stats.delivered++;
+			n++;
+		}
+		free(f);
+	}
+}
+
+/**
+ * tn_step() - one iteration of both cores and the wire between them
+ * @l: the link
+ *
+ * The clock advances by @l->cfg.step_ns; each host takes the frames due,
+ * runs its contexts' calls and TCP's timers and output; what they queued
+ * goes on the wire.
+ */
+void tn_step(struct tn_link *l)
+{
+	unsigned int i;
+
+	ixm_host_now_ns += l->cfg.step_ns;
+	l->step++;
+	for (i = 0; i < 2; i++) {
+		tn_host_begin(l->host[i]);
+		tn_wire_deliver(l, i);
+	}
+	for (i = 0; i < 2; i++)
+		tn_host_run(l->host[i]);
+	for (i = 0; i < 2; i++)
+		tn_wire_take(l, i);
+}
+
+/**
+ * tn_idle() - let time pass in coarser steps
+ * @l: the link
+ * @ns: how long
+ * @step_ns: the step meanwhile
+ */
+void tn_idle(struct tn_link *l, u64 ns, u64 step_ns)
+{
+	u64 saved = l->cfg.step_ns, done;
+
+	l->cfg.step_ns = step_ns;
+	for (done = 0; done < ns; done += step_ns)
+		tn_step(l);
+	l->cfg.step_ns = saved;
+}
