@@ -8,13 +8,13 @@
  * non-zero reserved word or a non-zero field the opcode does not use is
  * -EINVAL, one at a time.
  *
- * Then a context as ctx.c sets one up, with the regions in plain memory:
- * the test is the application.  It writes calls into the call ring and
- * publishes them, the dataplane's side runs ixm_app_run_calls() and
- * ixm_app_flush(), and the test reads the events back.  One port,
- * 198.18.0.1/24 (RFC 2544's benchmarking range), whose pool data is one
- * block: the receive region, so an event's off is checked by reading the
- * payload there.  Datagrams arrive through ixm_eth_input(), built byte by
+ * Then a context as ctx.c sets one up, with the regions in plain memory
+ * (testnet.h's host and application): the test is the application.  It
+ * writes calls into the call ring and publishes them, the dataplane's
+ * side runs ixm_app_run_calls() and ixm_app_flush(), and the test reads
+ * the events back.  One port, 198.18.0.1/24 (RFC 2544's benchmarking
+ * range), whose pool is receive slice 0, so an event's off is checked by
+ * reading the payload in the buffer it names.  Datagrams arrive through ixm_eth_input(), built byte by
  * byte; datagrams sent are compared byte for byte with frames built from
  * RFC 768 and RFC 791, checksums from ref.h.  Also: a full event ring
  * (held events, then drops), indices the application lies about, a full
@@ -29,6 +29,7 @@
 #include "csum.h"
 #include "frames.h"
 #include "tap.h"
+#include "testnet.h"
 #include "udp.h"
 
 #define LOCAL_IP	0xc6120001u	/* 198.18.0.1, host order */
@@ -36,184 +37,38 @@
 #define REMOTE2_IP	0xc6120003u	/* 198.18.0.3, never answers */
 #define ARENA_SIZE	65536u
 #define PAYLOAD_MAX	1472u
-#define NO_EVENT	(-100000)	/* ctx_call(): not exactly one event */
 
-static const u8 zero_mac[6];
-
-/**
- * struct ctx - one context on a core with one port
- */
+/* One context on a core with one port: the harness's host and application. */
 struct ctx {
-	struct ixm_app		app;
-	struct ixm_stack	stack;
-	struct ixm_net_port	np;
-	struct ixm_net_port	*ports[1];
-	struct ixm_if_config	cfg;
-	struct ixm_net_stats	stats;
-	struct ixm_mbuf_pool	pool;
-	struct ixm_mbuf		*mbufs;
-	struct ixm_mbuf		**free;
-	u8			*slice;		/* the pool's data: the receive region */
-	struct ixm_udp_table	*udp;
-	u8			*calls;		/* call ring region */
-	u8			*events;	/* event ring region */
-	struct ixmod_event	*hold;
-	u8			*arena;
-	u32			call_nr;
-	u32			event_nr;
-	u32			call_prod;	/* the application's own indices */
-	u32			event_cons;
+	struct tn_host	*h;
+	struct tn_app	*a;
+	bool		shared;	/* @h belongs to another ctx */
 };
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p)
-		die("calloc");
-	return p;
-}
-
-static u32 *ring_word(u8 *region, size_t off)
-{
-	return (u32 *)(region + off);
-}
 
 static void ctx_init(struct ctx *c, u32 call_nr, u32 event_nr)
 {
-	unsigned int i;
+	struct tn_host_cfg hc = {
+		.ip = LOCAL_IP, .prefix = 24, .mac = our_mac,
+	};
 
-	memset(c, 0, sizeof(*c));
-	c->call_nr = call_nr;
-	c->event_nr = event_nr;
-	c->calls = xcalloc(1, ixm_ring_bytes(call_nr, sizeof(struct ixmod_call)));
-	c->events = xcalloc(1, ixm_ring_bytes(event_nr, sizeof(struct ixmod_event)));
-	c->hold = xcalloc(event_nr, sizeof(*c->hold));
-	c->arena = xcalloc(1, ARENA_SIZE);
-	c->udp = xcalloc(1, sizeof(*c->udp));
-	ixm_udp_table_init(c->udp);
-
-	/* one block, so that buffer i's data is at i * IXM_MBUF_SIZE */
-	c->slice = aligned_alloc(4096, IXM_RX_SLICE);
-	if (!c->slice)
-		die("aligned_alloc");
-	memset(c->slice, 0, IXM_RX_SLICE);
-	c->mbufs = xcalloc(IXM_RX_SLICE_BUFS, sizeof(*c->mbufs));
-	c->free = xcalloc(IXM_RX_SLICE_BUFS, sizeof(*c->free));
-	for (i = 0; i < IXM_RX_SLICE_BUFS; i++) {
-		c->mbufs[i].buf = c->slice + (size_t)i * IXM_MBUF_SIZE;
-		c->mbufs[i].dma = (dma_addr_t)(uintptr_t)c->mbufs[i].buf;
-	}
-	ixm_mbuf_pool_init(&c->pool, c->mbufs, c->free, IXM_RX_SLICE_BUFS);
-	c->pool.rx_base = 0;
-
-	memcpy(c->cfg.mac, our_mac, 6);
-	c->cfg.ip = be32_of(LOCAL_IP);
-	c->cfg.prefix = 24;
-	c->cfg.netmask = be32_of(0xffffff00u);
 	ixm_host_now_ns = 1000000000ULL;
-	c->np.cfg = &c->cfg;
-	c->np.pool = &c->pool;
-	c->np.stats = &c->stats;
-	c->np.arp = ixm_arp_table_alloc();
-	if (!c->np.arp)
-		die("ixm_arp_table_alloc");
-	c->np.stack = &c->stack;
-	c->np.now_ns = ixm_host_now_ns;
-	c->ports[0] = &c->np;
-	c->stack.ports = c->ports;
-	c->stack.nports = 1;
-	c->stack.udp = c->udp;
-	c->stack.now_ns = ixm_host_now_ns;
-
-	ixm_app_init(&c->app, &c->stack, c->calls, call_nr, c->events, event_nr,
-		     c->hold, c->arena, ARENA_SIZE, 1);
-}
-
-/* Give every frame queued for transmission back to the pool. */
-static void ctx_tx_flush(struct ctx *c)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->np.ntx; i++)
-		ixm_mbuf_free(c->np.tx[i]);
-	c->np.ntx = 0;
+	c->h = tn_host_new(&hc);
+	c->a = tn_app_new(c->h, call_nr, event_nr, ARENA_SIZE);
+	c->shared = false;
 }
 
 static void ctx_fini(struct ctx *c)
 {
-	ctx_tx_flush(c);
-	ixm_arp_table_free(c->np.arp);
-	free(c->calls);
-	free(c->events);
-	free(c->hold);
-	free(c->arena);
-	free(c->udp);
-	free(c->slice);
-	free(c->mbufs);
-	free(c->free);
-}
-
-/* The application writes one call and publishes it (B). */
-static void ctx_submit(struct ctx *c, const struct ixmod_call *call)
-{
-	struct ixmod_call *e = (struct ixmod_call *)(c->calls + IXM_RING_OFF_ENTRIES);
-
-	e[c->call_prod & (c->call_nr - 1)] = *call;
-	c->call_prod++;
-	__atomic_store_n(ring_word(c->calls, IXM_RING_OFF_PROD), c->call_prod,
-			 __ATOMIC_RELEASE);
-}
-
-/* The dataplane's turn: a batch of calls, then publish the events. */
-static unsigned int ctx_run(struct ctx *c, unsigned int budget)
-{
-	unsigned int n = ixm_app_run_calls(&c->app, budget);
-
-	ixm_app_flush(&c->app);
-	return n;
-}
-
-static u32 ctx_nevents(struct ctx *c)
-{
-	return __atomic_load_n(ring_word(c->events, IXM_RING_OFF_PROD), __ATOMIC_ACQUIRE) -
-	       c->event_cons;
-}
-
-/* The application takes the next event (C, D); false if there is none. */
-static bool ctx_event(struct ctx *c, struct ixmod_event *ev)
-{
-	const struct ixmod_event *e =
-		(const struct ixmod_event *)(c->events + IXM_RING_OFF_ENTRIES);
-
-	if (!ctx_nevents(c))
-		return false;
-	*ev = e[c->event_cons & (c->event_nr - 1)];
-	c->event_cons++;
-	__atomic_store_n(ring_word(c->events, IXM_RING_OFF_CONS), c->event_cons,
-			 __ATOMIC_RELEASE);
-	return true;
+	if (c->shared)
+		tn_app_free(c->a);
+	else
+		tn_host_free(c->h);
 }
 
 static u32 ctx_flags(struct ctx *c)
 {
-	return __atomic_load_n(ring_word(c->events, IXM_RING_OFF_FLAGS), __ATOMIC_RELAXED);
-}
-
-/*
- * Submit @call, run it and take the one event it must produce: its res,
- * or NO_EVENT if it produced none or more than one.
- */
-static int ctx_call(struct ctx *c, const struct ixmod_call *call, struct ixmod_event *ev)
-{
-	struct ixmod_event tmp;
-
-	ctx_submit(c, call);
-	if (ctx_run(c, 64) != 1 || !ctx_event(c, ev))
-		return NO_EVENT;
-	if (ctx_event(c, &tmp))
-		return NO_EVENT;
-	return ev->res;
+	return __atomic_load_n(tn_ring_word(c->a->events, IXM_RING_OFF_FLAGS),
+			       __ATOMIC_RELAXED);
 }
 
 static struct ixmod_call call_bind(u16 port, u64 user_data)
@@ -263,46 +118,10 @@ static int ctx_bind(struct ctx *c, u16 port, u64 cookie, u64 *handle)
 {
 	struct ixmod_call call = call_bind(port, cookie);
 	struct ixmod_event ev;
-	int res = ctx_call(c, &call, &ev);
+	int res = tn_app_call(c->a, &call, &ev);
 
 	*handle = ev.handle;
 	return res;
-}
-
-/* A frame arrives on the port, copied into a pool buffer. */
-static void ctx_input(struct ctx *c, const u8 *f, size_t len, u16 flags)
-{
-	struct ixm_mbuf *m = ixm_mbuf_alloc(&c->pool);
-
-	if (!m || len > IXM_MBUF_DATA_MAX) {
-		fprintf(stderr, "%s: no buffer or frame too long\n", __func__);
-		exit(255);
-	}
-	memcpy(m->data, f, len);
-	m->len = (u16)len;
-	m->flags = flags;
-	ixm_eth_input(&c->np, m);
-}
-
-/* Learn @ip at @mac: it asks for our address (RFC 826), we answer. */
-static void ctx_learn(struct ctx *c, u32 ip, const u8 *mac)
-{
-	u8 f[60];
-
-	memset(f, 0, sizeof(f));
-	put_arp(put_eth(f, bcast_mac, mac, 0x0806), 1, mac, ip, zero_mac, LOCAL_IP);
-	ctx_input(c, f, sizeof(f), 0);
-	ctx_tx_flush(c);
-}
-
-static u64 ctx_drops(const struct ctx *c)
-{
-	u64 n = 0;
-	unsigned int r;
-
-	for (r = 0; r < IXM_DROP_MAX; r++)
-		n += c->stats.drops[r];
-	return n;
 }
 
 /* RFC 768: the checksum over pseudo-header and datagram @u of @ulen bytes. */
@@ -595,25 +414,25 @@ static void test_nop(void)
 	int res;
 
 	ctx_init(&c, 16, 16);
-	res = ctx_call(&c, &call, &ev);
+	res = tn_app_call(c.a, &call, &ev);
 	tap_ok(res == 0 && ev.type == IXMOD_EV_CALL && ev.op == IXMOD_OP_NOP &&
 	       ev.user_data == 0x0123456789abcdefULL && !ev.flags && !ev.handle &&
 	       !ev.addr && !ev.port && !ev.lport,
 	       "NOP completes with res 0 and echoes user_data");
-	tap_ok(*ring_word(c.calls, IXM_RING_OFF_CONS) == 1 && c.app.stats.calls == 1 &&
-	       c.app.stats.events == 1 && !c.app.stats.call_errors,
+	tap_ok(*tn_ring_word(c.a->calls, IXM_RING_OFF_CONS) == 1 && c.a->app.stats.calls == 1 &&
+	       c.a->app.stats.events == 1 && !c.a->app.stats.call_errors,
 	       "the call ring's consumer index moved; calls and events counted");
 
 	call.resv2 = 7;
 	call.user_data = 42;
-	res = ctx_call(&c, &call, &ev);
+	res = tn_app_call(c.a, &call, &ev);
 	tap_ok(res == -EINVAL && ev.op == IXMOD_OP_NOP && ev.user_data == 42 &&
-	       c.app.stats.call_errors == 1,
+	       c.a->app.stats.call_errors == 1,
 	       "a call with a reserved word set is answered -EINVAL and counted");
 	memset(&call, 0, sizeof(call));
 	call.opcode = 200;
 	call.user_data = 43;
-	res = ctx_call(&c, &call, &ev);
+	res = tn_app_call(c.a, &call, &ev);
 	tap_ok(res == -EOPNOTSUPP && ev.op == 200 && ev.user_data == 43,
 	       "opcode 200 is answered -EOPNOTSUPP, the opcode echoed as written");
 	ctx_fini(&c);
@@ -629,16 +448,16 @@ static void test_bind(void)
 
 	ctx_init(&c, 16, 16);
 	call = call_bind(7000, 0xc00c1e);
-	res = ctx_call(&c, &call, &ev);
+	res = tn_app_call(c.a, &call, &ev);
 	h1 = ev.handle;
 	tap_ok(res == 0 && ev.op == IXMOD_OP_UDP_BIND && ev.user_data == 0xc00c1e &&
-	       ixm_handle_gen(h1) != 0 && c.udp->count == 1,
+	       ixm_handle_gen(h1) != 0 && c.h->udp->count == 1,
 	       "UDP_BIND 7000 completes with a handle (generation %u, index %u)",
 	       ixm_handle_gen(h1), ixm_handle_idx(h1));
 	tap_eq((u64)ctx_bind(&c, 7000, 1, &h2), (u64)-EADDRINUSE,
 	       "a second bind of port 7000: -EADDRINUSE");
 	tap_eq((u64)ctx_bind(&c, 0, 1, &h2), (u64)-EINVAL, "a bind of port 0: -EINVAL");
-	tap_ok(ctx_bind(&c, 7001, 2, &h2) == 0 && h2 != h1 && c.udp->count == 2,
+	tap_ok(ctx_bind(&c, 7001, 2, &h2) == 0 && h2 != h1 && c.h->udp->count == 2,
 	       "port 7001 gets a different handle");
 	ctx_fini(&c);
 }
@@ -679,46 +498,46 @@ static void test_send_errors(void)
 	bool ok = true;
 
 	ctx_init(&c, 16, 16);
-	ctx_learn(&c, REMOTE_IP, peer_mac);
+	tn_learn(c.h, REMOTE_IP, peer_mac);
 	ctx_bind(&c, 7000, 1, &h);
 
 	call = call_send(ixm_handle(ixm_handle_idx(h) + 1, ixm_handle_gen(h)), 0, 8, REMOTE_IP, 9);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
 	       "UDP_SEND with the next index (a free slot): -EBADF");
 	call.handle = ixm_handle(IXM_UDP_SOCKS, ixm_handle_gen(h));
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
 	       "UDP_SEND with index IXM_UDP_SOCKS: -EBADF");
 	call.handle = ixm_handle(0xffffffffu, ixm_handle_gen(h));
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF, "UDP_SEND with index 2^32-1: -EBADF");
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF, "UDP_SEND with index 2^32-1: -EBADF");
 	call.handle = ixm_handle(ixm_handle_idx(h), ixm_handle_gen(h) + 1);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
 	       "UDP_SEND with the wrong generation: -EBADF");
 	call.handle = ixm_handle(ixm_handle_idx(h), 0);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF, "UDP_SEND with generation 0: -EBADF");
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF, "UDP_SEND with generation 0: -EBADF");
 
 	ctx_bind(&c, 7001, 2, &h2);
 	call = call_close(h2);
-	tap_ok(ctx_call(&c, &call, &ev) == 0 && ev.op == IXMOD_OP_UDP_CLOSE &&
-	       ev.user_data == 0xc105e && c.udp->count == 1,
+	tap_ok(tn_app_call(c.a, &call, &ev) == 0 && ev.op == IXMOD_OP_UDP_CLOSE &&
+	       ev.user_data == 0xc105e && c.h->udp->count == 1,
 	       "UDP_CLOSE of the second socket: res 0");
 	call = call_send(h2, 0, 8, REMOTE_IP, 9);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
 	       "UDP_SEND on the closed socket's handle (stale generation): -EBADF");
 	call = call_close(h2);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF, "a second UDP_CLOSE: -EBADF");
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF, "a second UDP_CLOSE: -EBADF");
 	ctx_bind(&c, 7002, 3, &call.handle);
 	tap_ok(ixm_handle_idx(call.handle) == ixm_handle_idx(h2) &&
 	       ixm_handle_gen(call.handle) != ixm_handle_gen(h2),
 	       "the slot is reused under a new generation");
 	call = call_send(h2, 0, 8, REMOTE_IP, 9);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EBADF,
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
 	       "the old handle does not reach the slot's new socket");
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		int res;
 
 		call = call_send(h, cases[i].off, cases[i].len, cases[i].addr, cases[i].port);
-		res = ctx_call(&c, &call, &ev);
+		res = tn_app_call(c.a, &call, &ev);
 		if (res != cases[i].res || ev.op != IXMOD_OP_UDP_SEND ||
 		    ev.user_data != call.user_data) {
 			tap_diag("%s: res %d, want %d", cases[i].what, res, cases[i].res);
@@ -727,9 +546,9 @@ static void test_send_errors(void)
 	}
 	tap_ok(ok, "%zu bad lengths, offsets and destinations: -EINVAL or -EMSGSIZE",
 	       ARRAY_SIZE(cases));
-	tap_ok(!c.np.ntx && c.pool.nfree == c.pool.count && !c.stats.udp_out,
+	tap_ok(!c.h->port.ntx && c.h->pool.nfree == c.h->pool.count && !c.h->stats.udp_out,
 	       "no refused call queued a frame or kept a buffer");
-	tap_eq(c.app.stats.call_errors, 8 + ARRAY_SIZE(cases), "call_errors counted each");
+	tap_eq(c.a->app.stats.call_errors, 8 + ARRAY_SIZE(cases), "call_errors counted each");
 	ctx_fini(&c);
 }
 
@@ -746,12 +565,12 @@ static bool sent_is(struct ctx *c, const u8 *want, size_t wlen, size_t n)
 	const char *err;
 	bool ok = true;
 
-	if (c->np.ntx != 1) {
-		tap_diag("payload %zu: %u frames queued", n, c->np.ntx);
-		ctx_tx_flush(c);
+	if (c->h->port.ntx != 1) {
+		tap_diag("payload %zu: %u frames queued", n, c->h->port.ntx);
+		tn_tx_flush(c->h);
 		return false;
 	}
-	m = c->np.tx[0];
+	m = c->h->port.tx[0];
 	if (m->len != wlen || memcmp(m->data, want, wlen)) {
 		size_t i;
 
@@ -762,13 +581,13 @@ static bool sent_is(struct ctx *c, const u8 *want, size_t wlen, size_t n)
 		ok = false;
 	}
 	if (ok && (ref_udp_csum(LOCAL_IP, get32(m->data + 30), m->data + 34, m->len - 34u) ||
-		   ixm_csum_fold(ixm_csum_pseudo(c->cfg.ip, be32_of(get32(m->data + 30)),
+		   ixm_csum_fold(ixm_csum_pseudo(c->h->cfg.ip, be32_of(get32(m->data + 30)),
 						 IXM_IPPROTO_UDP, (u16)(m->len - 34u),
 						 ixm_csum_partial(m->data + 34, m->len - 34u, 0))))) {
 		tap_diag("payload %zu: the UDP checksum does not verify", n);
 		ok = false;
 	}
-	err = check_tx(&c->cfg, m);
+	err = check_tx(&c->h->cfg, m);
 	if (err) {
 		tap_diag("payload %zu: %s", n, err);
 		ok = false;
@@ -777,7 +596,7 @@ static bool sent_is(struct ctx *c, const u8 *want, size_t wlen, size_t n)
 		tap_diag("payload %zu: frame outside its buffer", n);
 		ok = false;
 	}
-	ctx_tx_flush(c);
+	tn_tx_flush(c->h);
 	return ok;
 }
 
@@ -794,49 +613,49 @@ static void test_send(void)
 	u16 ck;
 
 	ctx_init(&c, 16, 16);
-	ctx_learn(&c, REMOTE_IP, peer_mac);
+	tn_learn(c.h, REMOTE_IP, peer_mac);
 	ctx_bind(&c, 7000, 1, &h);
-	pattern(c.arena, ARENA_SIZE, 3);
+	pattern(c.a->arena, ARENA_SIZE, 3);
 	for (n = 0; n <= PAYLOAD_MAX; n++) {
 		/* odd and even offsets, some at the very end of the arena */
 		off = n % 3 == 2 ? ARENA_SIZE - (u32)n : (u32)(n * 41 % (ARENA_SIZE - n));
 		call = call_send(h, off, (u32)n, REMOTE_IP, (u16)(9 + n));
-		if (ctx_call(&c, &call, &ev) != (int)n) {
+		if (tn_app_call(c.a, &call, &ev) != (int)n) {
 			tap_diag("payload %zu at %u: res %d", n, off, ev.res);
 			if (++bad > 5)
 				break;
-			ctx_tx_flush(&c);
+			tn_tx_flush(c.h);
 			continue;
 		}
-		wlen = expected_send(want, 7000, REMOTE_IP, (u16)(9 + n), c.arena + off, n);
+		wlen = expected_send(want, 7000, REMOTE_IP, (u16)(9 + n), c.a->arena + off, n);
 		if (!sent_is(&c, want, wlen, n) && ++bad > 5)
 			break;
 	}
 	tap_ok(!bad, "UDP_SEND of 0..%u bytes: one frame, byte-exact, checksums verify, res = len",
 	       PAYLOAD_MAX);
-	tap_eq(c.stats.udp_out, PAYLOAD_MAX + 1, "udp_out counted each");
-	tap_eq(c.pool.nfree, c.pool.count, "every buffer back in the pool");
+	tap_eq(c.h->stats.udp_out, PAYLOAD_MAX + 1, "udp_out counted each");
+	tap_eq(c.h->pool.nfree, c.h->pool.count, "every buffer back in the pool");
 
 	/* without NOTIFY a send that worked is not answered */
 	call = call_send(h, 100, 20, REMOTE_IP, 53);
 	call.flags = 0;
-	ctx_submit(&c, &call);
-	tap_ok(ctx_run(&c, 8) == 1 && !ctx_nevents(&c) && c.np.ntx == 1,
+	tn_app_submit(c.a, &call);
+	tap_ok(tn_app_run(c.a, 8) == 1 && !tn_app_nevents(c.a) && c.h->port.ntx == 1,
 	       "UDP_SEND without NOTIFY: sent, no event");
-	ctx_tx_flush(&c);
+	tn_tx_flush(c.h);
 
 	/*
 	 * A datagram whose checksum computes to 0: make the last payload
 	 * word the checksum of the same datagram with that word 0.
 	 */
-	memset(c.arena, 0, 10);
-	c.arena[0] = 0x5a;
-	wlen = expected_send(want, 7000, REMOTE_IP, 4242, c.arena, 10);
+	memset(c.a->arena, 0, 10);
+	c.a->arena[0] = 0x5a;
+	wlen = expected_send(want, 7000, REMOTE_IP, 4242, c.a->arena, 10);
 	ck = get16(want + 40);
-	put16(c.arena + 8, ck == 0xffff ? 0 : ck);
-	wlen = expected_send(want, 7000, REMOTE_IP, 4242, c.arena, 10);
+	put16(c.a->arena + 8, ck == 0xffff ? 0 : ck);
+	wlen = expected_send(want, 7000, REMOTE_IP, 4242, c.a->arena, 10);
 	call = call_send(h, 0, 10, REMOTE_IP, 4242);
-	tap_ok(get16(want + 40) == 0xffff && ctx_call(&c, &call, &ev) == 10 &&
+	tap_ok(get16(want + 40) == 0xffff && tn_app_call(c.a, &call, &ev) == 10 &&
 	       sent_is(&c, want, wlen, 10),
 	       "a checksum that computes to 0 goes out as 0xffff (RFC 768)");
 	ctx_fini(&c);
@@ -853,17 +672,17 @@ static void test_send_unresolved(void)
 	ctx_init(&c, 16, 16);
 	ctx_bind(&c, 7000, 1, &h);
 	call = call_send(h, 0, 100, REMOTE2_IP, 9);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EAGAIN,
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EAGAIN,
 	       "UDP_SEND to an unresolved neighbour: -EAGAIN");
-	f = c.np.ntx == 1 ? c.np.tx[0]->data : NULL;
-	tap_ok(f && !check_tx(&c.cfg, c.np.tx[0]) && get16(f + 12) == 0x0806 &&
-	       get16(f + 20) == 1 && get32(f + 38) == REMOTE2_IP && !c.stats.udp_out,
+	f = c.h->port.ntx == 1 ? c.h->port.tx[0]->data : NULL;
+	tap_ok(f && !check_tx(&c.h->cfg, c.h->port.tx[0]) && get16(f + 12) == 0x0806 &&
+	       get16(f + 20) == 1 && get32(f + 38) == REMOTE2_IP && !c.h->stats.udp_out,
 	       "an ARP request for it was queued, and no datagram");
-	ctx_tx_flush(&c);
+	tn_tx_flush(c.h);
 	call.user_data = 77;
-	tap_ok(ctx_call(&c, &call, &ev) == -EAGAIN && ev.user_data == 77 && !c.np.ntx,
+	tap_ok(tn_app_call(c.a, &call, &ev) == -EAGAIN && ev.user_data == 77 && !c.h->port.ntx,
 	       "again within a second: -EAGAIN, no second request");
-	tap_eq(c.pool.nfree, c.pool.count, "no buffer kept");
+	tap_eq(c.h->pool.nfree, c.h->pool.count, "no buffer kept");
 	ctx_fini(&c);
 }
 
@@ -879,11 +698,12 @@ static bool recv_event_ok(struct ctx *c, const struct ixmod_event *ev, const u8 
 			 ixm_ntohs(ev->port), ixm_ntohs(ev->lport));
 		return false;
 	}
-	if (ev->off > IXM_RX_SLICE - n || memcmp(c->slice + ev->off, data, n)) {
+	if (ev->off > IXM_RX_SLICE - n || !tn_rx_ptr(c->h, ev->off, (u32)n) ||
+	    memcmp(tn_rx_ptr(c->h, ev->off, (u32)n), data, n)) {
 		tap_diag("event: off %u does not hold the payload", ev->off);
 		return false;
 	}
-	if (c->mbufs[ev->off / IXM_MBUF_SIZE].owner != &c->app) {
+	if (c->h->mbufs[ev->off / IXM_MBUF_SIZE].owner != &c->a->app) {
 		tap_diag("event: the buffer at %u is not owned by the context", ev->off);
 		return false;
 	}
@@ -906,47 +726,47 @@ static void test_recv(void)
 
 	pattern(data, 100, 1);
 	len = udp_in_frame(f, 5555, 7000, data, 100);
-	ctx_input(&c, f, len, 0);
-	ixm_app_flush(&c.app);
-	tap_ok(ctx_event(&c, &ev) && recv_event_ok(&c, &ev, data, 100, 5555, 7000, 0xc00c1e),
+	tn_input(c.h, f, len, 0);
+	ixm_app_flush(&c.a->app);
+	tap_ok(tn_app_event(c.a, &ev) && recv_event_ok(&c, &ev, data, 100, 5555, 7000, 0xc00c1e),
 	       "a datagram to a bound port: UDP_RECV, res = 100, payload at off, addresses, cookie");
 	off = ev.off;
-	tap_ok(c.app.stats.rx_bufs == 1 && c.pool.nfree == c.pool.count - 1 &&
-	       c.stats.udp_in == 1 && !ctx_drops(&c) && !ctx_nevents(&c),
+	tap_ok(c.a->app.stats.rx_bufs == 1 && c.h->pool.nfree == c.h->pool.count - 1 &&
+	       c.h->stats.udp_in == 1 && !tn_drops(c.h) && !tn_app_nevents(c.a),
 	       "the application holds the buffer (rx_bufs 1), udp_in counted, no drop");
 	call = call_recv_done(off);
-	tap_ok(ctx_call(&c, &call, &ev) == 0 && ev.op == IXMOD_OP_RECV_DONE &&
-	       c.pool.nfree == c.pool.count && !c.app.stats.rx_bufs &&
-	       !c.mbufs[off / IXM_MBUF_SIZE].owner,
+	tap_ok(tn_app_call(c.a, &call, &ev) == 0 && ev.op == IXMOD_OP_RECV_DONE &&
+	       c.h->pool.nfree == c.h->pool.count && !c.a->app.stats.rx_bufs &&
+	       !c.h->mbufs[off / IXM_MBUF_SIZE].owner,
 	       "RECV_DONE of that off: res 0, the buffer is back in the pool");
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-ENOENT,
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-ENOENT,
 	       "a second RECV_DONE of the same off: -ENOENT");
 	call = call_recv_done(IXM_RX_SLICE);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EINVAL, "RECV_DONE off = slice size: -EINVAL");
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EINVAL, "RECV_DONE off = slice size: -EINVAL");
 	call = call_recv_done(0xffffffffu);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-EINVAL, "RECV_DONE off 0xffffffff: -EINVAL");
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EINVAL, "RECV_DONE off 0xffffffff: -EINVAL");
 	call = call_recv_done(IXM_RX_SLICE - 1);
-	tap_eq((u64)ctx_call(&c, &call, &ev), (u64)-ENOENT,
+	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-ENOENT,
 	       "RECV_DONE of a free buffer's last byte: -ENOENT");
-	tap_ok(c.pool.nfree == c.pool.count && !c.app.stats.rx_bufs,
+	tap_ok(c.h->pool.nfree == c.h->pool.count && !c.a->app.stats.rx_bufs,
 	       "refused RECV_DONEs changed nothing");
 
 	for (n = 0; n <= PAYLOAD_MAX; n++) {
 		pattern(data, n, (unsigned int)n);
 		len = udp_in_frame(f, (u16)(1 + n), 7000, data, n);
-		ctx_input(&c, f, len, 0);
-		ixm_app_flush(&c.app);
-		if (!ctx_event(&c, &ev) ||
+		tn_input(c.h, f, len, 0);
+		ixm_app_flush(&c.a->app);
+		if (!tn_app_event(c.a, &ev) ||
 		    !recv_event_ok(&c, &ev, data, n, (u16)(1 + n), 7000, 0xc00c1e)) {
 			if (++bad > 5)
 				break;
 			continue;
 		}
 		call = call_recv_done(ev.off);
-		if (ctx_call(&c, &call, &ev) != 0 && ++bad > 5)
+		if (tn_app_call(c.a, &call, &ev) != 0 && ++bad > 5)
 			break;
 	}
-	tap_ok(!bad && c.pool.nfree == c.pool.count && !c.app.stats.rx_bufs,
+	tap_ok(!bad && c.h->pool.nfree == c.h->pool.count && !c.a->app.stats.rx_bufs,
 	       "payloads of 0..%u bytes arrive whole at their off and go back", PAYLOAD_MAX);
 	ctx_fini(&c);
 }
@@ -965,66 +785,66 @@ static void test_recv_drops(void)
 
 	len = udp_in_frame(f, 5555, 7000, data, 40);
 	f[len - 1] ^= 1;
-	ctx_input(&c, f, len, 0);
-	ixm_app_flush(&c.app);
-	tap_ok(c.stats.drops[IXM_DROP_UDP_CSUM] == 1 && ctx_drops(&c) == 1 &&
-	       !ctx_nevents(&c) && c.pool.nfree == c.pool.count,
+	tn_input(c.h, f, len, 0);
+	ixm_app_flush(&c.a->app);
+	tap_ok(c.h->stats.drops[IXM_DROP_UDP_CSUM] == 1 && tn_drops(c.h) == 1 &&
+	       !tn_app_nevents(c.a) && c.h->pool.nfree == c.h->pool.count,
 	       "bad UDP checksum: dropped as udp_csum, no event, buffer back");
 
 	len = udp_in_frame(f, 5555, 7000, data, 40);
 	put16(f + 38, 8 + 41);
-	ctx_input(&c, f, len, 0);
-	tap_ok(c.stats.drops[IXM_DROP_UDP_LEN] == 1 && ctx_drops(&c) == 2,
+	tn_input(c.h, f, len, 0);
+	tap_ok(c.h->stats.drops[IXM_DROP_UDP_LEN] == 1 && tn_drops(c.h) == 2,
 	       "UDP length one past the IP payload: udp_len");
 	put16(f + 38, 7);
-	ctx_input(&c, f, len, 0);
-	tap_ok(c.stats.drops[IXM_DROP_UDP_LEN] == 2 && ctx_drops(&c) == 3,
+	tn_input(c.h, f, len, 0);
+	tap_ok(c.h->stats.drops[IXM_DROP_UDP_LEN] == 2 && tn_drops(c.h) == 3,
 	       "UDP length 7: udp_len");
 
 	/* an IP payload of 4 bytes */
 	len = udp_in_frame(f, 5555, 7000, data, 0);
 	put16(f + 16, 24);
 	fix_ip_csum(f + 14, 20);
-	ctx_input(&c, f, 14 + 24, 0);
-	tap_ok(c.stats.drops[IXM_DROP_UDP_SHORT] == 1 && ctx_drops(&c) == 4,
+	tn_input(c.h, f, 14 + 24, 0);
+	tap_ok(c.h->stats.drops[IXM_DROP_UDP_SHORT] == 1 && tn_drops(c.h) == 4,
 	       "an IP payload shorter than a UDP header: udp_short");
 
 	len = udp_in_frame(f, 5555, 7001, data, 40);
-	ctx_input(&c, f, len, 0);
-	ixm_app_flush(&c.app);
-	tap_ok(c.stats.drops[IXM_DROP_UDP_NO_SOCK] == 1 && ctx_drops(&c) == 5 &&
-	       !ctx_nevents(&c) && c.pool.nfree == c.pool.count && !c.stats.udp_in,
+	tn_input(c.h, f, len, 0);
+	ixm_app_flush(&c.a->app);
+	tap_ok(c.h->stats.drops[IXM_DROP_UDP_NO_SOCK] == 1 && tn_drops(c.h) == 5 &&
+	       !tn_app_nevents(c.a) && c.h->pool.nfree == c.h->pool.count && !c.h->stats.udp_in,
 	       "to an unbound port: udp_no_sock, no event, buffer back");
 
 	len = udp_in_frame(f, 5555, 7000, data, 40);
 	put16(f + 40, 0);
 	f[len - 1] ^= 0x55;	/* no checksum: nothing checks the data */
-	ctx_input(&c, f, len, 0);
-	ixm_app_flush(&c.app);
-	tap_ok(ctx_event(&c, &ev) && ev.type == IXMOD_EV_UDP_RECV && ev.res == 40 &&
-	       ctx_drops(&c) == 5,
+	tn_input(c.h, f, len, 0);
+	ixm_app_flush(&c.a->app);
+	tap_ok(tn_app_event(c.a, &ev) && ev.type == IXMOD_EV_UDP_RECV && ev.res == 40 &&
+	       tn_drops(c.h) == 5,
 	       "checksum 0 (none sent, RFC 768): accepted");
 
 	/* Ethernet padding and extra IP payload past the UDP length are ignored */
 	len = udp_in_frame(f, 5555, 7000, data, 4);
 	memset(f + len, 0xee, 60 - len);
-	ctx_input(&c, f, 60, 0);
-	ixm_app_flush(&c.app);
-	tap_ok(ctx_event(&c, &ev) && recv_event_ok(&c, &ev, data, 4, 5555, 7000, 5),
+	tn_input(c.h, f, 60, 0);
+	ixm_app_flush(&c.a->app);
+	tap_ok(tn_app_event(c.a, &ev) && recv_event_ok(&c, &ev, data, 4, 5555, 7000, 5),
 	       "a padded 60-byte frame: res is the UDP payload, 4 bytes");
-	tap_eq(c.app.stats.rx_bufs, 2, "the application holds the two it was given");
+	tap_eq(c.a->app.stats.rx_bufs, 2, "the application holds the two it was given");
 
 	/* the NIC's "bad" is checked again in software, its "good" trusted */
 	len = udp_in_frame(f, 5555, 7000, data, 40);
-	ctx_input(&c, f, len, IXM_MBUF_F_L4_CSUM_BAD);
-	ixm_app_flush(&c.app);
-	tap_ok(ctx_event(&c, &ev) && recv_event_ok(&c, &ev, data, 40, 5555, 7000, 5) &&
-	       ctx_drops(&c) == 5,
+	tn_input(c.h, f, len, IXM_MBUF_F_L4_CSUM_BAD);
+	ixm_app_flush(&c.a->app);
+	tap_ok(tn_app_event(c.a, &ev) && recv_event_ok(&c, &ev, data, 40, 5555, 7000, 5) &&
+	       tn_drops(c.h) == 5,
 	       "NIC says L4 checksum bad, software finds it right: delivered");
 	f[len - 1] ^= 1;
-	ctx_input(&c, f, len, IXM_MBUF_F_L4_CSUM_BAD);
-	ixm_app_flush(&c.app);
-	tap_ok(c.stats.drops[IXM_DROP_UDP_CSUM] == 2 && ctx_drops(&c) == 6 && !ctx_event(&c, &ev),
+	tn_input(c.h, f, len, IXM_MBUF_F_L4_CSUM_BAD);
+	ixm_app_flush(&c.a->app);
+	tap_ok(c.h->stats.drops[IXM_DROP_UDP_CSUM] == 2 && tn_drops(c.h) == 6 && !tn_app_event(c.a, &ev),
 	       "NIC says bad and it is: dropped as udp_csum");
 	ctx_fini(&c);
 }
@@ -1047,35 +867,35 @@ static void test_ring_full(void)
 	for (i = 0; i < 10; i++) {
 		data[0] = (u8)i;
 		len = udp_in_frame(f, (u16)(100 + i), 7000, data, 1);
-		ctx_input(&c, f, len, 0);
-		ixm_app_flush(&c.app);
+		tn_input(c.h, f, len, 0);
+		ixm_app_flush(&c.a->app);
 	}
-	tap_ok(ctx_nevents(&c) == 4 && c.app.hold_count == 4 && c.app.stats.held == 4,
+	tap_ok(tn_app_nevents(c.a) == 4 && c.a->app.hold_count == 4 && c.a->app.stats.held == 4,
 	       "10 datagrams, ring of 4: 4 in the ring, 4 held");
 	tap_ok(ctx_flags(&c) & IXMOD_RING_OVERFLOW, "IXMOD_RING_OVERFLOW is set");
-	tap_ok(c.stats.drops[IXM_DROP_UDP_APP_FULL] == 2 && c.app.stats.rx_dropped == 2 &&
-	       c.app.stats.rx_bufs == 8 && c.pool.nfree == c.pool.count - 8,
+	tap_ok(c.h->stats.drops[IXM_DROP_UDP_APP_FULL] == 2 && c.a->app.stats.rx_dropped == 2 &&
+	       c.a->app.stats.rx_bufs == 8 && c.h->pool.nfree == c.h->pool.count - 8,
 	       "the last 2 dropped as udp_app_full; 8 buffers held");
 
-	ctx_submit(&c, &nop);
-	tap_ok(ctx_run(&c, 8) == 0 && *ring_word(c.calls, IXM_RING_OFF_CONS) == 1 &&
-	       ctx_nevents(&c) == 4,
+	tn_app_submit(c.a, &nop);
+	tap_ok(tn_app_run(c.a, 8) == 0 && *tn_ring_word(c.a->calls, IXM_RING_OFF_CONS) == 1 &&
+	       tn_app_nevents(c.a) == 4,
 	       "a NOP is not consumed while no event slot is free");
 
 	ok = true;
 	for (i = 0; i < 4; i++)
-		if (!ctx_event(&c, &ev) || ev.port != ixm_htons(100 + i) ||
-		    c.slice[ev.off] != i)
+		if (!tn_app_event(c.a, &ev) || ev.port != ixm_htons(100 + i) ||
+		    *tn_rx_ptr(c.h, ev.off, 1) != i)
 			ok = false;
-	ixm_app_flush(&c.app);
+	ixm_app_flush(&c.a->app);
 	for (i = 4; i < 8; i++)
-		if (!ctx_event(&c, &ev) || ev.port != ixm_htons(100 + i) ||
-		    c.slice[ev.off] != i)
+		if (!tn_app_event(c.a, &ev) || ev.port != ixm_htons(100 + i) ||
+		    *tn_rx_ptr(c.h, ev.off, 1) != i)
 			ok = false;
-	tap_ok(ok && !ctx_nevents(&c), "after consuming and a flush the held 4 follow, in order");
-	tap_ok(!(ctx_flags(&c) & IXMOD_RING_OVERFLOW) && !c.app.hold_count,
+	tap_ok(ok && !tn_app_nevents(c.a), "after consuming and a flush the held 4 follow, in order");
+	tap_ok(!(ctx_flags(&c) & IXMOD_RING_OVERFLOW) && !c.a->app.hold_count,
 	       "IXMOD_RING_OVERFLOW is clear again");
-	tap_ok(ctx_run(&c, 8) == 1 && ctx_event(&c, &ev) && ev.user_data == 99 && !ev.res,
+	tap_ok(tn_app_run(c.a, 8) == 1 && tn_app_event(c.a, &ev) && ev.user_data == 99 && !ev.res,
 	       "the waiting NOP now runs");
 	ctx_fini(&c);
 }
@@ -1094,54 +914,54 @@ static void test_tamper(void)
 	u64 h;
 
 	ctx_init(&c, 16, 64);
-	ctx_submit(&c, &nop);
-	ctx_run(&c, 8);
-	ctx_event(&c, &ev);
-	__atomic_store_n(ring_word(c.calls, IXM_RING_OFF_PROD), c.app.calls.cached + 100000,
+	tn_app_submit(c.a, &nop);
+	tn_app_run(c.a, 8);
+	tn_app_event(c.a, &ev);
+	__atomic_store_n(tn_ring_word(c.a->calls, IXM_RING_OFF_PROD), c.a->app.calls.cached + 100000,
 			 __ATOMIC_RELEASE);
-	n = ctx_run(&c, 5);
-	tap_ok(n == 5 && c.app.stats.ring_corrupt >= 1,
+	n = tn_app_run(c.a, 5);
+	tap_ok(n == 5 && c.a->app.stats.ring_corrupt >= 1,
 	       "call producer 100000 ahead, budget 5: 5 consumed, ring_corrupt counted");
-	n = ctx_run(&c, 1000);
-	tap_ok(n <= 16 && c.app.stats.ring_corrupt >= 2,
+	n = tn_app_run(c.a, 1000);
+	tap_ok(n <= 16 && c.a->app.stats.ring_corrupt >= 2,
 	       "budget 1000: at most a ring's worth (16) consumed (%u)", n);
-	cons = *ring_word(c.calls, IXM_RING_OFF_CONS);
-	while (ctx_event(&c, &ev))
+	cons = *tn_ring_word(c.a->calls, IXM_RING_OFF_CONS);
+	while (tn_app_event(c.a, &ev))
 		;
-	c.call_prod = cons;
-	ctx_submit(&c, &nop);
-	tap_ok(ctx_run(&c, 8) == 1 && ctx_event(&c, &ev) && ev.user_data == 1,
+	c.a->call_prod = cons;
+	tn_app_submit(c.a, &nop);
+	tap_ok(tn_app_run(c.a, 8) == 1 && tn_app_event(c.a, &ev) && ev.user_data == 1,
 	       "an honest producer index afterwards: calls run again");
 	ctx_fini(&c);
 
 	ctx_init(&c, 16, 4);
 	ctx_bind(&c, 7000, 5, &h);
-	prod = *ring_word(c.events, IXM_RING_OFF_PROD);
-	__atomic_store_n(ring_word(c.events, IXM_RING_OFF_CONS), prod + 10, __ATOMIC_RELEASE);
+	prod = *tn_ring_word(c.a->events, IXM_RING_OFF_PROD);
+	__atomic_store_n(tn_ring_word(c.a->events, IXM_RING_OFF_CONS), prod + 10, __ATOMIC_RELEASE);
 	ebytes = ixm_ring_bytes(4, sizeof(struct ixmod_event)) - IXM_RING_OFF_ENTRIES;
-	memcpy(before, c.events + IXM_RING_OFF_ENTRIES, ebytes);
+	memcpy(before, c.a->events + IXM_RING_OFF_ENTRIES, ebytes);
 	for (i = 0; i < 3; i++) {
 		len = udp_in_frame(f, 5555, 7000, data, 4);
-		ctx_input(&c, f, len, 0);
-		ixm_app_flush(&c.app);
+		tn_input(c.h, f, len, 0);
+		ixm_app_flush(&c.a->app);
 	}
-	tap_ok(*ring_word(c.events, IXM_RING_OFF_PROD) == prod &&
-	       !memcmp(before, c.events + IXM_RING_OFF_ENTRIES, ebytes),
+	tap_ok(*tn_ring_word(c.a->events, IXM_RING_OFF_PROD) == prod &&
+	       !memcmp(before, c.a->events + IXM_RING_OFF_ENTRIES, ebytes),
 	       "event consumer 10 ahead of the producer: nothing written to the ring");
-	tap_ok(c.app.hold_count == 3 && (ctx_flags(&c) & IXMOD_RING_OVERFLOW) &&
-	       c.app.stats.ring_corrupt >= 1 && c.app.stats.rx_bufs == 3,
+	tap_ok(c.a->app.hold_count == 3 && (ctx_flags(&c) & IXMOD_RING_OVERFLOW) &&
+	       c.a->app.stats.ring_corrupt >= 1 && c.a->app.stats.rx_bufs == 3,
 	       "the 3 datagrams are held, IXMOD_RING_OVERFLOW set, ring_corrupt counted");
-	__atomic_store_n(ring_word(c.events, IXM_RING_OFF_CONS), c.event_cons,
+	__atomic_store_n(tn_ring_word(c.a->events, IXM_RING_OFF_CONS), c.a->event_cons,
 			 __ATOMIC_RELEASE);
-	ixm_app_flush(&c.app);
-	tap_ok(ctx_nevents(&c) == 3 && !c.app.hold_count &&
+	ixm_app_flush(&c.a->app);
+	tap_ok(tn_app_nevents(c.a) == 3 && !c.a->app.hold_count &&
 	       !(ctx_flags(&c) & IXMOD_RING_OVERFLOW),
 	       "an honest consumer index afterwards: the held events follow");
-	__atomic_store_n(ring_word(c.events, IXM_RING_OFF_CONS), c.event_cons - 1000,
+	__atomic_store_n(tn_ring_word(c.a->events, IXM_RING_OFF_CONS), c.a->event_cons - 1000,
 			 __ATOMIC_RELEASE);
-	ctx_submit(&c, &nop);
-	ctx_run(&c, 8);
-	tap_ok(*ring_word(c.events, IXM_RING_OFF_PROD) == prod + 3 && c.app.hold_count == 1,
+	tn_app_submit(c.a, &nop);
+	tn_app_run(c.a, 8);
+	tap_ok(*tn_ring_word(c.a->events, IXM_RING_OFF_PROD) == prod + 3 && c.a->app.hold_count == 1,
 	       "event consumer 1000 behind: nothing written past, the NOP's answer held");
 	ctx_fini(&c);
 }
@@ -1155,27 +975,27 @@ static void test_tx_full(void)
 	u64 h;
 
 	ctx_init(&c, 16, 16);
-	ctx_learn(&c, REMOTE_IP, peer_mac);
+	tn_learn(c.h, REMOTE_IP, peer_mac);
 	ctx_bind(&c, 7000, 1, &h);
-	while (c.np.ntx < IXM_TX_BATCH - 1)
-		c.np.tx[c.np.ntx++] = ixm_mbuf_alloc(&c.pool);
+	while (c.h->port.ntx < IXM_TX_BATCH - 1)
+		c.h->port.tx[c.h->port.ntx++] = ixm_mbuf_alloc(&c.h->pool);
 	call = call_send(h, 0, 8, REMOTE_IP, 9);
-	ctx_submit(&c, &call);
-	tap_ok(ctx_run(&c, 8) == 0 && !ctx_nevents(&c) &&
-	       *ring_word(c.calls, IXM_RING_OFF_CONS) == 1 && !c.app.stats.call_errors,
+	tn_app_submit(c.a, &call);
+	tap_ok(tn_app_run(c.a, 8) == 0 && !tn_app_nevents(c.a) &&
+	       *tn_ring_word(c.a->calls, IXM_RING_OFF_CONS) == 1 && !c.a->app.stats.call_errors,
 	       "63 frames queued: UDP_SEND is not consumed and not answered");
-	ctx_tx_flush(&c);
-	tap_ok(ctx_run(&c, 8) == 1 && ctx_event(&c, &ev) && ev.res == 8 && c.np.ntx == 1,
+	tn_tx_flush(c.h);
+	tap_ok(tn_app_run(c.a, 8) == 1 && tn_app_event(c.a, &ev) && ev.res == 8 && c.h->port.ntx == 1,
 	       "once the batch went out, the same entry is sent");
 	ctx_fini(&c);
 }
 
-/* A second context of the same core: @o's rings, @c's stack and port. */
+/* A second context of the same core: its own rings, @c's stack and port. */
 static void ctx_init_on(struct ctx *o, struct ctx *c)
 {
-	ctx_init(o, 16, 16);
-	ixm_app_init(&o->app, &c->stack, o->calls, o->call_nr, o->events, o->event_nr,
-		     o->hold, o->arena, ARENA_SIZE, 1);
+	o->h = c->h;
+	o->a = tn_app_new(c->h, 16, 16, ARENA_SIZE);
+	o->shared = true;
 }
 
 /* Two contexts on one core reach only their own sockets and buffers. */
@@ -1197,33 +1017,33 @@ static void test_two_apps(void)
 	tap_ok(ctx_bind(&b, 7000, 0xb, &hx) == -EADDRINUSE && ctx_bind(&b, 8000, 0xb, &hb) == 0,
 	       "B cannot bind A's port 7000 on the same core; 8000 is fine");
 	call = call_send(ha, 0, 8, REMOTE_IP, 9);
-	tap_eq((u64)ctx_call(&b, &call, &ev), (u64)-EBADF, "B's UDP_SEND on A's handle: -EBADF");
+	tap_eq((u64)tn_app_call(b.a, &call, &ev), (u64)-EBADF, "B's UDP_SEND on A's handle: -EBADF");
 	call = call_close(ha);
-	tap_ok(ctx_call(&b, &call, &ev) == -EBADF && a.udp->count == 2,
+	tap_ok(tn_app_call(b.a, &call, &ev) == -EBADF && a.h->udp->count == 2,
 	       "B's UDP_CLOSE of A's handle: -EBADF, A's socket stays");
 
 	len = udp_in_frame(f, 5555, 7000, data, sizeof(data));
-	ctx_input(&a, f, len, 0);
+	tn_input(a.h, f, len, 0);
 	len = udp_in_frame(f, 5555, 8000, data, sizeof(data));
-	ctx_input(&a, f, len, 0);
-	ixm_app_flush(&a.app);
-	ixm_app_flush(&b.app);
-	ok = ctx_event(&a, &ev) && ev.user_data == 0xa && !ctx_nevents(&a);
+	tn_input(a.h, f, len, 0);
+	ixm_app_flush(&a.a->app);
+	ixm_app_flush(&b.a->app);
+	ok = tn_app_event(a.a, &ev) && ev.user_data == 0xa && !tn_app_nevents(a.a);
 	offa = ev.off;
-	ok = ok && ctx_event(&b, &ev) && ev.user_data == 0xb && !ctx_nevents(&b);
+	ok = ok && tn_app_event(b.a, &ev) && ev.user_data == 0xb && !tn_app_nevents(b.a);
 	offb = ev.off;
-	tap_ok(ok && a.mbufs[offa / IXM_MBUF_SIZE].owner == &a.app &&
-	       a.mbufs[offb / IXM_MBUF_SIZE].owner == &b.app,
+	tap_ok(ok && a.h->mbufs[offa / IXM_MBUF_SIZE].owner == &a.a->app &&
+	       a.h->mbufs[offb / IXM_MBUF_SIZE].owner == &b.a->app,
 	       "each datagram goes to the context that bound its port");
 	call = call_recv_done(offb);
-	tap_ok(ctx_call(&a, &call, &ev) == -ENOENT && b.app.stats.rx_bufs == 1 &&
-	       a.mbufs[offb / IXM_MBUF_SIZE].owner == &b.app,
+	tap_ok(tn_app_call(a.a, &call, &ev) == -ENOENT && b.a->app.stats.rx_bufs == 1 &&
+	       a.h->mbufs[offb / IXM_MBUF_SIZE].owner == &b.a->app,
 	       "A's RECV_DONE of B's buffer: -ENOENT, B still holds it");
-	ixm_app_release_all(&b.app);
-	tap_ok(!a.mbufs[offb / IXM_MBUF_SIZE].owner &&
-	       a.mbufs[offa / IXM_MBUF_SIZE].owner == &a.app && a.app.stats.rx_bufs == 1 &&
-	       a.pool.nfree == a.pool.count - 1 && a.udp->count == 1 &&
-	       ixm_udp_sock_get(a.udp, &a.app, ha),
+	ixm_app_release_all(&b.a->app);
+	tap_ok(!a.h->mbufs[offb / IXM_MBUF_SIZE].owner &&
+	       a.h->mbufs[offa / IXM_MBUF_SIZE].owner == &a.a->app && a.a->app.stats.rx_bufs == 1 &&
+	       a.h->pool.nfree == a.h->pool.count - 1 && a.h->udp->count == 1 &&
+	       ixm_udp_sock_get(a.h->udp, &a.a->app, ha),
 	       "releasing B leaves A's buffer and socket alone");
 	ctx_fini(&b);
 	ctx_fini(&a);
@@ -1241,31 +1061,31 @@ static void test_release_all(void)
 	size_t len;
 
 	ctx_init(&c, 16, 16);
-	ctx_learn(&c, REMOTE_IP, peer_mac);
+	tn_learn(c.h, REMOTE_IP, peer_mac);
 	ctx_bind(&c, 7000, 1, &h1);
 	ctx_bind(&c, 7001, 2, &h2);
 	for (i = 0; i < 5; i++) {
 		len = udp_in_frame(f, 5555, (u16)(7000 + i % 2), data, sizeof(data));
-		ctx_input(&c, f, len, 0);
+		tn_input(c.h, f, len, 0);
 	}
-	ixm_app_flush(&c.app);
-	tap_ok(c.app.stats.rx_bufs == 5 && c.pool.nfree == c.pool.count - 5 &&
-	       c.udp->count == 2, "5 buffers held, 2 sockets bound");
-	ixm_app_release_all(&c.app);
-	for (i = 0; i < c.pool.count; i++)
-		owned += c.mbufs[i].owner != NULL;
-	tap_ok(c.pool.nfree == c.pool.count && !owned && !c.app.stats.rx_bufs,
+	ixm_app_flush(&c.a->app);
+	tap_ok(c.a->app.stats.rx_bufs == 5 && c.h->pool.nfree == c.h->pool.count - 5 &&
+	       c.h->udp->count == 2, "5 buffers held, 2 sockets bound");
+	ixm_app_release_all(&c.a->app);
+	for (i = 0; i < c.h->pool.count; i++)
+		owned += c.h->mbufs[i].owner != NULL;
+	tap_ok(c.h->pool.nfree == c.h->pool.count && !owned && !c.a->app.stats.rx_bufs,
 	       "ixm_app_release_all(): every buffer back, none owned");
-	tap_ok(!c.udp->count && c.udp->free != IXM_UDP_NONE,
+	tap_ok(!c.h->udp->count && c.h->udp->free != IXM_UDP_NONE,
 	       "ixm_app_release_all(): every socket unbound");
 	len = udp_in_frame(f, 5555, 7000, data, sizeof(data));
-	ctx_input(&c, f, len, 0);
-	tap_ok(c.stats.drops[IXM_DROP_UDP_NO_SOCK] == 1 && c.pool.nfree == c.pool.count,
+	tn_input(c.h, f, len, 0);
+	tap_ok(c.h->stats.drops[IXM_DROP_UDP_NO_SOCK] == 1 && c.h->pool.nfree == c.h->pool.count,
 	       "a datagram to the old port is udp_no_sock");
-	while (ctx_event(&c, &ev))
+	while (tn_app_event(c.a, &ev))
 		;
 	call = call_send(h1, 0, 8, REMOTE_IP, 9);
-	tap_ok(ctx_call(&c, &call, &ev) == -EBADF && ctx_bind(&c, 7000, 3, &h3) == 0 &&
+	tap_ok(tn_app_call(c.a, &call, &ev) == -EBADF && ctx_bind(&c, 7000, 3, &h3) == 0 &&
 	       h3 != h1, "the old handles are stale; the port can be bound again");
 	ctx_fini(&c);
 }
