@@ -5,14 +5,17 @@
  *
  * The input is what an application writes into its call ring, plus the
  * lies it may tell about the ring indices.  One context on one port
- * (198.18.0.1/24, one receive slice, its neighbour 198.18.0.2 resolved),
+ * (testnet.h's host: 198.18.0.1/24, one receive slice, its neighbour
+ * 198.18.0.2 resolved, UDP and TCP tables),
  * a call ring of 8 and an event ring of 4, so that the ring fills, events
  * are held and datagrams dropped.  The harness plays both sides, step by
  * step: it publishes some calls, sometimes delivers a datagram to a bound
  * port through ixm_eth_input(), runs a small batch of calls, sends what
  * was queued (checking each frame), publishes the events and consumes
- * some of them, sometimes answering a receive with RECV_DONE.  After
- * every step:
+ * some of them, sometimes answering a receive with RECV_DONE.  TCP's
+ * timers run every step with the clock advanced as the input says, so a
+ * TCP_CONNECT nobody answers sends its SYNs again and fails.  After every
+ * step:
  *
  *  - pool nfree + buffers the context holds (rx_bufs) + frames queued
  *    == buffers in the pool; no more calls consumed than the budget;
@@ -25,7 +28,8 @@
  *    (frames.h check_tx()).
  *
  * After the input: the buffers owned by the context are rx_bufs, and
- * ixm_app_release_all() returns all of them and unbinds every socket.
+ * ixm_app_release_all() returns all of them, unbinds every socket and
+ * frees every TCP connection and listener.
  *
  * Input layout:
  *
@@ -33,8 +37,9 @@
  *		ahead, one behind the kernel's consumer, in[4..7];
  *		bits 2-3: tamper the event ring's consumer index: no, 7 ahead
  *		of the producer, 1000 behind, in[4..7]
- *	in[1]	the step (0-15) at which to tamper; the next step the harness
- *		writes honest indices again
+ *	in[1]	bits 0-3: the step (0-15) at which to tamper; the next step
+ *		the harness writes honest indices again; bits 4-7: seconds
+ *		the clock advances per step
  *	in[2..3] seed of the harness's own choices
  *	in[4..7] the value for the "as given" tamperings (little endian)
  *	in[8..]	call entries of 64 bytes; a shorter tail is ignored
@@ -45,6 +50,7 @@
 
 #include "app.h"
 #include "frames.h"
+#include "testnet.h"
 #include "udp.h"
 
 #define LOCAL_IP	0xc6120001u	/* 198.18.0.1 */
@@ -55,26 +61,9 @@
 #define HDR		8
 #define MAX_PENDING	16
 
-static const u8 zero_mac[6];
-
 static struct {
-	struct ixm_app		app;
-	struct ixm_stack	stack;
-	struct ixm_net_port	np;
-	struct ixm_net_port	*ports[1];
-	struct ixm_if_config	cfg;
-	struct ixm_net_stats	stats;
-	struct ixm_mbuf_pool	pool;
-	struct ixm_mbuf		*mbufs;
-	struct ixm_mbuf		**free;
-	u8			*slice;
-	struct ixm_udp_table	*udp;
-	u8			*calls;
-	u8			*events;
-	struct ixmod_event	*hold;
-	u8			*arena;
-	u32			call_prod;	/* the application's indices */
-	u32			event_cons;
+	struct tn_host		*host;
+	struct tn_app		*a;
 	u32			pending[MAX_PENDING];	/* RECV_DONEs to send */
 	unsigned int		npending;
 	bool			lied;		/* about the event consumer index */
@@ -87,103 +76,49 @@ static void check(int ok)
 		abort();
 }
 
-static u32 *ring_word(u8 *region, size_t off)
-{
-	return (u32 *)(region + off);
-}
-
 static void setup_once(void)
 {
+	struct tn_host_cfg hc = {
+		.ip = LOCAL_IP, .prefix = 24, .mac = our_mac, .nbufs = IXM_RX_SLICE_BUFS,
+	};
 	unsigned int i;
 
-	h.calls = calloc(1, ixm_ring_bytes(CALL_NR, sizeof(struct ixmod_call)));
-	h.events = calloc(1, ixm_ring_bytes(EVENT_NR, sizeof(struct ixmod_event)));
-	h.hold = calloc(EVENT_NR, sizeof(*h.hold));
-	h.arena = malloc(ARENA_SIZE);
-	h.udp = malloc(sizeof(*h.udp));
-	h.slice = aligned_alloc(4096, IXM_RX_SLICE);
-	h.mbufs = calloc(IXM_RX_SLICE_BUFS, sizeof(*h.mbufs));
-	h.free = calloc(IXM_RX_SLICE_BUFS, sizeof(*h.free));
-	if (!h.calls || !h.events || !h.hold || !h.arena || !h.udp || !h.slice ||
-	    !h.mbufs || !h.free)
-		die("alloc");
-	memset(h.slice, 0, IXM_RX_SLICE);
-	for (i = 0; i < ARENA_SIZE; i++)
-		h.arena[i] = (u8)(i * 7 + 1);
-	for (i = 0; i < IXM_RX_SLICE_BUFS; i++) {
-		h.mbufs[i].buf = h.slice + (size_t)i * IXM_MBUF_SIZE;
-		h.mbufs[i].dma = (dma_addr_t)(uintptr_t)h.mbufs[i].buf;
-	}
-	memcpy(h.cfg.mac, our_mac, 6);
-	h.cfg.ip = be32_of(LOCAL_IP);
-	h.cfg.prefix = 24;
-	h.cfg.netmask = be32_of(0xffffff00u);
 	ixm_host_now_ns = 1000000000ULL;
-	h.np.cfg = &h.cfg;
-	h.np.pool = &h.pool;
-	h.np.stats = &h.stats;
-	h.np.stack = &h.stack;
-	h.np.now_ns = ixm_host_now_ns;
-	h.ports[0] = &h.np;
-	h.stack.ports = h.ports;
-	h.stack.nports = 1;
-	h.stack.udp = h.udp;
-	h.stack.now_ns = ixm_host_now_ns;
+	h.host = tn_host_new(&hc);
+	h.a = tn_app_new(h.host, CALL_NR, EVENT_NR, ARENA_SIZE);
+	for (i = 0; i < ARENA_SIZE; i++)
+		h.a->arena[i] = (u8)(i * 7 + 1);
 }
 
 /* Every frame queued is inside its buffer and well formed; then sent. */
 static void tx_check_flush(void)
 {
+	struct tn_host *host = h.host;
 	unsigned int i;
 
-	for (i = 0; i < h.np.ntx; i++) {
-		const struct ixm_mbuf *m = h.np.tx[i];
+	for (i = 0; i < host->port.ntx; i++) {
+		const struct ixm_mbuf *m = host->port.tx[i];
 
-		check(m->pool == &h.pool && !m->owner);
+		check(m->pool == &host->pool && !m->owner);
 		check(m->data >= m->buf && m->data + m->len <= m->buf + IXM_MBUF_SIZE);
-		check(!check_tx(&h.cfg, m));
-		ixm_mbuf_free(h.np.tx[i]);
+		check(!check_tx(&host->cfg, m));
 	}
-	h.np.ntx = 0;
+	tn_tx_flush(host);
 }
 
 static void input(const u8 *f, size_t len)
 {
-	struct ixm_mbuf *m = ixm_mbuf_alloc(&h.pool);
-
-	if (!m)
-		return;
-	memcpy(m->data, f, len);
-	m->len = (u16)len;
-	ixm_eth_input(&h.np, m);
+	tn_input(h.host, f, len, 0);
 }
 
-/* A fresh context, sockets and ARP table (REMOTE_IP learned). */
+/* A fresh core and context (rings, sockets, ARP table: REMOTE_IP learned). */
 static void reset(void)
 {
-	u8 f[60];
-
-	memset(h.calls, 0, ixm_ring_bytes(CALL_NR, sizeof(struct ixmod_call)));
-	memset(h.events, 0, ixm_ring_bytes(EVENT_NR, sizeof(struct ixmod_event)));
-	memset(&h.stats, 0, sizeof(h.stats));
-	ixm_udp_table_init(h.udp);
-	ixm_mbuf_pool_init(&h.pool, h.mbufs, h.free, IXM_RX_SLICE_BUFS);
-	h.pool.rx_base = 0;
-	h.np.arp = ixm_arp_table_alloc();
-	if (!h.np.arp)
-		die("ixm_arp_table_alloc");
-	ixm_app_init(&h.app, &h.stack, h.calls, CALL_NR, h.events, EVENT_NR, h.hold,
-		     h.arena, ARENA_SIZE, 1);
-	h.call_prod = 0;
-	h.event_cons = 0;
+	ixm_host_now_ns = 1000000000ULL;
+	tn_host_reset(h.host);
 	h.npending = 0;
 	h.lied = false;
-
-	memset(f, 0, sizeof(f));
-	put_arp(put_eth(f, bcast_mac, peer_mac, 0x0806), 1, peer_mac, REMOTE_IP,
-		zero_mac, LOCAL_IP);
-	input(f, sizeof(f));
-	tx_check_flush();
+	tn_learn(h.host, REMOTE_IP, peer_mac);
 }
 
 /* A datagram from REMOTE_IP to @dport; a wrong checksum if @bad. */
@@ -221,26 +156,42 @@ static u16 bound_port(void)
 	unsigned int i;
 
 	for (i = 0; i < IXM_UDP_SOCKS; i++)
-		if (h.udp->socks[i].app == &h.app)
-			return h.udp->socks[i].port;
+		if (h.host->udp->socks[i].app == &h.a->app)
+			return h.host->udp->socks[i].port;
 	return 0;
 }
 
 static void check_event(const struct ixmod_event *ev)
 {
 	check(ev->type < IXMOD_EV_LAST && !ev->flags);
-	if (ev->type == IXMOD_EV_UDP_RECV) {
-		check(!ev->op && !ev->__pad && ev->res >= 0 && ev->res <= IXM_UDP_PAYLOAD_MAX);
+	switch (ev->type) {
+	case IXMOD_EV_UDP_RECV:
+		check(!ev->op && !ev->win && ev->res >= 0 && ev->res <= IXM_UDP_PAYLOAD_MAX);
 		check(ev->off < IXM_RX_SLICE);
 		check(ev->off % IXM_MBUF_SIZE >= IXM_MBUF_HEADROOM);
 		check(ev->off % IXM_MBUF_SIZE + (u32)ev->res <= IXM_MBUF_SIZE);
 		check(ev->addr == be32_of(REMOTE_IP) && ev->port == ixm_htons(5555));
-	} else {
-		check(ev->res != IXM_CALL_RETRY && ev->res >= -4095 &&
-		      ev->res <= IXM_UDP_PAYLOAD_MAX);
+		break;
+	case IXMOD_EV_CALL:
+		check(ev->res != IXM_CALL_RETRY && ev->res >= -4095);
 		check(!ev->addr && !ev->port && !ev->lport);
-		if (ev->op != IXMOD_OP_UDP_BIND || ev->res)
-			check(!ev->handle);
+		/* a handle only in the answer of a call that makes one */
+		if (ev->res || (ev->op != IXMOD_OP_UDP_BIND && ev->op != IXMOD_OP_TCP_LISTEN &&
+				ev->op != IXMOD_OP_TCP_CONNECT))
+			check(!ev->handle || ev->op == IXMOD_OP_TCP_SENDV);
+		else
+			check(ixm_handle_gen(ev->handle));
+		if (ev->op == IXMOD_OP_UDP_SEND)
+			check(ev->res <= IXM_UDP_PAYLOAD_MAX);
+		break;
+	case IXMOD_EV_TCP_CONNECTED:
+	case IXMOD_EV_TCP_DEAD:
+		/* no peer answers: a connect can only fail */
+		check(ev->res < 0 && !ev->op && ixm_handle_gen(ev->handle));
+		break;
+	default:
+		/* nothing sends TCP segments to the context's connections */
+		check(0);
 	}
 }
 
@@ -248,39 +199,39 @@ static void check_event(const struct ixmod_event *ev)
 static void consume(unsigned int k)
 {
 	const struct ixmod_event *e =
-		(const struct ixmod_event *)(h.events + IXM_RING_OFF_ENTRIES);
-	u32 prod = __atomic_load_n(ring_word(h.events, IXM_RING_OFF_PROD), __ATOMIC_ACQUIRE);
+		(const struct ixmod_event *)(h.a->events + IXM_RING_OFF_ENTRIES);
+	u32 prod = __atomic_load_n(tn_ring_word(h.a->events, IXM_RING_OFF_PROD), __ATOMIC_ACQUIRE);
 
 	/*
 	 * A consumer index that lied within range lets the kernel overwrite
 	 * events the application had not read: its own loss, nothing more.
 	 */
-	if (prod - h.event_cons > EVENT_NR) {
+	if (prod - h.a->event_cons > EVENT_NR) {
 		check(h.lied);
-		h.event_cons = prod - EVENT_NR;
+		h.a->event_cons = prod - EVENT_NR;
 	}
-	while (k-- && prod != h.event_cons) {
-		struct ixmod_event ev = e[h.event_cons & (EVENT_NR - 1)];
+	while (k-- && prod != h.a->event_cons) {
+		struct ixmod_event ev = e[h.a->event_cons & (EVENT_NR - 1)];
 
 		check_event(&ev);
 		if (ev.type == IXMOD_EV_UDP_RECV && h.npending < MAX_PENDING &&
 		    ref_rand(&h.rng) % 4)
 			h.pending[h.npending++] = ev.off;
-		h.event_cons++;
+		h.a->event_cons++;
 	}
-	__atomic_store_n(ring_word(h.events, IXM_RING_OFF_CONS), h.event_cons, __ATOMIC_RELEASE);
+	__atomic_store_n(tn_ring_word(h.a->events, IXM_RING_OFF_CONS), h.a->event_cons, __ATOMIC_RELEASE);
 }
 
 /* Publish calls: the harness's RECV_DONEs first, then the input's. */
 static void submit(const u8 **calls, size_t *ncalls, unsigned int want)
 {
-	struct ixmod_call *e = (struct ixmod_call *)(h.calls + IXM_RING_OFF_ENTRIES);
-	u32 cons = __atomic_load_n(ring_word(h.calls, IXM_RING_OFF_CONS), __ATOMIC_ACQUIRE);
+	struct ixmod_call *e = (struct ixmod_call *)(h.a->calls + IXM_RING_OFF_ENTRIES);
+	u32 cons = __atomic_load_n(tn_ring_word(h.a->calls, IXM_RING_OFF_CONS), __ATOMIC_ACQUIRE);
 
 	/* after a lie, the kernel may have consumed past what we wrote */
-	if ((s32)(cons - h.call_prod) > 0)
-		h.call_prod = cons;
-	while (want-- && h.call_prod - cons < CALL_NR) {
+	if ((s32)(cons - h.a->call_prod) > 0)
+		h.a->call_prod = cons;
+	while (want-- && h.a->call_prod - cons < CALL_NR) {
 		struct ixmod_call c;
 
 		if (h.npending) {
@@ -294,24 +245,24 @@ static void submit(const u8 **calls, size_t *ncalls, unsigned int want)
 		} else {
 			break;
 		}
-		e[h.call_prod & (CALL_NR - 1)] = c;
-		h.call_prod++;
+		e[h.a->call_prod & (CALL_NR - 1)] = c;
+		h.a->call_prod++;
 	}
-	__atomic_store_n(ring_word(h.calls, IXM_RING_OFF_PROD), h.call_prod, __ATOMIC_RELEASE);
+	__atomic_store_n(tn_ring_word(h.a->calls, IXM_RING_OFF_PROD), h.a->call_prod, __ATOMIC_RELEASE);
 }
 
 static void tamper(u8 ctl, u32 val)
 {
-	u32 *cprod = ring_word(h.calls, IXM_RING_OFF_PROD);
-	u32 *econs = ring_word(h.events, IXM_RING_OFF_CONS);
-	u32 eprod = *ring_word(h.events, IXM_RING_OFF_PROD);
+	u32 *cprod = tn_ring_word(h.a->calls, IXM_RING_OFF_PROD);
+	u32 *econs = tn_ring_word(h.a->events, IXM_RING_OFF_CONS);
+	u32 eprod = *tn_ring_word(h.a->events, IXM_RING_OFF_PROD);
 
 	switch (ctl & 3) {
 	case 1:
-		*cprod = h.app.calls.cached + 100000;
+		*cprod = h.a->app.calls.cached + 100000;
 		break;
 	case 2:
-		*cprod = h.app.calls.cached - 1;
+		*cprod = h.a->app.calls.cached - 1;
 		break;
 	case 3:
 		*cprod = val;
@@ -334,13 +285,14 @@ static void tamper(u8 ctl, u32 val)
 
 static void check_step(unsigned int ran, unsigned int budget)
 {
-	u32 flags = *ring_word(h.events, IXM_RING_OFF_FLAGS);
+	const struct tn_host *host = h.host;
+	u32 flags = *tn_ring_word(h.a->events, IXM_RING_OFF_FLAGS);
 
 	check(ran <= budget && ran <= CALL_NR);
-	check(h.pool.nfree + h.app.stats.rx_bufs + h.np.ntx == h.pool.count);
-	check(h.app.hold_count <= h.app.hold_nr);
-	check(!!(flags & IXMOD_RING_OVERFLOW) == !!h.app.hold_count);
-	check(h.app.events.cached - h.event_cons <= EVENT_NR || h.lied);
+	check(host->pool.nfree + h.a->app.stats.rx_bufs + host->port.ntx == host->pool.count);
+	check(h.a->app.hold_count <= h.a->app.hold_nr);
+	check(!!(flags & IXMOD_RING_OVERFLOW) == !!h.a->app.hold_count);
+	check(h.a->app.events.cached - h.a->event_cons <= EVENT_NR || h.lied);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
@@ -349,6 +301,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
 	static bool ready;
 	unsigned int step, steps, budget, ran, i, owned;
+	struct tn_host *host;
+	u64 tick;
 	u64 consumed = 0;
 	const u8 *calls;
 	size_t ncalls;
@@ -362,7 +316,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		ready = true;
 	}
 	reset();
+	host = h.host;
 	ctl = in[0];
+	tick = (u64)(in[1] >> 4) * 1000000000ULL;
 	h.rng = 0x9e3779b97f4a7c15ULL ^ ((u64)in[2] << 8 | in[3]);
 	val = (u32)in[4] | (u32)in[5] << 8 | (u32)in[6] << 16 | (u32)in[7] << 24;
 	calls = in + HDR;
@@ -380,37 +336,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			deliver(port && r % 4 ? port : (u16)(r >> 16), (r >> 8) % 80, r % 16 == 0);
 		}
 		budget = 1 + ref_rand(&h.rng) % 6;
-		ran = ixm_app_run_calls(&h.app, budget);
+		tn_host_begin(host);
+		ran = ixm_app_run_calls(&h.a->app, budget);
 		consumed += ran;
 		check_step(ran, budget);
+		/* TCP's timers: SYNs nobody answers are sent again, then give up */
+		ixm_host_now_ns += tick;
+		tn_host_begin(host);
+		ixm_tcp_poll(&host->stack);
+		check_step(ran, budget);
 		tx_check_flush();
-		ixm_app_flush(&h.app);
+		ixm_app_flush(&h.a->app);
 		check_step(ran, budget);
 		/* held only while the ring is full (or its consumer lies) */
-		check(!h.app.hold_count ||
-		      h.app.events.cached - *ring_word(h.events, IXM_RING_OFF_CONS) >= EVENT_NR);
+		check(!h.a->app.hold_count ||
+		      h.a->app.events.cached - *tn_ring_word(h.a->events, IXM_RING_OFF_CONS) >= EVENT_NR);
 		consume(ref_rand(&h.rng) % 6);
 	}
-	check(h.app.stats.calls == consumed);
+	check(h.a->app.stats.calls == consumed);
 
 	/* the application is honest again and reads what is left */
 	submit(&calls, &ncalls, 0);
 	for (i = 0; i < 2 * EVENT_NR + 2; i++) {
-		ixm_app_flush(&h.app);
+		ixm_app_flush(&h.a->app);
 		consume(EVENT_NR);
 	}
-	check(!h.app.hold_count);
+	check(!h.a->app.hold_count);
 
 	owned = 0;
-	for (i = 0; i < h.pool.count; i++)
-		owned += h.mbufs[i].owner == &h.app;
-	check(owned == h.app.stats.rx_bufs);
-	ixm_app_release_all(&h.app);
-	check(h.pool.nfree == h.pool.count && !h.app.stats.rx_bufs && !h.udp->count);
-	for (i = 0; i < h.pool.count; i++)
-		check(!h.mbufs[i].owner);
+	for (i = 0; i < host->pool.count; i++)
+		owned += host->mbufs[i].owner == &h.a->app;
+	check(owned == h.a->app.stats.rx_bufs);
+	ixm_app_release_all(&h.a->app);
+	tx_check_flush();
+	check(host->pool.nfree == host->pool.count && !h.a->app.stats.rx_bufs &&
+	      !host->udp->count);
+	for (i = 0; i < host->pool.count; i++)
+		check(!host->mbufs[i].owner);
 	check(!bound_port());
-	ixm_arp_table_free(h.np.arp);
-	h.np.arp = NULL;
+	/* every connection and listener of the context went with it */
+	check(!host->tcp->stats.conns && !host->tcp->stats.established);
+	for (i = 0; i < IXM_TCP_LISTENERS; i++)
+		check(!host->tcp->listeners[i].app);
 	return 0;
 }
