@@ -993,7 +993,7 @@ int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
 	old_wnd = c->rcv_adv - c->rcv_nxt;
 	c->rcv_given -= len;
 	c->rcv_held -= len;
-	while (len) {
+	while (len && c->rcvq) {
 		struct ixm_mbuf *m = c->rcvq;
 		u32 n = min_t(u32, len, m->len - c->rcvq_off);
 

@@ -370,7 +370,7 @@ static void ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
 	c->snd_una = ack;
 	if (ixm_seq_lt(c->snd_nxt, ack))
 		c->snd_nxt = ack;
-	while (bytes) {
+	while (bytes && c->sndq_count) {
 		struct ixm_tcp_sndpiece *p = &c->sndq[c->sndq_head];
 		u32 n = min_t(u32, bytes, p->len - c->sndq_skip);
 

@@ -136,9 +136,10 @@ static void ixm_tcp_copy_data(const struct ixm_tcp_conn *c, u32 seq, u8 *dst, u3
 {
 	const u8 *arena = c->app->txarena;
 	u32 pos = seq - c->snd_una + c->sndq_skip;
-	u32 i = c->sndq_head;
+	u32 i = c->sndq_head, end = c->sndq_head + c->sndq_count;
 
-	while (len) {
+	/* bounded by the pieces held: the caller never asks past snd_end */
+	while (len && i != end) {
 		const struct ixm_tcp_sndpiece *p = &c->sndq[i % IXM_TCP_SNDQ];
 		u32 n;
 
@@ -154,6 +155,8 @@ static void ixm_tcp_copy_data(const struct ixm_tcp_conn *c, u32 seq, u8 *dst, u3
 		pos = 0;
 		i++;
 	}
+	if (len)	/* never: but no stale pool bytes on the wire if it were */
+		memset(dst, 0, len);
 }
 
 /*
