@@ -1,0 +1,1273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_state.c - TCP's state machine, one crafted segment at a time
+ *
+ * One host (testnet.h: 198.18.0.1, a context on its core) and a peer,
+ * 198.18.0.2, that is the test itself: it builds each segment byte by
+ * byte (frames.h, checksums from ref.h), hands it to ixm_eth_input() and
+ * reads back, with tcp_parse(), every frame the host queues, and every
+ * event its context gets.  The application's side is the real call ring.
+ *
+ * Each test states what RFC 9293 (and RFC 5961, 6298, 7323, 4987, 5681)
+ * says must be seen on the wire or in the events: the numbers in a
+ * SYN-ACK, an RST, a challenge ACK; when a retransmission, a probe, a
+ * delayed ACK or a window update goes out; which event arrives.  The
+ * connection's internals are looked at only where nothing outside shows
+ * a state (CLOSING, TIME_WAIT's length) or to explain a failure.
+ *
+ * The peer's ISN is near 2^32, so every connection's sequence numbers
+ * wrap, and the clock starts at 1000 s so that a time taken from 0 by
+ * mistake shows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "tap.h"
+#include "testnet.h"
+
+#define H_IP		TN_IP(1)	/* the host under test */
+#define P_IP		TN_IP(2)	/* the peer the test plays */
+#define H_PORT		80
+#define P_PORT		40000
+#define P_ISS		0xffffff00u	/* the peer's ISN: its numbers wrap */
+#define ARENA		(1u << 20)
+#define MS		1000000ULL	/* ns */
+#define T0		(1000 * 1000 * MS)	/* the clock at the start */
+
+/* Options the peer puts on its SYN or SYN-ACK */
+#define O_MSS		0x1
+#define O_WS		0x2
+#define O_TS		0x4
+#define O_SACK		0x8
+#define O_ALL		(O_MSS | O_WS | O_TS | O_SACK)
+
+#define MAXSEG		IXM_TX_BATCH
+#define MAXEV		64
+
+/**
+ * struct tc - the host, its context and the peer's view of one connection
+ */
+struct tc {
+	struct tn_host		*h;
+	struct tn_app		*a;
+	u64			lh;		/* listener handle */
+	u64			ch;		/* connection handle */
+	u16			hport;		/* the host's port */
+	u16			pport;		/* the peer's port */
+	u32			snd;		/* the peer's next sequence number */
+	u32			rcv;		/* what the peer expects from the host */
+	u32			hiss;		/* the host's ISN */
+	int			hws;		/* the host's window scale, 0 if none */
+	bool			ts;		/* timestamps agreed */
+	u32			tsval;		/* the peer's next TSval */
+	u32			tsecr;		/* the host's last TSval */
+	u16			pwin;		/* window the peer advertises */
+	u8			pws;		/* window scale the peer offers */
+	struct tcp_seg		seg[MAXSEG];	/* what the host sent in the last run */
+	u8			frame[MAXSEG][IXM_MBUF_SIZE];
+	unsigned int		nseg;
+	unsigned int		nother;		/* frames that were not TCP (ARP) */
+	bool			bad;		/* a TCP frame did not parse */
+	struct ixmod_event	ev[MAXEV];	/* events of the last run */
+	unsigned int		nev;
+};
+
+static struct tc T;
+
+static u8 data[65536];		/* the peer's bytes */
+
+static void tc_init_cfg(struct tc *t, const struct ixm_tcp_config *cfg)
+{
+	struct tn_host_cfg hc = {
+		.ip = H_IP, .mac = our_mac, .tcp = cfg, .seed = 7,
+	};
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	ixm_host_now_ns = T0;
+	t->h = tn_host_new(&hc);
+	t->a = tn_app_new(t->h, 64, MAXEV, ARENA);
+	for (i = 0; i < ARENA; i++)
+		t->a->arena[i] = (u8)(i * 31 + i / 251);
+	tn_learn(t->h, P_IP, peer_mac);
+	t->pport = P_PORT;
+	t->pwin = 65535;
+	t->tsval = 5000;
+	t->pws = 7;
+}
+
+static void tc_init(struct tc *t)
+{
+	tc_init_cfg(t, NULL);
+}
+
+static void tc_fini(struct tc *t)
+{
+	tn_host_free(t->h);
+}
+
+/*
+ * The host's iteration after the test's input: calls, timers, pending
+ * output.  Every frame it queued is read back into @t->seg, every event
+ * into @t->ev.
+ */
+static void tc_run(struct tc *t)
+{
+	struct tn_host *h = t->h;
+	struct ixmod_event ev;
+	unsigned int i;
+
+	tn_host_run(h);
+	t->nseg = 0;
+	t->nother = 0;
+	for (i = 0; i < h->port.ntx; i++) {
+		const struct ixm_mbuf *m = h->port.tx[i];
+		struct tcp_seg *s = &t->seg[t->nseg];
+		const char *err;
+
+		if (m->len >= 14 && get16(m->data + 12) == 0x0806) {
+			t->nother++;
+			continue;
+		}
+		memcpy(t->frame[t->nseg], m->data, m->len);
+		err = tcp_parse(t->frame[t->nseg], m->len, s);
+		if (!err)
+			err = check_tx(&h->cfg, m);
+		if (err) {
+			tap_diag("the host sent a bad frame: %s", err);
+			t->bad = true;
+			continue;
+		}
+		if (s->has_ts)
+			t->tsecr = s->tsval;
+		t->nseg++;
+	}
+	tn_tx_flush(h);
+	t->nev = 0;
+	while (t->nev < MAXEV && tn_app_event(t->a, &ev))
+		t->ev[t->nev++] = ev;
+}
+
+static void tc_advance(struct tc *t, u64 ns)
+{
+	ixm_host_now_ns += ns;
+	tc_run(t);
+}
+
+/* Let time pass in @step_ns steps until the host sends something; the wait, or 0. */
+static u64 tc_wait_seg(struct tc *t, u64 max_ns, u64 step_ns)
+{
+	u64 waited;
+
+	for (waited = step_ns; waited <= max_ns; waited += step_ns) {
+		tc_advance(t, step_ns);
+		if (t->nseg)
+			return waited;
+	}
+	return 0;
+}
+
+/* The first event of @type in the last run, or NULL. */
+static const struct ixmod_event *tc_ev(const struct tc *t, u8 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nev; i++)
+		if (t->ev[i].type == type)
+			return &t->ev[i];
+	return NULL;
+}
+
+static unsigned int tc_nev(const struct tc *t, u8 type)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < t->nev; i++)
+		n += t->ev[i].type == type;
+	return n;
+}
+
+/* A call through the ring; its EV_CALL's res, or 0 if it was answered with none. */
+static int tc_call(struct tc *t, const struct ixmod_call *c)
+{
+	const struct ixmod_event *ev;
+
+	tn_app_submit(t->a, c);
+	tc_run(t);
+	ev = tc_ev(t, IXMOD_EV_CALL);
+	return ev ? ev->res : 0;
+}
+
+/* A segment from the peer, with @opts on a SYN or timestamps once agreed. */
+static void tc_seg(struct tc *t, u8 flags, u32 seq, u32 ack, const u8 *d, size_t n,
+		   unsigned int opts)
+{
+	static u8 f[IXM_MBUF_SIZE];
+	struct tcp_args a = {
+		.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
+		.seq = seq, .ack = ack, .flags = flags, .win = t->pwin,
+		.data = d, .dlen = n,
+	};
+	u8 o[40];
+	size_t olen = 0;
+
+	if (flags & TH_SYN) {
+		if (opts & O_MSS)
+			olen += tcpopt_mss(o + olen, 1460);
+		if (opts & O_WS)
+			olen += tcpopt_wscale(o + olen, t->pws);
+		if (opts & O_SACK)
+			olen += tcpopt_sack_ok(o + olen);
+		if (opts & O_TS)
+			olen += tcpopt_ts(o + olen, t->tsval++,
+					  flags & TH_ACK ? t->tsecr : 0);
+	} else if (t->ts) {
+		olen += tcpopt_ts(o + olen, t->tsval++, t->tsecr);
+	}
+	a.opts = o;
+	a.optlen = olen;
+	tn_input(t->h, f, tcp_frame(f, our_mac, peer_mac, &a), 0);
+	tc_run(t);
+}
+
+/* The peer's next segment in sequence; its sequence space is consumed. */
+static void tc_send(struct tc *t, u8 flags, const u8 *d, size_t n)
+{
+	u32 seq = t->snd;
+
+	t->snd += (u32)n + !!(flags & TH_SYN) + !!(flags & TH_FIN);
+	tc_seg(t, flags, seq, t->rcv, d, n, 0);
+}
+
+static bool seg_is(const struct tcp_seg *s, u8 flags, u32 seq, u32 ack, size_t dlen)
+{
+	if (s->flags == flags && s->seq == seq && (!(flags & TH_ACK) || s->ack == ack) &&
+	    s->dlen == dlen)
+		return true;
+	tap_diag("segment: flags %#x seq %u ack %u len %zu; want flags %#x seq %u ack %u len %zu",
+		 s->flags, s->seq, s->ack, s->dlen, flags, seq, ack, dlen);
+	return false;
+}
+
+/* Exactly one segment went out and it is this one. */
+static bool one_seg(const struct tc *t, u8 flags, u32 seq, u32 ack, size_t dlen)
+{
+	if (t->nseg != 1) {
+		tap_diag("%u segments sent, want 1", t->nseg);
+		if (t->nseg)
+			seg_is(&t->seg[0], flags, seq, ack, dlen);
+		return false;
+	}
+	return seg_is(&t->seg[0], flags, seq, ack, dlen);
+}
+
+/* The ACK the host sends now: no data, its next sequence number, our next one. */
+static bool is_ack(const struct tc *t)
+{
+	return one_seg(t, TH_ACK, t->rcv, t->snd, 0);
+}
+
+static u32 host_win(const struct tc *t, const struct tcp_seg *s)
+{
+	return (u32)s->win << t->hws;
+}
+
+static struct ixm_tcp_stats *stats(struct tc *t)
+{
+	return &t->h->tcp->stats;
+}
+
+/* The connection behind @t->ch, for what nothing outside shows. */
+static struct ixm_tcp_conn *conn(struct tc *t)
+{
+	u32 idx = ixm_handle_idx(t->ch);
+
+	return idx < IXM_TCP_CONNS ? &t->h->tcp->conns[idx] : NULL;
+}
+
+static const char *state(struct tc *t)
+{
+	struct ixm_tcp_conn *c = conn(t);
+
+	return c && c->state < IXM_TCP_NSTATES ? ixm_tcp_state_names[c->state] : "?";
+}
+
+/*
+ * Passive open on H_PORT with a SYN carrying @opts: LISTEN, SYN, SYN-ACK,
+ * ACK, KNOCK, ACCEPT.  @t->ch is the accepted connection (cookie 0xc0).
+ */
+static bool tc_passive(struct tc *t, unsigned int opts)
+{
+	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
+	const struct ixmod_event *ev;
+	const struct tcp_seg *s;
+
+	t->hport = H_PORT;
+	ev = tc_call(t, &c) ? NULL : tc_ev(t, IXMOD_EV_CALL);
+	if (!ev) {
+		tap_diag("listen failed");
+		return false;
+	}
+	t->lh = ev->handle;
+	t->snd = P_ISS;
+	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, opts);
+	t->snd++;
+	if (t->nseg != 1 || t->seg[0].flags != (TH_SYN | TH_ACK)) {
+		tap_diag("no SYN-ACK (%u segments)", t->nseg);
+		return false;
+	}
+	s = &t->seg[0];
+	t->hiss = s->seq;
+	t->rcv = s->seq + 1;
+	t->hws = s->wscale > 0 ? s->wscale : 0;
+	t->ts = s->has_ts;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_KNOCK);
+	if (!ev || t->nseg) {
+		tap_diag("no knock after the handshake's ACK (%u segments)", t->nseg);
+		return false;
+	}
+	t->ch = ev->handle;
+	c = tn_call_accept(t->ch, 0xc0);
+	if (tc_call(t, &c)) {
+		tap_diag("accept failed");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Active open to P_IP:P_PORT, the peer answering with @opts: CONNECT,
+ * SYN, SYN-ACK, ACK, CONNECTED.  @t->ch is the connection (cookie 0xc0).
+ */
+static bool tc_active(struct tc *t, unsigned int opts)
+{
+	struct ixmod_call c = tn_call_connect(P_IP, P_PORT, 0xc0);
+	const struct ixmod_event *ev;
+
+	ev = tc_call(t, &c) ? NULL : tc_ev(t, IXMOD_EV_CALL);
+	if (!ev || t->nseg != 1) {
+		tap_diag("connect failed or sent no SYN");
+		return false;
+	}
+	t->ch = ev->handle;
+	t->hport = t->seg[0].sport;
+	t->hiss = t->seg[0].seq;
+	t->rcv = t->hiss + 1;
+	t->snd = P_ISS;
+	tc_seg(t, TH_SYN | TH_ACK, t->snd, t->rcv, NULL, 0, opts);
+	t->snd++;
+	t->hws = (opts & O_WS) && t->seg[0].wscale > 0 ? t->seg[0].wscale : 0;
+	t->ts = !!(opts & O_TS);
+	ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
+	if (!ev || ev->res || !is_ack(t)) {
+		tap_diag("no ACK and CONNECTED after the SYN-ACK");
+		return false;
+	}
+	return true;
+}
+
+/* The application sends @n bytes of its arena from @off; sendv's res. */
+static int tc_sendv(struct tc *t, u32 off, u32 n)
+{
+	struct ixmod_iov *iov = (struct ixmod_iov *)(t->a->arena + ARENA - 64);
+	struct ixmod_call c = tn_call_sendv(t->ch, ARENA - 64, 1, 0x5e);
+
+	iov->off = off;
+	iov->len = n;
+	return tc_call(t, &c);
+}
+
+static int tc_recv_done(struct tc *t, u32 n)
+{
+	struct ixmod_call c = tn_call_recv_done(t->ch, n);
+
+	return tc_call(t, &c);
+}
+
+static int tc_close(struct tc *t, bool abort)
+{
+	struct ixmod_call c = tn_call_close(t->ch, abort);
+
+	return tc_call(t, &c);
+}
+
+/* The bytes a TCP_RECV event names, compared with @want. */
+static bool recv_is(struct tc *t, const struct ixmod_event *ev, const u8 *want, u32 n)
+{
+	const u8 *p;
+
+	if (!ev || ev->type != IXMOD_EV_TCP_RECV || (u32)ev->res != n) {
+		tap_diag("no TCP_RECV of %u bytes (%d)", n, ev ? ev->res : -1);
+		return false;
+	}
+	p = tn_rx_ptr(t->h, ev->off, n);
+	if (!p || memcmp(p, want, n)) {
+		tap_diag("TCP_RECV at %u does not hold the bytes sent", ev->off);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Opening
+ */
+
+static void test_passive_open(void)
+{
+	struct ixmod_call c;
+	const struct ixmod_event *ev;
+	const struct tcp_seg *s;
+	struct tc *t = &T;
+	u64 h;
+
+	tc_init(t);
+	t->hport = H_PORT;
+	c = tn_call_listen(H_PORT, 16, 0x11);
+	ev = tc_call(t, &c) == 0 ? tc_ev(t, IXMOD_EV_CALL) : NULL;
+	tap_ok(ev && ixm_handle_gen(ev->handle) && ev->user_data == 0x11,
+	       "passive: LISTEN answers res 0 with a handle");
+	t->lh = ev ? ev->handle : 0;
+	tap_eq((u64)tc_call(t, &c), (u64)-EADDRINUSE,
+	       "passive: a second LISTEN of the port: -EADDRINUSE");
+
+	t->snd = P_ISS;
+	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, O_ALL);
+	t->snd++;
+	s = &t->seg[0];
+	tap_ok(t->nseg == 1 && s->flags == (TH_SYN | TH_ACK) && s->ack == P_ISS + 1 &&
+	       s->sport == H_PORT && s->dport == P_PORT && s->src == H_IP && s->dst == P_IP &&
+	       !memcmp(s->dmac, peer_mac, 6) && !s->dlen,
+	       "passive: SYN -> SYN-ACK, ack = ISN + 1, to the SYN's addresses and MAC");
+	tap_ok(t->nseg == 1 && s->mss && s->mss <= 1460 && s->wscale >= 0 && s->wscale <= 14 &&
+	       s->has_ts && s->tsecr == t->tsval - 1,
+	       "passive: the SYN-ACK has MSS (%u), window scale (%d) and timestamps echoing TSval",
+	       s->mss, s->wscale);
+	tap_ok(t->nseg == 1 && !s->sack_ok, "passive: SACK-permitted is not answered (no SACK)");
+	t->hiss = s->seq;
+	t->rcv = s->seq + 1;
+	t->hws = s->wscale;
+	t->ts = true;
+	tap_ok(!t->nev && stats(t)->conns == 1 && !stats(t)->established,
+	       "passive: no event yet; one connection, not established");
+
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_KNOCK);
+	tap_ok(ev && t->nev == 1 && !t->nseg && ev->user_data == 0x11 &&
+	       ev->addr == be32_of(P_IP) && ev->port == ixm_htons(P_PORT) &&
+	       ev->lport == ixm_htons(H_PORT) && ixm_handle_gen(ev->handle),
+	       "passive: the ACK -> KNOCK with the listener's cookie, addresses, a handle");
+	h = ev ? ev->handle : 0;
+	t->ch = h;
+	tap_ok(stats(t)->established == 1 && stats(t)->passive_opens == 1 &&
+	       !strcmp(state(t), "ESTABLISHED"),
+	       "passive: ESTABLISHED, counted in established and passive_opens");
+	c = tn_call_accept(h, 0xc0);
+	tap_ok(tc_call(t, &c) == 0 && !t->nev, "passive: ACCEPT: no event");
+	tap_eq((u64)tc_call(t, &c), (u64)-EINVAL, "passive: a second ACCEPT: -EINVAL");
+	c = tn_call_accept(ixm_handle(ixm_handle_idx(h), ixm_handle_gen(h) + 1), 1);
+	tap_eq((u64)tc_call(t, &c), (u64)-EBADF, "passive: ACCEPT of a stale generation: -EBADF");
+
+	tc_send(t, TH_ACK | TH_PSH, data, 10);
+	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 10) &&
+	       tc_ev(t, IXMOD_EV_TCP_RECV)->user_data == 0xc0,
+	       "passive: data -> TCP_RECV with the accept's cookie");
+	tap_eq((u64)tc_recv_done(t, 11), (u64)-EINVAL, "passive: RECV_DONE of more than given: -EINVAL");
+	tap_eq((u64)tc_recv_done(t, 10), 0, "passive: RECV_DONE of what was given: 0");
+	tc_fini(t);
+
+	/* a SYN without options: the SYN-ACK offers no option but MSS */
+	tc_init(t);
+	tap_ok(tc_passive(t, 0) && !t->ts && !t->hws, "passive: SYN without options: connected");
+	tc_fini(t);
+	tc_init(t);
+	t->hport = H_PORT;
+	c = tn_call_listen(H_PORT, 16, 0x11);
+	tc_call(t, &c);
+	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, 0);
+	s = &t->seg[0];
+	tap_ok(t->nseg == 1 && s->mss && s->wscale < 0 && !s->has_ts,
+	       "passive: to a SYN without options the SYN-ACK has MSS only (RFC 7323 §1.3)");
+	tc_fini(t);
+}
+
+static void test_active_open(void)
+{
+	struct ixmod_call c;
+	const struct ixmod_event *ev;
+	const struct tcp_seg *s;
+	struct tc *t = &T;
+	u64 h;
+
+	tc_init(t);
+	c = tn_call_connect(P_IP, P_PORT, 0xc0);
+	ev = tc_call(t, &c) == 0 ? tc_ev(t, IXMOD_EV_CALL) : NULL;
+	tap_ok(ev && ixm_handle_gen(ev->handle) && ev->user_data == 0xc0,
+	       "active: CONNECT answers res 0 with a handle");
+	t->ch = ev ? ev->handle : 0;
+	s = &t->seg[0];
+	tap_ok(t->nseg == 1 && s->flags == TH_SYN && s->dport == P_PORT && s->sport >= 32768 &&
+	       s->sport <= 60999 && s->mss && s->wscale >= 0 && s->has_ts && !s->dlen &&
+	       !memcmp(s->dmac, peer_mac, 6),
+	       "active: a SYN from an ephemeral port, with MSS, window scale, timestamps");
+	t->hport = s->sport;
+	t->hiss = s->seq;
+	t->rcv = s->seq + 1;
+	t->hws = s->wscale;
+	tap_ok(stats(t)->active_opens == 1 && !stats(t)->established && t->nev == 1,
+	       "active: counted in active_opens, no other event");
+	t->snd = P_ISS;
+	tc_seg(t, TH_SYN | TH_ACK, t->snd, t->rcv, NULL, 0, O_ALL);
+	t->snd++;
+	t->ts = true;
+	ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
+	tap_ok(is_ack(t) && t->seg[0].has_ts && t->seg[0].tsecr == t->tsval - 1,
+	       "active: SYN-ACK -> ACK of its ISN + 1, echoing its TSval");
+	tap_ok(ev && !ev->res && ev->user_data == 0xc0 && ev->handle == t->ch && t->nev == 1 &&
+	       stats(t)->established == 1,
+	       "active: CONNECTED res 0 with the handle and cookie; established");
+	tap_ok(tc_sendv(t, 0, 100) == 100 && one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 100) &&
+	       !memcmp(t->seg[0].data, t->a->arena, 100),
+	       "active: SENDV 100 bytes: res 100, one segment with the arena's bytes");
+	tc_fini(t);
+
+	/* refused */
+	tc_init(t);
+	c = tn_call_connect(P_IP, P_PORT, 0xc1);
+	tc_call(t, &c);
+	h = t->nev ? t->ev[0].handle : 0;
+	t->ch = h;
+	t->hport = t->seg[0].sport;
+	t->rcv = t->seg[0].seq + 1;
+	tc_seg(t, TH_RST, 0, 0, NULL, 0, 0);
+	tap_ok(!t->nev && !t->nseg, "active: RST without ACK in SYN-SENT: ignored (RFC 9293 §3.10.7.3)");
+	tc_seg(t, TH_RST | TH_ACK, 0, t->rcv + 1, NULL, 0, 0);
+	tap_ok(!t->nev && !t->nseg,
+	       "active: RST,ACK with a wrong ack: dropped, no reply (RFC 9293 §3.10.7.3)");
+	tc_seg(t, TH_RST | TH_ACK, 0, t->rcv, NULL, 0, 0);
+	tap_ok(t->nev == 2 && t->ev[0].type == IXMOD_EV_TCP_CONNECTED &&
+	       t->ev[0].res == -ECONNREFUSED && t->ev[1].type == IXMOD_EV_TCP_DEAD &&
+	       t->ev[1].res == -ECONNREFUSED && t->ev[1].handle == h && t->ev[1].user_data == 0xc1,
+	       "active: RST,ACK of the SYN -> CONNECTED -ECONNREFUSED, then DEAD -ECONNREFUSED");
+	tap_ok(!t->nseg && !stats(t)->conns && stats(t)->attempt_fails == 1 &&
+	       stats(t)->resets_in == 1,
+	       "active: nothing sent back; the slot is free; attempt_fails and resets_in count it");
+	tap_eq((u64)tc_sendv(t, 0, 10), (u64)-EBADF, "active: the refused handle is stale: -EBADF");
+	tc_fini(t);
+
+	/* a SYN-ACK that acknowledges something else */
+	tc_init(t);
+	c = tn_call_connect(P_IP, P_PORT, 0xc2);
+	tc_call(t, &c);
+	t->hport = t->seg[0].sport;
+	t->rcv = t->seg[0].seq + 1;
+	tc_seg(t, TH_SYN | TH_ACK, P_ISS, t->rcv + 1000, NULL, 0, O_ALL);
+	tap_ok(!t->nev && one_seg(t, TH_RST, t->rcv + 1000, 0, 0),
+	       "active: SYN-ACK with a bad ACK -> <SEQ=SEG.ACK><RST>, no event");
+	tc_seg(t, TH_SYN | TH_ACK, P_ISS, t->rcv, NULL, 0, O_ALL);
+	tap_ok((ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED)) && !ev->res,
+	       "active: the right SYN-ACK afterwards still connects");
+	tc_fini(t);
+
+	/* errors of CONNECT */
+	tc_init(t);
+	c = tn_call_connect(TN_IP(1) + 0x100, P_PORT, 1);
+	tap_eq((u64)tc_call(t, &c), (u64)-ENETUNREACH, "active: CONNECT off the subnet: -ENETUNREACH");
+	c = tn_call_connect(H_IP, P_PORT, 1);
+	tap_eq((u64)tc_call(t, &c), (u64)-EINVAL, "active: CONNECT to our own address: -EINVAL");
+	c = tn_call_connect(P_IP, 0, 1);
+	tap_eq((u64)tc_call(t, &c), (u64)-EINVAL, "active: CONNECT to port 0: -EINVAL");
+	tc_fini(t);
+}
+
+/* RFC 9293 Figure 8: both send a SYN; each answers the other's with a SYN-ACK. */
+static void test_simultaneous_open(void)
+{
+	struct ixmod_call c = tn_call_connect(P_IP, P_PORT, 0x51);
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+
+	tc_init(t);
+	tc_call(t, &c);
+	t->ch = t->nev ? t->ev[0].handle : 0;
+	t->hport = t->seg[0].sport;
+	t->hiss = t->seg[0].seq;
+	t->snd = P_ISS;
+	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, O_MSS);
+	t->snd++;
+	t->rcv = t->hiss + 1;
+	tap_ok(one_seg(t, TH_SYN | TH_ACK, t->hiss, P_ISS + 1, 0) && !t->nev,
+	       "simultaneous open: the peer's SYN in SYN-SENT -> SYN-ACK with our ISN");
+	tap_ok(!strcmp(state(t), "SYN_RECV"), "simultaneous open: SYN-RECEIVED (%s)", state(t));
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
+	tap_ok(ev && !ev->res && ev->handle == t->ch && t->nev == 1 && !t->nseg,
+	       "simultaneous open: the peer's ACK of our SYN -> CONNECTED res 0");
+	tap_ok(tc_sendv(t, 0, 50) == 50 && one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 50),
+	       "simultaneous open: data flows");
+	tc_fini(t);
+}
+
+/*
+ * Closing
+ */
+
+/* Both close at once: FIN crosses FIN, CLOSING, then TIME_WAIT (RFC 9293 Figure 13). */
+static void test_simultaneous_close(void)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u32 fin;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	tap_ok(tc_close(t, false) == 0 && one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0) &&
+	       !t->nev, "simultaneous close: CLOSE -> FIN, no event");
+	fin = t->rcv++;
+	tc_seg(t, TH_FIN | TH_ACK, t->snd, fin, NULL, 0, 0);
+	t->snd++;
+	tap_ok(is_ack(t) && !t->nev,
+	       "simultaneous close: the peer's FIN (not acking ours) -> ACK of it, no event");
+	tap_ok(!strcmp(state(t), "CLOSING"), "simultaneous close: CLOSING (%s)", state(t));
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+	tap_ok(!t->nseg && ev && t->nev == 1 && !ev->res && ev->user_data == 0xc0 &&
+	       ev->handle == t->ch,
+	       "simultaneous close: the ACK of our FIN -> DEAD res 0, nothing sent");
+	tap_ok(stats(t)->conns == 1 && !stats(t)->established,
+	       "simultaneous close: the slot stays in TIME_WAIT (%s)", state(t));
+	tc_advance(t, t->h->tcp_cfg.tw_ns + MS);
+	tap_ok(!stats(t)->conns && !t->nev && !t->nseg,
+	       "simultaneous close: gone after TIME_WAIT, without another event");
+	tc_fini(t);
+}
+
+/*
+ * The active closer (of an actively opened connection, with timestamps):
+ * FIN-WAIT-1, FIN-WAIT-2, TIME_WAIT for tw_ns, then nothing.
+ */
+static void test_time_wait(void)
+{
+	struct ixm_tcp_config cfg;
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u32 fin, peer_fin;
+
+	ixm_tcp_config_default(&cfg);
+	cfg.tw_ns = 10000 * MS;
+	tc_init_cfg(t, &cfg);
+	tc_active(t, O_ALL);
+	tc_close(t, false);
+	tap_ok(one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0) && t->seg[0].has_ts,
+	       "TIME_WAIT: CLOSE -> FIN with timestamps");
+	fin = t->rcv++;
+	tc_send(t, TH_ACK, NULL, 0);
+	tap_ok(!t->nseg && !t->nev && !strcmp(state(t), "FIN_WAIT2"),
+	       "TIME_WAIT: the ACK of our FIN: nothing sent, no event (%s)", state(t));
+	peer_fin = t->snd;
+	tc_send(t, TH_FIN | TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+	tap_ok(is_ack(t) && ev && t->nev == 1 && !ev->res,
+	       "TIME_WAIT: the peer's FIN -> ACK and DEAD res 0 (no RECV after CLOSE)");
+	tap_ok(stats(t)->conns == 1 && !stats(t)->established && !strcmp(state(t), "TIME_WAIT"),
+	       "TIME_WAIT: one slot, not established (%s)", state(t));
+	tap_eq((u64)tc_sendv(t, 0, 1), (u64)-EBADF, "TIME_WAIT: the handle is stale: -EBADF");
+	tc_advance(t, 5000 * MS);
+	tc_seg(t, TH_FIN | TH_ACK, peer_fin, fin + 1, NULL, 0, 0);
+	tap_ok(is_ack(t) && !t->nev, "TIME_WAIT: the peer's FIN again -> ACK again");
+	tc_advance(t, cfg.tw_ns - MS);
+	tap_ok(stats(t)->conns == 1, "TIME_WAIT: still there tw_ns - 1 ms after that FIN");
+	tc_advance(t, 2 * MS);
+	tap_ok(!stats(t)->conns && !t->nev && !t->nseg, "TIME_WAIT: gone at tw_ns, silently");
+	tc_seg(t, TH_ACK, t->snd, fin + 1, NULL, 0, 0);
+	tap_ok(one_seg(t, TH_RST, fin + 1, 0, 0),
+	       "TIME_WAIT: afterwards a segment of the old pair gets RST <SEQ=SEG.ACK>");
+	tc_fini(t);
+}
+
+/* The peer closes first; we read its FIN and keep sending, then close (LAST-ACK). */
+static void test_half_close(void)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	memcpy(data, "hello", 5);
+	tc_send(t, TH_ACK | TH_PSH | TH_FIN, data, 5);
+	tap_ok(t->nev == 2 && recv_is(t, &t->ev[0], data, 5) &&
+	       t->ev[1].type == IXMOD_EV_TCP_RECV && !t->ev[1].res && !t->ev[1].off &&
+	       t->ev[1].user_data == 0xc0,
+	       "half-close: data and FIN -> RECV 5, then RECV res 0 (end of stream)");
+	tap_ok(is_ack(t), "half-close: the FIN is acknowledged at once");
+	tap_ok(!strcmp(state(t), "CLOSE_WAIT") && stats(t)->established == 1,
+	       "half-close: CLOSE-WAIT, still counted as established");
+	tap_ok(tc_sendv(t, 100, 1000) == 1000 &&
+	       one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 1000) &&
+	       !memcmp(t->seg[0].data, t->a->arena + 100, 1000),
+	       "half-close: we still send: SENDV 1000 -> res 1000, one segment");
+	t->rcv += 1000;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	tap_ok(ev && ev->res == 1000 && t->nev == 1 && !t->nseg,
+	       "half-close: the peer's ACK -> SENT 1000");
+	tc_seg(t, TH_ACK | TH_FIN, t->snd - 1, t->rcv, NULL, 0, 0);
+	tap_ok(!t->nev && is_ack(t), "half-close: a retransmitted FIN: ACK, no second end of stream");
+	tap_ok(tc_recv_done(t, 5) == 0 && tc_close(t, false) == 0 &&
+	       one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0),
+	       "half-close: CLOSE -> FIN (LAST-ACK)");
+	t->rcv++;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+	tap_ok(ev && !ev->res && t->nev == 1 && !t->nseg && !stats(t)->conns &&
+	       !stats(t)->established,
+	       "half-close: the ACK of our FIN -> DEAD res 0; no TIME_WAIT for the passive closer");
+	tc_fini(t);
+}
+
+/* After CLOSE, a copy of data we already had is acknowledged, not reset. */
+static void test_close_duplicate(void)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u32 seq;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	seq = t->snd;
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	tc_close(t, false);
+	t->rcv++;
+	tc_seg(t, TH_ACK | TH_PSH, seq, t->rcv - 1, data, 100, 0);
+	tap_ok(is_ack(t) && !t->nev,
+	       "close: an old duplicate after CLOSE -> ACK, not RST (RFC 9293 §3.10.7.4)");
+	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+	tap_ok(ev && !ev->res && is_ack(t), "close: then the FIN exchange ends it: DEAD 0");
+	tc_fini(t);
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	tc_close(t, false);
+	t->rcv++;
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+	tap_ok(t->nseg == 1 && (t->seg[0].flags & TH_RST) && ev && ev->res == -ECONNRESET,
+	       "close: new data after CLOSE -> RST and DEAD -ECONNRESET (RFC 2525 §2.17)");
+	tc_fini(t);
+}
+
+static void test_abort(void)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	tap_ok(tc_close(t, true) == 0 &&
+	       one_seg(t, TH_RST | TH_ACK, t->rcv, t->snd, 0),
+	       "abort: CLOSE with ABORT -> RST <SEQ=SND.NXT>");
+	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+	tap_ok(ev && ev->res == -ECONNABORTED && t->nev == 1 && !stats(t)->conns &&
+	       t->h->pool.nfree == t->h->pool.count,
+	       "abort: DEAD -ECONNABORTED; slot and buffers freed");
+	tc_fini(t);
+}
+
+/*
+ * RFC 5961 and the acceptability of segments
+ */
+
+static void test_rst(void)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u64 ooo;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	tc_seg(t, TH_RST, t->snd + 1, 0, NULL, 0, 0);
+	tap_ok(is_ack(t) && !t->nev && stats(t)->challenge_acks == 1,
+	       "RST: in the window but not at RCV.NXT -> challenge ACK (RFC 5961 §3.2)");
+	tc_seg(t, TH_RST | TH_ACK, t->snd + 60000, t->rcv, NULL, 0, 0);
+	tap_ok(is_ack(t) && !t->nev, "RST,ACK at the window's far end: challenge ACK too");
+	ooo = stats(t)->out_of_window;
+	tc_seg(t, TH_RST, t->snd + 200000, 0, NULL, 0, 0);
+	tc_seg(t, TH_RST, t->snd - 1, 0, NULL, 0, 0);
+	tap_ok(!t->nseg && !t->nev && stats(t)->out_of_window == ooo + 2,
+	       "RST: outside the window (after it, or before RCV.NXT): dropped silently");
+	tap_ok(!strcmp(state(t), "ESTABLISHED"), "RST: none of them touched the connection");
+	tc_seg(t, TH_RST, t->snd, 0, NULL, 0, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+	tap_ok(ev && ev->res == -ECONNRESET && t->nev == 1 && !t->nseg && ev->handle == t->ch,
+	       "RST at exactly RCV.NXT -> DEAD -ECONNRESET, nothing sent");
+	tap_ok(!stats(t)->conns && !stats(t)->established && stats(t)->resets_in == 1,
+	       "RST: slot freed, resets_in counted");
+	tap_eq((u64)tc_sendv(t, 0, 10), (u64)-EBADF, "RST: the handle is stale: -EBADF");
+	tc_fini(t);
+}
+
+static void test_syn_challenge(void)
+{
+	struct tc *t = &T;
+	u64 ch;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	ch = stats(t)->challenge_acks;
+	tc_seg(t, TH_SYN, t->snd + 100, 0, NULL, 0, O_MSS);
+	tap_ok(is_ack(t) && !t->nev && stats(t)->challenge_acks == ch + 1,
+	       "SYN in ESTABLISHED, in window -> challenge ACK (RFC 5961 §4.2)");
+	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, O_MSS);
+	tap_ok(is_ack(t) && !t->nev, "SYN at exactly RCV.NXT -> challenge ACK, no reset");
+	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, O_MSS);
+	tap_ok(is_ack(t) && !t->nev, "the original SYN again -> ACK");
+	tc_seg(t, TH_ACK, t->snd, t->rcv + 10, NULL, 0, 0);
+	tap_ok(is_ack(t) && !t->nev,
+	       "an ACK of bytes never sent -> challenge ACK, dropped (RFC 5961 §5.2)");
+	tc_send(t, TH_ACK | TH_PSH, data, 20);
+	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 20) &&
+	       !strcmp(state(t), "ESTABLISHED"),
+	       "challenges: the connection is unharmed, data flows");
+	tc_fini(t);
+}
+
+static void test_out_of_window(void)
+{
+	struct tc *t = &T;
+	u32 seq;
+	u64 ow;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	ow = stats(t)->out_of_window;
+	tc_seg(t, TH_ACK | TH_PSH, t->snd + 70000, t->rcv, data, 100, 0);
+	tap_ok(is_ack(t) && !t->nev && stats(t)->out_of_window == ow + 1,
+	       "data beyond the window -> ACK, dropped, out_of_window counted");
+	seq = t->snd;
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	tc_recv_done(t, 100);
+	tc_seg(t, TH_ACK | TH_PSH, seq - 50, t->rcv, data, 50, 0);
+	tap_ok(is_ack(t) && !t->nev,
+	       "data all before RCV.NXT -> ACK, dropped");
+	tc_seg(t, TH_ACK | TH_PSH, seq + 50, t->rcv, data + 50, 100, 0);
+	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data + 100, 50),
+	       "a segment overlapping RCV.NXT: only its new bytes are delivered");
+	tap_ok(t->h->pool.nfree == t->h->pool.count - 1,
+	       "dropped segments' buffers are back in the pool");
+	tc_fini(t);
+}
+
+static void test_paws(void)
+{
+	struct tc *t = &T;
+
+	tc_init(t);
+	t->tsval = 1000;
+	tc_passive(t, O_MSS | O_TS);
+	t->tsval = 2000;
+	tc_send(t, TH_ACK | TH_PSH, data, 10);
+	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 10), "PAWS: TSval 2000 accepted");
+	t->tsval = 1500;
+	tc_seg(t, TH_ACK | TH_PSH, t->snd, t->rcv, data + 10, 10, 0);
+	tap_ok(!t->nev && is_ack(t) && stats(t)->paws_drops == 1,
+	       "PAWS: new data with an older TSval (1500) -> ACK, dropped (RFC 7323 §5.3)");
+	t->tsval = 2001;
+	tc_send(t, TH_ACK | TH_PSH, data + 10, 10);
+	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data + 10, 10) &&
+	       t->nseg == 1 && t->seg[0].tsecr == 2001,
+	       "PAWS: the same data with TSval 2001 is taken, and 2001 echoed");
+	tc_fini(t);
+}
+
+/* RFC 9293 §3.10.7.1: the RST for a segment that belongs to no connection. */
+static void test_no_connection(void)
+{
+	struct ixmod_call c;
+	struct tc *t = &T;
+	u64 out;
+
+	tc_init(t);
+	t->hport = 81;
+	tc_seg(t, TH_ACK, 1000, 5000, NULL, 0, 0);
+	tap_ok(one_seg(t, TH_RST, 5000, 0, 0) && t->seg[0].sport == 81 &&
+	       t->seg[0].dport == P_PORT && t->seg[0].dst == P_IP &&
+	       !memcmp(t->seg[0].dmac, peer_mac, 6),
+	       "no connection: an ACK -> <SEQ=SEG.ACK><CTL=RST> back to its sender");
+	tc_seg(t, TH_SYN, 7000, 0, NULL, 0, O_MSS);
+	tap_ok(one_seg(t, TH_RST | TH_ACK, 0, 7001, 0),
+	       "no connection: a SYN -> <SEQ=0><ACK=SEG.SEQ+1><CTL=RST,ACK>");
+	tc_seg(t, TH_PSH | TH_FIN, 9000, 0, data, 10, 0);
+	tap_ok(one_seg(t, TH_RST | TH_ACK, 0, 9011, 0),
+	       "no connection: 10 bytes and FIN without ACK -> ack = SEG.SEQ + 11");
+	out = stats(t)->resets_out;
+	tc_seg(t, TH_RST, 1000, 0, NULL, 0, 0);
+	tc_seg(t, TH_RST | TH_ACK, 1000, 5000, NULL, 0, 0);
+	tap_ok(!t->nseg && stats(t)->resets_out == out, "no connection: an RST is not answered");
+	tap_ok(stats(t)->no_conn >= 3 && t->h->stats.drops[IXM_DROP_TCP_NO_SOCK] >= 3 &&
+	       t->h->pool.nfree == t->h->pool.count,
+	       "no connection: counted (no_conn, tcp_no_sock); buffers back");
+	c = tn_call_listen(81, 4, 1);
+	tc_call(t, &c);
+	tc_seg(t, TH_ACK, 1000, 5000, NULL, 0, 0);
+	tap_ok(one_seg(t, TH_RST, 5000, 0, 0) && !t->nev,
+	       "LISTEN: an ACK that opens nothing -> <SEQ=SEG.ACK><CTL=RST>");
+	tc_seg(t, TH_ACK | TH_SYN, 1000, 5000, NULL, 0, O_MSS);
+	tap_ok(one_seg(t, TH_RST, 5000, 0, 0) && !t->nev,
+	       "LISTEN: a SYN-ACK -> <SEQ=SEG.ACK><CTL=RST>");
+	tc_fini(t);
+}
+
+/* RFC 4987 §3.6: a SYN beyond the backlog is answered from a cookie. */
+static void test_syncookies(void)
+{
+	struct ixmod_call c = tn_call_listen(H_PORT, 1, 0x11);
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u32 cookie;
+
+	tc_init(t);
+	tap_eq(t->h->tcp_cfg.syncookies, 1, "cookies: the default is 1 (when the backlog is full)");
+	t->hport = H_PORT;
+	tc_call(t, &c);
+	t->pport = 40000;
+	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, O_ALL);
+	tap_ok(t->nseg == 1 && t->seg[0].flags == (TH_SYN | TH_ACK) && t->seg[0].has_ts &&
+	       !stats(t)->syncookies_sent && stats(t)->conns == 1,
+	       "cookies: the first SYN (backlog 1) gets a stateful SYN-ACK");
+	t->pport = 40001;
+	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, O_ALL);
+	tap_ok(t->nseg == 1 && t->seg[0].flags == (TH_SYN | TH_ACK) &&
+	       t->seg[0].ack == P_ISS + 1 && t->seg[0].mss && t->seg[0].wscale < 0 &&
+	       !t->seg[0].has_ts && stats(t)->syncookies_sent == 1 && stats(t)->conns == 1,
+	       "cookies: the second gets a SYN-ACK with MSS only, and no slot");
+	cookie = t->seg[0].seq;
+	t->pport = 40002;
+	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, O_MSS);
+	t->ts = false;
+	tc_seg(t, TH_ACK, P_ISS + 1, t->seg[0].seq + 1 + 0x100, NULL, 0, 0);
+	tap_ok(t->nseg == 1 && (t->seg[0].flags & TH_RST) && !t->nev &&
+	       stats(t)->syncookies_bad == 1 && stats(t)->conns == 1,
+	       "cookies: an ACK with a wrong cookie: RST, syncookies_bad, no connection");
+	t->pport = 40003;
+	tc_seg(t, TH_ACK, P_ISS + 1, cookie + 1, NULL, 0, 0);
+	tap_ok(!t->nev && stats(t)->syncookies_bad == 2 && stats(t)->conns == 1,
+	       "cookies: another pair's cookie does not validate");
+	t->pport = 40001;
+	t->rcv = cookie + 1;
+	t->snd = P_ISS + 1;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_KNOCK);
+	tap_ok(ev && ev->port == ixm_htons(40001) && !t->nseg && stats(t)->syncookies_ok == 1 &&
+	       stats(t)->conns == 2,
+	       "cookies: the ACK of the cookie opens the connection: KNOCK, syncookies_ok");
+	t->ch = ev ? ev->handle : 0;
+	c = tn_call_accept(t->ch, 0xc0);
+	tc_call(t, &c);
+	tc_send(t, TH_ACK | TH_PSH, data, 300);
+	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 300),
+	       "cookies: data on it arrives");
+	tap_ok(tc_sendv(t, 0, 3000) > 0 && t->nseg >= 1 && t->seg[0].seq == cookie + 1 &&
+	       t->seg[0].dlen <= 1460,
+	       "cookies: it sends from the cookie's ISN + 1, within the cookie's MSS");
+	tc_fini(t);
+}
+
+/*
+ * Sending
+ */
+
+static void test_sendv_window(void)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u32 sent, i, win;
+	int res;
+
+	tc_init(t);
+	t->pwin = 10000;
+	tc_passive(t, O_MSS);
+	res = tc_sendv(t, 0, 20000);
+	for (sent = 0, i = 0; i < t->nseg; i++)
+		sent += t->seg[i].dlen;
+	tap_ok(res > 0 && res <= 10000 && sent == (u32)res,
+	       "sendv: 20000 bytes to a window of 10000: res %d, all of it sent now", res);
+	tap_ok(t->nseg && t->seg[0].seq == t->rcv && t->seg[0].dlen <= 1460 &&
+	       !memcmp(t->seg[0].data, t->a->arena, t->seg[0].dlen),
+	       "sendv: the segments carry the arena's bytes in MSS-sized pieces");
+	t->rcv += (u32)res;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	win = ev ? ev->win : 0;
+	tap_ok(ev && ev->res == res && win > 0 && win <= 10000 && ev->user_data == 0xc0,
+	       "sendv: the ACK -> SENT res %d, win %u", res, win);
+	res = tc_sendv(t, (u32)res, 20000);
+	tap_eq((u64)res, win, "sendv: the next SENDV takes exactly SENT's win");
+	t->rcv += (u32)res;
+	while (res == (int)win && t->rcv - t->hiss - 1 < 10000) {
+		tc_send(t, TH_ACK, NULL, 0);
+		ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+		win = ev ? ev->win : 0;
+		res = tc_sendv(t, t->rcv - t->hiss - 1, win + 1);
+		t->rcv += (u32)res;
+	}
+	res = tc_sendv(t, 0, 1000);
+	tap_ok(res == 0 && stats(t)->window_stalls >= 1,
+	       "sendv: with the window full: res 0, window_stalls counted");
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	tap_ok(ev && ev->res > 0 && ev->win > 0,
+	       "sendv: the ACK that opens it -> SENT with res and win > 0");
+	tc_fini(t);
+
+	/* a window that opens with nothing acknowledged */
+	tc_init(t);
+	t->pwin = 3000;
+	tc_passive(t, O_MSS);
+	res = tc_sendv(t, 0, 3000);
+	tap_ok(res == 3000 && tc_sendv(t, 3000, 3000) == 0,
+	       "sendv: a window of 3000 holding 3000 unacknowledged bytes: res 0");
+	t->pwin = 6000;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	tap_ok(ev && ev->res == 0 && ev->win > 0,
+	       "sendv: a window update, nothing acknowledged -> SENT res 0, win %u > 0",
+	       ev ? ev->win : 0);
+	tc_fini(t);
+}
+
+static void test_zero_window(void)
+{
+	struct tc *t = &T;
+	u64 first, second;
+	int res;
+
+	tc_init(t);
+	t->pwin = 0;
+	tc_passive(t, O_MSS);
+	res = tc_sendv(t, 0, 1000);
+	tap_ok(res > 0 && !t->nseg,
+	       "zero window: SENDV takes a probe's worth (%d) and sends nothing", res);
+	first = tc_wait_seg(t, 5000 * MS, MS);
+	tap_ok(first && one_seg(t, TH_ACK, t->rcv, t->snd, 1) &&
+	       t->seg[0].data[0] == t->a->arena[0] && stats(t)->zero_window_probes == 1,
+	       "zero window: after %llu ms a probe of one byte at SND.UNA", first / MS);
+	second = tc_wait_seg(t, 10000 * MS, MS);
+	tap_ok(second && t->nseg == 1 && t->seg[0].seq == t->rcv && second >= first * 3 / 2,
+	       "zero window: the next probe %llu ms later (backed off)", second / MS);
+	t->pwin = 65535;
+	tc_send(t, TH_ACK, NULL, 0);
+	tap_ok(t->nseg == 1 && t->seg[0].seq == t->rcv && t->seg[0].dlen == (u32)res,
+	       "zero window: it opens (the probe byte not taken) -> all %d bytes from SND.UNA", res);
+	if (t->nseg && t->seg[0].seq != t->rcv) {
+		u64 hole;
+
+		tap_diag("sent: seq SND.UNA%+d, %zu bytes", (int)(t->seg[0].seq - t->rcv),
+			 t->seg[0].dlen);
+		hole = tc_wait_seg(t, 120000 * MS, MS);
+		tap_diag("the byte at SND.UNA went out %llu ms later (seq SND.UNA%+d)", hole / MS,
+			 t->nseg ? (int)(t->seg[0].seq - t->rcv) : 0);
+	}
+	tc_fini(t);
+}
+
+/* RFC 6298 §5.5: each timeout doubles the RTO; Karn: no sample from a retransmission. */
+static void test_rto_backoff(void)
+{
+	u64 iv[4], next;
+	struct tc *t = &T;
+	unsigned int i;
+	bool ok = true;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	tc_sendv(t, 0, 100);
+	for (i = 0; i < 4; i++) {
+		iv[i] = tc_wait_seg(t, 60000 * MS, MS);
+		if (!iv[i] || !one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 100))
+			ok = false;
+	}
+	tap_ok(ok, "RTO: the segment is sent again 4 times");
+	tap_ok(iv[0] >= 999 * MS && iv[0] <= 1001 * MS,
+	       "RTO: the first timeout is the initial RTO, 1 s (RFC 6298 §2.1): %llu ms",
+	       iv[0] / MS);
+	for (i = 1; i < 4; i++)
+		ok = ok && iv[i] >= 2 * iv[i - 1] - MS && iv[i] <= 2 * iv[i - 1] + MS;
+	tap_ok(ok, "RTO: each timeout doubles it: %llu, %llu, %llu, %llu ms",
+	       iv[0] / MS, iv[1] / MS, iv[2] / MS, iv[3] / MS);
+	tap_ok(stats(t)->timeouts == 4 && stats(t)->retrans == 4,
+	       "RTO: timeouts and retrans counted (%llu, %llu)", stats(t)->timeouts,
+	       stats(t)->retrans);
+	t->rcv += 100;
+	tc_send(t, TH_ACK, NULL, 0);
+	tap_ok(tc_nev(t, IXMOD_EV_TCP_SENT) == 1, "RTO: the ACK of the retransmission -> SENT");
+	tc_sendv(t, 100, 100);
+	next = tc_wait_seg(t, 60000 * MS, MS);
+	tap_ok((next >= 999 * MS && next <= 1001 * MS) ||
+	       (next >= iv[3] * 2 - MS && next <= iv[3] * 2 + MS),
+	       "Karn: that ACK gave no RTT sample (next RTO %llu ms: 1 s, or still backed off)",
+	       next / MS);
+	tc_fini(t);
+}
+
+/* The RTT of the handshake is measured from when the SYN went out. */
+static void test_syn_rtt(void)
+{
+	struct ixmod_call c = tn_call_connect(P_IP, P_PORT, 0xc0);
+	struct tc *t = &T;
+	u64 rto;
+
+	tc_init(t);
+	tc_call(t, &c);
+	t->ch = t->nev ? t->ev[0].handle : 0;
+	t->hport = t->seg[0].sport;
+	t->rcv = t->seg[0].seq + 1;
+	t->snd = P_ISS;
+	tc_advance(t, MS);
+	tc_seg(t, TH_SYN | TH_ACK, t->snd++, t->rcv, NULL, 0, O_MSS);
+	tap_ok(tc_ev(t, IXMOD_EV_TCP_CONNECTED) && is_ack(t), "SYN RTT: connected after 1 ms");
+	tc_sendv(t, 0, 100);
+	rto = tc_wait_seg(t, 120000 * MS, MS);
+	tap_ok(rto && rto <= 1000 * MS,
+	       "SYN RTT: with a 1 ms handshake the first data RTO is at most 1 s: %llu ms",
+	       rto / MS);
+	if (conn(t))
+		tap_diag("srtt %u us, rttvar %u us, rto %u us", conn(t)->srtt_us,
+			 conn(t)->rttvar_us, conn(t)->rto_us);
+	tc_fini(t);
+}
+
+/* RFC 5681 §3.2: three duplicate ACKs resend the first unacknowledged segment. */
+static void test_fast_retransmit(void)
+{
+	struct tc *t = &T;
+	u32 una, end;
+	int res, i;
+	bool quiet = true;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	res = tc_sendv(t, 0, 4380);
+	end = t->rcv + (u32)res;
+	t->rcv += 1460;
+	tc_send(t, TH_ACK, NULL, 0);
+	res = tc_sendv(t, end - t->hiss - 1, 2920);
+	end += (u32)res;
+	una = t->rcv;
+	tap_ok(end - una >= 4 * 1460, "fast retransmit: %u bytes outstanding past SND.UNA",
+	       end - una);
+	for (i = 0; i < 2; i++) {
+		tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+		quiet = quiet && !t->nseg;
+	}
+	tap_ok(quiet && !stats(t)->fast_retrans, "fast retransmit: two duplicate ACKs: nothing yet");
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	tap_ok(one_seg(t, TH_ACK | TH_PSH, una, t->snd, 1460) || one_seg(t, TH_ACK, una, t->snd, 1460),
+	       "fast retransmit: the third -> the segment at SND.UNA again");
+	tap_ok(stats(t)->fast_retrans == 1 && stats(t)->retrans == 1 && !stats(t)->timeouts,
+	       "fast retransmit: counted, without a timeout");
+	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
+	tap_ok(tc_ev(t, IXMOD_EV_TCP_SENT) && tc_ev(t, IXMOD_EV_TCP_SENT)->res == (int)(end - una),
+	       "fast retransmit: the ACK of everything -> SENT of the rest");
+	tc_fini(t);
+}
+
+/*
+ * Receiving
+ */
+
+/* RFC 9293 §3.8.6.3, RFC 5681 §4.2: an ACK for every second full segment, else a timer. */
+static void test_delayed_ack(void)
+{
+	struct tc *t = &T;
+	unsigned int quick;
+	u64 wait;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	for (quick = 0; quick < 40; quick++) {
+		tc_send(t, TH_ACK, data, 1460);
+		if (!t->nseg)
+			break;
+	}
+	tap_ok(quick < 40, "delayed ACK: after %u quick ACKs a full segment is not ACKed at once",
+	       quick);
+	tc_send(t, TH_ACK, data, 1460);
+	tap_ok(is_ack(t), "delayed ACK: the second full segment is ACKed at once");
+	tc_send(t, TH_ACK, data, 1460);
+	tap_ok(!t->nseg, "delayed ACK: one more is not");
+	wait = tc_wait_seg(t, 100 * MS, 100000);
+	tap_ok(wait >= 3900000 && wait <= 4200000 && is_ack(t) && stats(t)->delayed_acks == 1,
+	       "delayed ACK: it is ACKed after delack_us (4 ms): %llu us", wait / 1000);
+	tc_fini(t);
+}
+
+/* RFC 9293 §3.8.6.2.2: RECV_DONE reopens the window, and the peer is told. */
+static void test_window_update(void)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+	u32 got = 0, n;
+
+	ixm_tcp_config_default(&cfg);
+	cfg.rcv_buf = 16384;
+	tc_init_cfg(t, &cfg);
+	tc_passive(t, O_MSS | O_WS);
+	while (got < 16384) {
+		n = 16384 - got < 1460 ? 16384 - got : 1460;
+		tc_send(t, TH_ACK, data, n);
+		got += (u32)tc_nev(t, IXMOD_EV_TCP_RECV) ? n : 0;
+		if (!tc_nev(t, IXMOD_EV_TCP_RECV))
+			break;
+	}
+	tap_ok(got == 16384 && t->nseg == 1 && !host_win(t, &t->seg[0]),
+	       "window: 16384 bytes fill the buffer; the last ACK offers 0 (%u taken)", got);
+	tc_send(t, TH_ACK, data, 100);
+	t->snd -= 100;
+	tap_ok(!t->nev && is_ack(t) && !host_win(t, &t->seg[0]),
+	       "window: a byte more is not taken: ACK, window still 0");
+	tap_ok(tc_recv_done(t, 100) == 0 && !t->nseg,
+	       "window: RECV_DONE of 100 bytes: no update for so little (SWS avoidance)");
+	tap_ok(tc_recv_done(t, 16284) == 0 && is_ack(t) && host_win(t, &t->seg[0]) >= 2920,
+	       "window: RECV_DONE of the rest -> a window update (%u)",
+	       t->nseg ? host_win(t, &t->seg[0]) : 0);
+	tap_ok(t->h->pool.nfree == t->h->pool.count, "window: every buffer is back in the pool");
+	tc_send(t, TH_ACK, data, 1000);
+	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 1000), "window: data flows again");
+	tc_fini(t);
+}
+
+int main(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (u8)(i * 7 + i / 256 + 3);
+	tap_plan(16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 4 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
+		 5 + 4 + 6);
+	test_passive_open();
+	test_active_open();
+	test_simultaneous_open();
+	test_simultaneous_close();
+	test_time_wait();
+	test_half_close();
+	test_close_duplicate();
+	test_abort();
+	test_rst();
+	test_syn_challenge();
+	test_out_of_window();
+	test_paws();
+	test_no_connection();
+	test_syncookies();
+	test_sendv_window();
+	test_zero_window();
+	test_rto_backoff();
+	test_syn_rtt();
+	test_fast_retransmit();
+	test_delayed_ack();
+	test_window_update();
+	return tap_exit();
+}
