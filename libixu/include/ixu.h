@@ -216,6 +216,30 @@ static inline struct ixmod_call *ixu_call_get(struct ixu *ixu)
 }
 
 /*
+ * ixu_call_space - free call entries
+ *
+ * SYNOPSIS
+ *	unsigned int ixu_call_space(const struct ixu *ixu);
+ *
+ * DESCRIPTION
+ *	How many ixu_call_get() calls would succeed now: the ring's size
+ *	minus the entries reserved and not yet consumed by the dataplane
+ *	(whose consumer index is read with acquire, as in (A)).  Check it
+ *	before work that needs several calls, rather than finding the ring
+ *	full half-way through (liburing's io_uring_sq_space_left()).
+ *
+ * RETURN VALUE
+ *	0 to the number of call ring entries.
+ */
+static inline unsigned int ixu_call_space(const struct ixu *ixu)
+{
+	const struct ixu_ring *r = &ixu->calls;
+	unsigned int cons = __atomic_load_n(r->kcons, __ATOMIC_ACQUIRE); /* (A) */
+
+	return r->nr - (r->cached - cons);
+}
+
+/*
  * ixu_call_index - the ring position of a call entry
  *
  * SYNOPSIS
@@ -374,6 +398,201 @@ static inline void ixu_prep_udp_close(struct ixmod_call *c, __u64 handle,
 				      __u64 user_data)
 {
 	c->opcode = IXMOD_OP_UDP_CLOSE;
+	c->handle = handle;
+	c->user_data = user_data;
+}
+
+/*
+ * TCP (IXMOD_FEAT_TCP).  A connection's events carry the cookie the
+ * application chose when it accepted or connected it, so a cookie that
+ * names the application's own connection state is the natural choice
+ * (examples/tcp-echo.c uses a slot index and a generation, so that a late
+ * event of a freed connection is recognised).  Every connection the
+ * application accepted or connected ends with exactly one
+ * IXMOD_EV_TCP_DEAD; free its state then, not before.  If the application
+ * had not closed it and still holds received bytes of it, the kernel
+ * keeps the connection until they come back: close the handle (or
+ * return the bytes with recv_done) after the DEAD.
+ */
+
+/*
+ * ixu_prep_tcp_listen - fill an IXMOD_OP_TCP_LISTEN call
+ *
+ * SYNOPSIS
+ *	void ixu_prep_tcp_listen(struct ixmod_call *c, __u16 port,
+ *				 unsigned int backlog, __u64 cookie);
+ *
+ * DESCRIPTION
+ *	Listens on @port (host order) on this context's core, on every port
+ *	(interface) the core serves.  @backlog (1 to IXMOD_BACKLOG_MAX)
+ *	bounds the connections that completed or are completing the
+ *	handshake and were not accepted yet.  @cookie comes back in the
+ *	listener's IXMOD_EV_TCP_KNOCK events, and in the IXMOD_EV_TCP_DEAD
+ *	of a connection that died before it was accepted.  A server listens
+ *	on every core it serves (RSS sends each flow to one core).
+ *
+ * RETURN VALUE
+ *	Always answered by an IXMOD_EV_CALL: res 0 and the listener's
+ *	handle (close it with ixu_prep_tcp_close() to stop listening), or
+ *	-EADDRINUSE, -EINVAL, -EMFILE.
+ */
+static inline void ixu_prep_tcp_listen(struct ixmod_call *c, __u16 port,
+				       unsigned int backlog, __u64 cookie)
+{
+	c->opcode = IXMOD_OP_TCP_LISTEN;
+	c->port = (__be16)__builtin_bswap16(port);
+	c->len = backlog;
+	c->user_data = cookie;
+}
+
+/*
+ * ixu_prep_tcp_accept - fill an IXMOD_OP_TCP_ACCEPT call
+ *
+ * SYNOPSIS
+ *	void ixu_prep_tcp_accept(struct ixmod_call *c, __u64 handle,
+ *				 __u64 cookie);
+ *
+ * DESCRIPTION
+ *	Takes the connection an IXMOD_EV_TCP_KNOCK announced (@handle is
+ *	the knock's).  @cookie becomes the user_data of every later event
+ *	of the connection.  Data that arrived before the accept follows as
+ *	IXMOD_EV_TCP_RECV events.
+ *
+ * RETURN VALUE
+ *	No event on success (unless IXMOD_CALL_F_NOTIFY is set in c->flags).
+ *	An IXMOD_EV_CALL with -EBADF when the connection died meanwhile
+ *	(its IXMOD_EV_TCP_DEAD came with the listener's cookie) or @handle
+ *	is not a connection of this context, -EINVAL when it was accepted
+ *	already or is not a knock's.  After a failed accept no event names
+ *	@cookie again.
+ */
+static inline void ixu_prep_tcp_accept(struct ixmod_call *c, __u64 handle,
+				       __u64 cookie)
+{
+	c->opcode = IXMOD_OP_TCP_ACCEPT;
+	c->handle = handle;
+	c->user_data = cookie;
+}
+
+/*
+ * ixu_prep_tcp_connect - fill an IXMOD_OP_TCP_CONNECT call
+ *
+ * SYNOPSIS
+ *	void ixu_prep_tcp_connect(struct ixmod_call *c, __be32 addr,
+ *				  __u16 port, __u64 cookie);
+ *
+ * DESCRIPTION
+ *	Opens a connection to @addr (network order, e.g. from inet_pton())
+ *	and @port (host order) from this context's core.  @cookie becomes
+ *	the user_data of every event of the connection.
+ *
+ * RETURN VALUE
+ *	Always answered by an IXMOD_EV_CALL: res 0 and the connection's
+ *	handle, or -ENETUNREACH, -EADDRNOTAVAIL, -EMFILE, -EINVAL (then no
+ *	other event names @cookie).  After a success exactly one
+ *	IXMOD_EV_TCP_CONNECTED follows (res 0, or -ECONNREFUSED,
+ *	-ETIMEDOUT, followed by an IXMOD_EV_TCP_DEAD).
+ */
+static inline void ixu_prep_tcp_connect(struct ixmod_call *c, __be32 addr,
+					__u16 port, __u64 cookie)
+{
+	c->opcode = IXMOD_OP_TCP_CONNECT;
+	c->addr = addr;
+	c->port = (__be16)__builtin_bswap16(port);
+	c->user_data = cookie;
+}
+
+/*
+ * ixu_prep_tcp_sendv - fill an IXMOD_OP_TCP_SENDV call
+ *
+ * SYNOPSIS
+ *	void ixu_prep_tcp_sendv(struct ixmod_call *c, __u64 handle,
+ *				__u32 iov_off, unsigned int n,
+ *				__u64 user_data);
+ *
+ * DESCRIPTION
+ *	Queues data on the connection @handle.  @iov_off is the offset in
+ *	the transmit arena of an array of @n (1 to IXMOD_SENDV_MAX) struct
+ *	ixmod_iov, 8-byte aligned, each naming bytes in the arena.  The
+ *	kernel copies the array when the call runs, so its area is free
+ *	again once the call slot is (ixu_call_index()); the bytes it names
+ *	are read until they are acknowledged and must not change before
+ *	the IXMOD_EV_TCP_SENT events that cover them.
+ *
+ * RETURN VALUE
+ *	Always answered by an IXMOD_EV_CALL with @user_data: res is the
+ *	number of bytes accepted, the first res bytes of the list (0 when
+ *	the peer's window is closed; an IXMOD_EV_TCP_SENT with win > 0
+ *	follows when it opens), or -EBADF (stale, or closed by the
+ *	application), -EINVAL (array or bytes outside the arena, bad
+ *	alignment or count), -ENOTCONN (not synchronized yet), -EPIPE (the
+ *	connection died; its IXMOD_EV_TCP_DEAD came or comes).  Do not
+ *	queue the rest of the data before this answer came: a partial
+ *	acceptance would reorder the stream.
+ */
+static inline void ixu_prep_tcp_sendv(struct ixmod_call *c, __u64 handle,
+				      __u32 iov_off, unsigned int n,
+				      __u64 user_data)
+{
+	c->opcode = IXMOD_OP_TCP_SENDV;
+	c->handle = handle;
+	c->off = iov_off;
+	c->len = n;
+	c->user_data = user_data;
+}
+
+/*
+ * ixu_prep_tcp_recv_done - fill an IXMOD_OP_TCP_RECV_DONE call
+ *
+ * SYNOPSIS
+ *	void ixu_prep_tcp_recv_done(struct ixmod_call *c, __u64 handle,
+ *				    __u32 len);
+ *
+ * DESCRIPTION
+ *	Tells the kernel that the application is done with the oldest @len
+ *	bytes IXMOD_EV_TCP_RECV events gave it on @handle, in any split of
+ *	the events (a part of one, several at once).  Their receive
+ *	buffers go back to the core and the receive window reopens by as
+ *	much: an application that holds data slows its peer down.
+ *
+ * RETURN VALUE
+ *	No event on success.  An IXMOD_EV_CALL with -EBADF (stale handle,
+ *	or closed by the application) or -EINVAL (more bytes than were
+ *	given and not yet returned).
+ */
+static inline void ixu_prep_tcp_recv_done(struct ixmod_call *c, __u64 handle,
+					  __u32 len)
+{
+	c->opcode = IXMOD_OP_TCP_RECV_DONE;
+	c->handle = handle;
+	c->len = len;
+}
+
+/*
+ * ixu_prep_tcp_close - fill an IXMOD_OP_TCP_CLOSE call
+ *
+ * SYNOPSIS
+ *	void ixu_prep_tcp_close(struct ixmod_call *c, __u64 handle,
+ *				bool abort, __u64 user_data);
+ *
+ * DESCRIPTION
+ *	Closes the connection @handle: gracefully (a FIN after the data
+ *	already accepted) or, with @abort, at once with a RST, dropping
+ *	unsent data.  No IXMOD_EV_TCP_RECV follows; IXMOD_EV_TCP_SENT
+ *	events still come, so the arena can be reused, and then exactly one
+ *	IXMOD_EV_TCP_DEAD.  Closing a listener's handle stops listening
+ *	(no IXMOD_EV_TCP_DEAD for it).
+ *
+ * RETURN VALUE
+ *	No event on success.  An IXMOD_EV_CALL with @user_data and -EBADF
+ *	for a stale handle, or -EALREADY for one closed before (an abort
+ *	may follow a graceful close).
+ */
+static inline void ixu_prep_tcp_close(struct ixmod_call *c, __u64 handle,
+				      bool abort, __u64 user_data)
+{
+	c->opcode = IXMOD_OP_TCP_CLOSE;
+	c->flags = abort ? IXMOD_CALL_F_ABORT : 0;
 	c->handle = handle;
 	c->user_data = user_data;
 }

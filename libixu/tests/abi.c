@@ -59,6 +59,28 @@ _Static_assert(offsetof(struct ixmod_call, resv1) == 34, "ixmod_call.resv1");
 _Static_assert(offsetof(struct ixmod_call, resv2) == 36, "ixmod_call.resv2");
 _Static_assert(offsetof(struct ixmod_call, resv3) == 40, "ixmod_call.resv3");
 
+_Static_assert(sizeof(struct ixmod_iov) == 8, "ixmod_iov size");
+_Static_assert(offsetof(struct ixmod_iov, off) == 0, "ixmod_iov.off");
+_Static_assert(offsetof(struct ixmod_iov, len) == 4, "ixmod_iov.len");
+_Static_assert(_Alignof(struct ixmod_iov) == 4, "ixmod_iov alignment (arrays are 8-byte aligned)");
+
+/* Opcodes, event types, flags and limits are ABI too: never renumbered. */
+_Static_assert(IXMOD_FEAT_TCP == 8, "IXMOD_FEAT_TCP");
+_Static_assert(IXMOD_OP_TCP_LISTEN == 5, "IXMOD_OP_TCP_LISTEN");
+_Static_assert(IXMOD_OP_TCP_ACCEPT == 6, "IXMOD_OP_TCP_ACCEPT");
+_Static_assert(IXMOD_OP_TCP_CONNECT == 7, "IXMOD_OP_TCP_CONNECT");
+_Static_assert(IXMOD_OP_TCP_SENDV == 8, "IXMOD_OP_TCP_SENDV");
+_Static_assert(IXMOD_OP_TCP_RECV_DONE == 9, "IXMOD_OP_TCP_RECV_DONE");
+_Static_assert(IXMOD_OP_TCP_CLOSE == 10, "IXMOD_OP_TCP_CLOSE");
+_Static_assert(IXMOD_EV_TCP_KNOCK == 2, "IXMOD_EV_TCP_KNOCK");
+_Static_assert(IXMOD_EV_TCP_CONNECTED == 3, "IXMOD_EV_TCP_CONNECTED");
+_Static_assert(IXMOD_EV_TCP_RECV == 4, "IXMOD_EV_TCP_RECV");
+_Static_assert(IXMOD_EV_TCP_SENT == 5, "IXMOD_EV_TCP_SENT");
+_Static_assert(IXMOD_EV_TCP_DEAD == 6, "IXMOD_EV_TCP_DEAD");
+_Static_assert(IXMOD_CALL_F_ABORT == 2, "IXMOD_CALL_F_ABORT");
+_Static_assert(IXMOD_SENDV_MAX == 64, "IXMOD_SENDV_MAX");
+_Static_assert(IXMOD_BACKLOG_MAX == 4096, "IXMOD_BACKLOG_MAX");
+
 _Static_assert(sizeof(struct ixmod_event) == 32, "ixmod_event size");
 _Static_assert(offsetof(struct ixmod_event, type) == 0, "ixmod_event.type");
 _Static_assert(offsetof(struct ixmod_event, op) == 1, "ixmod_event.op");
@@ -67,6 +89,7 @@ _Static_assert(offsetof(struct ixmod_event, res) == 4, "ixmod_event.res");
 _Static_assert(offsetof(struct ixmod_event, user_data) == 8, "ixmod_event.user_data");
 _Static_assert(offsetof(struct ixmod_event, handle) == 16, "ixmod_event.handle");
 _Static_assert(offsetof(struct ixmod_event, off) == 16, "ixmod_event.off");
+_Static_assert(offsetof(struct ixmod_event, win) == 20, "ixmod_event.win");
 _Static_assert(offsetof(struct ixmod_event, addr) == 24, "ixmod_event.addr");
 _Static_assert(offsetof(struct ixmod_event, port) == 28, "ixmod_event.port");
 _Static_assert(offsetof(struct ixmod_event, lport) == 30, "ixmod_event.lport");

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * prep.c - each ixu_prep_tcp_*() writes exactly its call's fields
+ *
+ * The kernel refuses a call whose unused fields are not zero, so a helper
+ * that writes one byte too many breaks every application that uses it.
+ * Each case fills an entry that ixu_call_get() would have zeroed and
+ * compares it, byte for byte, with the expected call.
+ */
+#include <stdbool.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "ixu.h"
+#include "helpers.h"
+
+static struct ixmod_call zeroed(void)
+{
+	struct ixmod_call c;
+
+	memset(&c, 0, sizeof(c));
+	return c;
+}
+
+static void same(const struct ixmod_call *got, const struct ixmod_call *want,
+		 const char *what)
+{
+	const unsigned char *g = (const void *)got, *w = (const void *)want;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(*got); i++)
+		T_CHECK(g[i] == w[i], "%s: byte %u is 0x%02x, expected 0x%02x",
+			what, i, g[i], w[i]);
+}
+
+int main(void)
+{
+	struct ixmod_call c, w;
+
+	c = zeroed();
+	w = zeroed();
+	ixu_prep_tcp_listen(&c, 8080, 128, 0x1122334455667788ULL);
+	w.opcode = IXMOD_OP_TCP_LISTEN;
+	w.port = htons(8080);
+	w.len = 128;
+	w.user_data = 0x1122334455667788ULL;
+	same(&c, &w, "listen");
+
+	c = zeroed();
+	w = zeroed();
+	ixu_prep_tcp_accept(&c, 0x0000000700000003ULL, 42);
+	w.opcode = IXMOD_OP_TCP_ACCEPT;
+	w.handle = 0x0000000700000003ULL;
+	w.user_data = 42;
+	same(&c, &w, "accept");
+
+	c = zeroed();
+	w = zeroed();
+	ixu_prep_tcp_connect(&c, htonl(0xc6120002), 7, 43);
+	w.opcode = IXMOD_OP_TCP_CONNECT;
+	w.addr = htonl(0xc6120002);
+	w.port = htons(7);
+	w.user_data = 43;
+	same(&c, &w, "connect");
+
+	c = zeroed();
+	w = zeroed();
+	ixu_prep_tcp_sendv(&c, 5, 4096, 2, 44);
+	w.opcode = IXMOD_OP_TCP_SENDV;
+	w.handle = 5;
+	w.off = 4096;
+	w.len = 2;
+	w.user_data = 44;
+	same(&c, &w, "sendv");
+
+	c = zeroed();
+	w = zeroed();
+	ixu_prep_tcp_recv_done(&c, 6, 1448);
+	w.opcode = IXMOD_OP_TCP_RECV_DONE;
+	w.handle = 6;
+	w.len = 1448;
+	same(&c, &w, "recv_done");
+
+	c = zeroed();
+	w = zeroed();
+	ixu_prep_tcp_close(&c, 7, false, 45);
+	w.opcode = IXMOD_OP_TCP_CLOSE;
+	w.handle = 7;
+	w.user_data = 45;
+	same(&c, &w, "close");
+
+	c = zeroed();
+	w.flags = IXMOD_CALL_F_ABORT;
+	ixu_prep_tcp_close(&c, 7, true, 45);
+	same(&c, &w, "close with abort");
+	return T_EXIT_PASS;
+}
