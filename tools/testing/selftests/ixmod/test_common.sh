@@ -170,3 +170,48 @@ ports_teardown() {
 peer() { ip netns exec $PEER_NS "$@"; }
 
 port_stat() { cat "$(port_dir)/$1"; }
+
+# ---- TCP: libixu's tcp-echo against Linux in the peer namespace ----
+
+TCP_ECHO=$_here/../../../../libixu/examples/tcp-echo
+# shellcheck disable=SC2034  # for the test_tcp_*.sh that source this
+TCP_CHECK=$_here/tcp_check.py
+IXU_INFO=$_here/../../../../libixu/examples/ixu-info
+
+# Whether the loaded module reports IXMOD_FEAT_TCP (bit 3).
+has_tcp() {
+	local f
+	f=$("$IXU_INFO" 2>/dev/null | awk '$1 == "features" { print $2 }')
+	[ -n "$f" ] && (( f & 8 ))
+}
+
+# tcp_stat NAME: the sum of dataplane/cpu*/stats/tcp_NAME over the cores
+tcp_stat() {
+	local f sum=0
+	for f in "$IXMOD_SYSFS"/dataplane/cpu*/stats/tcp_"$1"; do
+		[ -r "$f" ] && sum=$((sum + $(cat "$f")))
+	done
+	echo "$sum"
+}
+
+# tcp_stats_zero: the levels tcp_conns and tcp_established are 0 everywhere
+tcp_stats_zero() { [ "$(tcp_stat conns)" -eq 0 ] && [ "$(tcp_stat established)" -eq 0 ]; }
+
+# start_tcp_echo LOG ARGS...: tcp-echo in the background (in this shell, so
+# that TCP_ECHO_PID stays set); tcp_echo_ready LOG: wait for its verdict
+start_tcp_echo() {
+	local log=$1
+	shift
+	"$TCP_ECHO" "$@" > "$log" 2>&1 &
+	TCP_ECHO_PID=$!
+}
+tcp_echo_ready() {
+	busywait 10000 grep -q 'ready\|tcp-echo: cpu' "$1"
+	grep -q ready "$1"
+}
+# stop_tcp_echo LOG: SIGINT, wait, and copy its output into the TAP as comments
+stop_tcp_echo() {
+	kill -INT "$TCP_ECHO_PID" 2>/dev/null
+	wait "$TCP_ECHO_PID"
+	sed 's/^/# /' "$1"
+}

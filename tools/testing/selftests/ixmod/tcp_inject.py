@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""tcp_inject.py - forged TCP segments against ixmod, from the peer (scapy).
+
+  tcp_inject.py synflood IFACE DUT_MAC DUT_IP PORT --seconds S
+      SYNs from spoofed addresses (--spoof, default 198.18.0.128/26) at
+      PORT for S seconds.  Each spoofed address is first announced to the
+      DUT with an ARP request giving a made-up MAC address, so the DUT's
+      SYN-ACKs go to a station that does not exist: the half-open
+      connections stay open and fill the listener's backlog, and no
+      kernel answers them with a RST.  Prints "# N SYNs sent".
+
+  tcp_inject.py inject IFACE DUT_MAC DUT_IP DUT_PORT PEER_IP PEER_PORT
+      Forged segments into the live connection PEER_IP:PEER_PORT ->
+      DUT_IP:DUT_PORT (read from `ss -tn`): RSTs and a SYN at wrong
+      sequence numbers, data outside the window, data whose ACK is not
+      acceptable.  None may reset the connection or add a byte to its
+      stream (RFC 9293 §3.10.7.4, RFC 5961).  First a bare ACK at a random
+      sequence number makes the DUT answer with an ACK that gives its
+      SND.NXT and RCV.NXT, so the forgeries land where they are meant to.
+      Exits 0 once everything was sent; the caller checks the connection.
+
+Run as root with /usr/bin/python3 (Debian's python3-scapy).
+"""
+import argparse
+import ipaddress
+import random
+import socket
+import struct
+import sys
+import time
+
+from scapy.all import IP, TCP, AsyncSniffer, Ether, Raw, conf, get_if_hwaddr  # noqa: E402
+
+conf.sniff_promisc = False      # see only what is addressed to the peer
+M32 = 0xFFFFFFFF
+
+
+def mac_bytes(mac):
+    return bytes(int(x, 16) for x in mac.split(":"))
+
+
+def csum(data):
+    """RFC 1071 Internet checksum."""
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def syn_frame(smac, dmac, sip, dip, sport, dport, seq):
+    """An Ethernet frame with a SYN carrying an MSS option, checksums set.
+
+    Built by hand: scapy takes milliseconds a packet under emulation, and a
+    flood wants thousands.
+    """
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq, 0, 6 << 4, 0x02, 64240, 0, 0)
+    tcp += struct.pack("!BBH", 2, 4, 1460)
+    pseudo = struct.pack("!4s4sBBH", sip, dip, 0, 6, len(tcp))
+    tcp = tcp[:16] + struct.pack("!H", csum(pseudo + tcp)) + tcp[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), random.getrandbits(16),
+                     0x4000, 64, 6, 0, sip, dip)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return dmac + smac + b"\x08\x00" + ip + tcp
+
+
+def arp_request(smac, dmac, sip, dip):
+    """"Who has DIP? Tell SIP at SMAC", unicast to the DUT: RFC 826 makes
+    the target learn SIP -> SMAC."""
+    arp = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1, smac, sip, b"\0" * 6, dip)
+    return dmac + smac + b"\x08\x06" + arp
+
+
+def cmd_synflood(a):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((a.iface, 0))
+    dmac = mac_bytes(a.dut_mac)
+    dip = socket.inet_aton(a.dut_ip)
+    hosts = list(ipaddress.ip_network(a.spoof).hosts())
+    spoofed = [(socket.inet_aton(str(ip)), bytes([0x02, 0, 0, 0x5e, i >> 8, i & 0xFF]))
+               for i, ip in enumerate(hosts)]
+    end = time.monotonic() + a.seconds
+    announce = 0.0
+    sent = 0
+    while time.monotonic() < end:
+        if time.monotonic() >= announce:
+            # again every few seconds, before the DUT's translations age
+            for sip, smac in spoofed:
+                s.send(arp_request(smac, dmac, sip, dip))
+            announce = time.monotonic() + 5
+            time.sleep(0.05)
+        for _ in range(64):
+            sip, smac = random.choice(spoofed)
+            s.send(syn_frame(smac, dmac, sip, dip, random.randint(1024, 65535),
+                             a.port, random.getrandbits(32)))
+            sent += 1
+        if a.rate:
+            time.sleep(64 / a.rate)
+    print(f"# {sent} SYNs sent from {len(spoofed)} spoofed addresses in {a.seconds} s")
+    return 0
+
+
+def cmd_inject(a):
+    eth = Ether(src=get_if_hwaddr(a.iface), dst=a.dut_mac)
+
+    def seg(payload=b"", **kw):
+        p = eth / IP(src=a.peer_ip, dst=a.dut_ip) / TCP(sport=a.peer_port,
+                                                        dport=a.dut_port, window=502, **kw)
+        return p / Raw(payload) if payload else p
+
+    def from_dut(p):
+        return (TCP in p and p[IP].src == a.dut_ip and p[TCP].sport == a.dut_port and
+                p[TCP].dport == a.peer_port)
+
+    sock = conf.L2socket(iface=a.iface)
+    reply = None
+    # a bare ACK changes nothing, wherever it lands; a SYN if that stays unanswered
+    for flags in ("A", "A", "S"):
+        sniffer = AsyncSniffer(iface=a.iface, lfilter=from_dut, count=1, timeout=2,
+                               started_callback=lambda f=flags: sock.send(
+                                   seg(flags=f, seq=random.getrandbits(32),
+                                       ack=random.getrandbits(32) if f == "A" else 0)))
+        sniffer.start()
+        sniffer.join()
+        if sniffer.results:
+            reply = sniffer.results[0][TCP]
+            break
+    if reply is None:
+        print("# the DUT never answered a probe: cannot learn the sequence numbers")
+        return 1
+    snd_nxt, rcv_nxt = reply.seq, reply.ack     # the DUT's
+    print(f"# DUT SND.NXT {snd_nxt}, RCV.NXT {rcv_nxt}, window {reply.window}")
+
+    def at(base, delta):
+        return (base + delta) & M32
+
+    cases = [
+        ("RSTs in the window, not at RCV.NXT (RFC 5961 §3.2: challenge ACK)",
+         [seg(flags="R", seq=at(rcv_nxt, 1 + 97 * i)) for i in range(8)]),
+        ("RST+ACKs in the window, not at RCV.NXT",
+         [seg(flags="RA", seq=at(rcv_nxt, 50 + i), ack=snd_nxt) for i in range(4)]),
+        ("RSTs outside the window (dropped)",
+         [seg(flags="R", seq=at(rcv_nxt, 1 << 30 | i)) for i in range(4)] +
+         [seg(flags="R", seq=at(rcv_nxt, -70000 - i)) for i in range(4)]),
+        ("data far beyond the window (RFC 9293 §3.10.7.4: ACK, drop)",
+         [seg(b"X" * 100, flags="PA", seq=at(rcv_nxt, 1 << 30), ack=snd_nxt)] * 4),
+        ("data before the window (old duplicate: ACK, drop)",
+         [seg(b"O" * 100, flags="PA", seq=at(rcv_nxt, -5000), ack=snd_nxt)] * 2),
+        ("data at RCV.NXT acknowledging bytes never sent (ACK, drop)",
+         [seg(b"Y" * 100, flags="PA", seq=rcv_nxt, ack=at(snd_nxt, 1 << 30))]),
+        ("data at RCV.NXT with an ACK older than the window (RFC 5961 §5.2: drop)",
+         [seg(b"Z" * 100, flags="PA", seq=rcv_nxt, ack=at(snd_nxt, -(1 << 30)))]),
+        ("ACKs for bytes never sent (ACK, drop)",
+         [seg(flags="A", seq=rcv_nxt, ack=at(snd_nxt, 100000 + i)) for i in range(4)]),
+        ("a SYN in the window (RFC 5961 §4.2: challenge ACK)",
+         [seg(flags="S", seq=at(rcv_nxt, 10))]),
+    ]
+    # Stacks rate-limit the ACKs they send to unacceptable segments (RFC
+    # 5961 §7; Linux: one per 500 ms and connection), so leave time after
+    # the probe's answer and between the cases for each to be answered.
+    for what, pkts in cases:
+        time.sleep(a.gap)
+        for p in pkts:
+            sock.send(p)
+        print(f"# sent {len(pkts)}: {what}")
+    sock.close()
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("synflood")
+    p.add_argument("iface")
+    p.add_argument("dut_mac")
+    p.add_argument("dut_ip")
+    p.add_argument("port", type=int)
+    p.add_argument("--seconds", type=float, default=10)
+    p.add_argument("--spoof", default="198.18.0.128/26")
+    p.add_argument("--rate", type=float, default=0, help="SYNs per second (0: flat out)")
+    p = sub.add_parser("inject")
+    p.add_argument("iface")
+    p.add_argument("dut_mac")
+    p.add_argument("dut_ip")
+    p.add_argument("dut_port", type=int)
+    p.add_argument("peer_ip")
+    p.add_argument("peer_port", type=int)
+    p.add_argument("--gap", type=float, default=0.6, help="seconds between the cases")
+    a = ap.parse_args()
+    return globals()["cmd_" + a.cmd](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

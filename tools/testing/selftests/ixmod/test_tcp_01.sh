@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# libixu's tcp-echo against Linux's TCP in the peer namespace: the
+# handshake agrees on MSS, window scaling and timestamps; sizes from 1 to
+# 65536 bytes echo byte for byte; 16 connections at once; 2000 short
+# connections, half closed by the peer with a FIN and half with a RST;
+# ixmod as the client of a Linux echo server, closing with FIN and with
+# RST.  Afterwards no connection is left (tcp_conns, tcp_established), no
+# receive buffer is held, and the kernel logged no error.
+
+# shellcheck source-path=SCRIPTDIR source=test_common.sh
+. "$(dirname "$0")/test_common.sh"
+
+LOG=$(mktemp)
+READY=$(mktemp -u)
+trap 'rm -f "$LOG" "$LOG.client" "$READY"' EXIT
+NTESTS=12
+SIZES=1,2,3,7,100,535-537,1447-1449,1460,1461,2896,2920,4096,8192,16384,32767,32768,65535,65536
+
+# tcp_stats_dump: every tcp_* counter summed over the cores, as a comment
+tcp_stats_dump() {
+	local f line=""
+	for f in "$IXMOD_SYSFS"/dataplane/cpu1/stats/tcp_*; do
+		[ -e "$f" ] || continue
+		f=${f##*/tcp_}
+		line+=" $f=$(tcp_stat "$f")"
+	done
+	echo "# tcp:$line"
+}
+
+# echo_cpu_conns LOG CPU: the connections one thread of tcp-echo served
+echo_cpu_conns() { sed -n "s/^tcp-echo: cpu $2: \([0-9]*\) conns.*/\1/p" "$1"; }
+
+tap_plan $NTESTS
+dmesg_mark
+if ! ports_setup; then
+	for _ in $(seq $NTESTS); do tap_fail "port setup" "setup failed (# lines above)"; done
+	ports_teardown
+	tap_done
+fi
+if ! has_tcp; then
+	for _ in $(seq $NTESTS); do tap_skip "TCP" "the module lacks IXMOD_FEAT_TCP"; done
+	ports_teardown
+	tap_done
+fi
+echo "# buffers held before: $(port_stat stats/bufs_held)"
+
+# ---- ixmod as the server ----
+start_tcp_echo "$LOG" -p 7
+check "tcp-echo listens on cores 1 and 2" tcp_echo_ready "$LOG"
+check "the handshake agrees on MSS, window scaling and timestamps (ss -tin)" \
+	peer python3 "$TCP_CHECK" opts $DUT_IP 7
+check "sizes from 1 to 65536 bytes echo byte for byte" \
+	timeout 300 peer python3 "$TCP_CHECK" echo $DUT_IP 7 --sizes $SIZES
+check "16 connections at once echo 100000 bytes each" \
+	timeout 300 peer python3 "$TCP_CHECK" echo $DUT_IP 7 --parallel 16 --bytes 100000
+check "2000 short connections, half closed by a FIN and half by a RST" \
+	timeout 600 peer python3 "$TCP_CHECK" short $DUT_IP 7 --count 2000 --workers 4
+tcp_stats_dump
+stop_tcp_echo "$LOG"
+c1=$(echo_cpu_conns "$LOG" 1)
+c2=$(echo_cpu_conns "$LOG" 2)
+check "both threads served connections (cpu1 ${c1:-?}, cpu2 ${c2:-?})" \
+	test "${c1:-0}" -gt 0 -a "${c2:-0}" -gt 0
+check "no connection left once the server's contexts closed (tcp_conns, tcp_established)" \
+	busywait 10000 tcp_stats_zero
+
+# ---- ixmod as the client of a Linux echo server ----
+rm -f "$READY"
+peer python3 "$TCP_CHECK" server 9000 --ready "$READY" > /dev/null 2>&1 &
+server=$!
+busywait 10000 test -e "$READY" || echo "# the Linux echo server did not start"
+client() {	# client ARGS...: tcp-echo --connect, its output as comments
+	local rc
+	timeout 300 "$TCP_ECHO" --connect $PEER_IP:9000 "$@" > "$LOG.client" 2>&1
+	rc=$?
+	sed 's/^/# /' "$LOG.client"
+	[ "$rc" -eq 0 ] && grep -q ' 0 bad$' "$LOG.client"
+}
+check "tcp-echo --connect: 8 connections x 3 rounds of 100000 bytes verified, closed with FIN" \
+	client --conns 8 --bytes 100000 --repeat 3
+check "tcp-echo --connect --rst: 4 connections x 2 rounds verified, closed with RST" \
+	client --conns 4 --bytes 20000 --repeat 2 --rst
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
+tcp_stats_dump
+check "no connection left once the client's contexts closed (TIME_WAIT included)" \
+	busywait 10000 tcp_stats_zero
+check "every receive buffer came back (bufs_held 0)" \
+	busywait 5000 test "$(port_stat stats/bufs_held)" -eq 0
+check "no kernel error reported" dmesg_clean
+ports_teardown
+tap_done

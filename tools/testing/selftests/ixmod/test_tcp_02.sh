@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bulk TCP through an impaired link.  netem on the peer's interface, in
+# both directions (egress, and ingress through an ifb device), with 1 %
+# loss, 5 % loss, reordering (5 ms delay, 25 % of the packets sent at
+# once) and 5 % duplication.  Under each, three transfers must arrive byte
+# for byte: peer -> tcp-echo --sink (CRC-32 compared), tcp-echo --source
+# -> peer (the pattern checked), and an echo of 20 MB (SHA-256 compared).
+# The counter that each impairment must move moves (retransmissions,
+# out-of-order queueing, duplicate data).  Afterwards no connection and no
+# receive buffer is left, and the kernel logged no error.
+#
+# IXMOD_TCP_BULK_BYTES (4000000) and IXMOD_TCP_ECHO_BYTES (20000000) size
+# the transfers; IXMOD_TCP_TIMEOUT (300) bounds each, in seconds.
+
+# shellcheck source-path=SCRIPTDIR source=test_common.sh
+. "$(dirname "$0")/test_common.sh"
+
+BULK=${IXMOD_TCP_BULK_BYTES:-4000000}
+ECHO_BYTES=${IXMOD_TCP_ECHO_BYTES:-20000000}
+TMO=${IXMOD_TCP_TIMEOUT:-300}
+IFB=ixifb0
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+
+# each impairment, and the counters of which one at least must move: a
+# duplicate arrives after the original, outside the window (or, with
+# timestamps, is a PAWS drop)
+NETEMS=("loss 1%" "loss 5%" "delay 5ms reorder 25% 50%" "duplicate 5%")
+MOVES=(retrans retrans ooo "out_of_window paws_drops dup_data")
+NTESTS=$((1 + 4 * ${#NETEMS[@]} + 3))
+
+# check_verbose DESCRIPTION COMMAND...: like check, but the command's
+# output becomes TAP comments whatever its status (throughput, hashes)
+check_verbose() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^# //; s/^/# /'
+	if [ "$rc" -eq 0 ]; then
+		tap_ok "$desc"
+	else
+		tap_fail "$desc"
+	fi
+}
+
+# tcp_stats_sum "NAME...": the sum of several tcp_* counters
+tcp_stats_sum() {
+	local n sum=0
+	for n in $1; do
+		sum=$((sum + $(tcp_stat "$n")))
+	done
+	echo "$sum"
+}
+
+# netem on both directions of the peer's link: its egress, and its
+# ingress redirected through an ifb device
+netem_setup() {
+	peer ip link add $IFB type ifb || return 1
+	peer ip link set $IFB up || return 1
+	peer tc qdisc add dev "$PEERIF" handle ffff: ingress || return 1
+	peer tc filter add dev "$PEERIF" parent ffff: protocol all u32 match u32 0 0 \
+		action mirred egress redirect dev $IFB || return 1
+	netem_set "loss 0%"
+}
+netem_set() {	# netem_set "SPEC"
+	# shellcheck disable=SC2086  # SPEC is several words on purpose
+	peer tc qdisc replace dev "$PEERIF" root netem $1 &&
+		peer tc qdisc replace dev $IFB root netem $1
+}
+netem_teardown() {
+	peer tc qdisc del dev "$PEERIF" root 2>/dev/null
+	peer tc qdisc del dev "$PEERIF" ingress 2>/dev/null
+	peer ip link del $IFB 2>/dev/null
+}
+
+# run_server ARGS...: tcp-echo ARGS in the background until stop_server
+run_server() {
+	start_tcp_echo "$LOG" "$@"
+	tcp_echo_ready "$LOG" || { echo "# tcp-echo did not start:"; sed 's/^/# /' "$LOG"; return 1; }
+}
+stop_server() {
+	kill -INT "$TCP_ECHO_PID" 2>/dev/null
+	wait "$TCP_ECHO_PID"
+	grep -v '^tcp-echo: conn ' "$LOG" | sed 's/^/# /'
+}
+
+# peer -> sink: the CRC-32 the sink prints is the one the peer computed
+to_sink() {
+	local out crc rc
+	run_server --sink -p 7 || return 1
+	out=$(timeout "$TMO" peer python3 "$TCP_CHECK" send $DUT_IP 7 --bytes "$BULK" 2>&1)
+	rc=$?
+	echo "$out"
+	crc=$(sed -n 's/^# sent [0-9]* bytes crc \([0-9a-f]*\).*/\1/p' <<<"$out")
+	busywait 10000 grep -q ' bytes crc ' "$LOG"
+	grep '^tcp-echo: conn ' "$LOG"
+	stop_server
+	[ "$rc" -eq 0 ] && [ -n "$crc" ] &&
+		grep -q "^tcp-echo: conn [0-9]* $BULK bytes crc $crc\$" "$LOG"
+}
+
+# source -> peer: the peer checks length and pattern
+from_source() {
+	local rc
+	run_server --source "$BULK" -p 7 || return 1
+	timeout "$TMO" peer python3 "$TCP_CHECK" recv $DUT_IP 7 --bytes "$BULK" 2>&1
+	rc=$?
+	stop_server
+	return $rc
+}
+
+# echo: the peer compares the SHA-256 of what it sent and got back
+echo_big() {
+	local rc
+	run_server -p 7 || return 1
+	timeout "$TMO" peer python3 "$TCP_CHECK" echo $DUT_IP 7 --bytes "$ECHO_BYTES" 2>&1
+	rc=$?
+	stop_server
+	return $rc
+}
+
+tap_plan $NTESTS
+dmesg_mark
+if ! ports_setup; then
+	for _ in $(seq $NTESTS); do tap_fail "port setup" "setup failed (# lines above)"; done
+	ports_teardown
+	tap_done
+fi
+if ! has_tcp; then
+	for _ in $(seq $NTESTS); do tap_skip "TCP" "the module lacks IXMOD_FEAT_TCP"; done
+	ports_teardown
+	tap_done
+fi
+
+check "netem on both directions of the peer's link (egress and ifb ingress)" netem_setup
+for i in "${!NETEMS[@]}"; do
+	spec=${NETEMS[$i]}
+	if ! netem_set "$spec"; then
+		echo "# tc cannot apply netem $spec"
+	fi
+	moved0=$(tcp_stats_sum "${MOVES[$i]}")
+	check_verbose "netem $spec: $BULK bytes peer -> sink, CRC-32 equal" to_sink
+	check_verbose "netem $spec: $BULK bytes source -> peer, pattern intact" from_source
+	check_verbose "netem $spec: $ECHO_BYTES bytes echoed, SHA-256 equal" echo_big
+	moved=$(($(tcp_stats_sum "${MOVES[$i]}") - moved0))
+	check "netem $spec: tcp_{${MOVES[$i]// /,}} moved (+$moved)" test "$moved" -gt 0
+done
+netem_teardown
+
+check "no connection left (tcp_conns, tcp_established)" busywait 10000 tcp_stats_zero
+check "every receive buffer came back (bufs_held 0)" \
+	busywait 5000 test "$(port_stat stats/bufs_held)" -eq 0
+check "no kernel error reported" dmesg_clean
+ports_teardown
+tap_done

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# TCP under attack from the peer (tcp_inject.py, scapy).  A SYN flood from
+# spoofed addresses fills tcp-echo's backlog while legitimate clients
+# still connect and echo: SYN cookies go out and are validated.  Then
+# forged segments are injected into a live connection, with its real
+# 4-tuple read from `ss -tn` on the peer: RSTs and a SYN at wrong sequence
+# numbers, data outside the window, data with unacceptable ACKs.  The
+# connection must survive, echo byte for byte with no injected byte in its
+# stream, and the challenge-ACK counter must move (RFC 5961).  Afterwards
+# no connection and no receive buffer is left, and the kernel logged no
+# error.
+
+# shellcheck source-path=SCRIPTDIR source=test_common.sh
+. "$(dirname "$0")/test_common.sh"
+
+INJECT=$_here/tcp_inject.py
+FLOOD_SECONDS=${IXMOD_TCP_FLOOD_SECONDS:-30}
+LOG=$(mktemp)
+GO=$(mktemp -u)
+trap 'rm -f "$LOG" "$LOG.flood" "$LOG.hold" "$GO"' EXIT
+NTESTS=14
+
+# The peer's port of its established connection to tcp-echo.
+held_port() {
+	peer ss -Htn state established dst $DUT_IP dport = :7 |
+		awk '{ n = split($3, a, ":"); print a[n]; exit }'
+}
+
+tap_plan $NTESTS
+dmesg_mark
+if ! ports_setup; then
+	for _ in $(seq $NTESTS); do tap_fail "port setup" "setup failed (# lines above)"; done
+	ports_teardown
+	tap_done
+fi
+if ! has_tcp; then
+	for _ in $(seq $NTESTS); do tap_skip "TCP" "the module lacks IXMOD_FEAT_TCP"; done
+	ports_teardown
+	tap_done
+fi
+DUT_MAC=$(cat "$(port_dir)/mac")
+
+start_tcp_echo "$LOG" -p 7 -b 16
+check "tcp-echo listens with a backlog of 16" tcp_echo_ready "$LOG"
+
+# ---- SYN flood ----
+sent0=$(tcp_stat syncookies_sent)
+ok0=$(tcp_stat syncookies_ok)
+peer /usr/bin/python3 "$INJECT" synflood "$PEERIF" "$DUT_MAC" $DUT_IP 7 \
+	--seconds "$FLOOD_SECONDS" --rate 1000 > "$LOG.flood" 2>&1 &
+flood=$!
+# the backlog is full once cookies go out instead of half-open connections
+busywait 20000 test "$(tcp_stat syncookies_sent)" -gt "$sent0" ||
+	echo "# no SYN cookie sent 20 s into the flood"
+check "8 connections at once echo 20000 bytes each during the flood" \
+	timeout 120 peer python3 "$TCP_CHECK" echo $DUT_IP 7 --parallel 8 --bytes 20000
+check "100 short connections open, echo and close during the flood" \
+	timeout 300 peer python3 "$TCP_CHECK" short $DUT_IP 7 --count 100
+wait "$flood"
+sed 's/^/# /' "$LOG.flood"
+sent=$(($(tcp_stat syncookies_sent) - sent0))
+ok=$(($(tcp_stat syncookies_ok) - ok0))
+check "SYN cookies went out (tcp_syncookies_sent +$sent)" test "$sent" -gt 0
+check "legitimate clients came back with valid cookies (tcp_syncookies_ok +$ok)" test "$ok" -gt 0
+echo "# tcp_backlog_drops $(tcp_stat backlog_drops), tcp_syncookies_bad $(tcp_stat syncookies_bad)"
+
+# ---- forged segments into a live connection ----
+rm -f "$GO"
+peer python3 "$TCP_CHECK" hold $DUT_IP 7 --go "$GO" --timeout 120 > "$LOG.hold" 2>&1 &
+holder=$!
+busywait 30000 test -n "$(held_port)"
+sport=$(held_port)
+check "the peer holds an established connection (port ${sport:-none})" test -n "$sport"
+acks0=$(tcp_stat challenge_acks)
+oow0=$(tcp_stat out_of_window)
+resets0=$(tcp_stat resets_in)
+check "forged RSTs, a SYN, out-of-window data and bad ACKs injected" \
+	peer /usr/bin/python3 "$INJECT" inject "$PEERIF" "$DUT_MAC" $DUT_IP 7 $PEER_IP "${sport:-0}"
+touch "$GO"
+wait "$holder"
+rc=$?
+sed 's/^/# /' "$LOG.hold"
+check "the connection survived: it echoes byte for byte, no injected byte in its stream" \
+	test "$rc" -eq 0
+acks=$(($(tcp_stat challenge_acks) - acks0))
+oow=$(($(tcp_stat out_of_window) - oow0))
+check "challenge ACKs answered the forgeries (tcp_challenge_acks +$acks)" test "$acks" -gt 0
+check "out-of-window segments were counted (tcp_out_of_window +$oow)" test "$oow" -gt 0
+check "no forged RST was accepted (tcp_resets_in +$(($(tcp_stat resets_in) - resets0)))" \
+	test "$(tcp_stat resets_in)" -eq "$resets0"
+
+stop_tcp_echo "$LOG"
+check "no connection left once the context closed (tcp_conns, tcp_established)" \
+	busywait 10000 tcp_stats_zero
+check "every receive buffer came back (bufs_held 0)" \
+	busywait 5000 test "$(port_stat stats/bufs_held)" -eq 0
+check "no kernel error reported" dmesg_clean
+ports_teardown
+tap_done
