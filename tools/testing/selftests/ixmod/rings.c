@@ -497,9 +497,11 @@ static int random_call(struct ixmod_call *c, uint64_t handle, uint32_t arena,
 		c->port = htons(9);
 		c->flags = IXMOD_CALL_F_NOTIFY;
 		return 1;
-	case 7:		/* unknown flag bits */
+	case 7:		/* flag bits the opcode does not take (ABORT is TCP_CLOSE's) */
 		c->opcode = (uint8_t)(random() % IXMOD_OP_LAST);
-		c->flags = (uint8_t)(2 << (random() % 7));
+		do
+			c->flags = (uint8_t)(2 << (random() % 7));
+		while (c->opcode == IXMOD_OP_TCP_CLOSE && c->flags == IXMOD_CALL_F_ABORT);
 		return -EINVAL;
 	case 8:		/* binds anywhere */
 		c->opcode = IXMOD_OP_UDP_BIND;
