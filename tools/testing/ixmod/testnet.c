@@ -587,7 +587,7 @@ static void tn_wire_put(struct tn_link *l, unsigned int to, const u8 *data, size
 	l->inflight[to]++;
 }
 
-/* One bit of the IP packet (header included), never of the Ethernet header. */
+/* One bit of an IPv4 packet (header included), never of the Ethernet header. */
 static void tn_corrupt(struct tn_link *l, u8 *f, size_t len)
 {
 	size_t ip_len = len - 14;
@@ -621,7 +621,8 @@ static void tn_wire_take(struct tn_link *l, unsigned int from)
 			continue;
 		}
 		memcpy(copy, m->data, m->len);
-		if (m->len > 14 && tn_chance(l, l->cfg.corrupt_ppm))
+		if (m->len > 14 && get16(copy + 12) == 0x0800 &&
+		    tn_chance(l, l->cfg.corrupt_ppm))
 			tn_corrupt(l, copy, m->len);
 		n = 1;
 		if (tn_chance(l, l->cfg.dup_ppm)) {

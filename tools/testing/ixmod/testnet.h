@@ -18,10 +18,12 @@
  * duplicates, delays, reorders or corrupts it.  The same seed gives the
  * same run, so a failure is reproduced by its seed.
  *
- * Corruption flips one bit of the IP packet, never of the Ethernet header:
- * a real NIC's FCS would have caught that, and no checksum above covers
- * the MAC addresses.  One flipped bit is always caught by the IP, TCP or
- * UDP checksum, so nothing corrupted may ever reach an application.
+ * Corruption flips one bit of an IPv4 packet, never of the Ethernet header
+ * or of an ARP packet: a real NIC's FCS would have caught those, and no
+ * checksum above covers them.  One flipped bit of an IPv4 packet is always
+ * caught, by the IP, TCP or UDP checksum or by a length check before it,
+ * so every corrupted frame is dropped and counted, and nothing corrupted
+ * may ever reach an application.
  *
  * The clock is platform_user.h's ixm_host_now_ns, shared by every host:
  * a step advances it by the link's step_ns.
@@ -131,7 +133,7 @@ struct tn_app {
  * @loss_ppm: frames lost
  * @dup_ppm: frames delivered twice
  * @reorder_ppm: frames held back 1..@reorder_steps extra steps
- * @corrupt_ppm: frames with one bit of the IP packet flipped
+ * @corrupt_ppm: IPv4 frames with one bit of the IP packet flipped
  * @delay: steps every frame spends on the wire beyond the next step
  * @reorder_steps: the longest hold-back (default 3)
  * @rx_batch: frames a host takes per step (default TN_RX_BATCH)
