@@ -59,6 +59,7 @@ struct tc {
 	u32			snd;		/* the peer's next sequence number */
 	u32			rcv;		/* what the peer expects from the host */
 	u32			hiss;		/* the host's ISN */
+	u32			piss;		/* the peer's ISN */
 	int			hws;		/* the host's window scale, 0 if none */
 	bool			ts;		/* timestamps agreed */
 	u32			tsval;		/* the peer's next TSval */
@@ -93,6 +94,7 @@ static void tc_init_cfg(struct tc *t, const struct ixm_tcp_config *cfg)
 		t->a->arena[i] = (u8)(i * 31 + i / 251);
 	tn_learn(t->h, P_IP, peer_mac);
 	t->pport = P_PORT;
+	t->piss = P_ISS;
 	t->pwin = 65535;
 	t->tsval = 5000;
 	t->pws = 7;
@@ -311,7 +313,7 @@ static bool tc_passive(struct tc *t, unsigned int opts)
 		return false;
 	}
 	t->lh = ev->handle;
-	t->snd = P_ISS;
+	t->snd = t->piss;
 	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, opts);
 	t->snd++;
 	if (t->nseg != 1 || t->seg[0].flags != (TH_SYN | TH_ACK)) {
@@ -356,10 +358,10 @@ static bool tc_active(struct tc *t, unsigned int opts)
 	t->hport = t->seg[0].sport;
 	t->hiss = t->seg[0].seq;
 	t->rcv = t->hiss + 1;
-	t->snd = P_ISS;
+	t->hws = (opts & O_WS) && t->seg[0].wscale > 0 ? t->seg[0].wscale : 0;
+	t->snd = t->piss;
 	tc_seg(t, TH_SYN | TH_ACK, t->snd, t->rcv, NULL, 0, opts);
 	t->snd++;
-	t->hws = (opts & O_WS) && t->seg[0].wscale > 0 ? t->seg[0].wscale : 0;
 	t->ts = !!(opts & O_TS);
 	ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
 	if (!ev || ev->res || !is_ack(t)) {
@@ -850,6 +852,10 @@ static void test_out_of_window(void)
 	seq = t->snd;
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
 	tc_recv_done(t, 100);
+	tc_seg(t, TH_ACK | TH_PSH, seq, t->rcv, data, 100, 0);
+	tap_ok(is_ack(t) && !t->nev && stats(t)->dup_data == 1,
+	       "an exact duplicate -> ACK, dropped, counted in dup_data (%llu)",
+	       stats(t)->dup_data);
 	tc_seg(t, TH_ACK | TH_PSH, seq - 50, t->rcv, data, 50, 0);
 	tap_ok(is_ack(t) && !t->nev,
 	       "data all before RCV.NXT -> ACK, dropped");
@@ -1240,14 +1246,119 @@ static void test_window_update(void)
 	tc_fini(t);
 }
 
+/*
+ * What the lossy link of tcp_pair found, one segment at a time
+ */
+
+/*
+ * After a timeout sends SND.UNA's segment again, a bare ACK still carries
+ * the sequence number of the next new byte: the peer, which may have had
+ * everything, accepts a zero-length segment only at RCV.NXT or later
+ * (RFC 9293 §3.10.7.4), and drops the ACK otherwise.
+ */
+static void test_ack_seq_after_rto(void)
+{
+	struct tc *t = &T;
+	u32 top;
+	int res;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	res = tc_sendv(t, 0, 4380);
+	top = t->rcv + (u32)res;
+	tap_ok(res == 4380 && t->nseg == 3, "ACK after RTO: 3 segments out (%d bytes)", res);
+	tap_ok(tc_wait_seg(t, 2000 * MS, MS) && t->nseg == 1 && t->seg[0].seq == t->rcv,
+	       "ACK after RTO: the timeout sends the first again");
+	tc_seg(t, TH_ACK | TH_PSH, t->snd, t->rcv, data, 100, 0);
+	t->snd += 100;
+	tap_ok(t->nseg == 1 && t->seg[0].flags == TH_ACK && !t->seg[0].dlen &&
+	       t->seg[0].seq == top && t->seg[0].ack == t->snd,
+	       "ACK after RTO: the ACK of the peer's data has SEQ = SND.UNA + %u (the next new byte)",
+	       top - t->rcv);
+	if (t->nseg)
+		tap_diag("its SEQ is SND.UNA + %u", t->seg[0].seq - t->rcv);
+	tc_fini(t);
+}
+
+/* RFC 5681 §4.2: a receiver SHOULD send a duplicate ACK for every out-of-order segment. */
+static void test_dupack_per_segment(void)
+{
+	static u8 f[3][IXM_MBUF_SIZE];
+	size_t len[3];
+	struct tc *t = &T;
+	unsigned int i, dups = 0;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	for (i = 0; i < 3; i++) {
+		struct tcp_args a = {
+			.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
+			.seq = t->snd + 1000 * (i + 1), .ack = t->rcv, .flags = TH_ACK,
+			.win = t->pwin, .data = data, .dlen = 1000,
+		};
+
+		len[i] = tcp_frame(f[i], our_mac, peer_mac, &a);
+	}
+	for (i = 0; i < 3; i++)
+		tn_input(t->h, f[i], len[i], 0);
+	tc_run(t);
+	for (i = 0; i < t->nseg; i++)
+		dups += t->seg[i].flags == TH_ACK && t->seg[i].ack == t->snd && !t->seg[i].dlen;
+	tap_ok(dups == 3 && stats(t)->ooo == 3,
+	       "dup ACKs: 3 out-of-order segments in one batch -> 3 duplicate ACKs (%u)", dups);
+	tc_send(t, TH_ACK, data, 1000);
+	tap_ok(t->nseg == 1 && t->seg[0].ack == t->snd + 3000 &&
+	       tc_nev(t, IXMOD_EV_TCP_RECV) == 4,
+	       "dup ACKs: the hole filled -> one ACK of all 4000 bytes, 4 TCP_RECV");
+	tc_fini(t);
+}
+
+/*
+ * A peer ISN in the upper half of the sequence space (0x90000000): the
+ * window is still the buffer's, and data far past it is not taken.
+ */
+static void test_isn_upper_half(void)
+{
+	static const char * const how[2] = { "passive", "active" };
+	struct tc *t = &T;
+	unsigned int k, i;
+	u64 ow, ooo;
+	u32 nfree;
+
+	for (k = 0; k < 2; k++) {
+		tc_init(t);
+		t->piss = 0x90000000u;
+		if (!(k ? tc_active(t, O_ALL) : tc_passive(t, O_ALL))) {
+			tap_ok(false, "ISN 0x90000000, %s: connected", how[k]);
+			tap_ok(false, "ISN 0x90000000, %s: (skipped)", how[k]);
+			tc_fini(t);
+			continue;
+		}
+		ow = stats(t)->out_of_window;
+		ooo = stats(t)->ooo;
+		nfree = t->h->pool.nfree;
+		tc_seg(t, TH_ACK | TH_PSH, t->snd + 1000000, t->rcv, data, 100, 0);
+		tap_ok(is_ack(t) && stats(t)->out_of_window == ow + 1 && stats(t)->ooo == ooo &&
+		       t->h->pool.nfree == nfree,
+		       "ISN 0x90000000, %s: data 1 MB past the window: ACK, dropped, out_of_window",
+		       how[k]);
+		for (i = 0; i < 20; i++)
+			tc_send(t, TH_ACK, data, 1460);
+		tap_ok(t->nseg == 1 && host_win(t, &t->seg[0]) <= 131072 - 20 * 1460 + (1u << t->hws),
+		       "ISN 0x90000000, %s: 20 segments held: the window shrank to %u (buffer 131072)",
+		       how[k], t->nseg ? host_win(t, &t->seg[0]) : 0);
+		tc_fini(t);
+	}
+}
+
 int main(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
-	tap_plan(16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 4 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
-		 5 + 4 + 6);
+	tap_plan(16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
+		 5 + 4 + 6 + 3 + 2 + 4);
 	test_passive_open();
 	test_active_open();
 	test_simultaneous_open();
@@ -1269,5 +1380,8 @@ int main(void)
 	test_fast_retransmit();
 	test_delayed_ack();
 	test_window_update();
+	test_ack_seq_after_rto();
+	test_dupack_per_segment();
+	test_isn_upper_half();
 	return tap_exit();
 }
