@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_pair.c - two TCP stacks, bulk transfers both ways, over a bad link
+ *
+ * Two hosts of testnet.h joined by a link: a client (198.18.0.1) and a
+ * server (198.18.0.2), each with one context whose application code is in
+ * this file and uses nothing but the call and event rings.  The server
+ * listens; the client opens NCONN connections; on every connection each
+ * side sends STREAM bytes while it receives the peer's STREAM bytes, and
+ * checks every byte received against the pattern the peer sent, then
+ * closes once it has sent and received everything.
+ *
+ * A side's stream i is read from its transmit arena block by block: the
+ * even streams from consecutive blocks (sendv pieces TCP can merge), the
+ * odd ones from blocks in reverse order (one piece per block), with up to
+ * IXMOD_SENDV_MAX pieces per TCP_SENDV.  The arena's pattern is random
+ * and never rewritten, so a byte out of place cannot match by chance.
+ *
+ * The same transfer runs over a clean link and over links that lose,
+ * reorder, duplicate, corrupt, or do all of that at once.  Each run must
+ * finish within a bound of steps; afterwards each connection has had
+ * exactly one TCP_DEAD (res 0) after its CLOSE, no TCP_RECV came after a
+ * CLOSE, the end of stream came once and after all the data; once
+ * TIME_WAIT has passed both tables are empty and every buffer is back in
+ * its pool; the counters the impairment must move have moved; and every
+ * frame either host sent was well formed.  A failure names the link's
+ * seed: the run is the same every time.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "tap.h"
+#include "testnet.h"
+
+#define NCONN		4
+#define STREAM		(2u << 20)		/* bytes each way per connection */
+#define REGION		(4u << 20)		/* arena bytes per stream */
+#define PATTERN		(NCONN * REGION)
+#define IOVS		(PATTERN)		/* the sendv arrays, after the pattern */
+#define ARENA		(PATTERN + NCONN * IXMOD_SENDV_MAX * 8)
+#define BLOCK		3000u			/* bytes per arena block of a stream */
+#define CHUNK		(64u << 10)		/* most bytes one SENDV asks for */
+#define SPORT		7777
+#define RING		1024
+#define MS		1000000ULL
+
+/* user_data of the calls whose answers the application reads */
+#define UD_CONNECT	0x100
+#define UD_SENDV	0x200
+#define UD_LISTEN	0x300
+#define UD_CLOSE	0x400
+
+/**
+ * struct pconn - one end of a connection, as its application sees it
+ */
+struct pconn {
+	u64		handle;
+	bool		open;		/* connected or accepted */
+	u64		sent;		/* bytes SENDV accepted */
+	u64		acked;		/* bytes TCP_SENT reported */
+	u64		rcvd;		/* bytes received and checked */
+	u32		asked;		/* bytes of the SENDV in flight */
+	bool		busy;		/* a SENDV is in flight */
+	bool		blocked;	/* the last took less than asked: wait for SENT */
+	u32		undone;		/* bytes received not yet given back */
+	bool		closed;		/* CLOSE submitted */
+	bool		close_done;	/* its answer came: it ran */
+	unsigned int	eofs;		/* TCP_RECV res 0 */
+	unsigned int	deads;		/* TCP_DEAD */
+	int		dead_res;
+	u16		lport;		/* client: its port (the server's KNOCK names it) */
+};
+
+/**
+ * struct side - a host and its application
+ */
+struct side {
+	struct tn_host	*h;
+	struct tn_app	*a;
+	struct side	*peer;
+	bool		server;
+	struct pconn	c[NCONN];
+	u64		lh;		/* the listener */
+	unsigned int	errors;		/* anything the application found wrong */
+	unsigned int	bad_data;	/* bytes received that did not match */
+	unsigned int	recv_after_close;
+};
+
+/**
+ * struct scenario - one link's impairments and what they must move
+ */
+struct scenario {
+	const char	*name;
+	u32		loss_ppm;
+	u32		dup_ppm;
+	u32		reorder_ppm;
+	u32		corrupt_ppm;
+	u32		delay;
+	u64		seed;
+	u64		max_steps;
+};
+
+static const struct scenario scenarios[] = {
+	{ "clean link", 0, 0, 0, 0, 1, 1, 2000 },
+	{ "1% loss", 10000, 0, 0, 0, 1, 2, 100000 },
+	{ "5% loss", 50000, 0, 0, 0, 1, 3, 600000 },
+	{ "reordering 5%", 0, 0, 50000, 0, 1, 4, 50000 },
+	{ "duplication 5%", 0, 50000, 0, 0, 1, 5, 2000 },
+	{ "corruption 2%", 0, 0, 0, 20000, 1, 6, 200000 },
+	{ "all combined", 20000, 20000, 20000, 10000, 2, 7, 600000 },
+};
+
+struct wire_check {
+	u64	frames;
+	u64	bad;
+};
+
+static void tap_frame(void *arg, unsigned int from, const u8 *f, size_t len)
+{
+	struct wire_check *w = arg;
+	struct tcp_seg s;
+	const char *err = NULL;
+
+	w->frames++;
+	if (len >= 14 && get16(f + 12) == 0x0800) {
+		err = tcp_parse(f, len, &s);
+		if (!err && s.src != TN_IP(from + 1))
+			err = "source address";
+	}
+	if (err && w->bad++ < 3)
+		tap_diag("host %u sent a bad frame: %s", from, err);
+}
+
+/* Where byte @k of stream @i lies in @s's arena, and how many follow it there. */
+static u32 stream_off(const struct side *s, unsigned int i, u64 k, u32 *run)
+{
+	u32 blk = (u32)(k / BLOCK), in = (u32)(k % BLOCK);
+	u32 nblk = (STREAM + BLOCK - 1) / BLOCK;
+
+	*run = BLOCK - in;
+	if (i % 2)
+		blk = nblk - 1 - blk;
+	return i * REGION + (s->server ? 17 : 0) + blk * BLOCK + in;
+}
+
+static void side_submit(struct side *s, const struct ixmod_call *c)
+{
+	tn_app_submit(s->a, c);
+}
+
+/* A SENDV of the next bytes of stream @i: up to CHUNK, in up to IXMOD_SENDV_MAX pieces. */
+static void pconn_sendv(struct side *s, unsigned int i)
+{
+	struct pconn *p = &s->c[i];
+	struct ixmod_iov *iov = (struct ixmod_iov *)(s->a->arena + IOVS + i * IXMOD_SENDV_MAX * 8);
+	struct ixmod_call c;
+	u32 n = 0, want = CHUNK;
+	u64 k = p->sent;
+
+	if (STREAM - p->sent < want)
+		want = (u32)(STREAM - p->sent);
+	p->asked = 0;
+	while (p->asked < want && n < IXMOD_SENDV_MAX) {
+		u32 run, off = stream_off(s, i, k, &run);
+
+		if (run > want - p->asked)
+			run = want - p->asked;
+		iov[n].off = off;
+		iov[n].len = run;
+		n++;
+		p->asked += run;
+		k += run;
+	}
+	c = tn_call_sendv(p->handle, IOVS + i * IXMOD_SENDV_MAX * 8, n, UD_SENDV | i);
+	side_submit(s, &c);
+	p->busy = true;
+}
+
+/* @n bytes of stream @i arrived at @data: are they what the peer sent? */
+static void pconn_check(struct side *s, unsigned int i, const u8 *data, u32 n)
+{
+	struct pconn *p = &s->c[i];
+	const struct side *peer = s->peer;
+
+	while (n) {
+		u32 run, off = stream_off(peer, i, p->rcvd, &run);
+
+		if (run > n)
+			run = n;
+		if (p->rcvd + run > STREAM || memcmp(data, peer->a->arena + off, run)) {
+			if (!s->bad_data++)
+				tap_diag("%s: stream %u: wrong bytes at %llu", s->server ? "server" :
+					 "client", i, p->rcvd);
+		}
+		p->rcvd += run;
+		data += run;
+		n -= run;
+	}
+}
+
+static void side_error(struct side *s, const char *what, const struct ixmod_event *ev)
+{
+	if (s->errors++ < 5)
+		tap_diag("%s: %s (type %u op %u res %d user_data %#llx)",
+			 s->server ? "server" : "client", what, ev->type, ev->op, ev->res,
+			 ev->user_data);
+}
+
+static int side_conn_by_port(struct side *client, __be16 port)
+{
+	unsigned int i;
+
+	for (i = 0; i < NCONN; i++)
+		if (client->c[i].lport && ixm_htons(client->c[i].lport) == port)
+			return (int)i;
+	return -1;
+}
+
+/* The client learns its port from its own table: what the server's KNOCK names. */
+static void side_note_port(struct side *s, unsigned int i)
+{
+	struct ixm_tcp_conn *c = ixm_tcp_conn_get(s->h->tcp, &s->a->app, s->c[i].handle);
+
+	if (c)
+		s->c[i].lport = ixm_ntohs(c->lport);
+}
+
+static void side_event(struct side *s, const struct ixmod_event *ev)
+{
+	unsigned int i = (unsigned int)(ev->user_data & 0xff);
+	struct pconn *p = i < NCONN ? &s->c[i] : NULL;
+	struct ixmod_call c;
+	const u8 *d;
+	int j;
+
+	switch (ev->type) {
+	case IXMOD_EV_CALL:
+		if ((ev->user_data & ~0xffULL) == UD_SENDV && p) {
+			if (ev->res < 0 || (u32)ev->res > p->asked || !p->busy) {
+				side_error(s, "SENDV answer", ev);
+				p->busy = false;
+				break;
+			}
+			p->sent += (u32)ev->res;
+			p->busy = false;
+			p->blocked = (u32)ev->res < p->asked;
+		} else if ((ev->user_data & ~0xffULL) == UD_CLOSE && p && !ev->res) {
+			p->close_done = true;
+		} else if (ev->user_data == UD_LISTEN && !ev->res) {
+			s->lh = ev->handle;
+		} else if ((ev->user_data & ~0xffULL) == UD_CONNECT && p && !ev->res) {
+			p->handle = ev->handle;
+			side_note_port(s, i);
+		} else {
+			side_error(s, "call failed", ev);
+		}
+		break;
+	case IXMOD_EV_TCP_KNOCK:
+		j = side_conn_by_port(s->peer, ev->port);
+		if (!s->server || j < 0 || s->c[j].handle) {
+			side_error(s, "unexpected knock", ev);
+			break;
+		}
+		s->c[j].handle = ev->handle;
+		s->c[j].open = true;
+		c = tn_call_accept(ev->handle, (u64)j);
+		side_submit(s, &c);
+		break;
+	case IXMOD_EV_TCP_CONNECTED:
+		if (!p || s->server || ev->res || ev->handle != p->handle) {
+			side_error(s, "connect failed", ev);
+			break;
+		}
+		p->open = true;
+		break;
+	case IXMOD_EV_TCP_RECV:
+		if (!p || !p->open) {
+			side_error(s, "stray receive", ev);
+			break;
+		}
+		if (p->close_done)
+			s->recv_after_close++;
+		if (!ev->res) {
+			if (p->eofs++ || p->rcvd != STREAM)
+				side_error(s, "end of stream early or twice", ev);
+			break;
+		}
+		d = tn_rx_ptr(s->h, ev->off, (u32)ev->res);
+		if (!d) {
+			side_error(s, "receive outside one buffer", ev);
+			break;
+		}
+		pconn_check(s, i, d, (u32)ev->res);
+		p->undone += (u32)ev->res;
+		break;
+	case IXMOD_EV_TCP_SENT:
+		if (!p || ev->res < 0 || p->acked + (u32)ev->res > p->sent) {
+			side_error(s, "SENT beyond what was sent", ev);
+			break;
+		}
+		p->acked += (u32)ev->res;
+		if (ev->win)
+			p->blocked = false;
+		break;
+	case IXMOD_EV_TCP_DEAD:
+		if (!p || ev->handle != p->handle) {
+			side_error(s, "stray DEAD", ev);
+			break;
+		}
+		p->deads++;
+		p->dead_res = ev->res;
+		if (!p->close_done || ev->res || p->deads > 1)
+			side_error(s, "DEAD before CLOSE, twice, or not 0", ev);
+		break;
+	default:
+		side_error(s, "unknown event", ev);
+	}
+}
+
+/* The application's turn: read every event, then decide what to call. */
+static void side_app(struct side *s, unsigned long long *rng)
+{
+	struct ixmod_event ev;
+	struct ixmod_call c;
+	unsigned int i;
+
+	while (tn_app_event(s->a, &ev))
+		side_event(s, &ev);
+	for (i = 0; i < NCONN; i++) {
+		struct pconn *p = &s->c[i];
+
+		if (!p->open || p->closed)
+			continue;
+		if (p->undone) {
+			/* any split is fine: give them back in two pieces */
+			u32 first = (u32)(ref_rand(rng) % (p->undone + 1));
+
+			if (first) {
+				c = tn_call_recv_done(p->handle, first);
+				side_submit(s, &c);
+			}
+			if (p->undone - first) {
+				c = tn_call_recv_done(p->handle, p->undone - first);
+				side_submit(s, &c);
+			}
+			p->undone = 0;
+		}
+		if (!p->busy && !p->blocked && p->sent < STREAM)
+			pconn_sendv(s, i);
+		if (p->sent == STREAM && !p->busy && p->rcvd == STREAM) {
+			/* NOTIFY: the answer marks where CLOSE ran among the events */
+			c = tn_call_close(p->handle, false);
+			c.flags |= IXMOD_CALL_F_NOTIFY;
+			c.user_data = UD_CLOSE | i;
+			side_submit(s, &c);
+			p->closed = true;
+		}
+	}
+}
+
+static bool side_done(const struct side *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < NCONN; i++)
+		if (!s->c[i].deads)
+			return false;
+	return true;
+}
+
+static void side_init(struct side *s, u32 ip, u64 seed)
+{
+	struct tn_host_cfg hc = { .ip = ip, .seed = seed };
+	unsigned long long r = seed * 0x9e3779b97f4a7c15ULL + 1;
+
+	memset(s, 0, sizeof(*s));
+	s->h = tn_host_new(&hc);
+	s->a = tn_app_new(s->h, RING, RING, ARENA);
+	ref_rand_fill(&r, s->a->arena, PATTERN);
+}
+
+/* What is left in @s's table, to explain a failure. */
+static void side_dump(const struct side *s)
+{
+	const struct ixm_tcp_table *t = s->h->tcp;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < IXM_TCP_CONNS && n < 8; i++) {
+		const struct ixm_tcp_conn *c = &t->conns[i];
+
+		if (!c->app)
+			continue;
+		n++;
+		tap_diag("%s conn %u: %s una %u nxt %u max %u end %u wnd %u cwnd %u rto %u us backoff %u flags %#x evpend %#x timer %s",
+			 s->server ? "server" : "client", i, ixm_tcp_state_names[c->state],
+			 c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
+			 c->snd_end - c->iss, c->snd_wnd, c->cwnd, c->rto_us, c->backoff,
+			 c->flags, c->evpend, ixm_timer_pending(&c->timer) ? "armed" : "idle");
+		tap_diag("    pending_acked %u sndq %u rcv_nxt %u rcv_wnd %u bufs %u ooo %u held %u given %u%s",
+			 c->pending_acked, c->sndq_count,
+			 c->rcv_nxt - c->irs, c->rcv_adv - c->rcv_nxt, c->rcv_bufs,
+			 c->ooo_count, c->rcv_held, c->rcv_given,
+			 c->ooo ? " (first out-of-order segment at" : "");
+		if (c->ooo)
+			tap_diag("    %u)", c->ooo->seq - c->irs);
+	}
+}
+
+static u64 sum_stat(const struct side *a, const struct side *b, size_t off)
+{
+	return *(const u64 *)((const u8 *)&a->h->tcp->stats + off) +
+	       *(const u64 *)((const u8 *)&b->h->tcp->stats + off);
+}
+
+#define STAT(a, b, name)	sum_stat(a, b, offsetof(struct ixm_tcp_stats, name))
+
+static void run(const struct scenario *sc)
+{
+	struct tn_link_cfg lc = {
+		.loss_ppm = sc->loss_ppm, .dup_ppm = sc->dup_ppm,
+		.reorder_ppm = sc->reorder_ppm, .corrupt_ppm = sc->corrupt_ppm,
+		.delay = sc->delay, .seed = sc->seed,
+	};
+	struct wire_check wc = { 0, 0 };
+	unsigned long long rng = sc->seed;
+	struct side cl, sv, *s[2] = { &cl, &sv };
+	unsigned int i, k, deads = 0, bad = 0;
+	struct ixmod_call c;
+	struct tn_link *l;
+	u64 step, drops;
+	bool ok, moved;
+
+	ixm_host_now_ns = 1000000 * MS;
+	side_init(&cl, TN_IP(1), sc->seed * 2);
+	side_init(&sv, TN_IP(2), sc->seed * 2 + 1);
+	cl.peer = &sv;
+	sv.peer = &cl;
+	sv.server = true;
+	l = tn_link_new(cl.h, sv.h, &lc);
+	l->tap = tap_frame;
+	l->tap_arg = &wc;
+
+	c = tn_call_listen(SPORT, NCONN, UD_LISTEN);
+	side_submit(&sv, &c);
+	tn_step(l);
+	side_app(&sv, &rng);
+	for (i = 0; i < NCONN; i++) {
+		c = tn_call_connect(TN_IP(2), SPORT, UD_CONNECT | i);
+		side_submit(&cl, &c);
+	}
+	for (step = 0; step < sc->max_steps; step++) {
+		tn_step(l);
+		for (k = 0; k < 2; k++)
+			side_app(s[k], &rng);
+		if (side_done(&cl) && side_done(&sv))
+			break;
+	}
+
+	ok = step < sc->max_steps && !cl.bad_data && !sv.bad_data;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < NCONN; i++)
+			ok = ok && s[k]->c[i].rcvd == STREAM && s[k]->c[i].acked == STREAM;
+	tap_ok(ok, "%s: %u connections, %u MiB each way, every byte checked, in %llu steps (bound %llu)",
+	       sc->name, NCONN, NCONN * STREAM >> 20, step, sc->max_steps);
+	if (!ok) {
+		for (k = 0; k < 2; k++)
+			for (i = 0; i < NCONN; i++)
+				tap_diag("%s %u: sent %llu acked %llu rcvd %llu%s%s deads %u",
+					 k ? "server" : "client", i, s[k]->c[i].sent,
+					 s[k]->c[i].acked, s[k]->c[i].rcvd,
+					 s[k]->c[i].blocked ? " blocked" : "",
+					 s[k]->c[i].closed ? " closed" : "", s[k]->c[i].deads);
+		tap_diag("seed %llu; link: sent %llu lost %llu dup %llu reordered %llu corrupted %llu",
+			 sc->seed, l->stats.sent, l->stats.lost, l->stats.duplicated,
+			 l->stats.reordered, l->stats.corrupted);
+	}
+
+	/* TIME_WAIT (60 s) passes; nothing more may happen to the applications */
+	tn_idle(l, cl.h->tcp_cfg.tw_ns + 2000 * MS, 10 * MS);
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < 2; k++)
+			side_app(s[k], &rng);
+		tn_step(l);
+	}
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < NCONN; i++) {
+			deads += s[k]->c[i].deads;
+			bad += s[k]->c[i].deads != 1 || s[k]->c[i].dead_res ||
+			       s[k]->c[i].eofs > 1;
+		}
+	}
+	tap_ok(deads == 2 * NCONN && !bad && !cl.errors && !sv.errors &&
+	       !cl.recv_after_close && !sv.recv_after_close,
+	       "%s: exactly one DEAD (res 0) per connection, after CLOSE; no RECV after CLOSE",
+	       sc->name);
+	if (cl.errors || sv.errors || cl.recv_after_close || sv.recv_after_close)
+		tap_diag("errors %u/%u, receives after close %u/%u", cl.errors, sv.errors,
+			 cl.recv_after_close, sv.recv_after_close);
+	if (!tap_ok(!STAT(&cl, &sv, conns) && !STAT(&cl, &sv, established),
+		    "%s: after TIME_WAIT, no connection left on either host (conns %llu, established %llu)",
+		    sc->name, STAT(&cl, &sv, conns), STAT(&cl, &sv, established))) {
+		side_dump(&cl);
+		side_dump(&sv);
+	}
+	tap_ok(cl.h->pool.nfree == cl.h->pool.count && sv.h->pool.nfree == sv.h->pool.count &&
+	       !l->inflight[0] && !l->inflight[1] && !cl.a->app.stats.rx_bufs &&
+	       !sv.a->app.stats.rx_bufs,
+	       "%s: every buffer back in its pool (client %u/%u, server %u/%u free)", sc->name,
+	       cl.h->pool.nfree, cl.h->pool.count, sv.h->pool.nfree, sv.h->pool.count);
+	tap_ok(wc.frames && !wc.bad, "%s: all %llu frames sent were well formed", sc->name,
+	       wc.frames);
+
+	/* every corrupted frame is dropped by some check and counted */
+	drops = tn_drops(cl.h) + tn_drops(sv.h);
+	if (sc->loss_ppm)	/* NewReno: fast retransmit repairs some, not only timeouts */
+		moved = STAT(&cl, &sv, retrans) && STAT(&cl, &sv, fast_retrans);
+	else if (sc->reorder_ppm)
+		moved = STAT(&cl, &sv, ooo) > 0;
+	else if (sc->dup_ppm)
+		moved = STAT(&cl, &sv, dup_data) + STAT(&cl, &sv, out_of_window) > 0;
+	else if (sc->corrupt_ppm)
+		moved = STAT(&cl, &sv, bad_csum) > 0 && drops >= l->stats.corrupted;
+	else
+		moved = !STAT(&cl, &sv, retrans) && !STAT(&cl, &sv, timeouts) && !drops;
+	if (sc->loss_ppm && sc->reorder_ppm && sc->corrupt_ppm)
+		moved = moved && STAT(&cl, &sv, ooo) && STAT(&cl, &sv, bad_csum) &&
+			drops >= l->stats.corrupted;
+	tap_ok(moved, "%s: counters: retrans %llu (fast %llu, timeouts %llu), ooo %llu, dup_data %llu, out_of_window %llu, bad_csum %llu, drops %llu for %llu corrupted",
+	       sc->name, STAT(&cl, &sv, retrans), STAT(&cl, &sv, fast_retrans),
+	       STAT(&cl, &sv, timeouts), STAT(&cl, &sv, ooo), STAT(&cl, &sv, dup_data),
+	       STAT(&cl, &sv, out_of_window), STAT(&cl, &sv, bad_csum), drops,
+	       l->stats.corrupted);
+
+	tn_link_free(l);
+	tn_host_free(cl.h);
+	tn_host_free(sv.h);
+}
+
+/* With an argument, only that scenario (by index): to replay one. */
+int main(int argc, char **argv)
+{
+	unsigned int i, only = argc > 1 ? (unsigned int)atoi(argv[1]) : ~0u;
+
+	tap_plan(only < ARRAY_SIZE(scenarios) ? 6 : (int)ARRAY_SIZE(scenarios) * 6);
+	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
+		if (only == ~0u || only == i)
+			run(&scenarios[i]);
+	return tap_exit();
+}
