@@ -38,8 +38,8 @@
  *		bits 2-3: tamper the event ring's consumer index: no, 7 ahead
  *		of the producer, 1000 behind, in[4..7]
  *	in[1]	bits 0-3: the step (0-15) at which to tamper; the next step
- *		the harness writes honest indices again; bits 4-7: seconds
- *		the clock advances per step
+ *		the harness writes honest indices again; bits 4-7: the clock
+ *		advances by 8 ms times this per step
  *	in[2..3] seed of the harness's own choices
  *	in[4..7] the value for the "as given" tamperings (little endian)
  *	in[8..]	call entries of 64 bytes; a shorter tail is ignored
@@ -81,8 +81,14 @@ static void setup_once(void)
 	struct tn_host_cfg hc = {
 		.ip = LOCAL_IP, .prefix = 24, .mac = our_mac, .nbufs = IXM_RX_SLICE_BUFS,
 	};
+	struct ixm_tcp_config cfg;
 	unsigned int i;
 
+	/* a SYN nobody answers gives up after 10 + 20 + 40 ms */
+	ixm_tcp_config_default(&cfg);
+	cfg.rto_init_us = 10000;
+	cfg.syn_retries = 2;
+	hc.tcp = &cfg;
 	ixm_host_now_ns = 1000000000ULL;
 	h.host = tn_host_new(&hc);
 	h.a = tn_app_new(h.host, CALL_NR, EVENT_NR, ARENA_SIZE);
@@ -318,7 +324,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	reset();
 	host = h.host;
 	ctl = in[0];
-	tick = (u64)(in[1] >> 4) * 1000000000ULL;
+	tick = (u64)(in[1] >> 4) * 8000000ULL;
 	h.rng = 0x9e3779b97f4a7c15ULL ^ ((u64)in[2] << 8 | in[3]);
 	val = (u32)in[4] | (u32)in[5] << 8 | (u32)in[6] << 16 | (u32)in[7] << 24;
 	calls = in + HDR;
