@@ -226,14 +226,17 @@ def merge(outdir, res_fmt, rtt_fmt, rounds):
             "rtt": rtt}
 
 
-def sched_block(outdir, rounds):
-    """Where the server threads' time went: CPU and run-queue wait."""
+def sched_block(outdir, rounds, runs, served, unit):
+    """Where the server threads' time went: CPU and run-queue wait.
+
+    served(name, r): what server name did in round r, counted in unit.
+    """
     lines = ["the servers' own threads (not ixmod's dataplane thread, not Linux's",
-             "softirq), all phases (schedstat), per 1000 requests served:",
+             "softirq), all phases (schedstat), per 1000 %s:" % unit,
              "  %-16s %10s %10s %10s" % ("server", "CPU ms", "wait ms", "switches")]
-    for n, t, _ in UDP_RUNS:
+    for n, t, _ in runs:
         tot = {"run_ms": 0, "wait_ms": 0, "switches": 0}
-        served = 0
+        done = 0
         try:
             for r in rounds:
                 with open("%s/sched-%s-r%d.txt" % (outdir, n, r)) as f:
@@ -241,23 +244,54 @@ def sched_block(outdir, rounds):
                 for kv in line[1:]:
                     k, _, v = kv.partition("=")
                     tot[k] += int(v)
-                with open("%s/server-%s-r%d.log" % (outdir, n, r)) as f:
-                    served += int(f.read().split("\n")[-2].split()[1])
+                done += served(n, r)
         except (OSError, ValueError, IndexError, KeyError):
             lines.append("  %-16s %10s" % (t, "-"))
             continue
-        k = 1000.0 / served if served else float("nan")
+        k = 1000.0 / done if done else float("nan")
         lines.append("  %-16s %10.1f %10.1f %10.0f"
                      % (t, tot["run_ms"] * k, tot["wait_ms"] * k, tot["switches"] * k))
     return lines
 
 
-def udp(outdir, kernel):
+def udp_served(outdir, name, r):
+    """Requests the UDP server name echoed in round r, from its last line."""
+    with open("%s/server-%s-r%d.log" % (outdir, name, r)) as f:
+        return int(f.read().split("\n")[-2].split()[1])
+
+
+def load_params(outdir):
+    """OUTDIR/params.txt (KEY=VALUE lines, as the guest halves write it) -> dict."""
     prm = {}
     with open("%s/params.txt" % outdir) as f:
         for line in f:
             k, _, v = line.rstrip("\n").partition("=")
             prm[k] = v
+    return prm
+
+
+def host_lines(outdir):
+    """The host's load before and after the run (OUTDIR/host.txt), if any."""
+    try:
+        with open("%s/host.txt" % outdir) as f:
+            return [line.strip() for line in f]
+    except OSError:
+        return []
+
+
+def layout(prm):
+    """Where the echo benchmarks ran the servers, from params.txt's app_cpu."""
+    if prm.get("app_cpu", "1") == "1":
+        return ("Each server had CPU 1 to itself: its own thread and its kernel "
+                "work (ixmod's dataplane thread, or Linux's NIC interrupts); the "
+                "client ran on CPU 0.")
+    return ("Split: each server's kernel work (ixmod's dataplane thread, or "
+            "Linux's NIC interrupts) had CPU 1; its own thread ran on CPU 0, "
+            "beside the client.")
+
+
+def udp(outdir, kernel):
+    prm = load_params(outdir)
     rounds = range(1, int(prm["rounds"]) + 1)
     sizes = prm["sizes"].split()
     lat = {n: merge(outdir, "lat-%s-r%%d.txt" % n, "rtt-%s-r%%d.txt" % n, rounds)
@@ -288,38 +322,25 @@ def udp(outdir, kernel):
                 ratio(res[base]["p99_us"], res[n]["p99_us"])))
         return lines
 
-    if prm.get("app_cpu", "1") == "1":
-        layout = ("Each server had CPU 1 to itself: its own thread and its kernel "
-                  "work (ixmod's dataplane thread, or Linux's NIC interrupts); the "
-                  "client ran on CPU 0.")
-    else:
-        layout = ("Split: each server's kernel work (ixmod's dataplane thread, or "
-                  "Linux's NIC interrupts) had CPU 1; its own thread ran on CPU 0, "
-                  "beside the client.")
     note = ("Under TCG every instruction is emulated: absolute figures are slow "
             "and noisy and mean nothing alone.  Read the ratios ixmod/Linux, "
             "measured in this run on the same NIC model, CPUs and peer: "
-            "requests/s above 1 and latency below 1 favour ixmod.  " + layout +
+            "requests/s above 1 and latency below 1 favour ixmod.  " + layout(prm) +
             "  requests/s is the mean over the rounds, spread (max - min) / mean; "
             "latencies are over all rounds' samples.  Other work on the host "
             "(other VMs) skews a run: compare runs only with the host quiet.")
-    host = []
-    try:
-        with open("%s/host.txt" % outdir) as f:
-            host = [line.strip() for line in f]
-    except OSError:
-        pass
     text = ["UDP echo, kernel %s, QEMU TCG (software emulation), one VM run, %d rounds"
             % (kernel, len(rounds)),
             "ixmod: libixu udp-echo, idle_us=%s; Linux: udp-echo-mmsg, udp-echo-uring %s"
-            % (prm["idle_us"], prm["uring_opts"] or "(plain ring)")] + host + [""]
+            % (prm["idle_us"], prm["uring_opts"] or "(plain ring)")] + host_lines(outdir) + [""]
     text += textwrap.wrap(note, 76, break_on_hyphens=False) + [""]
     text += block("closed loop: 1 request outstanding, 64 B, %s requests per round"
                   % prm["count"], lat)
     for s in sizes:
         text += [""] + block("throughput: %s requests outstanding over 4 flows, %s B, "
                              "%s s per round" % (prm["window"], s, prm["secs"]), tput[s])
-    text += [""] + sched_block(outdir, rounds)
+    text += [""] + sched_block(outdir, rounds, UDP_RUNS,
+                               lambda n, r: udp_served(outdir, n, r), "requests served")
     text = "\n".join(text)
     print(text)
     with open("%s/report.txt" % outdir, "w") as f:
