@@ -4,6 +4,7 @@
 
 Usage: bench-report.py icmp OUTDIR KERNEL
        bench-report.py udp OUTDIR KERNEL
+       bench-report.py tcp OUTDIR KERNEL
 
 icmp: reads OUTDIR/rtt-{ixmod,ixmod-idle,linux}.txt and
 OUTDIR/flood-*.txt as scripts/bench-icmp-guest.sh writes them; prints a
@@ -14,6 +15,14 @@ tput-NAME-SIZE-rR.txt and trtt-NAME-SIZE-rR.txt for NAME ixmod, mmsg and
 uring and each round R, as scripts/bench-udp-guest.sh writes them; prints
 a table per phase with the ratios ixmod/Linux and writes OUTDIR/report.txt
 and OUTDIR/udp.svg (latency CDFs and throughput bars).
+
+tcp: reads OUTDIR/params.txt, and res-NAME-nN-sS-rR.txt (tcp-load's
+result line) and hist-NAME-nN-sS-rR.txt (its latency histogram) for NAME
+ixmod, epoll and uring, each rounds-per-connection N, size S and round R,
+as scripts/bench-tcp-guest.sh writes them; prints the msgs/s ratios
+ixmod/Linux, then a table per point, and writes OUTDIR/report.txt and
+OUTDIR/tcp.svg (msgs/s bars per N, and the latency CDFs of the last N at
+the first S).  A point a server has no file for shows as '-'.
 
 Standard library only.
 """
@@ -361,10 +370,181 @@ def udp(outdir, kernel):
     print("plot: %s/udp.svg" % outdir)
 
 
+TCP_RUNS = [("ixmod", "ixmod tcp-echo", "#c0392b"),
+            ("epoll", "Linux epoll", "#2471a3"),
+            ("uring", "Linux io_uring", "#27ae60")]
+
+TCP_FAILS = ("conn_err", "conn_timeouts", "timeouts", "io_err", "eofs", "mismatched")
+
+
+def load_hist(path):
+    """tcp-load's -H histogram -> sorted [(us, count)]."""
+    with open(path) as f:
+        return sorted((float(v), int(c)) for v, c in (line.split() for line in f
+                                                     if line.strip()))
+
+
+def hist_percentile(hist, total, p):
+    """Nearest-rank percentile (p in 0..100) of a merged histogram."""
+    if not total:
+        return float("nan")
+    rank = max(1, math.ceil(p / 100.0 * total))
+    seen = 0
+    for v, c in hist:
+        seen += c
+        if seen >= rank:
+            return v
+    return hist[-1][0]
+
+
+def hist_quantiles(hist, total, k=500):
+    """k values at evenly spaced ranks: the histogram's CDF for cdf_panel."""
+    return [hist_percentile(hist, total, 100.0 * (i + 1) / k) for i in range(k)] if total else []
+
+
+def tcp_point(outdir, name, n, s, rounds, secs):
+    """One server at one matrix point, over the rounds -> dict; None if missing.
+
+    rate is the mean of the rounds' msgs/s and spread (max - min) / mean;
+    percentiles are over every round's histogram merged.
+    """
+    res, hist = [], {}
+    try:
+        for r in rounds:
+            f = "%s-n%s-s%s-r%d" % (name, n, s, r)
+            res.append(load_result("%s/res-%s.txt" % (outdir, f)))
+            for v, c in load_hist("%s/hist-%s.txt" % (outdir, f)):
+                hist[v] = hist.get(v, 0) + c
+    except (OSError, ValueError, IndexError):
+        return None
+    hist = sorted(hist.items())
+    total = sum(c for _, c in hist)
+    rates = [x["rate"] for x in res]
+    mean = sum(rates) / len(rates)
+    return {"rate": mean,
+            "spread": (max(rates) - min(rates)) / mean if mean else float("nan"),
+            "p50_us": hist_percentile(hist, total, 50),
+            "p99_us": hist_percentile(hist, total, 99),
+            "conns": sum(x["conns"] for x in res) / (len(res) * secs),
+            "msgs": sum(x["msgs"] for x in res),
+            "fails": sum(x.get(k, 0) for x in res for k in TCP_FAILS),
+            "cdf": hist_quantiles(hist, total)}
+
+
+def tcp(outdir, kernel):
+    prm = load_params(outdir)
+    rounds = range(1, int(prm["rounds"]) + 1)
+    nlist, sizes, secs = prm["nlist"].split(), prm["sizes"].split(), float(prm["secs"])
+    pts = {(n, s): {name: tcp_point(outdir, name, n, s, rounds, secs)
+                    for name, _, _ in TCP_RUNS}
+           for n in nlist for s in sizes}
+    base = "ixmod"
+    others = [n for n, _, _ in TCP_RUNS if n != base]
+
+    def val(r, k):
+        return r[k] if r else float("nan")
+
+    def ratio(a, b):
+        return "%.2f" % (a / b) if b and a == a and b == b else "-"
+
+    def num(v, fmt):
+        return fmt % v if v == v else "-"
+
+    def block(n, s):
+        res = pts[(n, s)]
+        lines = ["n=%s round trips per connection, s=%s B, %s connections, %s s per round"
+                 % (n, s, prm["conns"], prm["secs"]),
+                 "  %-16s %9s %7s %9s %9s %8s %6s" % ("server", "msgs/s", "spread", "p50 us",
+                                                     "p99 us", "conns/s", "failed")]
+        for name, t, _ in TCP_RUNS:
+            r = res[name]
+            lines.append("  %-16s %9s %7s %9s %9s %8s %6s"
+                         % (t, num(val(r, "rate"), "%.0f"), num(100 * val(r, "spread"), "%.0f%%"),
+                            num(val(r, "p50_us"), "%.0f"), num(val(r, "p99_us"), "%.0f"),
+                            num(val(r, "conns"), "%.0f"), num(val(r, "fails"), "%d")))
+        for o in others:
+            lines.append("  %-16s %9s %7s %9s %9s" % (
+                "ixmod/" + o, ratio(val(res[base], "rate"), val(res[o], "rate")), "",
+                ratio(val(res[base], "p50_us"), val(res[o], "p50_us")),
+                ratio(val(res[base], "p99_us"), val(res[o], "p99_us"))))
+        return lines
+
+    def summary():
+        """msgs/s of ixmod over each Linux server, one row per point."""
+        lines = ["msgs/s ratios ixmod/Linux (above 1 favours ixmod):",
+                 "  %6s %6s %12s %12s" % ("n", "s", "ixmod/epoll", "ixmod/uring")]
+        for n in nlist:
+            for s in sizes:
+                res = pts[(n, s)]
+                lines.append("  %6s %6s %12s %12s" % (
+                    n, s, *(ratio(val(res[base], "rate"), val(res[o], "rate"))
+                            for o in others)))
+        return lines
+
+    def served(name, r):
+        """Messages server name answered in round r, over every point."""
+        total = 0
+        for n in nlist:
+            for s in sizes:
+                total += load_result("%s/res-%s-n%s-s%s-r%d.txt"
+                                     % (outdir, name, n, s, r))["msgs"]
+        return total
+
+    note = ("Under TCG every instruction is emulated: absolute figures are slow "
+            "and noisy and mean nothing alone.  Read the ratios ixmod/Linux, "
+            "measured in this run on the same NIC model, CPUs and peer: "
+            "msgs/s above 1 and latency below 1 favour ixmod.  " + layout(prm) +
+            "  Each connection does n round trips of s bytes, then closes and "
+            "reconnects (n=1: a connection per message).  msgs/s is the mean "
+            "over the rounds, spread (max - min) / mean; latencies (a message's "
+            "round trip, connection setup excluded) are over all rounds' "
+            "histograms; conns/s are connections that completed their n round "
+            "trips; failed counts refused, reset or timed-out connections and "
+            "messages and mismatched replies (tcp-load's result lines say "
+            "which).  Other work on the host (other VMs) skews a run: compare "
+            "runs only with the host quiet.")
+    text = ["TCP echo (IX paper), kernel %s, QEMU TCG (software emulation), one VM run, "
+            "%d rounds" % (kernel, len(rounds)),
+            "ixmod: libixu tcp-echo, idle_us=%s; Linux: tcp-echo-epoll %s, tcp-echo-uring %s"
+            % (prm["idle_us"], prm["epoll_opts"] or "(level-triggered)",
+               prm["uring_opts"] or "(plain ring)")] + host_lines(outdir) + [""]
+    text += textwrap.wrap(note, 76, break_on_hyphens=False) + [""]
+    text += summary()
+    for n in nlist:
+        for s in sizes:
+            text += [""] + block(n, s)
+    text += [""] + sched_block(outdir, rounds, TCP_RUNS, served, "messages")
+    text = "\n".join(text)
+    print(text)
+    with open("%s/report.txt" % outdir, "w") as f:
+        f.write(text + "\n")
+
+    panels = [bar_panel([("%s B" % s, {name: val(pts[(n, s)][name], "rate")
+                                       for name, _, _ in TCP_RUNS}) for s in sizes],
+                        TCP_RUNS, 640 * i, 0, 640, 400,
+                        "TCP echo msgs/s, n=%s round trips per connection (TCG)" % n,
+                        "messages/s")
+              for i, n in enumerate(nlist)]
+    n, s = nlist[-1], sizes[0]
+    series = [(t, c, pts[(n, s)][name]["cdf"]) for name, t, c in TCP_RUNS
+              if pts[(n, s)][name] and pts[(n, s)][name]["cdf"]]
+    out = svg_open(640 * (len(nlist) + 1), 400)
+    for p in panels:
+        out += p
+    if series:
+        out += cdf_panel(series, 640 * len(nlist), 0, 640, 400,
+                         "TCP echo round-trip CDF, n=%s, s=%s B (TCG)" % (n, s),
+                         "round-trip time (us, log scale)")
+    svg_write(out, "%s/tcp.svg" % outdir)
+    print("plot: %s/tcp.svg" % outdir)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "icmp":
         icmp(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "udp":
         udp(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "tcp":
+        tcp(sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)

@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-tcp-guest.sh - the guest half of scripts/bench-tcp: the IX paper's
+# TCP echo benchmark, tcp-load in the Linux peer namespace against
+# libixu's tcp-echo on an igb port bound to ixmod, then against the Linux
+# servers tcp-echo-epoll and tcp-echo-uring on a second igb port left to
+# Linux's igb driver; ROUNDS times, in that order, so that a slow spell of
+# the emulator falls on every server rather than on one.
+#
+# Usage (inside the VM):
+#   bench-tcp-guest.sh OUTDIR IXMOD_KO SECONDS CONNS NLIST SIZES IDLE_US
+#                      EPOLL_OPTS URING_OPTS ROUNDS APP_CPU
+#
+# Layout (scripts/bench-guest-lib.sh): ixmod's port 198.18.0.1, Linux's
+# 198.18.0.3, the peer 198.18.0.2; the client on CPU 0; each server's
+# kernel work on CPU 1 (isolcpus=1 nohz_full=1), its own thread on
+# APP_CPU: 1 (shared: one CPU per server) or 0 (split: beside the client).
+#
+# For each server NAME (ixmod, epoll, uring), round R, rounds per
+# connection N in NLIST and message size S in SIZES, tcp-load keeps CONNS
+# connections busy for SECONDS and writes
+#   res-NAME-nN-sS-rR.txt   its result line
+#   hist-NAME-nN-sS-rR.txt  its message latency histogram (us count)
+# and per server and round
+#   warm-NAME-rR.txt        the result line of a 1 s warm-up (N 64, S 64)
+#   server-NAME-rR.log      the server's own output (its totals)
+#   sched-NAME-rR.txt       the server's threads' (and ixmod's dataplane
+#                           thread's) CPU time, run-queue wait and switches
+#   load-NAME.log           tcp-load's progress and errno lines
+#   ixmod-dataplane-rR.txt  ixmod's per-core counters after its turn (TCP's
+#                           included)
+# and params.txt (the arguments, KEY=VALUE), env.txt (kernel, CPUs,
+# interrupt placement and counts), ixmod-stats.txt (the port's counters
+# and drop reasons) and dmesg.txt (the kernel log of the run).
+
+set -u
+out=$1
+export IXMOD_KO=$2
+secs=$3
+conns=$4
+nlist=$5
+sizes=$6
+idle_us=$7
+epoll_opts=$8
+uring_opts=$9
+rounds=${10}
+app_cpu=${11}
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../tools/testing/selftests/ixmod/test_common.sh
+. "$top/tools/testing/selftests/ixmod/test_common.sh"
+# shellcheck source-path=SCRIPTDIR source=bench-guest-lib.sh
+. "$top/scripts/bench-guest-lib.sh"
+BENCH=bench-tcp
+mkdir -p "$out"
+
+ECHO=$top/libixu/examples/tcp-echo
+LOAD=$top/tools/bench/tcp/tcp-load
+SRVS=$top/tools/bench/tcp
+PORT=7
+TIMEOUT_MS=5000	# TCG stalls reach a second, and a lost SYN waits 1 s more
+
+load() {	# load ARGS...: tcp-load on the client CPU in the peer namespace
+	peer "$LOAD" -p $PORT -C $BENCH_CLI_CPU -L $TIMEOUT_MS "$@"
+}
+
+# measure NAME IP: a warm-up, then every point of the matrix, in round $round
+measure() {
+	local name=$1 ip=$2 r=$round n s f
+	say "[$name $r] warm-up: 1 s, $conns connections, 64 rounds of 64 bytes"
+	load -a "$ip" -c "$conns" -n 64 -s 64 -d 1 > "$out/warm-$name-r$r.txt" 2>> "$out/load-$name.log"
+	say "[$name $r] $(cat "$out/warm-$name-r$r.txt")"
+	for n in $nlist; do
+		for s in $sizes; do
+			f=$name-n$n-s$s-r$r
+			say "[$name $r] n=$n s=$s: $conns connections, $n rounds of $s bytes each, $secs s"
+			echo "== n=$n s=$s round $r" >> "$out/load-$name.log"
+			load -a "$ip" -c "$conns" -n "$n" -s "$s" -d "$secs" -H "$out/hist-$f.txt" \
+				> "$out/res-$f.txt" 2>> "$out/load-$name.log"
+			say "[$name $r] n=$n s=$s: $(cat "$out/res-$f.txt")"
+		done
+	done
+}
+
+# reachable IP: a TCP connection from the peer to IP:PORT opens
+reachable() {
+	peer timeout 5 bash -c "exec 3<>/dev/tcp/$1/$PORT"
+}
+
+linux_server() {	# linux_server NAME COMMAND...
+	local name=$1
+	shift
+	serve "$name" "$@"
+	if busywait 10000 reachable $BENCH_LIN_IP; then
+		measure "$name" $BENCH_LIN_IP
+	else
+		say "[$name $round] server never accepted: $(cat "$SRV_LOG")"
+	fi
+	stop_server "$name"
+}
+
+say "setting up: ixmod on the first igb (core $BENCH_SRV_CPU, idle_us=$idle_us), Linux igb on the second, peer on the third"
+dmesg_mark
+if ! bench_setup "$idle_us"; then
+	say "setup failed"
+	ports_teardown
+	exit 1
+fi
+# The client closes first: its TIME_WAIT sockets must not run it out of
+# ports for the next connection to the same server
+peer sysctl -qw net.ipv4.ip_local_port_range="1024 65535" net.ipv4.tcp_tw_reuse=1
+printf '%s\n' "rounds=$rounds" "secs=$secs" "conns=$conns" "nlist=$nlist" \
+	"sizes=$sizes" "idle_us=$idle_us" "epoll_opts=$epoll_opts" \
+	"uring_opts=$uring_opts" "app_cpu=$app_cpu" > "$out/params.txt"
+bench_env "$idle_us" "$app_cpu"
+
+for round in $(seq "$rounds"); do
+	say "round $round of $rounds"
+	if ! has_tcp; then
+		say "[ixmod $round] the module lacks IXMOD_FEAT_TCP: no ixmod figures"
+	elif ixmod_up; then
+		# tcp-echo's threads go where the Linux servers' do: on the
+		# dataplane core (shared) or on the client's (split)
+		serve ixmod taskset -c "$app_cpu" "$ECHO" -p $PORT -c $BENCH_SRV_CPU
+		if busywait 10000 grep -q 'ready' "$SRV_LOG"; then
+			measure ixmod "$DUT_IP"
+		else
+			say "[ixmod $round] tcp-echo never became ready: $(cat "$SRV_LOG")"
+		fi
+		stop_server ixmod
+		grep . "$IXMOD_SYSFS"/dataplane/cpu*/stats/* 2>/dev/null |
+			sed "s|$IXMOD_SYSFS/dataplane/||" > "$out/ixmod-dataplane-r$round.txt"
+	fi
+	ixmod_down
+	# shellcheck disable=SC2086 # the options are a list
+	linux_server epoll "$SRVS/tcp-echo-epoll" -p $PORT -c "$app_cpu" $epoll_opts
+	# shellcheck disable=SC2086
+	linux_server uring "$SRVS/tcp-echo-uring" -p $PORT -c "$app_cpu" $uring_opts
+done
+
+bench_finish
+say "done"
