@@ -1351,6 +1351,106 @@ static void test_isn_upper_half(void)
 	}
 }
 
+/*
+ * The application's side
+ */
+
+/* Data before ACCEPT waits for it; a connection that dies before ACCEPT gets a DEAD. */
+static void test_before_accept(void)
+{
+	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u64 h;
+
+	tc_init(t);
+	t->hport = H_PORT;
+	tc_call(t, &c);
+	t->snd = P_ISS;
+	tc_seg(t, TH_SYN, t->snd++, 0, NULL, 0, O_MSS);
+	t->rcv = t->seg[0].seq + 1;
+	tc_send(t, TH_ACK, NULL, 0);
+	h = tc_ev(t, IXMOD_EV_TCP_KNOCK) ? tc_ev(t, IXMOD_EV_TCP_KNOCK)->handle : 0;
+	tc_send(t, TH_ACK | TH_PSH, data, 300);
+	tap_ok(is_ack(t) && !t->nev, "before accept: data is acknowledged, no event yet");
+	c = tn_call_accept(h, 0xc0);
+	tap_ok(tc_call(t, &c) == 0 && recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 300) &&
+	       tc_ev(t, IXMOD_EV_TCP_RECV)->user_data == 0xc0,
+	       "before accept: ACCEPT -> the data's TCP_RECV, with the accept's cookie");
+	tc_fini(t);
+
+	tc_init(t);
+	t->hport = H_PORT;
+	c = tn_call_listen(H_PORT, 16, 0x11);
+	tc_call(t, &c);
+	t->snd = P_ISS;
+	tc_seg(t, TH_SYN, t->snd++, 0, NULL, 0, O_MSS);
+	t->rcv = t->seg[0].seq + 1;
+	tc_send(t, TH_ACK, NULL, 0);
+	h = tc_ev(t, IXMOD_EV_TCP_KNOCK) ? tc_ev(t, IXMOD_EV_TCP_KNOCK)->handle : 0;
+	tc_seg(t, TH_RST, t->snd, 0, NULL, 0, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+	tap_ok(ev && ev->handle == h && ev->user_data == 0x11 && ev->res == -ECONNRESET,
+	       "before accept: reset -> DEAD -ECONNRESET with the listener's cookie");
+	c = tn_call_accept(h, 0xc0);
+	tap_ok(tc_call(t, &c) == -EBADF && !stats(t)->conns,
+	       "before accept: then ACCEPT of it -> -EBADF; the slot is free");
+	tc_fini(t);
+}
+
+/* A full event ring: TCP_RECVs are owed, not lost, and come in order. */
+static void test_event_ring_full(void)
+{
+	static u8 f[IXM_MBUF_SIZE];
+	struct ixmod_event ev;
+	struct tc *t = &T;
+	unsigned int i, got = 0, rounds, most = 0;
+	bool ok = true;
+	u32 off = 0;
+
+	tc_init(t);
+	tn_app_free(t->a);
+	t->a = tn_app_new(t->h, 64, 4, ARENA);
+	tc_passive(t, O_MSS);
+	for (i = 0; i < 20; i++) {
+		struct tcp_args a = {
+			.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
+			.seq = t->snd, .ack = t->rcv, .flags = TH_ACK | TH_PSH,
+			.win = t->pwin, .data = data + 100 * i, .dlen = 100,
+		};
+
+		t->snd += 100;
+		tn_input(t->h, f, tcp_frame(f, our_mac, peer_mac, &a), 0);
+		tn_host_run(t->h);
+		tn_tx_flush(t->h);
+	}
+	tap_ok(tn_app_nevents(t->a) == 4 && t->a->app.hold_count == 4 &&
+	       (*tn_ring_word(t->a->events, IXM_RING_OFF_FLAGS) & IXMOD_RING_OVERFLOW),
+	       "full ring: 20 segments, ring of 4: 4 in the ring, 4 held, OVERFLOW set");
+	for (rounds = 0; rounds < 20 && got < 20; rounds++) {
+		unsigned int n = 0;
+
+		while (tn_app_event(t->a, &ev)) {
+			const u8 *p = tn_rx_ptr(t->h, ev.off, 100);
+
+			n++;
+			if (ev.type != IXMOD_EV_TCP_RECV || ev.res != 100 || !p ||
+			    memcmp(p, data + off, 100))
+				ok = false;
+			off += 100;
+			got++;
+		}
+		most = n > most ? n : most;
+		tn_host_run(t->h);
+		tn_tx_flush(t->h);
+	}
+	tap_ok(ok && got == 20 && most <= 8,
+	       "full ring: all 20 TCP_RECVs come, in order, as the ring drains (%u)", got);
+	tap_ok(tc_recv_done(t, 2000) == 0 && t->h->pool.nfree == t->h->pool.count &&
+	       !t->a->app.stats.rx_bufs, "full ring: RECV_DONE of the 2000 bytes frees them all");
+	tc_fini(t);
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -1358,7 +1458,7 @@ int main(void)
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
 	tap_plan(16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
-		 5 + 4 + 6 + 3 + 2 + 4);
+		 5 + 4 + 6 + 3 + 2 + 4 + 4 + 3);
 	test_passive_open();
 	test_active_open();
 	test_simultaneous_open();
@@ -1383,5 +1483,7 @@ int main(void)
 	test_ack_seq_after_rto();
 	test_dupack_per_segment();
 	test_isn_upper_half();
+	test_before_accept();
+	test_event_ring_full();
 	return tap_exit();
 }
