@@ -507,8 +507,9 @@ static void run(const struct scenario *sc)
 	tap_ok(cl.h->pool.nfree == cl.h->pool.count && sv.h->pool.nfree == sv.h->pool.count &&
 	       !l->inflight[0] && !l->inflight[1] && !cl.a->app.stats.rx_bufs &&
 	       !sv.a->app.stats.rx_bufs,
-	       "%s: every buffer back in its pool (client %u/%u, server %u/%u free)", sc->name,
-	       cl.h->pool.nfree, cl.h->pool.count, sv.h->pool.nfree, sv.h->pool.count);
+	       "%s: every buffer back in its pool (client %u/%u, server %u/%u free; held %llu/%llu, on the wire %u)",
+	       sc->name, cl.h->pool.nfree, cl.h->pool.count, sv.h->pool.nfree, sv.h->pool.count,
+	       cl.a->app.stats.rx_bufs, sv.a->app.stats.rx_bufs, l->inflight[0] + l->inflight[1]);
 	tap_ok(wc.frames && !wc.bad, "%s: all %llu frames sent were well formed", sc->name,
 	       wc.frames);
 
