@@ -86,6 +86,8 @@ struct side {
 	unsigned int	errors;		/* anything the application found wrong */
 	unsigned int	bad_data;	/* bytes received that did not match */
 	unsigned int	recv_after_close;
+	u32		slow;		/* give bytes back every @slow calls only */
+	u64		turn;		/* calls of side_app() */
 };
 
 /**
@@ -100,16 +102,28 @@ struct scenario {
 	u32		delay;
 	u64		seed;
 	u64		max_steps;
+	u32		rcv_buf;	/* 0: the default */
+	u32		slow;		/* the reader gives bytes back every @slow steps */
 };
 
+#define LOSS(p)		.loss_ppm = (p) * 10000
+#define DUP(p)		.dup_ppm = (p) * 10000
+#define REORDER(p)	.reorder_ppm = (p) * 10000
+#define CORRUPT(p)	.corrupt_ppm = (p) * 10000
+
 static const struct scenario scenarios[] = {
-	{ "clean link", 0, 0, 0, 0, 1, 1, 2000 },
-	{ "1% loss", 10000, 0, 0, 0, 1, 2, 100000 },
-	{ "5% loss", 50000, 0, 0, 0, 1, 3, 600000 },
-	{ "reordering 5%", 0, 0, 50000, 0, 1, 4, 50000 },
-	{ "duplication 5%", 0, 50000, 0, 0, 1, 5, 2000 },
-	{ "corruption 2%", 0, 0, 0, 20000, 1, 6, 200000 },
-	{ "all combined", 20000, 20000, 20000, 10000, 2, 7, 600000 },
+	{ "clean link", .delay = 1, .seed = 1, .max_steps = 2000 },
+	{ "1% loss", LOSS(1), .delay = 1, .seed = 2, .max_steps = 100000 },
+	{ "5% loss", LOSS(5), .delay = 1, .seed = 3, .max_steps = 600000 },
+	{ "reordering 5%", REORDER(5), .delay = 1, .seed = 4, .max_steps = 50000 },
+	{ "duplication 5%", DUP(5), .delay = 1, .seed = 5, .max_steps = 2000 },
+	{ "corruption 2%", CORRUPT(2), .delay = 1, .seed = 6, .max_steps = 200000 },
+	{ "all combined", LOSS(2), DUP(2), REORDER(2), CORRUPT(1), .delay = 2, .seed = 7,
+	  .max_steps = 600000 },
+	{ "slow reader, 8 KiB windows", .delay = 1, .seed = 8, .max_steps = 100000,
+	  .rcv_buf = 8192, .slow = 20 },
+	{ "slow reader, 8 KiB windows, 1% loss", LOSS(1), .delay = 1, .seed = 9,
+	  .max_steps = 400000, .rcv_buf = 8192, .slow = 20 },
 };
 
 struct wire_check {
@@ -328,12 +342,13 @@ static void side_app(struct side *s, unsigned long long *rng)
 
 	while (tn_app_event(s->a, &ev))
 		side_event(s, &ev);
+	s->turn++;
 	for (i = 0; i < NCONN; i++) {
 		struct pconn *p = &s->c[i];
 
 		if (!p->open || p->closed)
 			continue;
-		if (p->undone) {
+		if (p->undone && (!s->slow || !(s->turn % s->slow))) {
 			/* any split is fine: give them back in two pieces */
 			u32 first = (u32)(ref_rand(rng) % (p->undone + 1));
 
@@ -370,12 +385,18 @@ static bool side_done(const struct side *s)
 	return true;
 }
 
-static void side_init(struct side *s, u32 ip, u64 seed)
+static void side_init(struct side *s, u32 ip, const struct scenario *sc, u64 seed)
 {
 	struct tn_host_cfg hc = { .ip = ip, .seed = seed };
 	unsigned long long r = seed * 0x9e3779b97f4a7c15ULL + 1;
+	struct ixm_tcp_config cfg;
 
 	memset(s, 0, sizeof(*s));
+	ixm_tcp_config_default(&cfg);
+	if (sc->rcv_buf)
+		cfg.rcv_buf = sc->rcv_buf;
+	hc.tcp = &cfg;
+	s->slow = sc->slow;
 	s->h = tn_host_new(&hc);
 	s->a = tn_app_new(s->h, RING, RING, ARENA);
 	ref_rand_fill(&r, s->a->arena, PATTERN);
@@ -433,8 +454,8 @@ static void run(const struct scenario *sc)
 	bool ok, moved;
 
 	ixm_host_now_ns = 1000000 * MS;
-	side_init(&cl, TN_IP(1), sc->seed * 2);
-	side_init(&sv, TN_IP(2), sc->seed * 2 + 1);
+	side_init(&cl, TN_IP(1), sc, sc->seed * 2);
+	side_init(&sv, TN_IP(2), sc, sc->seed * 2 + 1);
 	cl.peer = &sv;
 	sv.peer = &cl;
 	sv.server = true;
