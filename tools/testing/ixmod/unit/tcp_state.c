@@ -171,6 +171,34 @@ static u64 tc_wait_seg(struct tc *t, u64 max_ns, u64 step_ns)
 	return 0;
 }
 
+/* Let time pass until the host sends something or posts an event; the wait, or 0. */
+static u64 tc_wait_any(struct tc *t, u64 max_ns, u64 step_ns)
+{
+	u64 waited;
+
+	for (waited = step_ns; waited <= max_ns; waited += step_ns) {
+		tc_advance(t, step_ns);
+		if (t->nseg || t->nev)
+			return waited;
+	}
+	return 0;
+}
+
+/* Let time pass until an event of @type comes; the wait, or 0.  Segments are dropped. */
+static u64 tc_wait_ev(struct tc *t, u8 type, u64 max_ns, u64 step_ns)
+{
+	u64 waited;
+	unsigned int i;
+
+	for (waited = step_ns; waited <= max_ns; waited += step_ns) {
+		tc_advance(t, step_ns);
+		for (i = 0; i < t->nev; i++)
+			if (t->ev[i].type == type)
+				return waited;
+	}
+	return 0;
+}
+
 /* The first event of @type in the last run, or NULL. */
 static const struct ixmod_event *tc_ev(const struct tc *t, u8 type)
 {
@@ -1352,6 +1380,116 @@ static void test_isn_upper_half(void)
 }
 
 /*
+ * Timers of an idle or half-dead connection
+ */
+
+/* RFC 6298 §5.5 for the SYN: 1, 2, 4 ... s, then CONNECTED and DEAD -ETIMEDOUT. */
+static void test_syn_timeout(void)
+{
+	struct ixmod_call c = tn_call_connect(P_IP, P_PORT, 0x5a);
+	const struct ixmod_event *ev = NULL;
+	struct tc *t = &T;
+	unsigned int n = 0, i;
+	u64 iv[8], waited, total = 0;
+	bool ok = true;
+
+	tc_init(t);
+	tc_call(t, &c);
+	t->ch = t->nev ? t->ev[0].handle : 0;
+	while (n < 8) {
+		waited = tc_wait_any(t, 200000 * MS, 10 * MS);
+		total += waited;
+		ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
+		if (!waited || ev)
+			break;
+		if (t->nseg != 1 || t->seg[0].flags != TH_SYN)
+			ok = false;
+		iv[n++] = waited;
+	}
+	for (i = 0; i < n; i++)
+		ok = ok && iv[i] >= (1000ULL << i) * MS - 10 * MS &&
+		     iv[i] <= (1000ULL << i) * MS + 10 * MS;
+	tap_ok(ok && n == 6, "SYN timeout: 6 retransmissions, 1 s apart doubling (%u)", n);
+	if (!ev) {
+		total += tc_wait_ev(t, IXMOD_EV_TCP_CONNECTED, 200000 * MS, 10 * MS);
+		ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
+	}
+	tap_ok(ev && ev->res == -ETIMEDOUT && tc_nev(t, IXMOD_EV_TCP_DEAD) == 1 &&
+	       tc_ev(t, IXMOD_EV_TCP_DEAD)->res == -ETIMEDOUT && !stats(t)->conns &&
+	       stats(t)->attempt_fails == 1 && total >= 122900 * MS && total <= 123100 * MS,
+	       "SYN timeout: after %llu ms (1 + 2 + ... + 32 + 60 s, the RTO's cap) CONNECTED and DEAD -ETIMEDOUT",
+	       total / MS);
+	tc_fini(t);
+}
+
+/* FIN-WAIT-2 does not last for ever: after tw_ns the connection goes. */
+static void test_fin_wait_2_timeout(void)
+{
+	struct ixm_tcp_config cfg;
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+
+	ixm_tcp_config_default(&cfg);
+	cfg.tw_ns = 10000 * MS;
+	tc_init_cfg(t, &cfg);
+	tc_passive(t, O_MSS);
+	tc_close(t, false);
+	t->rcv++;
+	tc_send(t, TH_ACK, NULL, 0);
+	tc_advance(t, cfg.tw_ns - MS);
+	tap_ok(!t->nev && stats(t)->conns == 1, "FIN-WAIT-2: still waiting for the peer's FIN");
+	tc_advance(t, 2 * MS);
+	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+	tap_ok(ev && !ev->res && !stats(t)->conns,
+	       "FIN-WAIT-2: after tw_ns without a FIN -> DEAD 0, slot freed");
+	tc_fini(t);
+}
+
+/* RFC 1122 §4.2.3.6: keep-alives on an idle connection, when turned on. */
+static void test_keepalive(void)
+{
+	struct ixm_tcp_config cfg;
+	const struct ixmod_event *ev = NULL;
+	struct tc *t = &T;
+	unsigned int i, probes = 0;
+	u64 first, waited;
+	bool alive = true;
+
+	ixm_tcp_config_default(&cfg);
+	cfg.keepalive_ns = 10000 * MS;
+	tc_init_cfg(t, &cfg);
+	tc_passive(t, O_MSS);
+	first = tc_wait_seg(t, 30000 * MS, 100 * MS);
+	tap_ok(first && first <= 10100 * MS,
+	       "keepalive: an idle connection is probed after 10 s (%llu ms)", first / MS);
+	tap_ok(first && t->nseg == 1 && t->seg[0].flags == TH_ACK && !t->seg[0].dlen &&
+	       t->seg[0].seq == t->rcv - 1 && t->seg[0].ack == t->snd,
+	       "keepalive: the probe has SEG.SEQ = SND.NXT - 1, so the peer must answer");
+	if (first && t->nseg)
+		tap_diag("probe SEQ = SND.NXT%+d", (int)(t->seg[0].seq - t->rcv));
+	else
+		tap_diag("no probe in 30 s of silence");
+	for (i = 0; first && i < 20; i++) {
+		if (!tc_wait_seg(t, 20000 * MS, 100 * MS))
+			break;
+		tc_send(t, TH_ACK, NULL, 0);
+		alive = alive && !tc_ev(t, IXMOD_EV_TCP_DEAD);
+	}
+	tap_ok(first && alive && stats(t)->conns == 1,
+	       "keepalive: a peer that answers keeps the connection");
+	for (i = 0; i < 40 && !ev; i++) {
+		waited = tc_wait_seg(t, 20000 * MS, 100 * MS);
+		probes += t->nseg;
+		ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
+		if (!waited)
+			break;
+	}
+	tap_ok(ev && ev->res == -ETIMEDOUT && !stats(t)->conns,
+	       "keepalive: a silent peer -> DEAD -ETIMEDOUT after %u probes", probes);
+	tc_fini(t);
+}
+
+/*
  * The application's side
  */
 
@@ -1458,7 +1596,7 @@ int main(void)
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
 	tap_plan(16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
-		 5 + 4 + 6 + 3 + 2 + 4 + 4 + 3);
+		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3);
 	test_passive_open();
 	test_active_open();
 	test_simultaneous_open();
@@ -1483,6 +1621,9 @@ int main(void)
 	test_ack_seq_after_rto();
 	test_dupack_per_segment();
 	test_isn_upper_half();
+	test_syn_timeout();
+	test_fin_wait_2_timeout();
+	test_keepalive();
 	test_before_accept();
 	test_event_ring_full();
 	return tap_exit();
