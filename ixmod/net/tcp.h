@@ -615,6 +615,7 @@ int ixm_tcp_send_ack(struct ixm_tcp_conn *c);
 int ixm_tcp_send_syn(struct ixm_tcp_conn *c);
 int ixm_tcp_send_rst(struct ixm_tcp_conn *c);
 int ixm_tcp_send_probe(struct ixm_tcp_conn *c);
+int ixm_tcp_send_keepalive(struct ixm_tcp_conn *c);
 void ixm_tcp_retransmit_head(struct ixm_tcp_conn *c);
 void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
 		       const struct ixm_tcphdr *th, u32 seglen);
@@ -628,6 +629,7 @@ void ixm_tcp_challenge_ack(struct ixm_tcp_conn *c);
 void ixm_tcp_timer_fn(struct ixm_timer *t, u64 now_ns);
 void ixm_tcp_delack_fn(struct ixm_timer *t, u64 now_ns);
 void ixm_tcp_arm_rexmit(struct ixm_tcp_conn *c);
+void ixm_tcp_arm_idle(struct ixm_tcp_conn *c);
 void ixm_tcp_rtt_sample(struct ixm_tcp_conn *c, u32 rtt_us);
 
 /* tcp_cookie.c */

@@ -228,6 +228,7 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 		goto drop;
 	c->irs = seq;
 	c->rcv_nxt = seq + 1;
+	c->rcv_adv = c->rcv_nxt;
 	c->iss = ixm_tcp_isn(t, ih->daddr, th->dest, ih->saddr, th->source, now);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->iss;
@@ -281,6 +282,7 @@ static void ixm_tcp_rcv_syn_sent(struct ixm_tcp_conn *c, struct ixm_iphdr *ih,
 		return;
 	c->irs = seq;
 	c->rcv_nxt = seq + 1;
+	c->rcv_adv = c->rcv_nxt;
 	ixm_tcp_syn_options(c, o);
 	if (flags & IXM_TCP_ACK) {
 		c->snd_una = ack;
@@ -294,7 +296,7 @@ static void ixm_tcp_rcv_syn_sent(struct ixm_tcp_conn *c, struct ixm_iphdr *ih,
 		/* RFC 6298 §2: a SYN not retransmitted gives an RTT sample */
 		if (!c->syn_retries)
 			ixm_tcp_rtt_sample(c, (u32)((t->stack->now_ns - c->rtt_start_ns) / 1000));
-		ixm_timer_cancel(&t->wheel, &c->timer);
+		ixm_tcp_arm_idle(c);
 		ixm_tcp_established(c);
 		c->flags |= IXM_TCPF_ACK_NOW;
 		ixm_tcp_output(c);
@@ -410,7 +412,7 @@ static void ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
 	}
 	if (c->snd_una == c->snd_max) {
 		if (!(c->flags & IXM_TCPF_PERSIST))
-			ixm_timer_cancel(&t->wheel, &c->timer);
+			ixm_tcp_arm_idle(c);
 	} else {
 		c->flags &= ~IXM_TCPF_PERSIST;
 		ixm_tcp_arm_rexmit(c);	/* RFC 6298 §5.3 */
@@ -515,8 +517,20 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		return false;
 	}
 
+	/* a retransmitted FIN in TIME_WAIT: ACK it and restart 2 MSL (§3.10.7.4) */
+	if (c->state == IXM_TCP_TIME_WAIT && fin && !(flags & IXM_TCP_RST) &&
+	    seq + dlen + 1 == c->rcv_nxt) {
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_output(c);
+		ixm_tcp_enter_time_wait(c);
+		return false;
+	}
 	if (!ixm_tcp_seq_ok(c, seq, seglen)) {
-		t->stats.out_of_window++;
+		/* all of it received before: a duplicate, not out of window */
+		if (seglen && ixm_seq_leq(seq + seglen, c->rcv_nxt))
+			t->stats.dup_data++;
+		else
+			t->stats.out_of_window++;
 		if (!(flags & IXM_TCP_RST)) {
 			c->flags |= IXM_TCPF_ACK_NOW;
 			ixm_tcp_mark_pending(c);
@@ -596,6 +610,7 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 
 		if (nwnd && !c->snd_wnd && (c->flags & IXM_TCPF_PERSIST)) {
 			c->flags &= ~IXM_TCPF_PERSIST;
+			c->snd_nxt = c->snd_una;	/* a refused probe byte goes again first */
 			ixm_timer_cancel(&t->wheel, &c->timer);
 			if (c->snd_una != c->snd_max)
 				ixm_tcp_arm_rexmit(c);
@@ -686,7 +701,9 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 			t->stats.ooo++;
 			kept = ixm_tcp_ooo_insert(c, m);
 			fin = false;	/* it is sent again with the data before it */
-			c->flags |= IXM_TCPF_ACK_NOW;	/* a duplicate ACK at once */
+			/* RFC 5681 §4.2: a duplicate ACK for each, at once, not coalesced */
+			if (ixm_tcp_send_ack(c))
+				c->flags |= IXM_TCPF_ACK_NOW;
 		}
 	}
 

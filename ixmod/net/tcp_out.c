@@ -194,7 +194,8 @@ static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
 	th->window = win;
 	th->check = 0;
 	th->urg_ptr = 0;
-	memcpy(th + 1, opts, optlen);
+	if (optlen)
+		memcpy(th + 1, opts, optlen);
 	if (dlen)
 		ixm_tcp_copy_data(c, seq, (u8 *)th + thlen, dlen);
 	th->check = ixm_csum_fold(ixm_csum_pseudo(saddr, daddr, IXM_IPPROTO_TCP,
@@ -273,7 +274,20 @@ static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
  */
 int ixm_tcp_send_ack(struct ixm_tcp_conn *c)
 {
-	return ixm_tcp_send_seg(c, c->snd_nxt, IXM_TCP_ACK, 0);
+	/* SND.MAX, not SND.NXT: after a timeout rewound SND.NXT the peer
+	 * may hold everything, and a lower SEQ would be out of its window */
+	return ixm_tcp_send_seg(c, c->snd_max, IXM_TCP_ACK, 0);
+}
+
+/**
+ * ixm_tcp_send_keepalive() - an ACK one below SND.NXT (RFC 1122 §4.2.3.6)
+ * @c: the connection; the peer answers it with an ACK
+ *
+ * Return: 0 or -errno.
+ */
+int ixm_tcp_send_keepalive(struct ixm_tcp_conn *c)
+{
+	return ixm_tcp_send_seg(c, c->snd_max - 1, IXM_TCP_ACK, 0);
 }
 
 /**
@@ -291,6 +305,8 @@ int ixm_tcp_send_syn(struct ixm_tcp_conn *c)
 		flags |= IXM_TCP_ACK;
 	err = ixm_tcp_send_seg(c, c->iss, flags, 0);
 	if (!err) {
+		if (c->snd_max == c->iss)	/* the first: RTT sample from the SYN-ACK */
+			c->rtt_start_ns = c->table->stack->now_ns;
 		c->snd_nxt = c->iss + 1;
 		if (ixm_seq_lt(c->snd_max, c->snd_nxt))
 			c->snd_max = c->snd_nxt;

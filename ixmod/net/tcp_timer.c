@@ -65,6 +65,19 @@ static void ixm_tcp_arm_keepalive(struct ixm_tcp_conn *c, u64 now)
 		ixm_timer_arm(&t->wheel, &c->timer, now + t->cfg.keepalive_ns);
 }
 
+/**
+ * ixm_tcp_arm_idle() - nothing outstanding: the timer becomes keepalive's
+ * @c: the connection (cancelled when keepalive is off)
+ */
+void ixm_tcp_arm_idle(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	ixm_timer_cancel(&t->wheel, &c->timer);
+	c->syn_retries = 0;
+	ixm_tcp_arm_keepalive(c, t->stack->now_ns);
+}
+
 /* The retransmission timeout proper (RFC 6298 §5.4-5.7, RFC 5681 §3.1). */
 static void ixm_tcp_rto(struct ixm_tcp_conn *c)
 {
@@ -155,7 +168,7 @@ void ixm_tcp_timer_fn(struct ixm_timer *tm, u64 now_ns)
 			return;
 		}
 		/* SEG.SEQ = SND.NXT - 1: the peer must answer with an ACK */
-		ixm_tcp_send_ack(c);
+		ixm_tcp_send_keepalive(c);
 		ixm_timer_arm(&t->wheel, &c->timer, now_ns + t->cfg.keepalive_ns / 8);
 		return;
 	}
