@@ -274,8 +274,10 @@ static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
  */
 int ixm_tcp_send_ack(struct ixm_tcp_conn *c)
 {
-	/* SND.MAX, not SND.NXT: after a timeout rewound SND.NXT the peer
-	 * may hold everything, and a lower SEQ would be out of its window */
+	/*
+	 * SND.MAX, not SND.NXT: after a timeout rewound SND.NXT the peer
+	 * may hold everything, and a lower SEQ would be out of its window.
+	 */
 	return ixm_tcp_send_seg(c, c->snd_max, IXM_TCP_ACK, 0);
 }
 
