@@ -18,7 +18,8 @@ Plain sockets only; the tests run it in the peer namespace.
                                                    bytes of tcp-echo's pattern
   tcp_check.py hold HOST PORT --go FILE            echoes, waits for FILE,
                                                    echoes again (attack target)
-  tcp_check.py server PORT [--ready FILE]          a Linux echo server
+  tcp_check.py server PORT [--ready FILE] [--seconds S]  a Linux echo
+                                                   server, for S seconds
 
 An echo client sends from one thread and reads in another, so a server
 that applies backpressure cannot deadlock it; it half-closes after
@@ -407,6 +408,8 @@ def cmd_server(a):
         with open(a.ready, "w", encoding="ascii") as f:
             f.write("ready\n")
     print(f"# echo server on port {a.port}", flush=True)
+    # it ends by itself, so that it never outlives its test
+    end = time.monotonic() + a.seconds
 
     def serve(c):
         with c:
@@ -419,9 +422,15 @@ def cmd_server(a):
             except OSError:
                 pass            # a client that resets is fine here
 
-    while True:
-        c, _ = ls.accept()
+    while time.monotonic() < end:
+        ls.settimeout(max(0.1, end - time.monotonic()))
+        try:
+            c, _ = ls.accept()
+        except socket.timeout:
+            continue
+        c.settimeout(None)
         threading.Thread(target=serve, args=(c,), daemon=True).start()
+    return 0
 
 
 def main():
@@ -446,6 +455,7 @@ def main():
     p = sub.add_parser("server")
     p.add_argument("port", type=int)
     p.add_argument("--ready")
+    p.add_argument("--seconds", type=float, default=600)
     a = ap.parse_args()
     socket.setdefaulttimeout(getattr(a, "timeout", None))
     return globals()["cmd_" + a.cmd](a)

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """tcp_inject.py - forged TCP segments against ixmod, from the peer (scapy).
 
-  tcp_inject.py synflood IFACE DUT_MAC DUT_IP PORT --seconds S
+  tcp_inject.py synflood IFACE DUT_MAC DUT_IP PORT [--seconds S] [--stop FILE]
       SYNs from spoofed addresses (--spoof, default 198.18.0.128/26) at
-      PORT for S seconds.  Each spoofed address is first announced to the
+      PORT for S seconds, or until FILE exists.  Built with struct on a
+      raw socket: importing scapy alone takes many seconds under
+      emulation.  Each spoofed address is first announced to the
       DUT with an ARP request giving a made-up MAC address, so the DUT's
       SYN-ACKs go to a station that does not exist: the half-open
       connections stay open and fill the listener's backlog, and no
@@ -24,15 +26,13 @@ Run as root with /usr/bin/python3 (Debian's python3-scapy).
 """
 import argparse
 import ipaddress
+import os
 import random
 import socket
 import struct
 import sys
 import time
 
-from scapy.all import IP, TCP, AsyncSniffer, Ether, Raw, conf, get_if_hwaddr  # noqa: E402
-
-conf.sniff_promisc = False      # see only what is addressed to the peer
 M32 = 0xFFFFFFFF
 
 
@@ -84,7 +84,7 @@ def cmd_synflood(a):
     end = time.monotonic() + a.seconds
     announce = 0.0
     sent = 0
-    while time.monotonic() < end:
+    while time.monotonic() < end and not (a.stop and os.path.exists(a.stop)):
         if time.monotonic() >= announce:
             # again every few seconds, before the DUT's translations age
             for sip, smac in spoofed:
@@ -98,11 +98,15 @@ def cmd_synflood(a):
             sent += 1
         if a.rate:
             time.sleep(64 / a.rate)
-    print(f"# {sent} SYNs sent from {len(spoofed)} spoofed addresses in {a.seconds} s")
+    print(f"# {sent} SYNs sent from {len(spoofed)} spoofed addresses in "
+          f"{time.monotonic() - end + a.seconds:.0f} s")
     return 0
 
 
 def cmd_inject(a):
+    from scapy.all import IP, TCP, AsyncSniffer, Ether, Raw, conf, get_if_hwaddr
+
+    conf.sniff_promisc = False      # see only what is addressed to the peer
     eth = Ether(src=get_if_hwaddr(a.iface), dst=a.dut_mac)
 
     def seg(payload=b"", **kw):
@@ -178,6 +182,7 @@ def main():
     p.add_argument("dut_ip")
     p.add_argument("port", type=int)
     p.add_argument("--seconds", type=float, default=10)
+    p.add_argument("--stop", help="stop as soon as this file exists")
     p.add_argument("--spoof", default="198.18.0.128/26")
     p.add_argument("--rate", type=float, default=0, help="SYNs per second (0: flat out)")
     p = sub.add_parser("inject")

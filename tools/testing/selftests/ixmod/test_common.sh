@@ -162,6 +162,9 @@ ports_teardown() {
 	[ -n "${DUT:-}" ] || return 0
 	[ -e "$(port_dir)/up" ] && echo 0 > "$(port_dir)/up"
 	"$IXMOD_BIND" unbind "$DUT" >/dev/null 2>&1
+	# a process left in the namespace would keep it, and the peer's NIC
+	# in it, alive after its name is gone
+	ip netns pids $PEER_NS 2>/dev/null | xargs -r kill -9 2>/dev/null
 	ip netns del $PEER_NS 2>/dev/null
 	echo "" > $IXMOD_SYSFS/cores 2>/dev/null
 	echo 1000 > $IXMOD_SYSFS/idle_us 2>/dev/null
@@ -176,6 +179,10 @@ port_stat() { cat "$(port_dir)/$1"; }
 TCP_ECHO=$_here/../../../../libixu/examples/tcp-echo
 # shellcheck disable=SC2034  # for the test_tcp_*.sh that source this
 TCP_CHECK=$_here/tcp_check.py
+# Debian's python (scapy is there), started directly: a pyenv shim or the
+# like is slow under emulation
+# shellcheck disable=SC2034
+PY=/usr/bin/python3
 IXU_INFO=$_here/../../../../libixu/examples/ixu-info
 
 # Whether the loaded module reports IXMOD_FEAT_TCP (bit 3).
@@ -194,8 +201,23 @@ tcp_stat() {
 	echo "$sum"
 }
 
+# tcp_stats_dump: every tcp_* counter summed over the cores, as a comment
+tcp_stats_dump() {
+	local f line=""
+	for f in "$IXMOD_SYSFS"/dataplane/cpu1/stats/tcp_*; do
+		[ -e "$f" ] || continue
+		f=${f##*/tcp_}
+		line+=" $f=$(tcp_stat "$f")"
+	done
+	echo "# tcp:$line"
+}
+
 # tcp_stats_zero: the levels tcp_conns and tcp_established are 0 everywhere
 tcp_stats_zero() { [ "$(tcp_stat conns)" -eq 0 ] && [ "$(tcp_stat established)" -eq 0 ]; }
+
+# bufs_held_zero: no receive buffer of the port is held (a function, so
+# that busywait reads the counter again on every try)
+bufs_held_zero() { [ "$(port_stat stats/bufs_held)" -eq 0 ]; }
 
 # start_tcp_echo LOG ARGS...: tcp-echo in the background (in this shell, so
 # that TCP_ECHO_PID stays set); tcp_echo_ready LOG: wait for its verdict

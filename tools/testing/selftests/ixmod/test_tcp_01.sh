@@ -18,17 +18,6 @@ trap 'rm -f "$LOG" "$LOG.client" "$READY"' EXIT
 NTESTS=12
 SIZES=1,2,3,7,100,535-537,1447-1449,1460,1461,2896,2920,4096,8192,16384,32767,32768,65535,65536
 
-# tcp_stats_dump: every tcp_* counter summed over the cores, as a comment
-tcp_stats_dump() {
-	local f line=""
-	for f in "$IXMOD_SYSFS"/dataplane/cpu1/stats/tcp_*; do
-		[ -e "$f" ] || continue
-		f=${f##*/tcp_}
-		line+=" $f=$(tcp_stat "$f")"
-	done
-	echo "# tcp:$line"
-}
-
 # echo_cpu_conns LOG CPU: the connections one thread of tcp-echo served
 echo_cpu_conns() { sed -n "s/^tcp-echo: cpu $2: \([0-9]*\) conns.*/\1/p" "$1"; }
 
@@ -50,13 +39,13 @@ echo "# buffers held before: $(port_stat stats/bufs_held)"
 start_tcp_echo "$LOG" -p 7
 check "tcp-echo listens on cores 1 and 2" tcp_echo_ready "$LOG"
 check "the handshake agrees on MSS, window scaling and timestamps (ss -tin)" \
-	peer python3 "$TCP_CHECK" opts $DUT_IP 7
+	peer timeout 60 "$PY" "$TCP_CHECK" opts $DUT_IP 7
 check "sizes from 1 to 65536 bytes echo byte for byte" \
-	timeout 300 peer python3 "$TCP_CHECK" echo $DUT_IP 7 --sizes $SIZES
+	peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT_IP 7 --sizes $SIZES
 check "16 connections at once echo 100000 bytes each" \
-	timeout 300 peer python3 "$TCP_CHECK" echo $DUT_IP 7 --parallel 16 --bytes 100000
+	peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT_IP 7 --parallel 16 --bytes 100000
 check "2000 short connections, half closed by a FIN and half by a RST" \
-	timeout 600 peer python3 "$TCP_CHECK" short $DUT_IP 7 --count 2000 --workers 4
+	peer timeout 600 "$PY" "$TCP_CHECK" short $DUT_IP 7 --count 2000 --workers 4
 tcp_stats_dump
 stop_tcp_echo "$LOG"
 c1=$(echo_cpu_conns "$LOG" 1)
@@ -68,9 +57,11 @@ check "no connection left once the server's contexts closed (tcp_conns, tcp_esta
 
 # ---- ixmod as the client of a Linux echo server ----
 rm -f "$READY"
-peer python3 "$TCP_CHECK" server 9000 --ready "$READY" > /dev/null 2>&1 &
+# not through peer(): $! must be the server itself, for the kill below
+ip netns exec $PEER_NS "$PY" "$TCP_CHECK" server 9000 --ready "$READY" --seconds 900 \
+	> /dev/null 2>&1 &
 server=$!
-busywait 10000 test -e "$READY" || echo "# the Linux echo server did not start"
+busywait 30000 test -e "$READY" || echo "# the Linux echo server did not start"
 client() {	# client ARGS...: tcp-echo --connect, its output as comments
 	local rc
 	timeout 300 "$TCP_ECHO" --connect $PEER_IP:9000 "$@" > "$LOG.client" 2>&1
@@ -88,7 +79,7 @@ tcp_stats_dump
 check "no connection left once the client's contexts closed (TIME_WAIT included)" \
 	busywait 10000 tcp_stats_zero
 check "every receive buffer came back (bufs_held 0)" \
-	busywait 5000 test "$(port_stat stats/bufs_held)" -eq 0
+	busywait 5000 bufs_held_zero
 check "no kernel error reported" dmesg_clean
 ports_teardown
 tap_done

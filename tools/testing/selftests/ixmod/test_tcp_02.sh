@@ -25,14 +25,15 @@ LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
 
 # each impairment, and the counters of which one at least must move: a
-# duplicate arrives after the original, outside the window (or, with
-# timestamps, is a PAWS drop)
+# duplicate arrives after the original and counts as duplicate data (or,
+# depending on where it lands, out of the window, or a PAWS drop)
 NETEMS=("loss 1%" "loss 5%" "delay 5ms reorder 25% 50%" "duplicate 5%")
 MOVES=(retrans retrans ooo "out_of_window paws_drops dup_data")
 NTESTS=$((1 + 4 * ${#NETEMS[@]} + 3))
 
 # check_verbose DESCRIPTION COMMAND...: like check, but the command's
-# output becomes TAP comments whatever its status (throughput, hashes)
+# output becomes TAP comments whatever its status (throughput, hashes),
+# and on failure the TCP counters follow
 check_verbose() {
 	local desc=$1 out rc
 	shift
@@ -42,6 +43,7 @@ check_verbose() {
 	if [ "$rc" -eq 0 ]; then
 		tap_ok "$desc"
 	else
+		tcp_stats_dump
 		tap_fail "$desc"
 	fi
 }
@@ -91,7 +93,7 @@ stop_server() {
 to_sink() {
 	local out crc rc
 	run_server --sink -p 7 || return 1
-	out=$(timeout "$TMO" peer python3 "$TCP_CHECK" send $DUT_IP 7 --bytes "$BULK" 2>&1)
+	out=$(peer timeout "$TMO" "$PY" "$TCP_CHECK" send $DUT_IP 7 --bytes "$BULK" 2>&1)
 	rc=$?
 	echo "$out"
 	crc=$(sed -n 's/^# sent [0-9]* bytes crc \([0-9a-f]*\).*/\1/p' <<<"$out")
@@ -106,7 +108,7 @@ to_sink() {
 from_source() {
 	local rc
 	run_server --source "$BULK" -p 7 || return 1
-	timeout "$TMO" peer python3 "$TCP_CHECK" recv $DUT_IP 7 --bytes "$BULK" 2>&1
+	peer timeout "$TMO" "$PY" "$TCP_CHECK" recv $DUT_IP 7 --bytes "$BULK" 2>&1
 	rc=$?
 	stop_server
 	return $rc
@@ -116,7 +118,7 @@ from_source() {
 echo_big() {
 	local rc
 	run_server -p 7 || return 1
-	timeout "$TMO" peer python3 "$TCP_CHECK" echo $DUT_IP 7 --bytes "$ECHO_BYTES" 2>&1
+	peer timeout "$TMO" "$PY" "$TCP_CHECK" echo $DUT_IP 7 --bytes "$ECHO_BYTES" 2>&1
 	rc=$?
 	stop_server
 	return $rc
@@ -152,7 +154,7 @@ netem_teardown
 
 check "no connection left (tcp_conns, tcp_established)" busywait 10000 tcp_stats_zero
 check "every receive buffer came back (bufs_held 0)" \
-	busywait 5000 test "$(port_stat stats/bufs_held)" -eq 0
+	busywait 5000 bufs_held_zero
 check "no kernel error reported" dmesg_clean
 ports_teardown
 tap_done
