@@ -228,8 +228,8 @@ bool ixm_call_always_completes(u8 opcode)
  * @c: the kernel's copy of the entry
  *
  * Return: 0, -EOPNOTSUPP for an unknown opcode, or -EINVAL for an unknown
- * flag (or one the opcode does not take), a non-zero reserved word or a non-zero field the opcode does not
- * use.
+ * flag (or one the opcode does not take), a non-zero reserved word or a
+ * non-zero field the opcode does not use.
  */
 int ixm_call_check(const struct ixmod_call *c)
 {

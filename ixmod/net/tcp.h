@@ -40,7 +40,6 @@
 #define IXM_TCP_CWR		0x80
 
 #define IXM_TCP_HLEN		20
-#define IXM_TCP_HLEN_MAX	60
 
 /* Options (RFC 9293 §3.2, RFC 7323) */
 #define IXM_TCPOPT_EOL		0
@@ -227,7 +226,6 @@ struct ixm_tcp_sndpiece {
 #define IXM_TCPF_RTT_TIMING	0x0400	/* @rtt_seq is being timed (no TS) */
 #define IXM_TCPF_COOKIE		0x0800	/* opened from a SYN cookie */
 #define IXM_TCPF_DEAD_POSTED	0x1000	/* IXMOD_EV_TCP_DEAD was posted */
-#define IXM_TCPF_EOF_POSTED	0x2000	/* the zero-length TCP_RECV was posted */
 #define IXM_TCPF_PERSIST	0x4000	/* the timer is the zero-window probe */
 #define IXM_TCPF_ACTIVE		0x8000	/* opened by TCP_CONNECT */
 #define IXM_TCPF_KNOCKED	0x10000	/* a knock announced it */

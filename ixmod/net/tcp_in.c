@@ -697,6 +697,9 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 			} else {
 				ixm_tcp_schedule_ack(c);
 			}
+		} else if (c->ooo_count >= IXM_TCP_OOO_MAX) {
+			t->stats.rcv_drops++;
+			fin = false;
 		} else {
 			t->stats.ooo++;
 			kept = ixm_tcp_ooo_insert(c, m);

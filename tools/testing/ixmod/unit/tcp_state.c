@@ -1341,6 +1341,26 @@ static void test_dupack_per_segment(void)
 	tc_fini(t);
 }
 
+/* At most IXM_TCP_OOO_MAX out-of-order segments wait; the next is dropped. */
+static void test_ooo_bound(void)
+{
+	struct tc *t = &T;
+	unsigned int i;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	for (i = 0; i <= IXM_TCP_OOO_MAX; i++)
+		tc_seg(t, TH_ACK, t->snd + 200 * (i + 1), t->rcv, data, 100, 0);
+	tap_ok(stats(t)->ooo == IXM_TCP_OOO_MAX && stats(t)->rcv_drops == 1,
+	       "out of order: %u segments wait, the next is dropped (ooo %llu, rcv_drops %llu)",
+	       IXM_TCP_OOO_MAX, (unsigned long long)stats(t)->ooo,
+	       (unsigned long long)stats(t)->rcv_drops);
+	tc_send(t, TH_ACK, data, 200);
+	tap_ok(tc_nev(t, IXMOD_EV_TCP_RECV) >= 1 && stats(t)->conns == 1,
+	       "out of order: the hole filled, the connection goes on");
+	tc_fini(t);
+}
+
 /*
  * A peer ISN in the upper half of the sequence space (0x90000000): the
  * window is still the buffer's, and data far past it is not taken.
@@ -1596,7 +1616,7 @@ int main(void)
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
-	tap_plan(16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
+	tap_plan(2 + 16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
 		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3);
 	test_passive_open();
 	test_active_open();
@@ -1621,6 +1641,7 @@ int main(void)
 	test_window_update();
 	test_ack_seq_after_rto();
 	test_dupack_per_segment();
+	test_ooo_bound();
 	test_isn_upper_half();
 	test_syn_timeout();
 	test_fin_wait_2_timeout();
