@@ -49,7 +49,7 @@ static int stop;			/* set by main, read by the workers */
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: udp-echo-mmsg [-p PORT] [-t THREADS] [-c CPU[,CPU...]]\n");
+		"Usage: udp-echo-mmsg [-p PORT] [-t THREADS] [-c CPU[,CPU...]]\n");
 	exit(2);
 }
 

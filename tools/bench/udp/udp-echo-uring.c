@@ -72,7 +72,7 @@ static int defer_taskrun;
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: udp-echo-uring [-p PORT] [-t THREADS] [-c CPU[,CPU...]] [-S | -D]\n");
+		"Usage: udp-echo-uring [-p PORT] [-t THREADS] [-c CPU[,CPU...]] [-S | -D]\n");
 	exit(2);
 }
 

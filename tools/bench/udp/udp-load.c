@@ -71,7 +71,7 @@ static int draining;			/* no more requests are sent */
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: udp-load -d DST [-p PORT] [-s SIZE] [-n WINDOW] [-T SECS] [-N COUNT]\n"
+		"Usage: udp-load -d DST [-p PORT] [-s SIZE] [-n WINDOW] [-T SECS] [-N COUNT]\n"
 		"                [-f FLOWS] [-c CPU] [-L LOSS_MS] [-o FILE]\n");
 	exit(2);
 }
