@@ -98,19 +98,55 @@ void ixm_tcp_trace_stall(const struct ixm_tcp_conn *c, u32 asked)
  */
 static unsigned int tcp_delack_us = 4000;
 module_param(tcp_delack_us, uint, 0444);
-MODULE_PARM_DESC(tcp_delack_us, "TCP delayed-ACK timeout in us; 0 acknowledges every segment (default 4000)");
+MODULE_PARM_DESC(tcp_delack_us, "TCP delayed-ACK timeout in us, 0-500000; 0 acknowledges every segment (default 4000)");
 static unsigned int tcp_rto_min_ms = 200;
 module_param(tcp_rto_min_ms, uint, 0444);
-MODULE_PARM_DESC(tcp_rto_min_ms, "TCP minimum retransmission timeout in ms (default 200)");
+MODULE_PARM_DESC(tcp_rto_min_ms, "TCP minimum retransmission timeout in ms, 1-60000 (default 200)");
 static unsigned int tcp_syncookies = 1;
 module_param(tcp_syncookies, uint, 0444);
 MODULE_PARM_DESC(tcp_syncookies, "TCP SYN cookies: 0 never, 1 when a listener's backlog is full, 2 always (default 1)");
 static unsigned int tcp_keepalive_s;
 module_param(tcp_keepalive_s, uint, 0444);
-MODULE_PARM_DESC(tcp_keepalive_s, "TCP keepalive idle time in s; 0 disables (default)");
+MODULE_PARM_DESC(tcp_keepalive_s, "TCP keepalive idle time in s, 0-2147483; 0 disables (default)");
 static unsigned int tcp_rcv_buf = 128 * 1024;
 module_param(tcp_rcv_buf, uint, 0444);
 MODULE_PARM_DESC(tcp_rcv_buf, "TCP receive buffer per connection in bytes, 4096-1048576 (default 131072)");
+
+/*
+ * The knobs' ranges, checked when the module loads: a value outside them
+ * fails insmod with -EINVAL and names the parameter, rather than running
+ * with something the operator did not ask for.
+ */
+static const struct {
+	const char		*name;
+	const unsigned int	*val;
+	unsigned int		min;
+	unsigned int		max;
+} ixm_tcp_params[] = {
+	/* RFC 9293 §3.8.6.3: an ACK MUST NOT be delayed 0.5 s or more */
+	{ "tcp_delack_us", &tcp_delack_us, 0, 500000 },
+	{ "tcp_rto_min_ms", &tcp_rto_min_ms, 1, 60000 },
+	{ "tcp_syncookies", &tcp_syncookies, 0, 2 },
+	{ "tcp_keepalive_s", &tcp_keepalive_s, 0, INT_MAX / 1000 },
+	{ "tcp_rcv_buf", &tcp_rcv_buf, 4096, 1048576 },
+};
+
+static int ixm_dp_check_params(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ixm_tcp_params); i++) {
+		unsigned int v = *ixm_tcp_params[i].val;
+
+		if (v < ixm_tcp_params[i].min || v > ixm_tcp_params[i].max) {
+			pr_err("%s=%u is out of range: give %u to %u\n",
+			       ixm_tcp_params[i].name, v, ixm_tcp_params[i].min,
+			       ixm_tcp_params[i].max);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
 
 static void ixm_dp_tcp_init(struct ixm_core *core)
 {
@@ -119,10 +155,10 @@ static void ixm_dp_tcp_init(struct ixm_core *core)
 
 	ixm_tcp_config_default(&cfg);
 	cfg.delack_us = tcp_delack_us;
-	cfg.rto_min_us = clamp(tcp_rto_min_ms, 1U, 60000U) * 1000;
-	cfg.syncookies = min(tcp_syncookies, 2U);
+	cfg.rto_min_us = tcp_rto_min_ms * 1000;
+	cfg.syncookies = tcp_syncookies;
 	cfg.keepalive_ns = (u64)tcp_keepalive_s * NSEC_PER_SEC;
-	cfg.rcv_buf = clamp(tcp_rcv_buf, 4096U, 1048576U);
+	cfg.rcv_buf = tcp_rcv_buf;
 	get_random_bytes(secret, sizeof(secret));
 	core->stack.tcp = core->tcp;
 	core->stack.now_ns = ktime_get_ns();
@@ -640,6 +676,9 @@ int ixm_dp_init(void)
 {
 	int ret;
 
+	ret = ixm_dp_check_params();
+	if (ret)
+		return ret;
 	ixm_cores = kcalloc(nr_cpu_ids, sizeof(*ixm_cores), GFP_KERNEL);
 	if (!ixm_cores)
 		return -ENOMEM;

@@ -3,7 +3,8 @@
 #
 # Load and unload: loading starts nothing; rmmod with cores assigned stops
 # every thread and removes every file; an open /dev/ixmod pins the module;
-# repeated cycles leave nothing behind.
+# repeated cycles leave nothing behind; a module parameter out of range
+# fails insmod with EINVAL and one line naming it.
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
@@ -11,7 +12,7 @@
 [ -f "$IXMOD_KO" ] || { echo "# no module at $IXMOD_KO"; exit "$ksft_skip"; }
 [ "$(nproc --all)" -ge 3 ] || { echo "# needs 3 cpus"; exit "$ksft_skip"; }
 
-tap_plan 17
+tap_plan 20
 ixmod_unload
 dmesg_mark
 
@@ -43,6 +44,21 @@ for _ in 1 2 3 4 5; do
 done
 check "five load/assign/unload cycles" test "$ok" -eq 1
 check "no thread left after the cycles" test "$(dp_threads)" -eq 0
+
+# insmod_refused PARAM=VALUE: insmod fails, says why, and loads nothing
+insmod_refused() {
+	local out
+	dmesg_mark
+	out=$(insmod "$IXMOD_KO" "$1" 2>&1) && return 1
+	case $out in
+	*"Invalid argument"* | *"Invalid parameters"*) ;;
+	*) echo "# insmod said: $out"; return 1 ;;
+	esac
+	test ! -e $IXMOD_SYSFS && dmesg_since | grep -q "ixmod: ${1%%=*}=${1#*=} is out of range"
+}
+check "tcp_rcv_buf=1 refused with EINVAL and a dmesg line" insmod_refused tcp_rcv_buf=1
+check "tcp_delack_us=500001 refused (RFC 9293 limit)" insmod_refused tcp_delack_us=500001
+check "tcp_syncookies=3 refused" insmod_refused tcp_syncookies=3
 
 # rmmod while another process keeps rewriting cores
 insmod "$IXMOD_KO"
