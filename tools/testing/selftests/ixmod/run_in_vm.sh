@@ -21,7 +21,7 @@ mode=${3:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../../.." && pwd)
 mkdir -p "$out"
-rm -f "$out"/*.tap "$out"/*.rc
+rm -f "$out"/*.tap "$out"/*.rc "$out/times.txt"
 touch "$out/started"	# the host retries a boot only if this is missing
 
 kver=$(uname -r)
@@ -32,10 +32,12 @@ run() {		# run NAME COMMAND...
 	shift
 	# bulk transfers under four netem impairments take longer
 	[ "$name" = test_tcp_02 ] && limit=1800
+	local t0=$SECONDS
 	echo "# running $name"
 	timeout "$limit" "$@" > "$out/$name.tap" 2>&1
 	echo $? > "$out/$name.rc"
 	grep -E '^(not )?ok ' "$out/$name.tap" | sed "s|^|# $name: |"
+	echo "# $name took $((SECONDS - t0)) s" | tee -a "$out/times.txt"
 }
 
 if [ "$mode" = all ] || [ "$mode" = base ]; then

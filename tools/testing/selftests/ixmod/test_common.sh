@@ -72,6 +72,15 @@ busywait() {
 	done
 }
 
+# holds OP VALUE COMMAND...: COMMAND's output compared with VALUE by
+# test's OP (-eq, -gt, ...), read afresh on every call: for busywait, as
+# "busywait 5000 test \"$(cmd)\" -eq 0" would test one old reading again
+holds() {
+	local op=$1 v=$2
+	shift 2
+	test "$("$@")" "$op" "$v"
+}
+
 ixmod_loaded() { [ -d "$IXMOD_SYSFS" ]; }
 
 ixmod_load() {

@@ -25,7 +25,7 @@ check "load is logged" grep -q 'ixmod: loaded' <(dmesg_since)
 echo 1-2 > $IXMOD_SYSFS/cores
 check "two threads after cores=1-2" test "$(dp_threads)" -eq 2
 check "rmmod with cores assigned" rmmod ixmod
-check "no thread after rmmod" busywait 2000 test "$(dp_threads)" -eq 0
+check "no thread after rmmod" busywait 2000 holds -eq 0 dp_threads
 check "/sys/kernel/ixmod is gone" test ! -e $IXMOD_SYSFS
 check "/dev/ixmod is gone" test ! -e /dev/ixmod
 
@@ -70,7 +70,7 @@ writer=$!
 sleep 0.3
 check "rmmod while a writer is busy" rmmod ixmod
 wait "$writer"
-check "no thread left after racing rmmod" busywait 2000 test "$(dp_threads)" -eq 0
+check "no thread left after racing rmmod" busywait 2000 holds -eq 0 dp_threads
 check "no kernel error reported" dmesg_clean
 
 tap_done

@@ -68,9 +68,9 @@ kill -KILL "$ECHO_PID"
 wait "$ECHO_PID" 2>/dev/null
 wait "$flood"
 check "the owner's buffers come back (bufs_held 0)" \
-	busywait 5000 test "$(port_stat stats/bufs_held)" -eq 0
+	busywait 5000 holds -eq 0 port_stat stats/bufs_held
 check "the owner's regions are freed ($vm0 context vmallocs)" \
-	busywait 5000 test "$(ctx_vmallocs)" -eq "$vm0"
+	busywait 5000 holds -eq "$vm0" ctx_vmallocs
 start_echo "$LOG.2" -p 7
 check "a new owner attaches after the kill" echo_ready "$LOG.2"
 check "and echoes" peer python3 "$CHECK" $DUT_IP 7 --sizes 1400-1410

@@ -52,7 +52,7 @@ nosock0=$(port_stat drops/udp_no_sock)
 peer python3 "$CHECK" $DUT_IP 9000 --flood $((SECONDS_HOSTILE + 40)) --flows 8 > "$LOG.flood" 2>&1 &
 flood=$!
 # the flood is on once datagrams to the still unbound port are dropped
-busywait 30000 test "$(port_stat drops/udp_no_sock)" -gt "$nosock0" ||
+busywait 30000 holds -gt "$nosock0" port_stat drops/udp_no_sock ||
 	echo "# no flood datagram seen after 30 s: $(cat "$LOG.flood")"
 udp0=$(port_stat stats/udp_in)
 IXMOD_CPU=1 IXMOD_UDP_PORT=9000 IXMOD_HOSTILE_SECONDS=$SECONDS_HOSTILE \
@@ -65,11 +65,11 @@ echo "# datagrams delivered to applications meanwhile: $(($(port_stat stats/udp_
 check "every hostile request refused, the context kept working (rings: exit $rc)" \
 	test "$rc" -eq 0
 check "the datagrams it held came back (bufs_held 0)" \
-	busywait 5000 test "$(port_stat stats/bufs_held)" -eq 0
+	busywait 5000 holds -eq 0 port_stat stats/bufs_held
 check "no context left on the core" \
 	test "$(core_stat contexts)" -eq 0 -a "$(core_stat stats/app_rx_bufs)" -eq 0
 check "its regions are freed ($vm0 context vmallocs)" \
-	busywait 5000 test "$(ctx_vmallocs)" -eq "$vm0"
+	busywait 5000 holds -eq "$vm0" ctx_vmallocs
 check "tampered indices were counted" test "$(core_stat stats/app_ring_corrupt)" -gt 0
 if [ "$kmemleak" = 1 ]; then
 	check "kmemleak reports nothing of ixmod" test "$(kmemleak_ixm)" -eq 0
