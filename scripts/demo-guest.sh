@@ -4,7 +4,7 @@
 # demo-guest.sh - the part of `make demo` that runs inside the VM: load
 # ixmod, assign cores through sysfs, and show the dataplane threads, their
 # placement and their counters, a port answering a Linux peer, and libixu's
-# udp-echo serving it.  scripts/demo starts it.
+# udp-echo and tcp-echo serving it.  scripts/demo starts it.
 #
 # Usage (inside the guest): demo-guest.sh IXMOD_KO
 
@@ -119,6 +119,23 @@ kill -INT $echo_pid
 wait $echo_pid
 run "cat /tmp/udp-echo.log"
 run "grep . $P/stats/udp_* $S/dataplane/cpu1/stats/app_*  | sed 's|$S/||'"
+
+say "TCP: libixu's tcp-echo, one thread per core, against Linux's TCP stack in the peer"
+CHECK=$top/tools/testing/selftests/ixmod/tcp_check.py
+"$top/libixu/examples/tcp-echo" -p 7 > /tmp/tcp-echo.log 2>&1 &
+echo_pid=$!
+for _ in $(seq 100); do grep -q 'ready\|tcp-echo: cpu' /tmp/tcp-echo.log && break; sleep 0.1; done
+run "cat /tmp/tcp-echo.log"
+echo "The handshake as Linux recorded it (ss -ti and TCP_INFO in the peer): MSS, window scaling, timestamps:"
+run "ip netns exec ixpeer python3 $CHECK opts 198.18.0.1 7"
+echo "1 MB through the echo server, compared by SHA-256; then 200 short connections, half closed with a RST:"
+run "ip netns exec ixpeer python3 $CHECK echo 198.18.0.1 7 --bytes 1000000"
+run "ip netns exec ixpeer python3 $CHECK short 198.18.0.1 7 --count 200"
+kill -INT $echo_pid
+wait $echo_pid
+run "tail -n 2 /tmp/tcp-echo.log"
+echo "Per-core TCP counters: every connection is gone (conns, established 0):"
+run "grep . $S/dataplane/cpu*/stats/tcp_{passive_opens,resets_in,established,conns,retrans} | sed 's|$S/dataplane/||'"
 
 say "Give the NIC back: Linux's igb takes it and works"
 run "echo 0 > $P/up; $top/scripts/ixmod-bind unbind $DUT"
