@@ -54,62 +54,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/testing/selftests/ixmod/test_common.sh"
 mkdir -p "$out"
 
+# shellcheck source-path=SCRIPTDIR source=bench-guest-lib.sh
+. "$top/scripts/bench-guest-lib.sh"
+BENCH=bench-udp
 ECHO=$top/libixu/examples/udp-echo
-BENCH=$top/tools/bench/udp
-LIN_IP=198.18.0.3
-SRV_CPU=1
-CLI_CPU=0
+TOOLS=$top/tools/bench/udp
 PORT=7
 LOSS_MS=2000	# TCG stalls reach a second: only longer is a real loss
 
-say() { echo "bench-udp: $*"; }
-
-# irqs_to DEV CPU: every MSI-X vector of the PCI device DEV to CPU (the
-# driver must have requested them: /proc/irq/N exists only then)
-irqs_to() {
-	local i
-	for i in /sys/bus/pci/devices/"$1"/msi_irqs/*; do
-		echo "$2" > "/proc/irq/${i##*/}/smp_affinity_list" ||
-			{ say "cannot move irq ${i##*/} of $1 to cpu $2"; return 1; }
-	done
-}
-
-setup() {
-	local devs
-	mapfile -t devs < <(igb_devices)
-	[ "${#devs[@]}" -ge 3 ] || { say "needs three igb NICs, found ${#devs[@]}"; return 1; }
-	DUT=${devs[0]}
-	LIN=${devs[1]}
-	PEER=${devs[2]}
-	modprobe igb 2>/dev/null
-	ixmod_load || return 1
-	echo "" > "$IXMOD_SYSFS"/cores
-	echo "$idle_us" > "$IXMOD_SYSFS"/idle_us
-	"$IXMOD_BIND" bind "$DUT" >/dev/null || return 1
-	busywait 5000 ls "/sys/bus/pci/devices/$PEER/net" || { say "no netdev for $PEER"; return 1; }
-	busywait 5000 ls "/sys/bus/pci/devices/$LIN/net" || { say "no netdev for $LIN"; return 1; }
-	PEERIF=$(ls "/sys/bus/pci/devices/$PEER/net")
-	LINIF=$(ls "/sys/bus/pci/devices/$LIN/net")
-	ip netns del "$PEER_NS" 2>/dev/null
-	ip netns add "$PEER_NS"
-	ip link set "$PEERIF" netns "$PEER_NS"
-	ip -n "$PEER_NS" link set lo up
-	ip netns exec "$PEER_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$PEER_NS" addr add "$PEER_IP/24" dev "$PEERIF"
-	ip -n "$PEER_NS" link set "$PEERIF" up
-	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	ip addr add $LIN_IP/24 dev "$LINIF"
-	ip link set "$LINIF" up
-	# igb requests its vectors when the link goes up: place them now
-	irqs_to "$PEER" $CLI_CPU || return 1
-	irqs_to "$LIN" $SRV_CPU || return 1
-	echo "$DUT_IP/24" > "$(port_dir)/ipv4" || return 1
-	busywait 15000 peer ping -c1 -W1 $LIN_IP || { say "Linux igb port never answered ping"; return 1; }
-}
-
 load() {	# load ARGS...: udp-load on the client CPU in the peer namespace
-	peer "$BENCH/udp-load" -p $PORT -c $CLI_CPU -L $LOSS_MS "$@"
+	peer "$TOOLS/udp-load" -p $PORT -c $BENCH_CLI_CPU -L $LOSS_MS "$@"
 }
 
 # measure NAME IP: warm-up, closed loop, then throughput for each size,
@@ -133,75 +87,18 @@ measure() {
 	done
 }
 
-# serve NAME COMMAND...: start a server in the background (SRV_PID), its
-# output in $out/server-NAME-rROUND.log
-serve() {
-	local name=$1
-	shift
-	SRV_LOG=$out/server-$name-r$round.log
-	"$@" > "$SRV_LOG" 2>&1 &
-	SRV_PID=$!
-	say "[$name $round] server: $* (pid $SRV_PID)"
-}
-
-# schedstat PID: "run_ms wait_ms switches" summed over PID's threads:
-# time on a CPU, time runnable but waiting for one, times scheduled in
-schedstat() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-		awk '{r += $1; w += $2; n += $3} END {printf "run_ms=%d wait_ms=%d switches=%d", r / 1e6, w / 1e6, n}'
-}
-
-# stop_server NAME: SIGINT, then the server's totals
-stop_server() {
-	local dp
-	echo "schedstat $(schedstat "$SRV_PID")" >> "$out/sched-$1-r$round.txt"
-	if [ -e "$IXMOD_SYSFS/dataplane/cpu$SRV_CPU/pid" ]; then
-		dp=$(cat "$IXMOD_SYSFS/dataplane/cpu$SRV_CPU/pid")
-		echo "dataplane $(schedstat "$dp")" >> "$out/sched-$1-r$round.txt"
-	fi
-	say "[$1 $round] $(xargs < "$out/sched-$1-r$round.txt")"
-	kill -INT "$SRV_PID" 2>/dev/null
-	# a hung server must not hang the run
-	if ! busywait 10000 sh -c "! kill -0 $SRV_PID"; then
-		say "[$1 $round] server pid $SRV_PID ignored SIGINT; killing it"
-		kill -KILL "$SRV_PID"
-	fi
-	wait "$SRV_PID" 2>/dev/null
-	say "[$1 $round] $(tail -n1 "$SRV_LOG")"
-}
-
-# The dataplane thread polls whenever cores are assigned, so ixmod holds
-# core $SRV_CPU only during its own turn: the Linux servers get it idle.
-ixmod_up() {
-	echo $SRV_CPU > "$IXMOD_SYSFS"/cores || return 1
-	echo 1 > "$(port_dir)/up" || return 1
-	busywait 10000 grep -q '^up' "$(port_dir)/link" || { say "ixmod link stays down"; return 1; }
-	busywait 10000 peer ping -c1 -W1 "$DUT_IP" || { say "ixmod port never answered ping"; return 1; }
-	# Down emptied ixmod's ARP table, but the peer still knows ixmod's
-	# MAC and would not ask: the first echo would find no translation
-	# (udp-echo drops a reply whose send returns -EAGAIN).  Make the peer
-	# ask, so that ixmod learns its MAC before the measurement.
-	ip -n "$PEER_NS" neigh flush to "$DUT_IP"
-	busywait 10000 peer ping -c1 -W1 "$DUT_IP"
-}
-
-ixmod_down() {
-	echo 0 > "$(port_dir)/up"
-	echo "" > "$IXMOD_SYSFS"/cores
-}
-
 linux_server() {	# linux_server NAME COMMAND...
 	local name=$1
 	shift
 	serve "$name" "$@"
 	busywait 5000 sh -c "ss -uln | grep -q ':$PORT '"
-	measure "$name" $LIN_IP
+	measure "$name" $BENCH_LIN_IP
 	stop_server "$name"
 }
 
-say "setting up: ixmod on the first igb (core $SRV_CPU, idle_us=$idle_us), Linux igb on the second, peer on the third"
+say "setting up: ixmod on the first igb (core $BENCH_SRV_CPU, idle_us=$idle_us), Linux igb on the second, peer on the third"
 dmesg_mark
-if ! setup; then
+if ! bench_setup "$idle_us"; then
 	say "setup failed"
 	ports_teardown
 	exit 1
@@ -209,23 +106,14 @@ fi
 printf '%s\n' "rounds=$rounds" "count=$count" "secs=$secs" "window=$window" \
 	"sizes=$sizes" "idle_us=$idle_us" "uring_opts=$uring_opts" "app_cpu=$app_cpu" \
 	> "$out/params.txt"
-{
-	echo "kernel $(uname -r), $(nproc --all) vCPUs, $(grep -o 'isolcpus=[^ ]*\|nohz_full=[^ ]*' /proc/cmdline | xargs)"
-	echo "ixmod $DUT on core $SRV_CPU, idle_us=$idle_us; Linux $LIN ($LINIF); peer $PEER ($PEERIF)"
-	echo "server threads on cpu $app_cpu, their kernel work on cpu $SRV_CPU, client on cpu $CLI_CPU"
-	for d in "$LIN" "$PEER"; do
-		for i in /sys/bus/pci/devices/"$d"/msi_irqs/*; do
-			echo "$d irq ${i##*/} cpus $(cat "/proc/irq/${i##*/}/smp_affinity_list")"
-		done
-	done
-} > "$out/env.txt"
+bench_env "$idle_us" "$app_cpu"
 
 for round in $(seq "$rounds"); do
 	say "round $round of $rounds"
 	if ixmod_up; then
 		# udp-echo's threads go where the Linux servers' do: on the
 		# dataplane core (shared) or on the client's (split)
-		serve ixmod taskset -c "$app_cpu" "$ECHO" -p $PORT -c $SRV_CPU
+		serve ixmod taskset -c "$app_cpu" "$ECHO" -p $PORT -c $BENCH_SRV_CPU
 		if busywait 10000 grep -q 'ready' "$SRV_LOG"; then
 			measure ixmod "$DUT_IP"
 		else
@@ -234,22 +122,10 @@ for round in $(seq "$rounds"); do
 		stop_server ixmod
 	fi
 	ixmod_down
-	linux_server mmsg "$BENCH/udp-echo-mmsg" -p $PORT -t 1 -c "$app_cpu"
+	linux_server mmsg "$TOOLS/udp-echo-mmsg" -p $PORT -t 1 -c "$app_cpu"
 	# shellcheck disable=SC2086 # URING_OPTS is a list of options
-	linux_server uring "$BENCH/udp-echo-uring" -p $PORT -t 1 -c "$app_cpu" $uring_opts
+	linux_server uring "$TOOLS/udp-echo-uring" -p $PORT -t 1 -c "$app_cpu" $uring_opts
 done
 
-grep . "$(port_dir)"/stats/* "$(port_dir)"/drops/* 2>/dev/null |
-	sed "s|$(port_dir)/||" > "$out/ixmod-stats.txt"
-grep -E 'CPU|enp' /proc/interrupts >> "$out/env.txt"
-ip link set "$LINIF" down
-ip addr flush dev "$LINIF"
-ports_teardown
-rmmod ixmod
-dmesg_since > "$out/dmesg.txt"
-if dmesg_clean > /dev/null; then
-	say "kernel log clean"
-else
-	say "kernel log reports errors: see $out/dmesg.txt"
-fi
+bench_finish
 say "done"
