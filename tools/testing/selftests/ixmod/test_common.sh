@@ -228,6 +228,25 @@ tcp_stats_zero() { [ "$(tcp_stat conns)" -eq 0 ] && [ "$(tcp_stat established)" 
 # that busywait reads the counter again on every try)
 bufs_held_zero() { [ "$(port_stat stats/bufs_held)" -eq 0 ]; }
 
+# tcp_test_begin N: the plan of a TCP test, its dmesg mark and the ports;
+# if the ports cannot be set up, N failures, and if the module has no TCP,
+# N skips, and the test ends there
+tcp_test_begin() {
+	local n=$1
+	tap_plan "$n"
+	dmesg_mark
+	if ! ports_setup; then
+		for _ in $(seq "$n"); do tap_fail "port setup" "setup failed (# lines above)"; done
+		ports_teardown
+		tap_done
+	fi
+	if ! has_tcp; then
+		for _ in $(seq "$n"); do tap_skip "TCP" "the module lacks IXMOD_FEAT_TCP"; done
+		ports_teardown
+		tap_done
+	fi
+}
+
 # start_tcp_echo LOG ARGS...: tcp-echo in the background (in this shell, so
 # that TCP_ECHO_PID stays set); tcp_echo_ready LOG: wait for its verdict
 start_tcp_echo() {

@@ -21,18 +21,7 @@ SIZES=1,2,3,7,100,535-537,1447-1449,1460,1461,2896,2920,4096,8192,16384,32767,32
 # echo_cpu_conns LOG CPU: the connections one thread of tcp-echo served
 echo_cpu_conns() { sed -n "s/^tcp-echo: cpu $2: \([0-9]*\) conns.*/\1/p" "$1"; }
 
-tap_plan $NTESTS
-dmesg_mark
-if ! ports_setup; then
-	for _ in $(seq $NTESTS); do tap_fail "port setup" "setup failed (# lines above)"; done
-	ports_teardown
-	tap_done
-fi
-if ! has_tcp; then
-	for _ in $(seq $NTESTS); do tap_skip "TCP" "the module lacks IXMOD_FEAT_TCP"; done
-	ports_teardown
-	tap_done
-fi
+tcp_test_begin "$NTESTS"
 echo "# buffers held before: $(port_stat stats/bufs_held)"
 
 # ---- ixmod as the server ----

@@ -124,18 +124,7 @@ echo_big() {
 	return $rc
 }
 
-tap_plan $NTESTS
-dmesg_mark
-if ! ports_setup; then
-	for _ in $(seq $NTESTS); do tap_fail "port setup" "setup failed (# lines above)"; done
-	ports_teardown
-	tap_done
-fi
-if ! has_tcp; then
-	for _ in $(seq $NTESTS); do tap_skip "TCP" "the module lacks IXMOD_FEAT_TCP"; done
-	ports_teardown
-	tap_done
-fi
+tcp_test_begin "$NTESTS"
 
 check "netem on both directions of the peer's link (egress and ifb ingress)" netem_setup
 for i in "${!NETEMS[@]}"; do

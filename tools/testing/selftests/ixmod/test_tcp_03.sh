@@ -32,18 +32,7 @@ held_port() {
 }
 held_port_known() { [ -n "$(held_port)" ]; }
 
-tap_plan $NTESTS
-dmesg_mark
-if ! ports_setup; then
-	for _ in $(seq $NTESTS); do tap_fail "port setup" "setup failed (# lines above)"; done
-	ports_teardown
-	tap_done
-fi
-if ! has_tcp; then
-	for _ in $(seq $NTESTS); do tap_skip "TCP" "the module lacks IXMOD_FEAT_TCP"; done
-	ports_teardown
-	tap_done
-fi
+tcp_test_begin "$NTESTS"
 DUT_MAC=$(cat "$(port_dir)/mac")
 
 start_tcp_echo "$LOG" -p 7 -b 16
