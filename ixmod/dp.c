@@ -338,6 +338,19 @@ static bool ixm_dp_idle_expired(u64 idle_since)
 	return idle_us && local_clock() - idle_since >= (u64)idle_us * NSEC_PER_USEC;
 }
 
+/*
+ * Jiffies a sleeping core may wait for its next TCP timer: at least one,
+ * at most a second (a bound, not a need: waking early is harmless).
+ */
+static long ixm_dp_timer_wait(struct ixm_core *core)
+{
+	u64 next = ixm_timer_next_ns(&core->tcp->wheel), now = ktime_get_ns();
+
+	if (next <= now)
+		return 1;
+	return clamp_t(long, nsecs_to_jiffies(next - now), 1, HZ);
+}
+
 static void ixm_dp_sleep(struct ixm_core *core)
 {
 	/*
@@ -365,7 +378,7 @@ static void ixm_dp_sleep(struct ixm_core *core)
 	 */
 	if (core->tcp->wheel.pending)	/* TCP timers run even when idle */
 		wait_event_idle_timeout(core->wq, READ_ONCE(core->wake) ||
-					kthread_should_stop(), 1);
+					kthread_should_stop(), ixm_dp_timer_wait(core));
 	else
 		wait_event_idle(core->wq, READ_ONCE(core->wake) ||
 				kthread_should_stop());

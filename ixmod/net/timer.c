@@ -158,3 +158,50 @@ unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
 	}
 	return fired;
 }
+
+/**
+ * ixm_timer_next_ns() - a time before which no timer of @w fires
+ * @w: the wheel
+ *
+ * For a core about to sleep: with nothing pending, U64_MAX.  Else the
+ * earliest start of a non-empty slot, which no timer in it precedes: a
+ * level-0 slot is one tick; a higher level's slot is cascaded, its timers
+ * moved down, at the first tick of its range, and none of them fires
+ * before that.  So the result is never late, and early by less than a
+ * slot of the level holding the next timer: less than 64 ticks (1 ms)
+ * when that timer is within 64 ticks.  Reads every slot once.
+ *
+ * Return: the time, in the core's clock (ns).
+ */
+u64 ixm_timer_next_ns(const struct ixm_timer_wheel *w)
+{
+	u64 best = U64_MAX;
+	unsigned int level, k;
+
+	if (!w->pending)
+		return U64_MAX;
+	for (level = 0; level < IXM_TIMER_LEVELS; level++) {
+		unsigned int shift = IXM_TIMER_SLOT_BITS * level;
+		u64 base = w->now >> shift;
+
+		for (k = 0; k < IXM_TIMER_SLOTS; k++) {
+			u64 tick;
+
+			if (!w->slot[level][(base + k) & (IXM_TIMER_SLOTS - 1)])
+				continue;
+			if (!level)
+				tick = w->now + k;	/* level 0 holds now..now+63 */
+			else if (k)
+				tick = (base + k) << shift;
+			else if (!(w->now & ((1ULL << shift) - 1)))
+				tick = w->now;		/* cascaded in this very tick */
+			else
+				tick = (base + IXM_TIMER_SLOTS) << shift; /* a turn ahead */
+			if (tick < best)
+				best = tick;
+		}
+	}
+	if (best > U64_MAX >> IXM_TIMER_TICK_SHIFT)
+		return U64_MAX;
+	return best << IXM_TIMER_TICK_SHIFT;
+}

@@ -71,5 +71,6 @@ void ixm_timer_wheel_init(struct ixm_timer_wheel *w, u64 now_ns);
 void ixm_timer_arm(struct ixm_timer_wheel *w, struct ixm_timer *t, u64 expires_ns);
 bool ixm_timer_cancel(struct ixm_timer_wheel *w, struct ixm_timer *t);
 unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns);
+u64 ixm_timer_next_ns(const struct ixm_timer_wheel *w);
 
 #endif /* _IXM_NET_TIMER_H */

@@ -99,6 +99,7 @@ typedef unsigned long long dma_addr_t;	/* host: the buffer's address */
 #define lower_32_bits(n)	((u32)((n) & 0xffffffff))
 #define upper_32_bits(n)	((u32)((unsigned long long)(n) >> 32))
 
+#define U64_MAX			(~0ULL)
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define container_of(ptr, type, member) \

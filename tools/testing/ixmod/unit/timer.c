@@ -27,6 +27,7 @@ static struct tt tt[N];
 static struct ixm_timer_wheel w;
 static u64 run_now;
 static unsigned int bad;
+static unsigned int next_bad, next_checks;
 
 static u64 rnd(void)
 {
@@ -88,6 +89,21 @@ static void test_model(void)
 			x->armed = false;
 		} else {		/* time passes */
 			u64 step = r < 95 ? rnd() % (8 * TICK) : rnd() % (SEC / 2);
+			u64 next = ixm_timer_next_ns(&w), first = U64_MAX;
+
+			/* a core may sleep until next: no timer is due before it */
+			for (i = 0; i < N; i++)
+				if (tt[i].armed && tt[i].due < first)
+					first = tt[i].due;
+			if (next > first && next_bad++ < 5)
+				tap_diag("next %llu after the first due timer %llu",
+					 (unsigned long long)next, (unsigned long long)first);
+			/* and not much before it: a core would wake for nothing */
+			if (first - w.now * TICK < 64 * TICK && first - next >= 64 * TICK &&
+			    next_bad++ < 5)
+				tap_diag("next %llu, 64 ticks or more before the first due timer %llu",
+					 (unsigned long long)next, (unsigned long long)first);
+			next_checks++;
 
 			run_now += step;
 			fired_total += ixm_timer_run(&w, run_now);
@@ -103,6 +119,9 @@ static void test_model(void)
 	}
 	tap_ok(!bad, "400000 random arms, moves, cancels and runs: nothing fires early, late, twice or after a cancel");
 	tap_ok(!late, "every timer fires at the first run that reaches its tick");
+	tap_ok(!next_bad && next_checks > 50000,
+	       "ixm_timer_next_ns() is never after the first due timer, nor 64 ticks before one that close (%u checks)",
+	       next_checks);
 	for (i = 0, op = 0; i < N; i++)
 		op += tt[i].armed;
 	tap_ok(w.pending == op && fired_total > 10000,
@@ -162,7 +181,7 @@ static void test_callbacks(void)
 
 int main(void)
 {
-	tap_plan(3 + 6);
+	tap_plan(4 + 6);
 	test_model();
 	test_callbacks();
 	return tap_exit();

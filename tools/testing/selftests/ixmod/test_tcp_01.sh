@@ -5,8 +5,9 @@
 # handshake agrees on MSS, window scaling and timestamps; sizes from 1 to
 # 65536 bytes echo byte for byte; 16 connections at once; 2000 short
 # connections, half closed by the peer with a FIN and half with a RST;
-# ixmod as the client of a Linux echo server, closing with FIN and with
-# RST.  Afterwards no connection is left (tcp_conns, tcp_established), no
+# an idle core holding a connection in TIME_WAIT sleeps rather than wake
+# every jiffy; ixmod as the client of a Linux echo server, closing with
+# FIN and with RST.  Afterwards no connection is left (tcp_conns, tcp_established), no
 # receive buffer is held, and the kernel logged no error.
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
@@ -15,7 +16,7 @@
 LOG=$(mktemp)
 READY=$(mktemp -u)
 trap 'rm -f "$LOG" "$LOG.client" "$READY"' EXIT
-NTESTS=12
+NTESTS=13
 SIZES=1,2,3,7,100,535-537,1447-1449,1460,1461,2896,2920,4096,8192,16384,32767,32768,65535,65536
 
 # echo_cpu_conns LOG CPU: the connections one thread of tcp-echo served
@@ -43,6 +44,31 @@ check "both threads served connections (cpu1 ${c1:-?}, cpu2 ${c2:-?})" \
 	test "${c1:-0}" -gt 0 -a "${c2:-0}" -gt 0
 check "no connection left once the server's contexts closed (tcp_conns, tcp_established)" \
 	busywait 10000 tcp_stats_zero
+
+# ---- an idle core holding a connection in TIME_WAIT sleeps ----
+# tcp-echo --source closes first, so its end stays in TIME_WAIT (60 s) while
+# tcp-echo runs; the core's timer is pending all that time, and the core
+# must sleep until the wheel's next slot, not wake every jiffy (HZ a second)
+all_sleeps() { cat "$IXMOD_SYSFS"/dataplane/cpu*/stats/sleeps | awk '{ n += $1 } END { print n }'; }
+idle_sleeps() {	# the cores' sleeps over 2 s with idle_us 1000, into $sleeps
+	local a
+	echo 1000 > "$IXMOD_SYSFS"/idle_us
+	sleep 1
+	a=$(all_sleeps)
+	sleep 2
+	sleeps=$(($(all_sleeps) - a))
+	echo 0 > "$IXMOD_SYSFS"/idle_us
+}
+start_tcp_echo "$LOG" --source 1000 -p 7
+sleeps=-1
+if tcp_echo_ready "$LOG" &&
+   peer timeout 60 "$PY" "$TCP_CHECK" recv $DUT_IP 7 --bytes 1000 > /dev/null &&
+   busywait 5000 holds -gt 0 tcp_stat conns; then
+	idle_sleeps
+fi
+check "an idle core with a connection in TIME_WAIT sleeps ($sleeps sleeps in 2 s, at most 20)" \
+	test "$sleeps" -ge 0 -a "$sleeps" -le 20 -a "$(tcp_stat conns)" -gt 0
+stop_tcp_echo "$LOG"
 
 # ---- ixmod as the client of a Linux echo server ----
 rm -f "$READY"
