@@ -80,16 +80,11 @@ static void end_events(struct end *e, const struct end *peer, bool server)
 	while (tn_app_event(e->a, &ev)) {
 		switch (ev.type) {
 		case IXMOD_EV_CALL:
-			if (ev.user_data == UD_CONNECT && !ev.res)
-				e->handle = ev.handle;
-			else if (ev.user_data == UD_LISTEN && !ev.res)
-				;
-			else if (ev.op == IXMOD_OP_TCP_SENDV && ev.res == (int)size)
-				;
-			else if (ev.op == IXMOD_OP_TCP_CLOSE && !ev.res)
-				;
-			else
+			/* a failure, or a send TCP did not take whole */
+			if (ev.res < 0 || (ev.op == IXMOD_OP_TCP_SENDV && ev.res != (int)size))
 				e->errors++;
+			else if (ev.user_data == UD_CONNECT)
+				e->handle = ev.handle;
 			break;
 		case IXMOD_EV_TCP_KNOCK:
 			e->handle = ev.handle;

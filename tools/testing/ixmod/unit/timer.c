@@ -101,7 +101,7 @@ static void test_model(void)
 			/* and not much before it: a core would wake for nothing */
 			if (first - w.now * TICK < 64 * TICK && first - next >= 64 * TICK &&
 			    next_bad++ < 5)
-				tap_diag("next %llu, 64 ticks or more before the first due timer %llu",
+				tap_diag("next %llu, 64+ ticks before the first due timer %llu",
 					 (unsigned long long)next, (unsigned long long)first);
 			next_checks++;
 
