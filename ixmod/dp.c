@@ -221,13 +221,20 @@ static unsigned int ixm_dp_tx_qpair(struct ixm_core *core, struct ixm_qpair *qp)
 
 	if (np->ntx) {
 		for (i = 0; i < np->ntx; i++) {
-			bytes += np->tx[i]->len;
-			dma_sync_single_for_device(dev, ixm_mbuf_data_dma(np->tx[i]),
-						   np->tx[i]->len, DMA_BIDIRECTIONAL);
+			struct ixm_mbuf *m = np->tx[i];
+			unsigned int f;
+
+			bytes += ixm_mbuf_frame_len(m);
+			dma_sync_single_for_device(dev, ixm_mbuf_data_dma(m), m->len,
+						   DMA_BIDIRECTIONAL);
+			/* the arena as the application left it (bounce buffers) */
+			for (f = 0; f < m->nfrags; f++)
+				dma_sync_single_for_device(dev, m->frags[f].dma,
+							   m->frags[f].len, DMA_TO_DEVICE);
 		}
 		sent = ixm_adv_tx_burst(&qp->txq, np->tx, np->ntx);
 		for (i = sent; i < np->ntx; i++) {
-			bytes -= np->tx[i]->len;
+			bytes -= ixm_mbuf_frame_len(np->tx[i]);
 			ixm_net_drop(np, np->tx[i], IXM_DROP_TX_FULL);
 		}
 		qp->stats.tx_packets += sent;

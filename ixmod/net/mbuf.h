@@ -28,6 +28,19 @@
 #define IXM_MBUF_F_L4_CSUM_BAD	0x0008
 #define IXM_MBUF_F_RSS		0x0010	/* rss_hash is valid */
 
+/* Fragments a frame to send may add to its buffer; each is a descriptor. */
+#define IXM_MBUF_FRAGS		4
+
+/**
+ * struct ixm_mbuf_frag - bytes a frame sends from outside its buffer
+ * @dma: their bus address for the port's device
+ * @len: how many
+ */
+struct ixm_mbuf_frag {
+	dma_addr_t	dma;
+	u32		len;
+};
+
 struct ixm_mbuf_pool;
 
 /**
@@ -43,6 +56,13 @@ struct ixm_mbuf_pool;
  * @next: link while free or while chained in a batch
  * @owner: the application context holding it (a receive event named it
  *	and no recv_done returned it yet), else NULL
+ * @nfrags: transmit: entries of @frags the frame continues with
+ * @inflight: transmit, with @nfrags: the counter of the memory @frags
+ *	point into, decremented when the buffer is freed (the NIC is done)
+ * @frags: transmit: bytes sent after @data's @len, read by the NIC in
+ *	place (zero-copy; the TCP payload in the application's arena)
+ *
+ * A frame to send is @data[0..@len) followed by every fragment in order.
  */
 struct ixm_mbuf {
 	u8			*buf;
@@ -55,6 +75,9 @@ struct ixm_mbuf {
 	struct ixm_mbuf_pool	*pool;
 	struct ixm_mbuf		*next;
 	void			*owner;
+	u32			nfrags;
+	u32			*inflight;
+	struct ixm_mbuf_frag	frags[IXM_MBUF_FRAGS];
 };
 
 /**
@@ -120,7 +143,22 @@ static inline void ixm_mbuf_free(struct ixm_mbuf *m)
 {
 	struct ixm_mbuf_pool *pool = m->pool;
 
+	if (unlikely(m->nfrags)) {
+		/* the device no longer reads the fragments' memory */
+		(*m->inflight)--;
+		m->nfrags = 0;
+	}
 	pool->free[pool->nfree++] = m;
+}
+
+/* The bytes of the frame @m sends: its own and its fragments'. */
+static inline u32 ixm_mbuf_frame_len(const struct ixm_mbuf *m)
+{
+	u32 len = m->len, i;
+
+	for (i = 0; i < m->nfrags; i++)
+		len += m->frags[i].len;
+	return len;
 }
 
 #endif /* _IXM_NET_MBUF_H */

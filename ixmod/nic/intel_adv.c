@@ -209,15 +209,32 @@ void ixm_adv_rxq_release(struct ixm_rxq *q)
 	q->next_to_use = 0;
 }
 
+/* Write one advanced data descriptor. */
+static inline void ixm_adv_tx_desc(union ixm_adv_tx_desc *d, dma_addr_t dma,
+				   u32 len, u32 cmd, u32 olinfo)
+{
+	d->read.buffer_addr = cpu_to_le64(dma);
+	d->read.cmd_type_len = cpu_to_le32(IXM_ADV_TXD_DTYP_DATA |
+					   IXM_ADV_TXD_DCMD_DEXT |
+					   IXM_ADV_TXD_DCMD_IFCS | cmd | len);
+	d->read.olinfo_status = cpu_to_le32(olinfo);
+}
+
 /**
  * ixm_adv_tx_burst() - queue frames for transmission
  * @q: the core's TX queue
- * @m: the frames; each one's @data and @len describe it
+ * @m: the frames; each one's @data and @len, then its @frags, describe it
  * @n: how many
  *
- * The ring takes what it has room for, in order, and the tail is written
- * once.  Frames it took are freed by ixm_adv_tx_reap() when sent; the
- * caller keeps (and typically drops) the rest.
+ * A frame takes one data descriptor for its buffer and one per fragment;
+ * only the last has EOP.  PAYLEN, the frame's length, goes in the first
+ * one's olinfo and the others' is zero, as Linux's igb and ixgbe post
+ * them.  Every descriptor asks for RS, so the device writes DD back in
+ * ring order and a frame is reaped once its last descriptor has it.
+ *
+ * The ring takes what it has room for, whole frames in order, and the
+ * tail is written once.  Frames it took are freed by ixm_adv_tx_reap()
+ * when sent; the caller keeps (and typically drops) the rest.
  *
  * Return: how many frames the ring took, the first ones of @m.
  */
@@ -226,43 +243,50 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 {
 	u16 mask = q->count - 1, i = q->next_to_use;
 	unsigned int room = (q->next_to_clean - q->next_to_use - 1) & mask;
-	unsigned int k;
+	unsigned int k, f;
 	u64 bytes = 0;
 
-	if (unlikely(n > room)) {
-		q->full += n - room;
-		n = room;
-	}
 	for (k = 0; k < n; k++) {
-		union ixm_adv_tx_desc *d = &q->desc[i];
-		u32 len = m[k]->len;
+		struct ixm_mbuf *mb = m[k];
+		u32 len = ixm_mbuf_frame_len(mb), cmd = IXM_ADV_TXD_DCMD_RS;
 
-		q->slot[i] = m[k];
-		d->read.buffer_addr = cpu_to_le64(ixm_mbuf_data_dma(m[k]));
-		d->read.cmd_type_len = cpu_to_le32(IXM_ADV_TXD_DTYP_DATA |
-						   IXM_ADV_TXD_DCMD_DEXT |
-						   IXM_ADV_TXD_DCMD_IFCS |
-						   IXM_ADV_TXD_DCMD_EOP |
-						   IXM_ADV_TXD_DCMD_RS | len);
-		d->read.olinfo_status = cpu_to_le32(len << IXM_ADV_TXD_PAYLEN_SHIFT);
+		if (unlikely(1 + mb->nfrags > room)) {
+			q->full += n - k;
+			break;
+		}
+		room -= 1 + mb->nfrags;
+		if (!mb->nfrags)
+			cmd |= IXM_ADV_TXD_DCMD_EOP;
+		ixm_adv_tx_desc(&q->desc[i], ixm_mbuf_data_dma(mb), mb->len, cmd,
+				len << IXM_ADV_TXD_PAYLEN_SHIFT);
+		for (f = 0; f < mb->nfrags; f++) {
+			q->slot[i] = NULL;
+			i = (i + 1) & mask;
+			if (f + 1 == mb->nfrags)
+				cmd |= IXM_ADV_TXD_DCMD_EOP;
+			ixm_adv_tx_desc(&q->desc[i], mb->frags[f].dma,
+					mb->frags[f].len, cmd, 0);
+		}
+		/* the buffer goes back when the last descriptor is done */
+		q->slot[i] = mb;
 		bytes += len;
 		i = (i + 1) & mask;
 	}
-	if (n) {
+	if (k) {
 		q->next_to_use = i;
-		q->packets += n;
+		q->packets += k;
 		q->bytes += bytes;
 		ixm_wmb();
 		ixm_wr32(q->nic->regs, q->tail, i);
 	}
-	return n;
+	return k;
 }
 
 /**
  * ixm_adv_tx_reap() - free the buffers of frames the device has sent
  * @q: the core's TX queue
  *
- * Return: how many were freed.
+ * Return: how many descriptors it took back.
  */
 unsigned int ixm_adv_tx_reap(struct ixm_txq *q)
 {
@@ -274,8 +298,10 @@ unsigned int ixm_adv_tx_reap(struct ixm_txq *q)
 
 		if (!(le32_to_cpu(READ_ONCE(d->wb.status)) & IXM_ADV_TXD_STAT_DD))
 			break;
-		ixm_mbuf_free(q->slot[i]);
-		q->slot[i] = NULL;
+		if (q->slot[i]) {	/* a frame's last descriptor */
+			ixm_mbuf_free(q->slot[i]);
+			q->slot[i] = NULL;
+		}
 		i = (i + 1) & mask;
 		n++;
 	}

@@ -363,6 +363,88 @@ static void test_tx(void)
 	rig_free(&r);
 }
 
+/* A frame of @hlen bytes in a buffer, then @nfrags pieces of @ext. */
+static struct ixm_mbuf *chain(struct rig *r, unsigned int hlen, const u8 *ext,
+			      const unsigned int *flen, unsigned int nfrags,
+			      u32 *inflight)
+{
+	struct ixm_mbuf *m = ixm_mbuf_alloc(&r->pool);
+	unsigned int i;
+
+	m->len = hlen;
+	frame(m->data, hlen, hlen);
+	for (i = 0; i < nfrags; i++) {
+		m->frags[i].dma = (dma_addr_t)(uintptr_t)ext;
+		m->frags[i].len = flen[i];
+		ext += flen[i];
+	}
+	m->nfrags = nfrags;
+	m->inflight = inflight;
+	if (nfrags)
+		(*inflight)++;
+	return m;
+}
+
+static void test_tx_chain(void)
+{
+	static const unsigned int la[] = { 700, 3 }, lb[] = { 1, 999, 448 };
+	struct ixm_mbuf *m[3];
+	struct sink s = { 0 };
+	u32 inflight = 0, cmd;
+	u8 ext[4096], want[2048];
+	unsigned int i;
+	struct rig r;
+
+	frame(ext, sizeof(ext), 7);
+	rig_init(&r, 1, 8);
+	tap_ok(rig_up(&r), "chain: queue up");
+	m[0] = chain(&r, 54, ext, la, 2, &inflight);
+	m[1] = chain(&r, 66, ext + 1000, lb, 3, &inflight);
+	m[2] = chain(&r, 60, NULL, NULL, 0, &inflight);
+	tap_eq(ixm_adv_tx_burst(&r.txq, m, 3), 2,
+	       "chain: 3 + 4 descriptors fill an 8-entry ring; the third frame waits");
+	tap_eq(r.txq.full, 1, "chain: the refused frame is counted full");
+	tap_eq(r.txq.next_to_use, 7, "chain: no descriptor of the refused frame posted");
+	cmd = le32_to_cpu(r.txd[0].read.cmd_type_len);
+	tap_eq(cmd, 0x2a300000u | 54, "first descriptor: no EOP, RS, the buffer's length");
+	tap_eq(le32_to_cpu(r.txd[0].read.olinfo_status), (54u + 703) << 14,
+	       "first descriptor: PAYLEN is the whole frame");
+	tap_ok(le32_to_cpu(r.txd[1].read.cmd_type_len) == (0x2a300000u | 700) &&
+	       le64_to_cpu(r.txd[1].read.buffer_addr) == (uintptr_t)ext &&
+	       !r.txd[1].read.olinfo_status,
+	       "middle descriptor: the fragment, no EOP, olinfo 0");
+	tap_eq(le32_to_cpu(r.txd[2].read.cmd_type_len), 0x2b300000u | 3,
+	       "last descriptor: EOP");
+	tap_ok(!r.tslot[0] && !r.tslot[1] && r.tslot[2] == m[0] && r.tslot[6] == m[1],
+	       "the buffer sits at its frame's last descriptor");
+
+	/* the device finished the header descriptor only */
+	r.txd[0].wb.status |= cpu_to_le32(IXM_ADV_TXD_STAT_DD);
+	i = r.pool.nfree;
+	tap_eq(ixm_adv_tx_reap(&r.txq), 1, "reap takes back a done descriptor");
+	tap_ok(r.pool.nfree == i && inflight == 2,
+	       "a frame is not freed before its last descriptor is done");
+
+	tap_eq(igbm_tx(1, sink_fn, &s), 2, "chain: the device sends 2 frames");
+	memcpy(want, m[0]->data, 54);
+	memcpy(want + 54, ext, 703);
+	tap_ok(s.len[0] == 757 && !memcmp(s.first, want, 757),
+	       "chain: on the wire, the buffer then the fragments in order");
+	tap_eq(s.len[1], 66u + 1448, "chain: second frame's length");
+	tap_eq(ixm_adv_tx_reap(&r.txq), 6, "chain: the other 6 descriptors reaped");
+	tap_eq(inflight, 0, "chain: both frames released their fragments");
+
+	/* never sent: release frees it and its fragments */
+	m[1] = chain(&r, 54, ext, la, 2, &inflight);
+	tap_eq(ixm_adv_tx_burst(&r.txq, m + 1, 2), 2, "chain: room again");
+	ixm_igb_ops.txq_stop(&r.nic, &r.txq);
+	ixm_adv_txq_release(&r.txq);
+	ixm_adv_rxq_release(&r.rxq);
+	tap_ok(inflight == 0 && r.pool.nfree == NBUF,
+	       "chain: release frees unsent frames and their fragments");
+	rig_free(&r);
+}
+
 static void test_rss_irq(void)
 {
 	u8 reta[IXM_RSS_RETA_SIZE];
@@ -411,11 +493,12 @@ static void test_rss_irq(void)
 
 int main(void)
 {
-	tap_plan(84);
+	tap_plan(102);
 	test_bringup();
 	test_queue_start();
 	test_rx();
 	test_tx();
+	test_tx_chain();
 	test_rss_irq();
 	return tap_exit();
 }
