@@ -440,6 +440,8 @@ IXM_CORE_TCP_STAT(window_stalls);
 IXM_CORE_TCP_STAT(delayed_acks);
 IXM_CORE_TCP_STAT(tw_recycled);
 IXM_CORE_TCP_STAT(conn_full);
+IXM_CORE_TCP_STAT(tx_zerocopy);
+IXM_CORE_TCP_STAT(tx_copied);
 
 static struct attribute *ixm_core_stat_attrs[] = {
 	&rx_batch_hist_attr.attr,
@@ -489,6 +491,8 @@ static struct attribute *ixm_core_stat_attrs[] = {
 	&tcp_delayed_acks_attr.attr,
 	&tcp_tw_recycled_attr.attr,
 	&tcp_conn_full_attr.attr,
+	&tcp_tx_zerocopy_attr.attr,
+	&tcp_tx_copied_attr.attr,
 	NULL,
 };
 

@@ -70,11 +70,27 @@ struct ixm_app_stats {
 };
 
 /**
+ * struct ixm_app_txmap - the transmit arena as one port's device sees it
+ * @page_dma: the bus address of every arena page (1 << IXM_PAGE_SHIFT
+ *	bytes) for the device
+ * @inflight: frames on the port whose fragments point into the arena;
+ *	ixm_mbuf_free() decrements it, so at 0 the device reads none of it
+ *	(changed only by the port's core; read by whoever frees the arena)
+ */
+struct ixm_app_txmap {
+	const dma_addr_t	*page_dma;
+	u32			inflight;
+};
+
+/**
  * struct ixm_app - one context
  * @calls: the call ring (the application produces)
  * @events: the event ring (the kernel produces)
  * @txarena: the transmit arena (the kernel only reads it)
  * @txarena_size: its bytes
+ * @txmap: @nslices entries, one per port in slice order, that let TCP
+ *	send from the arena in place; NULL: TCP copies (set by the owner
+ *	after ixm_app_init())
  * @nslices: receive-region slices, one per port the core served at setup
  * @hold: hold-back queue for events the full ring could not take
  * @hold_nr: its capacity (the event ring's size)
@@ -90,6 +106,7 @@ struct ixm_app {
 	struct ixm_ring		events;
 	const u8		*txarena;
 	u32			txarena_size;
+	struct ixm_app_txmap	*txmap;
 	u32			nslices;
 	struct ixmod_event	*hold;
 	u32			hold_nr;

@@ -14,6 +14,7 @@
 #include "platform.h"
 
 u32 ixm_csum_partial(const void *buf, size_t len, u32 sum);
+u32 ixm_csum_block_add(u32 sum, u32 part, size_t off);
 __sum16 ixm_csum_fold(u32 sum);
 __sum16 ixm_csum(const void *buf, size_t len);
 u32 ixm_csum_pseudo(__be32 saddr, __be32 daddr, u8 proto, u16 len, u32 sum);

@@ -74,6 +74,7 @@
 #define ixm_smp_mb()			smp_mb()	/* ring.h (E) */
 #define ixm_index_nospec(i, n)		array_index_nospec((i), (n))
 #define ixm_add_overflow(a, b, d)	check_add_overflow((a), (b), (d))
+#define IXM_PAGE_SHIFT			PAGE_SHIFT	/* the transmit arena's pages */
 
 /* Monotonic time in nanoseconds, for ARP ageing and, later, timers. */
 #define ixm_now_ns()			ktime_get_ns()

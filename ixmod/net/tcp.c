@@ -35,7 +35,7 @@ const char * const ixm_tcp_stat_names[] = {
 	"bad_hdr", "no_conn", "paws_drops", "challenge_acks", "out_of_window",
 	"syncookies_sent", "syncookies_ok", "syncookies_bad", "backlog_drops",
 	"rcv_drops", "zero_window_probes", "window_stalls", "delayed_acks",
-	"tw_recycled", "conn_full",
+	"tw_recycled", "conn_full", "tx_zerocopy", "tx_copied",
 };
 
 _Static_assert(ARRAY_SIZE(ixm_tcp_stat_names) == IXM_TCP_NSTATS,

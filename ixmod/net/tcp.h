@@ -469,6 +469,10 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @delayed_acks: ACKs the delayed-ACK timer sent
  * @tw_recycled: TIME_WAIT entries reused early (table bound)
  * @conn_full: opens refused because the connection table was full
+ * @tx_zerocopy: data segments the NIC read from the transmit arena
+ * @tx_copied: data segments whose data was copied into the buffer (the
+ *	port has no mapping of the arena, or it took over IXM_MBUF_FRAGS
+ *	fragments)
  */
 struct ixm_tcp_stats {
 	u64	active_opens;
@@ -501,6 +505,8 @@ struct ixm_tcp_stats {
 	u64	delayed_acks;
 	u64	tw_recycled;
 	u64	conn_full;
+	u64	tx_zerocopy;
+	u64	tx_copied;
 };
 
 /* The counters' sysfs names, in struct order (tcp.c). */

@@ -2,9 +2,13 @@
 /*
  * tcp_out.c - building and sending segments
  *
- * Every segment is built whole in a fresh buffer: Ethernet, IPv4, TCP
- * header and options, then the data copied from the pieces of the
- * transmit arena that sendv accepted, then the checksum (RFC 9293 §3.1).
+ * Every segment's headers are built in a fresh buffer: Ethernet, IPv4,
+ * TCP header and options.  Its data stays where the application wrote it:
+ * the buffer's fragments point the NIC at the pieces of the transmit arena
+ * that sendv accepted (zero-copy), and the checksum (RFC 9293 §3.1) is
+ * summed over them in place.  Only when the port has no mapping of the
+ * arena, or the data is scattered over more than IXM_MBUF_FRAGS runs of
+ * bus addresses, is it copied into the buffer after the headers.
  * A segment goes out only if the port's TX batch has room; otherwise the
  * connection waits on the pending list for the next iteration, so a full
  * batch never loses an ACK or data.
@@ -131,6 +135,72 @@ static unsigned int ixm_tcp_build_opts(struct ixm_tcp_conn *c, u8 *p, bool syn)
 	return n;
 }
 
+/*
+ * Point @m's fragments at @len bytes of the stream from sequence number
+ * @seq, as they lie in the arena, and add their sum to *@sum (the data
+ * starts at the even offset @at of the checksummed bytes).  False, with
+ * @m and *@sum untouched, when the port has no mapping of the arena or
+ * the bytes need more than IXM_MBUF_FRAGS fragments.
+ */
+static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
+			     u32 seq, u32 len, u32 *sum, u32 at)
+{
+	const u32 pmask = (1u << IXM_PAGE_SHIFT) - 1;
+	struct ixm_mbuf_frag frags[IXM_MBUF_FRAGS];
+	u32 pos = seq - c->snd_una + c->sndq_skip, done = 0, s = *sum;
+	u32 i = c->sndq_head, end = c->sndq_head + c->sndq_count;
+	const u8 *arena = c->app->txarena;
+	struct ixm_app_txmap *map;
+	unsigned int nf = 0;
+
+	if (!c->app->txmap)
+		return false;
+	map = &c->app->txmap[c->pidx];		/* c->pidx < nslices: ixm_tcp_port() */
+	if (!map->page_dma)
+		return false;
+	while (done < len && i != end) {
+		const struct ixm_tcp_sndpiece *p = &c->sndq[i % IXM_TCP_SNDQ];
+		u32 off, n, left;
+
+		if (pos >= p->len) {
+			pos -= p->len;
+			i++;
+			continue;
+		}
+		off = p->off + pos;
+		n = min_t(u32, len - done, p->len - pos);
+		s = ixm_csum_block_add(s, ixm_csum_partial(arena + off, n, 0), at + done);
+		done += n;
+		/* one fragment per page, merged where the bus addresses run on */
+		for (left = n; left; ) {
+			u32 run = min_t(u32, left, pmask + 1 - (off & pmask));
+			dma_addr_t dma = map->page_dma[off >> IXM_PAGE_SHIFT] + (off & pmask);
+
+			if (nf && frags[nf - 1].dma + frags[nf - 1].len == dma) {
+				frags[nf - 1].len += run;
+			} else {
+				if (nf == IXM_MBUF_FRAGS)
+					return false;
+				frags[nf].dma = dma;
+				frags[nf].len = run;
+				nf++;
+			}
+			off += run;
+			left -= run;
+		}
+		pos = 0;
+		i++;
+	}
+	if (done != len)	/* never: the caller never asks past snd_end */
+		return false;
+	memcpy(m->frags, frags, nf * sizeof(frags[0]));
+	m->nfrags = nf;
+	m->inflight = &map->inflight;
+	map->inflight++;
+	*sum = s;
+	return true;
+}
+
 /* Copy @len bytes of the stream from sequence number @seq out of the arena. */
 static void ixm_tcp_copy_data(const struct ixm_tcp_conn *c, u32 seq, u8 *dst, u32 len)
 {
@@ -174,6 +244,7 @@ static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
 	struct ixm_tcphdr *th;
 	struct ixm_iphdr *ih;
 	struct ixm_mbuf *m;
+	u32 sum;
 
 	if (np->ntx >= IXM_TX_BATCH)
 		return -ENOSPC;
@@ -196,16 +267,24 @@ static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
 	th->urg_ptr = 0;
 	if (optlen)
 		memcpy(th + 1, opts, optlen);
-	if (dlen)
-		ixm_tcp_copy_data(c, seq, (u8 *)th + thlen, dlen);
+	sum = ixm_csum_partial(th, thlen, 0);
+	m->len = IXM_ETH_HLEN + IXM_IP_HLEN + thlen;
+	if (dlen) {
+		if (likely(ixm_tcp_map_data(c, m, seq, dlen, &sum, thlen))) {
+			c->table->stats.tx_zerocopy++;
+		} else {
+			ixm_tcp_copy_data(c, seq, (u8 *)th + thlen, dlen);
+			sum = ixm_csum_partial((u8 *)th + thlen, dlen, sum);
+			m->len += dlen;
+			c->table->stats.tx_copied++;
+		}
+	}
 	th->check = ixm_csum_fold(ixm_csum_pseudo(saddr, daddr, IXM_IPPROTO_TCP,
-						  thlen + dlen,
-						  ixm_csum_partial(th, thlen + dlen, 0)));
+						  thlen + dlen, sum));
 	ixm_ip_build_header(ih, saddr, daddr, IXM_IPPROTO_TCP, thlen + dlen, 0);
 	memcpy(eh->dst, dmac, ETH_ALEN);
 	memcpy(eh->src, cfg->mac, ETH_ALEN);
 	eh->type = ixm_htons(IXM_ETH_P_IP);
-	m->len = IXM_ETH_HLEN + IXM_IP_HLEN + thlen + dlen;
 	return ixm_net_xmit(np, m);
 }
 

@@ -553,22 +553,53 @@ static inline const char *check_tx_arp(const struct ixm_if_config *cfg,
 	return NULL;
 }
 
+/*
+ * The frame @m sends as the NIC reads it: its buffer's bytes, then its
+ * fragments (on the host a bus address is where the bytes are).  Return
+ * its length, or 0 if it would not fit in @cap bytes.
+ */
+static inline size_t frame_gather(const struct ixm_mbuf *m, u8 *out, size_t cap)
+{
+	size_t len = m->len;
+	unsigned int i;
+
+	if (len > cap || m->nfrags > IXM_MBUF_FRAGS)
+		return 0;
+	memcpy(out, m->data, len);
+	for (i = 0; i < m->nfrags; i++) {
+		if (m->frags[i].len > cap - len)
+			return 0;
+		memcpy(out + len, (const u8 *)(uintptr_t)m->frags[i].dma, m->frags[i].len);
+		len += m->frags[i].len;
+	}
+	return len;
+}
+
 static inline const char *check_tx(const struct ixm_if_config *cfg,
 				   const struct ixm_mbuf *m)
 {
-	const u8 *f = m->data;
+	static u8 f[IXM_MBUF_SIZE];
+	size_t len;
+	unsigned int i;
 
-	if (m->data < m->buf + 0 || m->len < 14)
+	if (m->data < m->buf + 0 || m->len < 14 ||
+	    m->data + m->len > m->buf + IXM_MBUF_SIZE)
 		return "frame outside its buffer or too short";
+	for (i = 0; i < m->nfrags; i++)
+		if (!m->frags[i].len || !m->inflight || !*m->inflight)
+			return "empty fragment, or one no counter accounts for";
+	len = frame_gather(m, f, sizeof(f));
+	if (!len)
+		return "frame longer than a buffer, or over IXM_MBUF_FRAGS fragments";
 	if (memcmp(f + 6, cfg->mac, 6))
 		return "Ethernet source is not our MAC";
 	if (f[0] & 1 && memcmp(f, bcast_mac, 6))
 		return "Ethernet destination is multicast";
 	switch (get16(f + 12)) {
 	case 0x0800:
-		return check_tx_ipv4(cfg, f, m->len);
+		return check_tx_ipv4(cfg, f, len);
 	case 0x0806:
-		return check_tx_arp(cfg, f, m->len);
+		return check_tx_arp(cfg, f, len);
 	default:
 		return "EtherType we never send";
 	}

@@ -126,6 +126,7 @@ void ixm_host_delay_us(unsigned long us);
 #define ixm_smp_mb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define ixm_index_nospec(i, n)		((void)(n), (i))
 #define ixm_add_overflow(a, b, d)	__builtin_add_overflow((a), (b), (d))
+#define IXM_PAGE_SHIFT			12
 
 /* Time: tests set it (deterministic ageing); starts at 0. */
 extern u64 ixm_host_now_ns;

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "frames.h"
 #include "testnet.h"
@@ -154,6 +157,7 @@ void tn_host_free(struct tn_host *h)
 {
 	u32 i;
 
+	tn_tx_flush(h);
 	while (h->napps)
 		tn_app_free(h->apps[h->napps - 1]);
 	tn_tx_flush(h);
@@ -300,6 +304,64 @@ u64 tn_drops(const struct tn_host *h)
  *
  * Return: the context, with zeroed rings and arena.
  */
+/*
+ * The arena twice over one memfd: as the application writes it, and as the
+ * "device" reads it (@a->devview), each page alone in a two-page slot, in
+ * an order shuffled by a fixed seed.  The bytes are the same memory, so a
+ * frame gathered from @devview carries what the arena holds at that moment,
+ * as a NIC's DMA would.
+ */
+static void tn_arena_map(struct tn_app *a)
+{
+	size_t pg = (size_t)1 << IXM_PAGE_SHIFT, n, i;
+	u64 seed = 0x1e1e;
+	u32 *slot;
+	int fd;
+
+	n = (a->arena_size + pg - 1) / pg;
+	a->map_bytes = (n ? n : 1) * pg;
+	n = a->map_bytes / pg;
+	fd = (int)syscall(SYS_memfd_create, "tn-arena", 0);	/* no _GNU_SOURCE here */
+	if (fd < 0 || ftruncate(fd, (off_t)a->map_bytes))
+		die("memfd");
+	a->arena = mmap(NULL, a->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	a->devview = mmap(NULL, 2 * a->map_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a->arena == MAP_FAILED || a->devview == MAP_FAILED)
+		die("mmap");
+	a->page_dma = tn_zalloc(n * sizeof(*a->page_dma));
+	slot = tn_zalloc(n * sizeof(*slot));
+	for (i = 0; i < n; i++)
+		slot[i] = (u32)i;
+	for (i = n; i > 1; i--) {		/* Fisher-Yates */
+		size_t j = ref_rand(&seed) % i;
+		u32 t = slot[i - 1];
+
+		slot[i - 1] = slot[j];
+		slot[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		u8 *at = a->devview + 2 * pg * slot[i];
+
+		if (mmap(at, pg, PROT_READ, MAP_SHARED | MAP_FIXED, fd, (off_t)(i * pg)) != at)
+			die("mmap page");
+		a->page_dma[i] = (dma_addr_t)(uintptr_t)at;
+	}
+	free(slot);
+	close(fd);
+	a->txmap.page_dma = a->page_dma;
+}
+
+/**
+ * tn_app_copy_only() - let TCP send from the arena in place, or make it copy
+ * @a: the context
+ * @on: true: no mapping (as a port whose device could not map the arena)
+ */
+void tn_app_copy_only(struct tn_app *a, bool on)
+{
+	a->copy_only = on;
+	a->app.txmap = on ? NULL : &a->txmap;
+}
+
 struct tn_app *tn_app_new(struct tn_host *h, u32 call_nr, u32 event_nr, u32 arena_size)
 {
 	struct tn_app *a = tn_zalloc(sizeof(*a));
@@ -315,7 +377,7 @@ struct tn_app *tn_app_new(struct tn_host *h, u32 call_nr, u32 event_nr, u32 aren
 	a->calls = tn_zalloc(ixm_ring_bytes(call_nr, sizeof(struct ixmod_call)));
 	a->events = tn_zalloc(ixm_ring_bytes(event_nr, sizeof(struct ixmod_event)));
 	a->hold = tn_zalloc(event_nr * sizeof(*a->hold));
-	a->arena = tn_zalloc(arena_size);
+	tn_arena_map(a);
 	tn_app_reset(a);
 	h->apps[h->napps++] = a;
 	return a;
@@ -331,6 +393,9 @@ void tn_app_reset(struct tn_app *a)
 	memset(a->events, 0, ixm_ring_bytes(a->event_nr, sizeof(struct ixmod_event)));
 	ixm_app_init(&a->app, &a->host->stack, a->calls, a->call_nr, a->events,
 		     a->event_nr, a->hold, a->arena, a->arena_size, 1);
+	/* a host reset forgot the frames that counted in it */
+	a->txmap.inflight = 0;
+	tn_app_copy_only(a, a->copy_only);
 	a->call_prod = 0;
 	a->event_cons = 0;
 }
@@ -348,6 +413,12 @@ void tn_app_free(struct tn_app *a)
 	unsigned int i;
 
 	ixm_app_release_all(&a->app);
+	if (a->txmap.inflight) {
+		/* the kernel waits for the NIC here (ixm_ctx_release()) */
+		fprintf(stderr, "%s: %u frames still read the arena; send or flush them first\n",
+			__func__, a->txmap.inflight);
+		exit(255);
+	}
 	for (i = 0; i < h->napps; i++) {
 		if (h->apps[i] == a) {
 			h->apps[i] = h->apps[--h->napps];
@@ -358,7 +429,9 @@ void tn_app_free(struct tn_app *a)
 	free(a->calls);
 	free(a->events);
 	free(a->hold);
-	free(a->arena);
+	munmap(a->arena, a->map_bytes);
+	munmap(a->devview, 2 * a->map_bytes);
+	free(a->page_dma);
 	free(a);
 }
 
@@ -609,21 +682,23 @@ static void tn_wire_take(struct tn_link *l, unsigned int from)
 
 	for (i = 0; i < h->port.ntx; i++) {
 		struct ixm_mbuf *m = h->port.tx[i];
+		size_t len = frame_gather(m, copy, sizeof(copy));
 
+		if (!len)
+			die("a frame over a buffer's size or IXM_MBUF_FRAGS fragments");
 		l->stats.sent++;
 		h->stats.tx_packets++;
-		h->stats.tx_bytes += m->len;
+		h->stats.tx_bytes += len;
 		if (l->tap)
-			l->tap(l->tap_arg, from, m->data, m->len);
+			l->tap(l->tap_arg, from, copy, len);
 		if (tn_chance(l, l->cfg.loss_ppm)) {
 			l->stats.lost++;
 			ixm_mbuf_free(m);
 			continue;
 		}
-		memcpy(copy, m->data, m->len);
-		if (m->len > 14 && get16(copy + 12) == 0x0800 &&
+		if (len > 14 && get16(copy + 12) == 0x0800 &&
 		    tn_chance(l, l->cfg.corrupt_ppm))
-			tn_corrupt(l, copy, m->len);
+			tn_corrupt(l, copy, len);
 		n = 1;
 		if (tn_chance(l, l->cfg.dup_ppm)) {
 			l->stats.duplicated++;
@@ -636,7 +711,7 @@ static void tn_wire_take(struct tn_link *l, unsigned int from)
 				l->stats.reordered++;
 				extra = 1 + ref_rand(&l->rng) % l->cfg.reorder_steps;
 			}
-			tn_wire_put(l, !from, copy, m->len, extra);
+			tn_wire_put(l, !from, copy, len, extra);
 		}
 		ixm_mbuf_free(m);
 	}

@@ -109,6 +109,13 @@ struct tn_host {
  * @hold: the hold-back queue
  * @arena: the transmit arena (the application writes it)
  * @arena_size: its bytes
+ * @devview: the same pages as the NIC sees them: mapped a second time,
+ *	each alone in a two-page slot, in shuffled order, so no two are
+ *	neighbours and TCP must gather page by page (bus address = address)
+ * @map_bytes: the arena's bytes rounded up to pages
+ * @page_dma: each arena page's address in @devview
+ * @txmap: what @app.txmap points to
+ * @copy_only: TCP is given no mapping and copies (tn_app_copy_only())
  * @call_nr: call ring entries
  * @event_nr: event ring entries
  * @call_prod: the application's producer index of the call ring
@@ -122,6 +129,11 @@ struct tn_app {
 	struct ixmod_event	*hold;
 	u8			*arena;
 	u32			arena_size;
+	u8			*devview;
+	size_t			map_bytes;
+	dma_addr_t		*page_dma;
+	struct ixm_app_txmap	txmap;
+	bool			copy_only;
 	u32			call_nr;
 	u32			event_nr;
 	u32			call_prod;
@@ -224,6 +236,7 @@ u64 tn_drops(const struct tn_host *h);
 struct tn_app *tn_app_new(struct tn_host *h, u32 call_nr, u32 event_nr, u32 arena_size);
 void tn_app_free(struct tn_app *a);
 void tn_app_reset(struct tn_app *a);
+void tn_app_copy_only(struct tn_app *a, bool on);
 void tn_app_submit(struct tn_app *a, const struct ixmod_call *c);
 unsigned int tn_app_run(struct tn_app *a, unsigned int budget);
 u32 tn_app_nevents(const struct tn_app *a);

@@ -119,12 +119,15 @@ static void check_tx_flush(void)
 
 	for (i = 0; i < host->port.ntx; i++) {
 		const struct ixm_mbuf *m = host->port.tx[i];
+		static u8 f[IXM_MBUF_SIZE];
 		struct tcp_seg s;
+		size_t len;
 
 		check(m->pool == &host->pool && !m->owner);
 		check(m->data >= m->buf && m->data + m->len <= m->buf + IXM_MBUF_SIZE);
 		check(!check_tx(&host->cfg, m));
-		if (get16(m->data + 12) == 0x0800 && !tcp_parse(m->data, m->len, &s) &&
+		len = frame_gather(m, f, sizeof(f));
+		if (get16(f + 12) == 0x0800 && !tcp_parse(f, len, &s) &&
 		    s.flags == (TH_SYN | TH_ACK))
 			h.synack = s.seq;
 	}

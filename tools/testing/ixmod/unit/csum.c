@@ -119,6 +119,32 @@ static void test_chaining(void)
 	tap_ok(!bad, "sums chain across every even split point");
 }
 
+/* Blocks summed alone and added at any offset, odd ones included. */
+static void test_block_add(void)
+{
+	u64 seed = 1624;
+	int bad = 0;
+	size_t len, k, j;
+	u8 b[131];
+	u32 s;
+
+	for (len = 1; len <= sizeof(b); len++) {
+		ref_rand_fill(&seed, b, len);
+		b[0] |= 1;
+		for (k = 0; k <= len; k++) {
+			/* three blocks: [0, k), [k, j), [j, len) */
+			j = k + (len - k) / 2;
+			s = ixm_csum_block_add(0, ixm_csum_partial(b, k, 0), 0);
+
+			s = ixm_csum_block_add(s, ixm_csum_partial(b + k, j - k, 0), k);
+			s = ixm_csum_block_add(s, ixm_csum_partial(b + j, len - j, 0), j);
+			if (be(ixm_csum_fold(s)) != ref_csum(b, len) && bad++ < 5)
+				tap_diag("length %zu blocks at %zu and %zu", len, k, j);
+		}
+	}
+	tap_ok(!bad, "blocks at odd and even offsets add up to the whole sum");
+}
+
 /* Every length 0..MAX_LEN at alignment @off, against the reference. */
 static int check_lengths(const u8 *data, unsigned int off, const char *what)
 {
@@ -463,11 +489,12 @@ static void test_pseudo_datagram(void)
 
 int main(void)
 {
-	tap_plan(29);
+	tap_plan(30);
 	test_rfc1071_example();		/* 2 */
 	test_ipv4_header();		/* 2 */
 	test_odd_lengths();		/* 1 */
 	test_chaining();		/* 1 */
+	test_block_add();		/* 1 */
 	test_alignment();		/* 10 */
 	test_large();			/* 1 */
 	test_replace16_random();	/* 1 */

@@ -104,6 +104,7 @@ struct scenario {
 	u64		max_steps;
 	u32		rcv_buf;	/* 0: the default */
 	u32		slow;		/* the reader gives bytes back every @slow steps */
+	bool		copy;		/* no arena mapping: TCP copies every segment */
 };
 
 #define LOSS(p)		.loss_ppm = (p) * 10000
@@ -124,6 +125,8 @@ static const struct scenario scenarios[] = {
 	  .rcv_buf = 8192, .slow = 20 },
 	{ "slow reader, 8 KiB windows, 1% loss", LOSS(1), .delay = 1, .seed = 9,
 	  .max_steps = 400000, .rcv_buf = 8192, .slow = 20 },
+	{ "copying, 1% loss", LOSS(1), .delay = 1, .seed = 10, .max_steps = 100000,
+	  .copy = true },
 };
 
 struct wire_check {
@@ -399,6 +402,7 @@ static void side_init(struct side *s, u32 ip, const struct scenario *sc, u64 see
 	s->slow = sc->slow;
 	s->h = tn_host_new(&hc);
 	s->a = tn_app_new(s->h, RING, RING, ARENA);
+	tn_app_copy_only(s->a, sc->copy);
 	ref_rand_fill(&r, s->a->arena, PATTERN);
 }
 
@@ -527,10 +531,19 @@ static void run(const struct scenario *sc)
 	}
 	tap_ok(cl.h->pool.nfree == cl.h->pool.count && sv.h->pool.nfree == sv.h->pool.count &&
 	       !l->inflight[0] && !l->inflight[1] && !cl.a->app.stats.rx_bufs &&
-	       !sv.a->app.stats.rx_bufs,
-	       "%s: every buffer back in its pool (client %u/%u, server %u/%u free; held %llu/%llu, on the wire %u)",
+	       !sv.a->app.stats.rx_bufs && !cl.a->txmap.inflight && !sv.a->txmap.inflight,
+	       "%s: every buffer back in its pool (client %u/%u, server %u/%u free; held %llu/%llu, on the wire %u, reading the arena %u)",
 	       sc->name, cl.h->pool.nfree, cl.h->pool.count, sv.h->pool.nfree, sv.h->pool.count,
-	       cl.a->app.stats.rx_bufs, sv.a->app.stats.rx_bufs, l->inflight[0] + l->inflight[1]);
+	       cl.a->app.stats.rx_bufs, sv.a->app.stats.rx_bufs, l->inflight[0] + l->inflight[1],
+	       cl.a->txmap.inflight + sv.a->txmap.inflight);
+	/*
+	 * Zero-copy: the NIC reads the arena in place (a segment here spans
+	 * at most two blocks and two pages: 4 fragments); copying: never.
+	 */
+	tap_ok(sc->copy ? !STAT(&cl, &sv, tx_zerocopy) && STAT(&cl, &sv, tx_copied) :
+			  STAT(&cl, &sv, tx_zerocopy) > 10 * STAT(&cl, &sv, tx_copied),
+	       "%s: data segments sent in place %llu, copied %llu", sc->name,
+	       STAT(&cl, &sv, tx_zerocopy), STAT(&cl, &sv, tx_copied));
 	tap_ok(wc.frames && !wc.bad, "%s: all %llu frames sent were well formed", sc->name,
 	       wc.frames);
 
@@ -565,7 +578,7 @@ int main(int argc, char **argv)
 {
 	unsigned int i, only = argc > 1 ? (unsigned int)atoi(argv[1]) : ~0u;
 
-	tap_plan(only < ARRAY_SIZE(scenarios) ? 6 : (int)ARRAY_SIZE(scenarios) * 6);
+	tap_plan(only < ARRAY_SIZE(scenarios) ? 7 : (int)ARRAY_SIZE(scenarios) * 7);
 	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
 		if (only == ~0u || only == i)
 			run(&scenarios[i]);
