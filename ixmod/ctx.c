@@ -9,6 +9,12 @@
  * port), mapped read-only with vm_insert_page() so that each mapping holds
  * a reference on every page: a page can never be freed under a mapping.
  *
+ * TCP transmits from the arena in place, so the arena is also mapped for
+ * every port's device (DMA_TO_DEVICE, page by page: it is vmalloc memory).
+ * The NIC may read it until it has sent the last frame that points into
+ * it, so release waits for that (each port's @inflight count drops to 0)
+ * before it unmaps and frees the arena.
+ *
  * A core serves one process at a time (its receive region shows that
  * process everything the core receives); the threads of that process may
  * attach as many contexts as they like.  When the owner changes, the
@@ -25,9 +31,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/pci.h>
 #include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/rculist.h>
@@ -95,6 +104,68 @@ static void ixm_ring_offsets_fill(struct ixmod_ring_offsets *o)
 	o->entries = IXM_RING_OFF_ENTRIES;
 }
 
+/* Unmap the arena from slice @i's device. */
+static void ixm_ctx_unmap_slice(struct ixm_ctx *ctx, unsigned int i, unsigned int npages)
+{
+	dma_addr_t *dma = (dma_addr_t *)ctx->txmap[i].page_dma;
+	unsigned int j;
+
+	if (!dma)
+		return;
+	for (j = 0; j < npages; j++)
+		dma_unmap_page(ctx->txmap_dev[i], dma[j], PAGE_SIZE, DMA_TO_DEVICE);
+	ctx->txmap[i].page_dma = NULL;
+	put_device(ctx->txmap_dev[i]);
+	ctx->txmap_dev[i] = NULL;
+	kvfree(dma);
+}
+
+static void ixm_ctx_unmap_arena(struct ixm_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->ntxmap; i++)
+		ixm_ctx_unmap_slice(ctx, i, ctx->txarena_bytes >> PAGE_SHIFT);
+}
+
+/*
+ * Map the arena for every port's device.  A port whose device cannot map
+ * it all (an IOMMU or bounce-buffer space that ran out) gets none, and
+ * TCP copies there: slower, never wrong, counted in tcp_tx_copied.
+ */
+static int ixm_ctx_map_arena(struct ixm_ctx *ctx, struct ixm_core_work *work)
+{
+	unsigned int npages = ctx->txarena_bytes >> PAGE_SHIFT, i, j;
+
+	ctx->txmap = kcalloc(work->nr, sizeof(*ctx->txmap), GFP_KERNEL);
+	ctx->txmap_dev = kcalloc(work->nr, sizeof(*ctx->txmap_dev), GFP_KERNEL);
+	if (!ctx->txmap || !ctx->txmap_dev)
+		return -ENOMEM;
+	ctx->ntxmap = work->nr;
+	for (i = 0; i < work->nr; i++) {
+		struct device *dev = &work->qp[i]->port->pdev->dev;
+		dma_addr_t *dma = kvcalloc(npages, sizeof(*dma), GFP_KERNEL);
+
+		if (!dma)
+			return -ENOMEM;
+		for (j = 0; j < npages; j++) {
+			struct page *pg = vmalloc_to_page(ctx->txarena + (size_t)j * PAGE_SIZE);
+
+			dma[j] = dma_map_page(dev, pg, 0, PAGE_SIZE, DMA_TO_DEVICE);
+			if (dma_mapping_error(dev, dma[j]))
+				break;
+		}
+		ctx->txmap[i].page_dma = dma;
+		ctx->txmap_dev[i] = get_device(dev);
+		if (j < npages) {
+			ixm_ctx_unmap_slice(ctx, i, j);
+			pr_warn_ratelimited("setup: %s cannot map the %zu KiB transmit arena; TCP copies on that port (smaller txarena_size may fit)\n",
+					    dev_name(dev), ctx->txarena_bytes >> 10);
+		}
+	}
+	return 0;
+}
+
 static void ixm_ctx_free(struct ixm_ctx *ctx)
 {
 	unsigned int i;
@@ -103,7 +174,13 @@ static void ixm_ctx_free(struct ixm_ctx *ctx)
 		put_page(ctx->rx_pages[i]);
 	kvfree(ctx->rx_pages);
 	kvfree(ctx->hold);
-	vfree(ctx->txarena);
+	if (!ctx->arena_busy) {
+		if (ctx->txmap)
+			ixm_ctx_unmap_arena(ctx);
+		kfree(ctx->txmap);
+		kfree(ctx->txmap_dev);
+		vfree(ctx->txarena);
+	}
 	vfree(ctx->event_region);
 	vfree(ctx->call_region);
 	if (ctx->mm)
@@ -218,6 +295,8 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		goto err_unlock;
 	}
 	err = ixm_ctx_grab_rx(ctx, work);
+	if (!err)
+		err = ixm_ctx_map_arena(ctx, work);
 	if (err)
 		goto err_unlock;
 
@@ -230,6 +309,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	ixm_app_init(&ctx->app, &core->stack, ctx->call_region, calls,
 		     ctx->event_region, events, ctx->hold, ctx->txarena,
 		     ctx->txarena_bytes, work->nr);
+	ctx->app.txmap = ctx->txmap;
 
 	/* out: everything written by the kernel, nothing left from the caller */
 	flags = p.flags;
@@ -398,6 +478,67 @@ int ixm_ctx_wake(struct file *file)
 	return 0;
 }
 
+static u32 ixm_ctx_arena_inflight(struct ixm_ctx *ctx)
+{
+	u32 n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ctx->ntxmap; i++)
+		n += READ_ONCE(ctx->txmap[i].inflight);
+	return n;
+}
+
+/*
+ * Wait until the NIC has sent every frame that reads the arena (bounded:
+ * a second), keeping the core awake to reap them.  The ports stay up
+ * meanwhile: ixm_cfg_lock is held.  A NIC that never finishes leaves the
+ * arena allocated and mapped for good rather than freed under its DMA.
+ */
+static void ixm_ctx_wait_arena(struct ixm_ctx *ctx)
+{
+	unsigned long deadline = jiffies + HZ;
+	u32 n;
+
+	while ((n = ixm_ctx_arena_inflight(ctx))) {
+		if (time_after(jiffies, deadline)) {
+			ctx->arena_busy = true;
+			pr_warn("release: the NIC still reads %u frames from a closed context's transmit arena after 1 s; keeping its %zu KiB (reload ixmod to reclaim)\n",
+				n, ctx->txarena_bytes >> 10);
+			return;
+		}
+		ixm_core_wake(ctx->core);
+		usleep_range(50, 100);
+	}
+	ixm_ctx_unmap_arena(ctx);
+}
+
+/**
+ * ixm_ctx_port_gone() - a port is down under its contexts (PCI removal)
+ * @dev: its device; its queues are stopped and their frames freed
+ *
+ * Unmaps every context's arena from @dev: those contexts are dead (their
+ * work generation is gone) and TCP sends nothing for them any more.
+ *
+ * Context: process, ixm_cfg_lock held.
+ */
+void ixm_ctx_port_gone(struct device *dev)
+{
+	struct ixm_core *core;
+	struct ixm_ctx *ctx;
+	unsigned int cpu, i;
+
+	lockdep_assert_held(&ixm_cfg_lock);
+	for_each_possible_cpu(cpu) {
+		core = ixm_dp_core(cpu);
+		if (!core)
+			continue;
+		list_for_each_entry(ctx, &core->ctxs, node)
+			for (i = 0; i < ctx->ntxmap; i++)
+				if (ctx->txmap_dev[i] == dev && !ctx->txmap[i].inflight)
+					ixm_ctx_unmap_slice(ctx, i, ctx->txarena_bytes >> PAGE_SHIFT);
+	}
+}
+
 /**
  * ixm_ctx_release() - detach and free a file's context
  * @file: the file being released (no mapping of it is left)
@@ -416,6 +557,8 @@ void ixm_ctx_release(struct file *file)
 	list_del_rcu(&ctx->node);
 	/* the thread takes back buffers and sockets, then forgets @ctx */
 	ixm_core_request(core, IXM_REQ_PURGE, ctx);
+	/* no new frame points into the arena; wait out the queued ones */
+	ixm_ctx_wait_arena(ctx);
 	WRITE_ONCE(core->nctx, core->nctx - 1);
 	if (!core->nctx) {
 		/* keep the reference: a pid number could be reused, a struct pid not */

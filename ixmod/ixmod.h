@@ -142,6 +142,12 @@ enum ixm_core_req {
  * @event_bytes: its size
  * @txarena: transmit arena (vmalloc_user)
  * @txarena_bytes: its size
+ * @txmap: the arena mapped for each port's device (DMA_TO_DEVICE, page by
+ *	page), @ntxmap entries in slice order; @app.txmap points here.  An
+ *	entry without @page_dma (mapping failed, port gone) makes TCP copy.
+ * @txmap_dev: the device of each mapped entry, referenced
+ * @ntxmap: entries
+ * @arena_busy: the NIC never finished with the arena: it is kept, never freed
  * @hold: hold-back queue of @app
  * @rx_pages: the receive region's pages (a reference on each)
  * @rx_npages: their number
@@ -160,6 +166,10 @@ struct ixm_ctx {
 	size_t			event_bytes;
 	void			*txarena;
 	size_t			txarena_bytes;
+	struct ixm_app_txmap	*txmap;
+	struct device		**txmap_dev;
+	unsigned int		ntxmap;
+	bool			arena_busy;
 	struct ixmod_event	*hold;
 	struct page		**rx_pages;
 	unsigned int		rx_npages;
@@ -290,6 +300,7 @@ __poll_t ixm_ctx_poll(struct file *file, struct poll_table_struct *wait);
 int ixm_ctx_wake(struct file *file);
 void ixm_ctx_release(struct file *file);
 void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work);
+void ixm_ctx_port_gone(struct device *dev);
 void ixm_ctx_flush(struct ixm_core *core);
 unsigned int ixm_ctx_run_calls(struct ixm_core *core);
 void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on);
