@@ -29,7 +29,7 @@ trap 'rm -f "$LOG"' EXIT
 # depending on where it lands, out of the window, or a PAWS drop)
 NETEMS=("loss 1%" "loss 5%" "delay 5ms reorder 25% 50%" "duplicate 5%")
 MOVES=(retrans retrans ooo "out_of_window paws_drops dup_data")
-NTESTS=$((1 + 4 * ${#NETEMS[@]} + 3))
+NTESTS=$((1 + 4 * ${#NETEMS[@]} + 4))
 
 # check_verbose DESCRIPTION COMMAND...: like check, but the command's
 # output becomes TAP comments whatever its status (throughput, hashes),
@@ -140,6 +140,12 @@ for i in "${!NETEMS[@]}"; do
 	check "netem $spec: tcp_{${MOVES[$i]// /,}} moved (+$moved)" test "$moved" -gt 0
 done
 netem_teardown
+
+# the NIC read the data from tcp-echo's transmit arena, not from a copy
+zc=$(tcp_stat tx_zerocopy)
+cp=$(tcp_stat tx_copied)
+check "data segments sent from the arena in place: tcp_tx_zerocopy $zc, tcp_tx_copied $cp" \
+	test "$zc" -gt 0 -a "$zc" -gt "$cp"
 
 check "no connection left (tcp_conns, tcp_established)" busywait 10000 tcp_stats_zero
 check "every receive buffer came back (bufs_held 0)" \
