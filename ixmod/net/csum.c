@@ -114,29 +114,6 @@ u32 ixm_csum_partial(const void *buf, size_t len, u32 sum)
 }
 
 /**
- * ixm_csum_block_add() - add the sum of a block that lies at @off in the data
- * @sum: the sum so far
- * @part: ixm_csum_partial() of the block alone, from 0
- * @off: where the block starts in the checksummed data
- *
- * A block at an odd offset has its bytes in the other halves of the
- * data's 16-bit words, so its sum counts byte-swapped: multiplied by
- * 2^8, which modulo 0xffff is a rotation of the 32-bit sum by 8 bits.
- * This is how a frame's checksum covers payload gathered from several
- * places.
- *
- * Context: any.
- * Return: the unfolded sum of both, in memory order.
- */
-u32 ixm_csum_block_add(u32 sum, u32 part, size_t off)
-{
-	if (off & 1)
-		part = part << 8 | part >> 24;
-	sum += part;
-	return sum + (sum < part);
-}
-
-/**
  * ixm_csum_fold() - finish a sum into a checksum
  * @sum: unfolded sum in memory order, from ixm_csum_partial() or
  *	ixm_csum_pseudo()

@@ -146,7 +146,7 @@ static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 			     u32 seq, u32 len, u32 *sum, u32 at)
 {
 	const u32 pmask = (1u << IXM_PAGE_SHIFT) - 1;
-	struct ixm_mbuf_frag frags[IXM_MBUF_FRAGS];
+	struct ixm_mbuf_frag *frags = m->frags;	/* only used if nfrags is set */
 	u32 pos = seq - c->snd_una + c->sndq_skip, done = 0, s = *sum;
 	u32 i = c->sndq_head, end = c->sndq_head + c->sndq_count;
 	const u8 *arena = c->app->txarena;
@@ -193,7 +193,6 @@ static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	}
 	if (done != len)	/* never: the caller never asks past snd_end */
 		return false;
-	memcpy(m->frags, frags, nf * sizeof(frags[0]));
 	m->nfrags = nf;
 	m->inflight = &map->inflight;
 	map->inflight++;

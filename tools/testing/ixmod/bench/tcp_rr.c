@@ -4,11 +4,13 @@
  * connection between two in-memory hosts (testnet.h), for
  * scripts/tcp-icount.
  *
- * Usage: tcp_rr [-s SIZE] N
+ * Usage: tcp_rr [-c] [-s SIZE] N
  *
  * The client (198.18.0.1) connects to the server (198.18.0.2), then
  * sends a SIZE-byte request (default 64) and waits for the server's
  * SIZE-byte response, N times; then both close and TIME_WAIT passes.
+ * TCP sends the data from the arena in place, or with -c copies it (as
+ * on a port without a mapping of the arena), to compare the two.
  * Both applications use nothing but the call and event rings: the server
  * answers each TCP_RECV with a TCP_SENDV of the same size and a
  * TCP_RECV_DONE, the client sends its next request once the response is
@@ -51,6 +53,7 @@ struct end {
 };
 
 static u32 size = 64;
+static bool copy_only;
 
 static void fail(const char *what)
 {
@@ -133,6 +136,7 @@ static void end_init(struct end *e, u32 ip, u8 fill)
 	memset(e, 0, sizeof(*e));
 	e->h = tn_host_new(&hc);
 	e->a = tn_app_new(e->h, RING, RING, ARENA);
+	tn_app_copy_only(e->a, copy_only);
 	memset(e->a->arena, fill, IOV_OFF);
 }
 
@@ -157,15 +161,19 @@ int main(int argc, char **argv)
 	unsigned long n, i, steps;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:")) != -1) {
+	while ((opt = getopt(argc, argv, "cs:")) != -1) {
+		if (opt == 'c') {
+			copy_only = true;
+			continue;
+		}
 		if (opt != 's')
-			fail("usage: tcp_rr [-s SIZE] N");
+			fail("usage: tcp_rr [-c] [-s SIZE] N");
 		size = (u32)parse_count(optarg);
 		if (!size || size > IOV_OFF)
 			fail("SIZE must be 1 to 4096 bytes");
 	}
 	if (optind + 1 != argc)
-		fail("usage: tcp_rr [-s SIZE] N");
+		fail("usage: tcp_rr [-c] [-s SIZE] N");
 	n = parse_count(argv[optind]);
 
 	ixm_host_now_ns = 1000 * MS;
@@ -222,6 +230,9 @@ int main(int argc, char **argv)
 		fail("a segment was retransmitted or dropped");
 	if (cl.h->tcp->stats.conns || sv.h->tcp->stats.conns)
 		fail("a connection outlived TIME_WAIT");
+	if (copy_only ? cl.h->tcp->stats.tx_zerocopy + sv.h->tcp->stats.tx_zerocopy :
+			cl.h->tcp->stats.tx_copied + sv.h->tcp->stats.tx_copied)
+		fail(copy_only ? "data went out in place with -c" : "data was copied");
 
 	printf("%lu exchanges of %u bytes: %llu frames on the link, %llu delayed ACKs\n",
 	       n, size, (unsigned long long)l->stats.sent,
