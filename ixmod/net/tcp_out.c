@@ -150,6 +150,7 @@ static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	u32 pos = seq - c->snd_una + c->sndq_skip, done = 0, s = *sum;
 	u32 i = c->sndq_head, end = c->sndq_head + c->sndq_count;
 	const u8 *arena = c->app->txarena;
+	u32 last_pg = ~0u;	/* the page of frags[nf - 1] */
 	struct ixm_app_txmap *map;
 	unsigned int nf = 0;
 
@@ -171,12 +172,17 @@ static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		n = min_t(u32, len - done, p->len - pos);
 		s = ixm_csum_block_add(s, ixm_csum_partial(arena + off, n, 0), at + done);
 		done += n;
-		/* one fragment per page, merged where the bus addresses run on */
+		/*
+		 * A fragment per page, never across two: each page is its own
+		 * mapping (and a DMA sync must stay inside one).  Pieces that
+		 * follow each other on one page share a fragment.
+		 */
 		for (left = n; left; ) {
 			u32 run = min_t(u32, left, pmask + 1 - (off & pmask));
-			dma_addr_t dma = map->page_dma[off >> IXM_PAGE_SHIFT] + (off & pmask);
+			u32 pg = off >> IXM_PAGE_SHIFT;
+			dma_addr_t dma = map->page_dma[pg] + (off & pmask);
 
-			if (nf && frags[nf - 1].dma + frags[nf - 1].len == dma) {
+			if (pg == last_pg && frags[nf - 1].dma + frags[nf - 1].len == dma) {
 				frags[nf - 1].len += run;
 			} else {
 				if (nf == IXM_MBUF_FRAGS)
@@ -184,6 +190,7 @@ static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 				frags[nf].dma = dma;
 				frags[nf].len = run;
 				nf++;
+				last_pg = pg;
 			}
 			off += run;
 			left -= run;

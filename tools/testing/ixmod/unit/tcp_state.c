@@ -1110,6 +1110,11 @@ static void test_sendv_gather(void)
 			 len4[] = { 101, 33, 77, 96 };
 	static const u32 off5[] = { 9 * 4096, 11 * 4096 + 1, 13 * 4096, 15 * 4096, 17 * 4096 },
 			 len5[] = { 100, 99, 100, 100, 100 };
+	/* 6 pieces in a row on one page, then one on the next: 2 fragments */
+	static const u32 off6[] = { 20 * 4096 + 3000, 20 * 4096 + 3101, 20 * 4096 + 3200,
+				    20 * 4096 + 3333, 20 * 4096 + 3500, 20 * 4096 + 3900,
+				    21 * 4096 },
+			 len6[] = { 101, 99, 133, 167, 400, 196, 50 };
 	const struct ixm_tcp_stats *st;
 	struct tc *t = &T;
 	u64 zc, cp;
@@ -1128,8 +1133,11 @@ static void test_sendv_gather(void)
 	tap_ok(tc_sendv_pieces(t, off5, len5, 5) && st->tx_zerocopy == zc + 2 &&
 	       st->tx_copied == cp + 1,
 	       "gather: 5 pieces on 5 pages need too many fragments: copied");
+	tap_ok(tc_sendv_pieces(t, off6, len6, 7) && st->tx_zerocopy == zc + 3 &&
+	       st->tx_copied == cp + 1,
+	       "gather: 7 pieces, 6 of them in a row on one page: 2 fragments, in place");
 	tn_app_copy_only(t->a, true);
-	tap_ok(tc_sendv_pieces(t, off1, len1, 1) && st->tx_zerocopy == zc + 2 &&
+	tap_ok(tc_sendv_pieces(t, off1, len1, 1) && st->tx_zerocopy == zc + 3 &&
 	       st->tx_copied == cp + 2,
 	       "gather: no mapping of the arena for the port: copied");
 	tap_eq(t->a->txmap.inflight, 0, "gather: no frame reads the arena once sent");
@@ -1680,7 +1688,7 @@ int main(void)
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
 	tap_plan(2 + 16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
-		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3 + 5);
+		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3 + 6);
 	test_passive_open();
 	test_active_open();
 	test_simultaneous_open();
