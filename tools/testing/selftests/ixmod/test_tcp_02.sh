@@ -9,7 +9,9 @@
 # -> peer (the pattern checked), and an echo of 20 MB (SHA-256 compared).
 # The counter that each impairment must move moves (retransmissions,
 # out-of-order queueing, duplicate data).  Afterwards no connection and no
-# receive buffer is left, and the kernel logged no error.
+# receive buffer is left, and the kernel logged no error.  Then tcp-echo
+# is killed while it streams: closing its context waits for the NIC to
+# finish with the transmit arena before freeing it.
 #
 # IXMOD_TCP_BULK_BYTES (4000000) and IXMOD_TCP_ECHO_BYTES (20000000) size
 # the transfers; IXMOD_TCP_TIMEOUT (300) bounds each, in seconds.
@@ -29,7 +31,7 @@ trap 'rm -f "$LOG"' EXIT
 # depending on where it lands, out of the window, or a PAWS drop)
 NETEMS=("loss 1%" "loss 5%" "delay 5ms reorder 25% 50%" "duplicate 5%")
 MOVES=(retrans retrans ooo "out_of_window paws_drops dup_data")
-NTESTS=$((1 + 4 * ${#NETEMS[@]} + 4))
+NTESTS=$((1 + 4 * ${#NETEMS[@]} + 6))
 
 # check_verbose DESCRIPTION COMMAND...: like check, but the command's
 # output becomes TAP comments whatever its status (throughput, hashes),
@@ -146,6 +148,26 @@ zc=$(tcp_stat tx_zerocopy)
 cp=$(tcp_stat tx_copied)
 check "data segments sent from the arena in place: tcp_tx_zerocopy $zc, tcp_tx_copied $cp" \
 	test "$zc" -gt 0 -a "$zc" -gt "$cp"
+
+# SIGKILL while the source streams: frames that point into the arena are
+# still in the TX ring when the context closes
+kill_streaming() {
+	local zc0 rpid
+	zc0=$(tcp_stat tx_zerocopy)
+	run_server --source 1000000000 -p 7 || return 1
+	peer timeout 60 "$PY" "$TCP_CHECK" recv $DUT_IP 7 --bytes 1000000000 >/dev/null 2>&1 &
+	rpid=$!
+	busywait 20000 test "$(tcp_stat tx_zerocopy)" -gt $((zc0 + 500)) ||
+		{ echo "# the source did not stream"; kill "$rpid"; return 1; }
+	kill -KILL "$TCP_ECHO_PID"
+	wait "$TCP_ECHO_PID" 2>/dev/null
+	wait "$rpid"
+	echo "# sent $(($(tcp_stat tx_zerocopy) - zc0)) segments in place before the kill"
+	return 0
+}
+check "tcp-echo killed while streaming from its arena" kill_streaming
+check "its arena was given back at once (no 'still reads' in the kernel log)" \
+	bash -c "! dmesg | grep -q 'still reads .* transmit arena'"
 
 check "no connection left (tcp_conns, tcp_established)" busywait 10000 tcp_stats_zero
 check "every receive buffer came back (bufs_held 0)" \
