@@ -53,6 +53,9 @@
 /* Contexts attached anywhere (ixm_cfg_lock); ports and cores stay put while any is. */
 unsigned int ixm_ctx_count;
 
+/* Closed contexts whose arena the NIC never let go (ixm_cfg_lock); freed at unload. */
+static LIST_HEAD(ixm_ctx_busy);
+
 static struct ixm_ctx *ixm_file_ctx(struct file *file)
 {
 	/* pairs with the release store at the end of ixm_ctx_setup() */
@@ -502,7 +505,7 @@ static void ixm_ctx_wait_arena(struct ixm_ctx *ctx)
 	while ((n = ixm_ctx_arena_inflight(ctx))) {
 		if (time_after(jiffies, deadline)) {
 			ctx->arena_busy = true;
-			pr_warn("release: the NIC still reads %u frames from a closed context's transmit arena after 1 s; keeping its %zu KiB (reload ixmod to reclaim)\n",
+			pr_warn("release: the NIC still reads %u frames from a closed context's transmit arena after 1 s; keeping its %zu KiB until rmmod\n",
 				n, ctx->txarena_bytes >> 10);
 			return;
 		}
@@ -570,7 +573,30 @@ void ixm_ctx_release(struct file *file)
 	ixm_ctx_count--;
 	mutex_unlock(&ixm_cfg_lock);
 	synchronize_rcu();
+	if (ctx->arena_busy) {
+		/* after the grace period: no loop walks @ctx->node any more */
+		mutex_lock(&ixm_cfg_lock);
+		list_add(&ctx->node, &ixm_ctx_busy);
+		mutex_unlock(&ixm_cfg_lock);
+		return;
+	}
 	ixm_ctx_free(ctx);
+}
+
+/**
+ * ixm_ctx_exit() - free the arenas kept by ixm_ctx_wait_arena()
+ *
+ * Context: module unload, after every port is down (no NIC reads them).
+ */
+void ixm_ctx_exit(void)
+{
+	struct ixm_ctx *ctx, *tmp;
+
+	list_for_each_entry_safe(ctx, tmp, &ixm_ctx_busy, node) {
+		list_del(&ctx->node);
+		ctx->arena_busy = false;
+		ixm_ctx_free(ctx);
+	}
 }
 
 /* ---- the dataplane thread's side; called with rcu_read_lock() held ---- */

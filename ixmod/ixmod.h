@@ -147,7 +147,7 @@ enum ixm_core_req {
  *	entry without @page_dma (mapping failed, port gone) makes TCP copy.
  * @txmap_dev: the device of each mapped entry, referenced
  * @ntxmap: entries
- * @arena_busy: the NIC never finished with the arena: it is kept, never freed
+ * @arena_busy: the NIC never finished with the arena: @ctx is kept (freed at unload)
  * @hold: hold-back queue of @app
  * @rx_pages: the receive region's pages (a reference on each)
  * @rx_npages: their number
@@ -301,6 +301,7 @@ int ixm_ctx_wake(struct file *file);
 void ixm_ctx_release(struct file *file);
 void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work);
 void ixm_ctx_port_gone(struct device *dev);
+void ixm_ctx_exit(void);
 void ixm_ctx_flush(struct ixm_core *core);
 unsigned int ixm_ctx_run_calls(struct ixm_core *core);
 void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on);

@@ -53,6 +53,7 @@ err_dp_exit:
 static void __exit ixm_exit(void)
 {
 	ixm_pci_exit();		/* every port down and removed */
+	ixm_ctx_exit();
 	ixm_cdev_exit();
 	ixm_sysfs_exit();	/* stops every dataplane core */
 	ixm_dp_exit();
