@@ -157,8 +157,12 @@ kill_streaming() {
 	run_server --source 1000000000 -p 7 || return 1
 	peer timeout 60 "$PY" "$TCP_CHECK" recv $DUT_IP 7 --bytes 1000000000 >/dev/null 2>&1 &
 	rpid=$!
-	busywait 20000 test "$(tcp_stat tx_zerocopy)" -gt $((zc0 + 500)) ||
-		{ echo "# the source did not stream"; kill "$rpid"; return 1; }
+	if ! busywait 20000 holds -gt $((zc0 + 500)) tcp_stat tx_zerocopy; then
+		echo "# the source did not stream"
+		kill "$rpid"
+		stop_server
+		return 1
+	fi
 	kill -KILL "$TCP_ECHO_PID"
 	wait "$TCP_ECHO_PID" 2>/dev/null
 	wait "$rpid"
