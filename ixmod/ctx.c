@@ -535,10 +535,13 @@ void ixm_ctx_port_gone(struct device *dev)
 		core = ixm_dp_core(cpu);
 		if (!core)
 			continue;
-		list_for_each_entry(ctx, &core->ctxs, node)
+		list_for_each_entry(ctx, &core->ctxs, node) {
+			unsigned int npages = ctx->txarena_bytes >> PAGE_SHIFT;
+
 			for (i = 0; i < ctx->ntxmap; i++)
 				if (ctx->txmap_dev[i] == dev && !ctx->txmap[i].inflight)
-					ixm_ctx_unmap_slice(ctx, i, ctx->txarena_bytes >> PAGE_SHIFT);
+					ixm_ctx_unmap_slice(ctx, i, npages);
+		}
 	}
 }
 

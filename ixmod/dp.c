@@ -217,14 +217,13 @@ static unsigned int ixm_dp_tx_qpair(struct ixm_core *core, struct ixm_qpair *qp)
 	struct device *dev = &qp->port->pdev->dev;
 	struct ixm_net_port *np = &qp->net;
 	unsigned int i, sent = 0, reaped;
-	u64 bytes = 0;
+	u64 bytes = qp->txq.bytes;
 
 	if (np->ntx) {
 		for (i = 0; i < np->ntx; i++) {
 			struct ixm_mbuf *m = np->tx[i];
 			unsigned int f;
 
-			bytes += ixm_mbuf_frame_len(m);
 			dma_sync_single_for_device(dev, ixm_mbuf_data_dma(m), m->len,
 						   DMA_BIDIRECTIONAL);
 			/* the arena as the application left it (bounce buffers) */
@@ -233,12 +232,10 @@ static unsigned int ixm_dp_tx_qpair(struct ixm_core *core, struct ixm_qpair *qp)
 							   m->frags[f].len, DMA_TO_DEVICE);
 		}
 		sent = ixm_adv_tx_burst(&qp->txq, np->tx, np->ntx);
-		for (i = sent; i < np->ntx; i++) {
-			bytes -= ixm_mbuf_frame_len(np->tx[i]);
+		for (i = sent; i < np->ntx; i++)
 			ixm_net_drop(np, np->tx[i], IXM_DROP_TX_FULL);
-		}
 		qp->stats.tx_packets += sent;
-		qp->stats.tx_bytes += bytes;
+		qp->stats.tx_bytes += qp->txq.bytes - bytes;	/* what the ring took */
 		trace_ixm_tx_batch(core->cpu, qp->txq.idx, sent, np->ntx - sent);
 		np->ntx = 0;
 	}

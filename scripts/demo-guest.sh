@@ -134,9 +134,10 @@ run "ip netns exec ixpeer python3 $CHECK short 198.18.0.1 7 --count 200"
 kill -INT $echo_pid
 wait $echo_pid
 run "tail -n 2 /tmp/tcp-echo.log"
-echo "Per-core TCP counters: every connection is gone (conns, established 0), and the"
-echo "NIC read the echoed data from tcp-echo's transmit arena in place (tx_zerocopy, not tx_copied):"
-run "grep . $S/dataplane/cpu*/stats/tcp_{passive_opens,resets_in,established,conns,retrans,tx_zerocopy,tx_copied} | sed 's|$S/dataplane/||'"
+echo "Per-core TCP counters: every connection is gone (conns, established 0), and the NIC"
+echo "read the echoed data from tcp-echo's arena in place (tx_zerocopy, not tx_copied):"
+tcp_names="passive_opens,resets_in,established,conns,retrans,tx_zerocopy,tx_copied"
+run "grep . $S/dataplane/cpu*/stats/tcp_{$tcp_names} | sed 's|$S/dataplane/||'"
 
 say "Give the NIC back: Linux's igb takes it and works"
 run "echo 0 > $P/up; $top/scripts/ixmod-bind unbind $DUT"

@@ -7,8 +7,9 @@
  * the buffer's fragments point the NIC at the pieces of the transmit arena
  * that sendv accepted (zero-copy), and the checksum (RFC 9293 §3.1) is
  * summed over them in place.  Only when the port has no mapping of the
- * arena, or the data is scattered over more than IXM_MBUF_FRAGS runs of
- * bus addresses, is it copied into the buffer after the headers.
+ * arena, or the data needs more than IXM_MBUF_FRAGS fragments (one per
+ * page it touches, at least), is it copied into the buffer after the
+ * headers.
  * A segment goes out only if the port's TX batch has room; otherwise the
  * connection waits on the pending list for the next iteration, so a full
  * batch never loses an ACK or data.
@@ -139,8 +140,8 @@ static unsigned int ixm_tcp_build_opts(struct ixm_tcp_conn *c, u8 *p, bool syn)
  * Point @m's fragments at @len bytes of the stream from sequence number
  * @seq, as they lie in the arena, and add their sum to *@sum (the data
  * starts at the even offset @at of the checksummed bytes).  False, with
- * @m and *@sum untouched, when the port has no mapping of the arena or
- * the bytes need more than IXM_MBUF_FRAGS fragments.
+ * @m's @nfrags and *@sum untouched, when the port has no mapping of the
+ * arena or the bytes need more than IXM_MBUF_FRAGS fragments.
  */
 static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 			     u32 seq, u32 len, u32 *sum, u32 at)
