@@ -245,6 +245,7 @@ static void ixm_tcp_rcv_purge(struct ixm_tcp_conn *c)
 	c->rcv_posted = NULL;
 	c->ooo = NULL;
 	c->ooo_count = 0;
+	c->flags &= ~IXM_TCPF_OOO_FIN;
 	c->rcv_bufs = 0;
 	c->rcv_held = 0;
 	c->rcv_given = 0;

@@ -231,6 +231,7 @@ struct ixm_tcp_sndpiece {
 #define IXM_TCPF_KNOCKED	0x10000	/* a knock announced it */
 #define IXM_TCPF_WANT_SPACE	0x20000	/* sendv took less than asked: say when */
 #define IXM_TCPF_NEED_ARP	0x40000	/* @dmac not resolved yet */
+#define IXM_TCPF_OOO_FIN	0x80000	/* a queued segment carried a FIN at @ooo_fin */
 
 /* struct ixm_tcp_conn.evpend: events owed to the application */
 #define IXM_TCPE_KNOCK		0x01
@@ -294,6 +295,7 @@ struct ixm_tcp_sndpiece {
  * @rcvq_off: bytes of @rcvq's first buffer already returned
  * @ooo: out-of-order segments, sorted by sequence number
  * @ooo_count: how many
+ * @ooo_fin: the sequence number of a FIN that came out of order
  * @sndq: the arena pieces from @snd_una's piece on
  * @sndq_head: index of the oldest piece
  * @sndq_count: pieces held
@@ -373,6 +375,7 @@ struct ixm_tcp_conn {
 	u32				rcvq_off;
 	struct ixm_mbuf			*ooo;
 	u32				ooo_count;
+	u32				ooo_fin;
 
 	struct ixm_tcp_sndpiece		sndq[IXM_TCP_SNDQ];
 	u32				sndq_head;

@@ -487,7 +487,7 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	bool fin = flags & IXM_TCP_FIN;
 	u32 dlen = m->len;
 	u32 seglen = dlen + !!(flags & IXM_TCP_SYN) + fin;
-	bool kept = false;
+	bool kept = false, fin_now;
 	u32 wnd;
 
 	c->last_rx_ns = now;
@@ -703,17 +703,34 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		} else {
 			t->stats.ooo++;
 			kept = ixm_tcp_ooo_insert(c, m);
-			fin = false;	/* it is sent again with the data before it */
+			/* its FIN waits with it for the data before it */
+			if (fin && kept) {
+				c->flags |= IXM_TCPF_OOO_FIN;
+				c->ooo_fin = seq + dlen;
+			}
+			fin = false;
 			/* RFC 5681 §4.2: a duplicate ACK for each, at once, not coalesced */
 			if (ixm_tcp_send_ack(c))
 				c->flags |= IXM_TCPF_ACK_NOW;
 		}
 	}
 
-	/* FIN (eighth check), only in order */
-	if (fin && seq + dlen == c->rcv_nxt) {
+	/*
+	 * FIN (eighth check), in order: on this segment, or on a queued one
+	 * that the data before it just reached.  A peer that sent data past
+	 * its own FIN loses the queued FIN; it sends it again.
+	 */
+	fin_now = fin && seq + dlen == c->rcv_nxt;
+	if (c->flags & IXM_TCPF_OOO_FIN) {
+		if (c->rcv_nxt == c->ooo_fin)
+			fin_now = true;
+		else if (ixm_seq_gt(c->rcv_nxt, c->ooo_fin))
+			c->flags &= ~IXM_TCPF_OOO_FIN;
+	}
+	if (fin_now) {
 		c->rcv_nxt++;
 		c->flags |= IXM_TCPF_FIN_RCVD | IXM_TCPF_ACK_NOW;
+		c->flags &= ~IXM_TCPF_OOO_FIN;
 		switch (c->state) {
 		case IXM_TCP_ESTABLISHED:
 			ixm_tcp_set_state(c, IXM_TCP_CLOSE_WAIT);

@@ -1412,6 +1412,47 @@ static void test_dupack_per_segment(void)
 	tc_fini(t);
 }
 
+/*
+ * A FIN on an out-of-order segment waits with it and takes effect once the
+ * data before it arrives (RFC 9293 §3.10.7.4, eighth check: the FIN is
+ * processed in sequence).  Data past a queued FIN cancels it.
+ */
+static void test_ooo_fin(void)
+{
+	struct tc *t = &T;
+	u32 seq;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	seq = t->snd;
+	tc_seg(t, TH_ACK | TH_FIN, seq + 1000, t->rcv, data + 1000, 500, 0);
+	tap_ok(!t->nev && is_ack(t) && !strcmp(state(t), "ESTABLISHED") && stats(t)->ooo == 1,
+	       "ooo FIN: data and FIN past a hole -> queued, duplicate ACK, still ESTABLISHED");
+	t->snd += 1500 + 1;
+	tc_seg(t, TH_ACK, seq, t->rcv, data, 1000, 0);
+	tap_ok(t->nev == 3 && recv_is(t, &t->ev[0], data, 1000) &&
+	       recv_is(t, &t->ev[1], data + 1000, 500) &&
+	       t->ev[2].type == IXMOD_EV_TCP_RECV && !t->ev[2].res && !t->ev[2].off,
+	       "ooo FIN: the hole filled -> RECV 1000, RECV 500, end of stream");
+	tap_ok(is_ack(t) && !strcmp(state(t), "CLOSE_WAIT"),
+	       "ooo FIN: one ACK covers the data and the FIN; CLOSE-WAIT");
+	tc_fini(t);
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	seq = t->snd;
+	tc_seg(t, TH_ACK | TH_FIN, seq + 1000, t->rcv, data, 100, 0);
+	tc_seg(t, TH_ACK, seq, t->rcv, data, 1200, 0);
+	tap_ok(!strcmp(state(t), "ESTABLISHED") && tc_nev(t, IXMOD_EV_TCP_RECV) == 1 &&
+	       t->nseg == 1 && t->seg[0].ack == seq + 1200,
+	       "ooo FIN: data past the queued FIN cancels it (ACK %u, ESTABLISHED)", seq + 1200);
+	t->snd = seq + 1200;
+	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
+	tap_ok(is_ack(t) && !strcmp(state(t), "CLOSE_WAIT"),
+	       "ooo FIN: the FIN sent again in order closes it");
+	tc_fini(t);
+}
+
 /* At most IXM_TCP_OOO_MAX out-of-order segments wait; the next is dropped. */
 static void test_ooo_bound(void)
 {
@@ -1688,7 +1729,7 @@ int main(void)
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
 	tap_plan(2 + 16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
-		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3 + 6);
+		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3 + 6 + 5);
 	test_passive_open();
 	test_active_open();
 	test_simultaneous_open();
@@ -1713,6 +1754,7 @@ int main(void)
 	test_window_update();
 	test_ack_seq_after_rto();
 	test_dupack_per_segment();
+	test_ooo_fin();
 	test_ooo_bound();
 	test_isn_upper_half();
 	test_syn_timeout();
