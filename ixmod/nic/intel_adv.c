@@ -12,9 +12,11 @@
  * write, is written once per group (82576 §7.1.4.1: software may update
  * the tail any time after it has written the descriptors).
  *
- * TX: every frame is one data descriptor with EOP, IFCS and RS set; the
- * device writes DD back into each (82576 §7.2.3.5.2), which is what reap
- * looks for.  The buffer is freed only after its DD is seen.
+ * TX: a frame is one data descriptor for its buffer and one per fragment,
+ * all with IFCS; the last has EOP and RS, and the device writes DD back
+ * into that one only (82576 §7.2.3.5.2, 82599 §7.2.3.2.4: DD is written
+ * for descriptors with RS).  The buffer sits at that slot and is freed
+ * once its DD is seen.
  */
 #include "platform.h"
 #include "intel_adv.h"
@@ -227,10 +229,10 @@ static inline void ixm_adv_tx_desc(union ixm_adv_tx_desc *d, dma_addr_t dma,
  * @n: how many
  *
  * A frame takes one data descriptor for its buffer and one per fragment;
- * only the last has EOP.  PAYLEN, the frame's length, goes in the first
- * one's olinfo and the others' is zero, as Linux's igb and ixgbe post
- * them.  Every descriptor asks for RS, so the device writes DD back in
- * ring order and a frame is reaped once its last descriptor has it.
+ * only the last has EOP and RS.  PAYLEN, the frame's length, goes in the
+ * first one's olinfo and the others' is zero, as Linux's igb and ixgbe
+ * post them.  The device writes DD back into the last descriptor only,
+ * and a frame is reaped once it has it.
  *
  * The ring takes what it has room for, whole frames in order, and the
  * tail is written once.  Frames it took are freed by ixm_adv_tx_reap()
@@ -248,7 +250,7 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 
 	for (k = 0; k < n; k++) {
 		struct ixm_mbuf *mb = m[k];
-		u32 len = ixm_mbuf_frame_len(mb), cmd = IXM_ADV_TXD_DCMD_RS;
+		u32 len = ixm_mbuf_frame_len(mb), cmd = 0;
 
 		if (unlikely(1 + mb->nfrags > room)) {
 			q->full += n - k;
@@ -256,14 +258,14 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 		}
 		room -= 1 + mb->nfrags;
 		if (!mb->nfrags)
-			cmd |= IXM_ADV_TXD_DCMD_EOP;
+			cmd = IXM_ADV_TXD_DCMD_EOP | IXM_ADV_TXD_DCMD_RS;
 		ixm_adv_tx_desc(&q->desc[i], ixm_mbuf_data_dma(mb), mb->len, cmd,
 				len << IXM_ADV_TXD_PAYLEN_SHIFT);
 		for (f = 0; f < mb->nfrags; f++) {
 			q->slot[i] = NULL;
 			i = (i + 1) & mask;
 			if (f + 1 == mb->nfrags)
-				cmd |= IXM_ADV_TXD_DCMD_EOP;
+				cmd = IXM_ADV_TXD_DCMD_EOP | IXM_ADV_TXD_DCMD_RS;
 			ixm_adv_tx_desc(&q->desc[i], mb->frags[f].dma,
 					mb->frags[f].len, cmd, 0);
 		}
@@ -294,16 +296,18 @@ unsigned int ixm_adv_tx_reap(struct ixm_txq *q)
 	unsigned int n = 0;
 
 	while (i != q->next_to_use) {
-		union ixm_adv_tx_desc *d = &q->desc[i];
+		u16 last = i;
 
-		if (!(le32_to_cpu(READ_ONCE(d->wb.status)) & IXM_ADV_TXD_STAT_DD))
+		/* the frame's last descriptor: its buffer's slot, with RS */
+		while (!q->slot[last] && last != q->next_to_use)
+			last = (last + 1) & mask;
+		if (unlikely(last == q->next_to_use) ||
+		    !(le32_to_cpu(READ_ONCE(q->desc[last].wb.status)) & IXM_ADV_TXD_STAT_DD))
 			break;
-		if (q->slot[i]) {	/* a frame's last descriptor */
-			ixm_mbuf_free(q->slot[i]);
-			q->slot[i] = NULL;
-		}
-		i = (i + 1) & mask;
-		n++;
+		ixm_mbuf_free(q->slot[last]);
+		q->slot[last] = NULL;
+		n += ((last - i) & mask) + 1;
+		i = (last + 1) & mask;
 	}
 	q->next_to_clean = i;
 	return n;

@@ -406,22 +406,22 @@ static void test_tx_chain(void)
 	tap_eq(r.txq.full, 1, "chain: the refused frame is counted full");
 	tap_eq(r.txq.next_to_use, 7, "chain: no descriptor of the refused frame posted");
 	cmd = le32_to_cpu(r.txd[0].read.cmd_type_len);
-	tap_eq(cmd, 0x2a300000u | 54, "first descriptor: no EOP, RS, the buffer's length");
+	tap_eq(cmd, 0x22300000u | 54, "first descriptor: no EOP, no RS, the buffer's length");
 	tap_eq(le32_to_cpu(r.txd[0].read.olinfo_status), (54u + 703) << 14,
 	       "first descriptor: PAYLEN is the whole frame");
-	tap_ok(le32_to_cpu(r.txd[1].read.cmd_type_len) == (0x2a300000u | 700) &&
+	tap_ok(le32_to_cpu(r.txd[1].read.cmd_type_len) == (0x22300000u | 700) &&
 	       le64_to_cpu(r.txd[1].read.buffer_addr) == (uintptr_t)ext &&
 	       !r.txd[1].read.olinfo_status,
-	       "middle descriptor: the fragment, no EOP, olinfo 0");
+	       "middle descriptor: the fragment, no EOP, no RS, olinfo 0");
 	tap_eq(le32_to_cpu(r.txd[2].read.cmd_type_len), 0x2b300000u | 3,
-	       "last descriptor: EOP");
+	       "last descriptor: EOP and RS");
 	tap_ok(!r.tslot[0] && !r.tslot[1] && r.tslot[2] == m[0] && r.tslot[6] == m[1],
 	       "the buffer sits at its frame's last descriptor");
 
-	/* the device finished the header descriptor only */
+	/* DD on the header descriptor only (the device writes none there) */
 	r.txd[0].wb.status |= cpu_to_le32(IXM_ADV_TXD_STAT_DD);
 	i = r.pool.nfree;
-	tap_eq(ixm_adv_tx_reap(&r.txq), 1, "reap takes back a done descriptor");
+	tap_eq(ixm_adv_tx_reap(&r.txq), 0, "reap waits for the frame's last descriptor");
 	tap_ok(r.pool.nfree == i && inflight == 2,
 	       "a frame is not freed before its last descriptor is done");
 
@@ -431,7 +431,11 @@ static void test_tx_chain(void)
 	tap_ok(s.len[0] == 757 && !memcmp(s.first, want, 757),
 	       "chain: on the wire, the buffer then the fragments in order");
 	tap_eq(s.len[1], 66u + 1448, "chain: second frame's length");
-	tap_eq(ixm_adv_tx_reap(&r.txq), 6, "chain: the other 6 descriptors reaped");
+	tap_ok(!(r.txd[1].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD)) &&
+	       (r.txd[2].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD)) &&
+	       (r.txd[6].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD)),
+	       "chain: the device wrote DD into the frames' last descriptors only");
+	tap_eq(ixm_adv_tx_reap(&r.txq), 7, "chain: all 7 descriptors reaped");
 	tap_eq(inflight, 0, "chain: both frames released their fragments");
 
 	/* never sent: release frees it and its fragments */
@@ -493,7 +497,7 @@ static void test_rss_irq(void)
 
 int main(void)
 {
-	tap_plan(102);
+	tap_plan(103);
 	test_bringup();
 	test_queue_start();
 	test_rx();
