@@ -276,8 +276,11 @@ static void ixm_port_down_locked(struct ixm_port *port)
 	synchronize_rcu();	/* no loop holds a queue pair any more */
 	ixm_port_stop_queues(port);
 	ixm_port_free_qpairs(port);
-	if (ixm_ctx_count)	/* only on PCI removal: contexts keep ports up */
+	if (ixm_ctx_count) {	/* only on PCI removal: contexts keep ports up */
+		pr_warn("ports: %s: removed under %u application contexts; they are dead now (IXMOD_RING_DEAD), close them\n",
+			pci_name(port->pdev), ixm_ctx_count);
 		ixm_ctx_port_gone(&port->pdev->dev);
+	}
 	WRITE_ONCE(port->up, false);
 }
 

@@ -35,7 +35,9 @@
  *
  * Servers print "tcp-echo: ready on port P, N cores" once every thread
  * listens.  SIGINT or SIGTERM stops every mode, with a summary line per
- * core (unless -q) and a total.
+ * core (unless -q) and a total.  A thread whose port went away (PCI
+ * removal; its context is dead) says "tcp-echo: cpu N lost its port" and
+ * stops; the exit status is then 1.
  *
  * The structure every mode shares: events only change a connection's
  * state and mark it dirty; flush() then turns the state of the dirty
@@ -152,6 +154,7 @@ struct worker {
 	struct ixu	ixu;
 	__u64		listener;
 	bool		done;		/* client: every round finished */
+	bool		lost;		/* the context died with its port */
 
 	struct conn	conns[MAX_CONNS];
 	unsigned int	live;		/* slots not free */
@@ -814,6 +817,7 @@ static void *serve(void *arg)
 		ret = ixu_wait(&w->ixu, 200);
 		if (ret == -ENETDOWN) {
 			fprintf(stderr, "tcp-echo: cpu %u lost its port\n", w->cpu);
+			w->lost = true;
 			break;
 		}
 	}
@@ -1010,6 +1014,7 @@ int main(int argc, char **argv)
 		unknown += w[i].unknown;
 		ok += w[i].ok;
 		bad += w[i].bad;
+		failed |= w[i].lost;
 	}
 	printf("tcp-echo: %lu conns, %llu bytes in, %llu bytes out, %lu resets, %lu errors, %lu unknown events\n",
 	       conns, in, out, resets, errors, unknown);

@@ -7,7 +7,8 @@
 #   run_in_vm.sh OUTDIR IXMOD_KO [all|base|iommu|ports|udp|tcp] [EXCEPT,...]
 #
 # "ports" runs only the port and UDP tests, "iommu" the port tests,
-# test_udp_01 and test_tcp_02 (for the run behind the IOMMU), "base" every
+# test_udp_01, test_tcp_02 and test_tcp_04 (for the run behind the
+# IOMMU), "base" every
 # test that needs no port, "udp" only the UDP tests, "tcp" only the TCP
 # tests; "all" runs everything.  test_tcp_02's bulk transfers are 1 MB
 # and 4 MB in "all" and "iommu" unless IXMOD_TCP_BULK_BYTES and
@@ -69,8 +70,10 @@ if [ "$mode" != base ]; then
 			tests=("$here"/test_port_*.sh "$here"/test_udp_*.sh "$here"/test_tcp_*.sh)
 		else
 			# behind the IOMMU: every DMA path once, TCP's zero-copy
-			# transmit from the arena included
-			tests=("$here"/test_port_*.sh "$here"/test_udp_01.sh "$here"/test_tcp_02.sh)
+			# transmit from the arena included, and the arena unmapped
+			# from a device that goes away under it
+			tests=("$here"/test_port_*.sh "$here"/test_udp_01.sh "$here"/test_tcp_02.sh
+			       "$here"/test_tcp_04.sh)
 		fi ;;
 	ports) tests=("$here"/test_port_*.sh "$here"/test_udp_*.sh) ;;
 	udp) tests=("$here"/test_udp_*.sh) ;;
