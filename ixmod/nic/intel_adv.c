@@ -23,6 +23,9 @@
 
 #define IXM_RX_REFILL_BATCH	32
 
+/* a frame's last TX descriptor: end of packet, report status (DD) */
+#define IXM_ADV_TXD_DCMD_LAST	(IXM_ADV_TXD_DCMD_EOP | IXM_ADV_TXD_DCMD_RS)
+
 static inline u16 ixm_ring_next(u16 i, u16 count)
 {
 	return (i + 1) & (count - 1);
@@ -250,22 +253,21 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 
 	for (k = 0; k < n; k++) {
 		struct ixm_mbuf *mb = m[k];
-		u32 len = ixm_mbuf_frame_len(mb), cmd = 0;
+		u32 len = ixm_mbuf_frame_len(mb);
+		u32 cmd = mb->nfrags ? 0 : IXM_ADV_TXD_DCMD_LAST;
 
 		if (unlikely(1 + mb->nfrags > room)) {
 			q->full += n - k;
 			break;
 		}
 		room -= 1 + mb->nfrags;
-		if (!mb->nfrags)
-			cmd = IXM_ADV_TXD_DCMD_EOP | IXM_ADV_TXD_DCMD_RS;
 		ixm_adv_tx_desc(&q->desc[i], ixm_mbuf_data_dma(mb), mb->len, cmd,
 				len << IXM_ADV_TXD_PAYLEN_SHIFT);
 		for (f = 0; f < mb->nfrags; f++) {
 			q->slot[i] = NULL;
 			i = (i + 1) & mask;
 			if (f + 1 == mb->nfrags)
-				cmd = IXM_ADV_TXD_DCMD_EOP | IXM_ADV_TXD_DCMD_RS;
+				cmd = IXM_ADV_TXD_DCMD_LAST;
 			ixm_adv_tx_desc(&q->desc[i], mb->frags[f].dma,
 					mb->frags[f].len, cmd, 0);
 		}
