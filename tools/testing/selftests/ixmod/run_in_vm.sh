@@ -4,13 +4,13 @@
 # run_in_vm.sh - run every ixmod selftest inside the test VM
 #
 # Usage (inside the guest):
-#   run_in_vm.sh OUTDIR IXMOD_KO [all|base|iommu|ports|udp|tcp] [EXCEPT,...]
+#   run_in_vm.sh OUTDIR IXMOD_KO [all|base|iommu|ports|udp|tcp|only] [EXCEPT,...] [ONLY,...]
 #
 # "ports" runs only the port and UDP tests, "iommu" the port tests,
 # test_udp_01, test_tcp_02 and test_tcp_04 (for the run behind the
 # IOMMU), "base" every
 # test that needs no port, "udp" only the UDP tests, "tcp" only the TCP
-# tests; "all" runs everything.  test_tcp_02's bulk transfers are 1 MB
+# tests; "only" the tests named in ONLY; "all" runs everything.  test_tcp_02's bulk transfers are 1 MB
 # and 4 MB in "all" and "iommu" unless IXMOD_TCP_BULK_BYTES and
 # IXMOD_TCP_ECHO_BYTES say otherwise.  EXCEPT names tests (test_tcp_02,
 # ...) not to run: make check runs them in another VM.
@@ -25,6 +25,7 @@ out=$1
 export IXMOD_KO=$2
 mode=${3:-all}
 except=",${4:-},"
+only=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../../.." && pwd)
 mkdir -p "$out"
@@ -78,6 +79,9 @@ if [ "$mode" != base ]; then
 	ports) tests=("$here"/test_port_*.sh "$here"/test_udp_*.sh) ;;
 	udp) tests=("$here"/test_udp_*.sh) ;;
 	tcp) tests=("$here"/test_tcp_*.sh) ;;
+	only)
+		tests=()
+		for t in ${only//,/ }; do tests+=("$here/$t.sh"); done ;;
 	esac
 	for t in "${tests[@]}"; do
 		name=$(basename "$t" .sh)
