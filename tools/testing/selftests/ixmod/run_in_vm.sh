@@ -4,7 +4,7 @@
 # run_in_vm.sh - run every ixmod selftest inside the test VM
 #
 # Usage (inside the guest):
-#   run_in_vm.sh OUTDIR IXMOD_KO [all|base|iommu|ports|udp|tcp|only] [EXCEPT,...] [ONLY,...]
+#   run_in_vm.sh OUTDIR IXMOD_KO [all|base|iommu|ports|udp|tcp|only] [EXCEPT,...|-] [ONLY,...|-]
 #
 # "ports" runs only the port and UDP tests, "iommu" the port tests,
 # test_udp_01, test_tcp_02 and test_tcp_04 (for the run behind the
@@ -24,8 +24,10 @@ set -u
 out=$1
 export IXMOD_KO=$2
 mode=${3:-all}
-except=",${4:-},"
+# "-" stands for none (the VM runner drops empty arguments)
+except=",${4#-},"
 only=${5:-}
+only=${only#-}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../../.." && pwd)
 mkdir -p "$out"
