@@ -11,13 +11,17 @@
  * (default 10).  test_udp_02.sh sets all of this up and checks afterwards
  * that nothing leaked and the core still serves a real application.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <linux/io_uring.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -350,6 +354,174 @@ TEST_F(ctx, mappings_are_checked)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("a child mapped its parent's context");
 	EXPECT_EQ(0, call_res(self, (struct ixmod_call){ .opcode = IXMOD_OP_NOP }, NULL));
+}
+
+static const char *region_name(int i)
+{
+	static const char *const name[IXMOD_REGION_NR] = {
+		[IXMOD_REGION_CALL_RING] = "call ring",
+		[IXMOD_REGION_EVENT_RING] = "event ring",
+		[IXMOD_REGION_RXBUF] = "receive region",
+		[IXMOD_REGION_TXARENA] = "transmit arena",
+	};
+
+	return i >= 0 && i < IXMOD_REGION_NR && name[i] ? name[i] : "?";
+}
+
+/*
+ * No page reference can be taken through a mapping: vmsplice(),
+ * process_vm_readv(), io_uring's registered buffers and O_DIRECT all pin
+ * pages with get_user_pages(), and each must fail with EFAULT on every
+ * region (a pin would outlive the context and see the next owner's data).
+ * Copies (write() to a pipe) keep working.
+ */
+TEST_F(ctx, regions_cannot_be_pinned)
+{
+	const char *odpath = getenv("IXMOD_ODIRECT_PATH");
+	struct io_uring_params up = { 0 };
+	int pfd[2], ring, od, i;
+	char buf[4096];
+
+	if (odpath && !*odpath)
+		odpath = NULL;
+	ASSERT_EQ(0, pipe(pfd));
+	ring = (int)syscall(__NR_io_uring_setup, 4, &up);
+	if (ring < 0)
+		TH_LOG("io_uring unavailable (%s): registered buffers not tried", strerror(errno));
+	/* a block device: tmpfs "supports" O_DIRECT by copying */
+	od = odpath ? open(odpath, O_WRONLY | O_DIRECT) : -1;
+	if (od < 0)
+		TH_LOG("no O_DIRECT block device (%s): O_DIRECT not tried",
+		       odpath ? strerror(errno) : "IXMOD_ODIRECT_PATH unset");
+	for (i = 0; i < IXMOD_REGION_NR; i++) {
+		struct iovec iov = { .iov_base = self->map[i], .iov_len = 4096 };
+		struct iovec local = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct iovec whole = { .iov_base = self->map[i],
+				       .iov_len = self->p.regions[i].size };
+
+		errno = 0;
+		EXPECT_EQ(-1, vmsplice(pfd[1], &iov, 1, 0))
+			TH_LOG("vmsplice pinned the %s", region_name(i));
+		EXPECT_EQ(EFAULT, errno);
+		errno = 0;
+		EXPECT_EQ(-1, process_vm_readv(getpid(), &local, 1, &iov, 1, 0))
+			TH_LOG("process_vm_readv pinned the %s", region_name(i));
+		EXPECT_EQ(EFAULT, errno);
+		if (ring >= 0) {
+			errno = 0;
+			EXPECT_GT(0, (int)syscall(__NR_io_uring_register, ring,
+						  IORING_REGISTER_BUFFERS, &whole, 1))
+				TH_LOG("io_uring registered the %s", region_name(i));
+			EXPECT_EQ(EFAULT, errno);
+		}
+		if (od >= 0) {
+			errno = 0;
+			EXPECT_EQ(-1, pwrite(od, self->map[i], 4096, 0))
+				TH_LOG("O_DIRECT wrote from the %s", region_name(i));
+			EXPECT_EQ(EFAULT, errno);
+		}
+		/* a copy is fine */
+		EXPECT_EQ(64, write(pfd[1], self->map[i], 64));
+		EXPECT_EQ(64, read(pfd[0], buf, 64));
+		EXPECT_EQ(0, memcmp(buf, self->map[i], 64)) TH_LOG("%s", region_name(i));
+	}
+	if (od >= 0)
+		close(od);
+	if (ring >= 0)
+		close(ring);
+	close(pfd[0]);
+	close(pfd[1]);
+	EXPECT_EQ(0, call_res(self, (struct ixmod_call){ .opcode = IXMOD_OP_NOP }, NULL));
+}
+
+/*
+ * MADV_DOFORK would clear VM_DONTCOPY and let a forked child inherit the
+ * rings and run calls on the parent's context: it must fail on every
+ * region, and a child must find none of them mapped.
+ */
+TEST_F(ctx, regions_are_not_inherited)
+{
+	pid_t pid;
+	int status, i;
+
+	for (i = 0; i < IXMOD_REGION_NR; i++) {
+		errno = 0;
+		EXPECT_EQ(-1, madvise(self->map[i], self->p.regions[i].size, MADV_DOFORK))
+			TH_LOG("MADV_DOFORK accepted on the %s", region_name(i));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int bad = 0;
+
+		/* msync() fails with ENOMEM on a range that is not mapped */
+		for (i = 0; i < IXMOD_REGION_NR; i++)
+			if (msync(self->map[i], self->p.regions[i].size, MS_ASYNC) == 0 ||
+			    errno != ENOMEM)
+				bad |= 1 << i;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child inherited regions (mask %#x)", WEXITSTATUS(status));
+	EXPECT_EQ(0, call_res(self, (struct ixmod_call){ .opcode = IXMOD_OP_NOP }, NULL));
+}
+
+/*
+ * MADV_DONTNEED is refused on a PFN mapping (EINVAL: nothing is dropped),
+ * and mremap() moves a region: the pages stay the same, with what they
+ * held (no SIGBUS), and the rings keep working.
+ */
+TEST_F(ctx, regions_stay_put_and_move)
+{
+	struct ixmod_region *ta = &self->p.regions[IXMOD_REGION_TXARENA];
+	struct ixmod_region *rx = &self->p.regions[IXMOD_REGION_RXBUF];
+	uint8_t *arena = self->map[IXMOD_REGION_TXARENA];
+	uint8_t *rxp;
+	uint8_t sum = 0;
+	size_t j;
+	void *to;
+	int i;
+
+	for (j = 0; j < ta->size; j++)
+		arena[j] = (uint8_t)(j * 7 + 3);
+	for (i = 0; i < IXMOD_REGION_NR; i++)
+		EXPECT_EQ(-1, madvise(self->map[i], self->p.regions[i].size, MADV_DONTNEED))
+			TH_LOG("MADV_DONTNEED accepted on the %s", region_name(i));
+	for (j = 0; j < ta->size; j++)
+		if (arena[j] != (uint8_t)(j * 7 + 3))
+			break;
+	EXPECT_EQ((size_t)ta->size, j) TH_LOG("the arena lost its bytes at %zu", j);
+	EXPECT_EQ(0, call_res(self, (struct ixmod_call){ .opcode = IXMOD_OP_NOP }, NULL));
+
+	/* move the receive region elsewhere and read every page of it */
+	to = mmap(NULL, rx->size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, to);
+	to = mremap(self->map[IXMOD_REGION_RXBUF], rx->size, rx->size,
+		    MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	ASSERT_NE(MAP_FAILED, to) TH_LOG("mremap: %s", strerror(errno));
+	self->map[IXMOD_REGION_RXBUF] = to;
+	rxp = to;
+	for (j = 0; j < rx->size; j += 4096)
+		sum += __atomic_load_n(&rxp[j], __ATOMIC_RELAXED);
+	TH_LOG("read %zu pages of the moved receive region (sum %u)", (size_t)rx->size / 4096,
+	       sum);
+	EXPECT_EQ(0, call_res(self, (struct ixmod_call){ .opcode = IXMOD_OP_NOP }, NULL));
+}
+
+/* A private (copy-on-write) mapping of a region is refused. */
+TEST_F(ctx, private_mappings_refused)
+{
+	int i;
+
+	for (i = 0; i < IXMOD_REGION_NR; i++) {
+		errno = 0;
+		EXPECT_EQ(MAP_FAILED, mmap(NULL, self->p.regions[i].size, PROT_READ, MAP_PRIVATE,
+					   self->fd, (off_t)self->p.regions[i].mmap_offset))
+			TH_LOG("%s mapped MAP_PRIVATE", region_name(i));
+		EXPECT_EQ(EINVAL, errno);
+	}
 }
 
 TEST_F(ctx, forged_handles_and_bounds)
