@@ -32,13 +32,6 @@
 #define CHUNK	(1u << 20)	/* pipe-max-size's default: 1 MiB per pipe */
 #define MAXPIPES 64
 
-static volatile sig_atomic_t go;
-
-static void on_usr1(int sig)
-{
-	go = 1;
-}
-
 static int write_result(const char *path, const char *fmt, long a, long b)
 {
 	FILE *f = fopen(path, "w");
@@ -66,6 +59,8 @@ int main(int argc, char **argv)
 	struct ixmod_setup p = { 0 };
 	char pinned[4096];
 	long spliced = 0;
+	sigset_t usr1;
+	int sig;
 	size_t size, off;
 	pid_t pid;
 	char *rx;
@@ -112,7 +107,10 @@ int main(int argc, char **argv)
 	if (write_result(pinned, "spliced %ld errno %ld\n", spliced, err))
 		return 1;
 
-	signal(SIGUSR1, on_usr1);
+	/* the keeper waits for SIGUSR1 with sigwait(): block it from now on */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
 	pid = fork();
 	if (pid < 0)
 		return 1;
@@ -130,8 +128,8 @@ int main(int argc, char **argv)
 	close(fd);
 	munmap(rx, size);
 	setsid();
-	while (!go)
-		pause();
+	while (sigwait(&usr1, &sig) || sig != SIGUSR1)
+		;
 	{
 		static char buf[CHUNK];
 		long markers = 0;
