@@ -9,7 +9,10 @@
  * a request answered, in place.  Senders no station may be (group or zero
  * MAC, martian IP, our own IP) are never learned: they are counted as
  * IXM_DROP_ARP_SENDER.  A sender IP of 0.0.0.0 is an RFC 5227 §2.1.1
- * probe: it is answered but not learned.
+ * probe: it is answered but not learned.  A sender outside the port's
+ * subnet is no neighbour of ours (ixmod has no gateway, so it never sends
+ * to one): its packets are neither learned from nor answered, and count
+ * as IXM_DROP_ARP_OFFSUBNET.
  *
  * Resolution never waits: a missing or stale translation sends a request
  * (at most one per address per IXM_ARP_RETRY_NS, remembered in an entry
@@ -370,6 +373,17 @@ static bool ixm_arp_sender_is_valid(const struct ixm_net_port *port,
 	return !ah->spa || !ixm_ip_src_is_bad(cfg, ah->spa);
 }
 
+/*
+ * Whether a valid sender can be on our link: a probe's 0.0.0.0, or an
+ * address inside the port's prefix (RFC 1122 §3.3.1.1: only those are
+ * reached directly; anything else would need a gateway, which ixmod does
+ * not have).
+ */
+static bool ixm_arp_sender_is_onlink(const struct ixm_if_config *cfg, __be32 spa)
+{
+	return !spa || !((spa ^ cfg->ip) & cfg->netmask);
+}
+
 /**
  * ixm_arp_input() - handle a received ARP packet
  * @port: the port and core it arrived on
@@ -378,7 +392,8 @@ static bool ixm_arp_sender_is_valid(const struct ixm_net_port *port,
  * RFC 826 "Packet Reception": checks the hardware and protocol types and
  * lengths (ARP_MALFORMED) and the opcode (ARP_OP); with no address
  * configured nothing is learned or answered (NO_ADDR); a bad sender is
- * ARP_SENDER.  Then the merge rule; packets for another address are
+ * ARP_SENDER, one outside the port's subnet ARP_OFFSUBNET.  Then the
+ * merge rule; packets for another address are
  * ARP_NOT_US; for ours the sender is added, a request is answered in
  * place (arp_requests_in, arp_replies_out) and a reply is consumed.
  * Consumes @m.
@@ -415,6 +430,10 @@ void ixm_arp_input(struct ixm_net_port *port, struct ixm_mbuf *m)
 	}
 	if (unlikely(!ixm_arp_sender_is_valid(port, ah))) {
 		ixm_net_drop(port, m, IXM_DROP_ARP_SENDER);
+		return;
+	}
+	if (unlikely(!ixm_arp_sender_is_onlink(cfg, ah->spa))) {
+		ixm_net_drop(port, m, IXM_DROP_ARP_OFFSUBNET);
 		return;
 	}
 

@@ -21,6 +21,7 @@ const char * const ixm_drop_names[] = {
 	[IXM_DROP_ARP_NOT_US]		= "arp_not_us",
 	[IXM_DROP_ARP_OP]		= "arp_op",
 	[IXM_DROP_ARP_SENDER]		= "arp_sender",
+	[IXM_DROP_ARP_OFFSUBNET]	= "arp_offsubnet",
 	[IXM_DROP_IP_SHORT]		= "ip_short",
 	[IXM_DROP_IP_VERSION]		= "ip_version",
 	[IXM_DROP_IP_HLEN]		= "ip_hlen",

@@ -33,6 +33,7 @@ enum ixm_drop_reason {
 	IXM_DROP_ARP_NOT_US,	/* ARP for another address (after learning) */
 	IXM_DROP_ARP_OP,	/* opcode other than request/reply */
 	IXM_DROP_ARP_SENDER,	/* sender MAC or IP no station may own, or ours */
+	IXM_DROP_ARP_OFFSUBNET,	/* sender IP outside the port's subnet */
 	IXM_DROP_IP_SHORT,	/* shorter than an IPv4 header */
 	IXM_DROP_IP_VERSION,	/* version != 4 */
 	IXM_DROP_IP_HLEN,	/* IHL < 5 or past the frame */

@@ -7,7 +7,8 @@
  * after IXM_ARP_STALE_NS of ixm_host_now_ns and are freed by gc after
  * twice that; the table refuses entries past IXM_ARP_MAX_ENTRIES and
  * survives allocation failures (ixm_host_fail_alloc); resolution sends
- * one request per address per second, from any core.
+ * one request per address per second, from any core.  Senders off the
+ * port's subnet are neither learned nor answered.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,16 @@ static void test_ageing(void)
 	tport_fini(&t);
 }
 
+/* @t's address with a /16, room for more on-link senders than the table holds */
+static void set_prefix16(struct tport *t)
+{
+	t->cfg.prefix = 16;
+	t->cfg.netmask = be32_of(0xffff0000u);
+}
+
+/* The i-th of many on-link senders of a /16 port: 192.0.16.0 and up. */
+#define SPOOF_IP(i)	(0xc0001000u + (i))
+
 static void test_full_and_nomem(void)
 {
 	u8 f[64], want[64], mac[6];
@@ -244,9 +255,10 @@ static void test_full_and_nomem(void)
 	int err;
 
 	tport_init(&t, OUR_IP);
+	set_prefix16(&t);
 	set_now(&t, SEC);
 	for (i = 0; i < IXM_ARP_MAX_ENTRIES; i++) {
-		arp_frame(f, bcast_mac, 1, peer_mac, 0xc6120000u + i, zero_mac, OUR_IP);
+		arp_frame(f, bcast_mac, 1, peer_mac, SPOOF_IP(i), zero_mac, OUR_IP);
 		tport_input(&t, f, 60, 0);
 		tport_tx_flush(&t);
 	}
@@ -262,7 +274,7 @@ static void test_full_and_nomem(void)
 	tap_ok(err == -ENOSPC && !t.port.ntx && t.port.arp->full == 2,
 	       "full table: resolve fails with -ENOSPC and sends nothing");
 	for (i = 0; i < IXM_ARP_MAX_ENTRIES; i++) {
-		if (!resolves_to(&t, 0xc6120000u + i, peer_mac))
+		if (!resolves_to(&t, SPOOF_IP(i), peer_mac))
 			ok = false;
 	}
 	tap_ok(ok && !t.port.ntx, "every one of the 1024 resolves");
@@ -296,6 +308,72 @@ static void test_full_and_nomem(void)
 	ixm_arp_table_free(NULL);
 }
 
+/* Packets for us from senders off our subnet: neither learned nor answered. */
+static void test_offsubnet(void)
+{
+	u8 f[64], want[64];
+	struct tport t;
+	unsigned int i;
+
+	tport_init(&t, OUR_IP);
+	set_now(&t, SEC);
+	arp_frame(f, bcast_mac, 1, peer_mac, 0xc6120005u, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tap_ok(!t.port.ntx && t.port.arp->count == 0 &&
+	       t.stats.drops[IXM_DROP_ARP_OFFSUBNET] == 1 && !t.stats.arp_requests_in,
+	       "request for us from 198.18.0.5 (off 192.0.2.0/24): not answered, not learned, arp_offsubnet");
+	arp_frame(f, our_mac, 2, peer_mac, 0xc0000302u, our_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tap_ok(!t.port.ntx && t.port.arp->count == 0 &&
+	       t.stats.drops[IXM_DROP_ARP_OFFSUBNET] == 2,
+	       "reply for us from 192.0.3.2, just past the /24: not learned, arp_offsubnet");
+
+	/* 1,500 spoofed off-subnet senders leave the table as it was */
+	for (i = 0; i < 1500; i++) {
+		arp_frame(f, bcast_mac, 1, peer_mac, 0x0a000001u + i, zero_mac, OUR_IP);
+		tport_input(&t, f, 60, 0);
+	}
+	tap_ok(!t.port.ntx && t.port.arp->count == 0 &&
+	       t.stats.drops[IXM_DROP_ARP_OFFSUBNET] == 1502,
+	       "1,500 requests from 10.0.0.1 and up: none learned or answered, each counted");
+	arp_frame(f, bcast_mac, 1, peer_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	arp_frame(want, peer_mac, 2, our_mac, OUR_IP, peer_mac, PEER_IP);
+	memcpy(want + 6, our_mac, 6);
+	tap_ok(tx_is(&t, want, 60, "on-link") && resolves_to(&t, PEER_IP, peer_mac),
+	       "then an on-link peer is answered and learned");
+	tap_eq(t.pool.nfree, TPORT_BUFS, "every buffer back");
+
+	/* an entry off the subnet after a prefix change is not updated either */
+	set_prefix16(&t);
+	arp_frame(f, bcast_mac, 1, peer_mac, 0xc0000302u, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tport_tx_flush(&t);
+	t.cfg.prefix = 24;
+	t.cfg.netmask = be32_of(0xffffff00u);
+	arp_frame(f, bcast_mac, 1, new_mac, 0xc0000302u, zero_mac, 0xc0000302u);
+	tport_input(&t, f, 60, 0);
+	tap_ok(resolves_to(&t, 0xc0000302u, peer_mac) &&
+	       t.stats.drops[IXM_DROP_ARP_OFFSUBNET] == 1503,
+	       "after /16 -> /24 a gratuitous ARP from 192.0.3.2 changes nothing");
+	tport_fini(&t);
+
+	/* RFC 3021 /31: the other address is the only neighbour */
+	tport_init(&t, OUR_IP);
+	t.cfg.prefix = 31;
+	t.cfg.netmask = be32_of(0xfffffffeu);
+	set_now(&t, SEC);
+	arp_frame(f, bcast_mac, 1, peer_mac, 0xc0000200u, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tport_tx_flush(&t);
+	arp_frame(f, bcast_mac, 1, new_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tap_ok(resolves_to(&t, 0xc0000200u, peer_mac) && t.port.arp->count == 1 &&
+	       t.stats.drops[IXM_DROP_ARP_OFFSUBNET] == 1 && !t.port.ntx,
+	       "/31: 192.0.2.0 learned, 192.0.2.2 refused as off-subnet");
+	tport_fini(&t);
+}
+
 static void test_announce(void)
 {
 	struct tport t, t0;
@@ -321,12 +399,13 @@ static void test_announce(void)
 
 int main(void)
 {
-	tap_plan(8 + 3 + 8 + 8 + 9 + 5);
+	tap_plan(8 + 3 + 8 + 8 + 9 + 7 + 5);
 	test_reply();
 	test_merge();
 	test_resolve();
 	test_ageing();
 	test_full_and_nomem();
+	test_offsubnet();
 	test_announce();
 	return tap_exit();
 }

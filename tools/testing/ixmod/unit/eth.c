@@ -147,6 +147,10 @@ static const struct mcase cases[] = {
 	  .reason = IXM_DROP_ARP_SENDER },
 	{ "ARP sender IP multicast", B_ARP, { P(28, 239) }, 1, NONE,
 	  .reason = IXM_DROP_ARP_SENDER },
+	{ "ARP sender IP off our subnet", B_ARP, { P(28, 198), P(29, 18) }, 2, NONE,
+	  .reason = IXM_DROP_ARP_OFFSUBNET },
+	{ "ARP sender IP one past our /24", B_ARP, { P(30, 3) }, 1, NONE,
+	  .reason = IXM_DROP_ARP_OFFSUBNET },
 	{ "ARP with no address configured", B_ARP, { }, 0, NONE, .noaddr = true,
 	  .reason = IXM_DROP_NO_ADDR },
 };
@@ -333,7 +337,8 @@ static void test_drop_names(void)
 	tap_ok(ok, "every drop reason has a distinct lower-case name");
 	tap_ok(!strcmp(ixm_drop_names[IXM_DROP_ETH_SHORT], "eth_short") &&
 	       !strcmp(ixm_drop_names[IXM_DROP_TX_FULL], "tx_full") &&
-	       !strcmp(ixm_drop_names[IXM_DROP_ARP_SENDER], "arp_sender"),
+	       !strcmp(ixm_drop_names[IXM_DROP_ARP_SENDER], "arp_sender") &&
+	       !strcmp(ixm_drop_names[IXM_DROP_ARP_OFFSUBNET], "arp_offsubnet"),
 	       "names match the ABI document");
 }
 
