@@ -18,6 +18,16 @@
  * (at most one per address per IXM_ARP_RETRY_NS, remembered in an entry
  * that holds no MAC yet) and fails with -EAGAIN; the caller drops or
  * retries later.
+ *
+ * The table holds IXM_ARP_MAX_ENTRIES.  When it is full, a new entry
+ * takes the place of the least recently confirmed one that is not in use
+ * (ixm_arp_entry_in_use(): unanswered, stale, or not sent to lately).
+ * Learning from the wire gives up when every entry is in use (the sender
+ * is still answered, and is resolved if we ever send to it); resolving an
+ * address a core must send to then evicts the least recently confirmed
+ * entry even so.  RFC 1122 §2.3.2.1 leaves the cache's management to the
+ * host; this keeps it from being locked by strangers, as Linux's
+ * neighbour garbage collection (gc_thresh3) does.
  */
 #include "platform.h"
 #include "arp.h"
@@ -38,6 +48,20 @@ static inline unsigned int ixm_arp_hash(__be32 ip)
 static inline bool ixm_arp_entry_is_stale(const struct ixm_arp_entry *e, u64 now)
 {
 	return (s64)(now - READ_ONCE(e->updated_ns)) >= (s64)IXM_ARP_STALE_NS;
+}
+
+/*
+ * Whether @e is worth more than a newcomer: a translation confirmed
+ * within IXM_ARP_STALE_NS that a core sent through within as long, or an
+ * address whose request went out less than IXM_ARP_RETRY_NS ago (a core
+ * waits for the answer).
+ */
+static bool ixm_arp_entry_in_use(const struct ixm_arp_entry *e, u64 now)
+{
+	if (!e->valid)
+		return (s64)(now - READ_ONCE(e->next_request_ns)) < 0;
+	return !ixm_arp_entry_is_stale(e, now) &&
+	       (s64)(now - READ_ONCE(e->used_ns)) < (s64)IXM_ARP_STALE_NS;
 }
 
 /* A dropped frame we never had a buffer for. */
@@ -115,6 +139,35 @@ static struct ixm_arp_entry *ixm_arp_lookup(struct ixm_arp_table *t, __be32 ip)
 	return NULL;
 }
 
+/*
+ * The LRU list: entries in the order they were last confirmed or created,
+ * the least recent at the head.  Only writers touch it, under @t->lock.
+ */
+static void ixm_arp_lru_add_tail(struct ixm_arp_table *t, struct ixm_arp_entry *e)
+{
+	e->lru_next = NULL;
+	e->lru_prev = t->lru_tail;
+	if (t->lru_tail)
+		t->lru_tail->lru_next = e;
+	else
+		t->lru_head = e;
+	t->lru_tail = e;
+}
+
+static void ixm_arp_lru_del(struct ixm_arp_table *t, struct ixm_arp_entry *e)
+{
+	if (e->lru_prev)
+		e->lru_prev->lru_next = e->lru_next;
+	else
+		t->lru_head = e->lru_next;
+	if (e->lru_next)
+		e->lru_next->lru_prev = e->lru_prev;
+	else
+		t->lru_tail = e->lru_prev;
+	e->lru_prev = NULL;
+	e->lru_next = NULL;
+}
+
 /* A new entry, or NULL with the reason counted.  Caller holds @t->lock. */
 static struct ixm_arp_entry *ixm_arp_entry_new(struct ixm_arp_table *t,
 					       __be32 ip, u64 now)
@@ -131,10 +184,58 @@ static struct ixm_arp_entry *ixm_arp_entry_new(struct ixm_arp_table *t,
 	return n;
 }
 
+/* Publish @n at link @pp (the NULL link ending its bucket).  Under @t->lock. */
+static void ixm_arp_link(struct ixm_arp_table *t, struct ixm_arp_entry __rcu **pp,
+			 struct ixm_arp_entry *n)
+{
+	ixm_rcu_assign_pointer(*pp, n);
+	ixm_arp_lru_add_tail(t, n);
+	t->count++;
+}
+
+/*
+ * Unlink @e, reached through link @pp, from its bucket and the LRU list;
+ * freed after a grace period (a reader on @e still finds its successor).
+ * Under @t->lock.
+ */
+static void ixm_arp_unlink(struct ixm_arp_table *t, struct ixm_arp_entry __rcu **pp,
+			   struct ixm_arp_entry *e)
+{
+	ixm_rcu_assign_pointer(*pp, ixm_rcu_dereference_protected(e->next));
+	ixm_arp_lru_del(t, e);
+	ixm_kfree_rcu(e, rcu);
+	t->count--;
+}
+
+/*
+ * Make room in a full table: evict the least recently confirmed entry
+ * not in use, or with @in_use_too, failing that the least recently
+ * confirmed of all.  Walks at most the whole list, only when the table
+ * is full.  Returns whether one went.  Under @t->lock; bucket links the
+ * caller holds may be stale afterwards.
+ */
+static bool ixm_arp_evict(struct ixm_arp_table *t, u64 now, bool in_use_too)
+{
+	struct ixm_arp_entry *e;
+
+	for (e = t->lru_head; e; e = e->lru_next) {
+		if (!ixm_arp_entry_in_use(e, now))
+			break;
+	}
+	if (!e && in_use_too)
+		e = t->lru_head;
+	if (!e)
+		return false;
+	ixm_arp_unlink(t, ixm_arp_slot(t, e->ip), e);
+	t->evicted++;
+	return true;
+}
+
 /*
  * Record that @ip is at @mac, as of @now.  An existing entry is updated
- * (RFC 826's merge rule); a new one is made only when @create.  Returns
- * whether an entry existed: RFC 826's Merge_flag.
+ * (RFC 826's merge rule); a new one is made only when @create, evicting
+ * one not in use if the table is full (learned; or refused, when all
+ * are).  Returns whether an entry existed: RFC 826's Merge_flag.
  */
 static bool ixm_arp_learn(struct ixm_arp_table *t, __be32 ip, const u8 *mac,
 			  u64 now, bool create)
@@ -149,13 +250,18 @@ static bool ixm_arp_learn(struct ixm_arp_table *t, __be32 ip, const u8 *mac,
 	found = e;
 	if (e && e->valid && ixm_eth_addr_equal(e->mac, mac)) {
 		WRITE_ONCE(e->updated_ns, now);	/* confirmed */
+		ixm_arp_lru_del(t, e);
+		ixm_arp_lru_add_tail(t, e);
 		goto out_unlock;
 	}
 	if (!e && !create)
 		goto out_unlock;
 	if (!e && t->count >= IXM_ARP_MAX_ENTRIES) {
-		t->full++;
-		goto out_unlock;
+		if (!ixm_arp_evict(t, now, false)) {
+			t->refused++;
+			goto out_unlock;
+		}
+		pp = ixm_arp_slot(t, ip);	/* the victim may have held it */
 	}
 	n = ixm_arp_entry_new(t, ip, now);
 	if (!n)
@@ -165,12 +271,17 @@ static bool ixm_arp_learn(struct ixm_arp_table *t, __be32 ip, const u8 *mac,
 	if (e) {
 		/* a new MAC (or the first one): readers see the old or the new */
 		n->next_request_ns = e->next_request_ns;
+		n->used_ns = READ_ONCE(e->used_ns);
 		ixm_rcu_assign_pointer(n->next, ixm_rcu_dereference_protected(e->next));
 		ixm_rcu_assign_pointer(*pp, n);
+		ixm_arp_lru_del(t, e);
+		ixm_arp_lru_add_tail(t, n);
 		ixm_kfree_rcu(e, rcu);
 	} else {
-		ixm_rcu_assign_pointer(*pp, n);
-		t->count++;
+		/* not in use until a core sends to it: already idle */
+		n->used_ns = now - IXM_ARP_STALE_NS;
+		ixm_arp_link(t, pp, n);
+		t->learned++;
 	}
 out_unlock:
 	ixm_spin_unlock(&t->lock);
@@ -180,8 +291,9 @@ out_unlock:
 /*
  * Claim the right to send a request for @ip now: none went out in the last
  * IXM_ARP_RETRY_NS (from any core).  Makes an entry without a MAC to
- * remember the time if there is none.  Returns 0, -EAGAIN (a request is
- * already out), -ENOSPC (table full) or -ENOMEM.
+ * remember the time if there is none, evicting one (in use or not: a core
+ * needs this address now) if the table is full.  Returns 0, -EAGAIN (a
+ * request is already out) or -ENOMEM.
  */
 static int ixm_arp_claim_request(struct ixm_arp_table *t, __be32 ip, u64 now)
 {
@@ -193,6 +305,7 @@ static int ixm_arp_claim_request(struct ixm_arp_table *t, __be32 ip, u64 now)
 	pp = ixm_arp_slot(t, ip);
 	e = ixm_rcu_dereference_protected(*pp);
 	if (e) {
+		WRITE_ONCE(e->used_ns, now);
 		if ((s64)(now - e->next_request_ns) < 0)
 			err = -EAGAIN;
 		else
@@ -200,9 +313,8 @@ static int ixm_arp_claim_request(struct ixm_arp_table *t, __be32 ip, u64 now)
 		goto out_unlock;
 	}
 	if (t->count >= IXM_ARP_MAX_ENTRIES) {
-		t->full++;
-		err = -ENOSPC;
-		goto out_unlock;
+		ixm_arp_evict(t, now, true);	/* never fails: the table is not empty */
+		pp = ixm_arp_slot(t, ip);
 	}
 	e = ixm_arp_entry_new(t, ip, now);
 	if (!e) {
@@ -210,8 +322,8 @@ static int ixm_arp_claim_request(struct ixm_arp_table *t, __be32 ip, u64 now)
 		goto out_unlock;
 	}
 	e->next_request_ns = now + IXM_ARP_RETRY_NS;
-	ixm_rcu_assign_pointer(*pp, e);
-	t->count++;
+	e->used_ns = now;
+	ixm_arp_link(t, pp, e);
 out_unlock:
 	ixm_spin_unlock(&t->lock);
 	return err;
@@ -242,9 +354,7 @@ unsigned int ixm_arp_table_gc(struct ixm_arp_table *t, u64 now)
 				pp = &e->next;
 				continue;
 			}
-			ixm_rcu_assign_pointer(*pp, ixm_rcu_dereference_protected(e->next));
-			ixm_kfree_rcu(e, rcu);
-			t->count--;
+			ixm_arp_unlink(t, pp, e);
 			freed++;
 		}
 	}
@@ -301,18 +411,21 @@ static int ixm_arp_send_request(struct ixm_net_port *port, __be32 tpa)
  * @ip: the neighbour (the next hop, on @port's subnet)
  * @mac_out: ETH_ALEN bytes for the answer
  *
- * Answers from the table when it holds a translation.  One not confirmed
- * in the last IXM_ARP_STALE_NS is still used while a request revalidates
- * it (RFC 1122 §2.3.2.1; gc frees it if nobody answers); without one,
- * asks (RFC 826).  Requests go out at most once per IXM_ARP_RETRY_NS per
- * address across all cores, and nothing waits for the answer.
+ * Answers from the table when it holds a translation, and marks it in
+ * use (at most once per IXM_ARP_USED_GRAIN_NS, so that busy cores do not
+ * write the entry for every frame).  One not confirmed in the last
+ * IXM_ARP_STALE_NS is still used while a request revalidates it (RFC 1122
+ * §2.3.2.1; gc frees it if nobody answers); without one, asks (RFC 826),
+ * evicting another entry if the table is full.  Requests go out at most
+ * once per IXM_ARP_RETRY_NS per address across all cores, and nothing
+ * waits for the answer.
  *
  * Context: the port's dataplane core, inside ixm_rcu_read_lock().
  * Return: 0 with @mac_out filled (a revalidation may have gone out or
  * failed: it is not the caller's concern); -EAGAIN when a request went out now or
  * within the last IXM_ARP_RETRY_NS; -ENOBUFS (no buffer: NO_BUF
- * counted), -ENOSPC (TX batch or ARP table full), -ENOMEM or
- * -EADDRNOTAVAIL (the port has no address) when none could be sent.
+ * counted), -ENOSPC (TX batch full), -ENOMEM or -EADDRNOTAVAIL (the
+ * port has no address) when none could be sent.
  */
 int ixm_arp_resolve(struct ixm_net_port *port, __be32 ip, u8 *mac_out)
 {
@@ -325,6 +438,9 @@ int ixm_arp_resolve(struct ixm_net_port *port, __be32 ip, u8 *mac_out)
 	e = ixm_arp_lookup(port->arp, ip);
 	if (likely(e && e->valid)) {
 		memcpy(mac_out, e->mac, ETH_ALEN);
+		if (unlikely((s64)(now - READ_ONCE(e->used_ns)) >=
+			     (s64)IXM_ARP_USED_GRAIN_NS))
+			WRITE_ONCE(e->used_ns, now);
 		if (unlikely(ixm_arp_entry_is_stale(e, now)) &&
 		    (s64)(now - READ_ONCE(e->next_request_ns)) >= 0 &&
 		    !ixm_arp_claim_request(port->arp, ip, now))

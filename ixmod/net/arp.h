@@ -8,7 +8,13 @@
  * request, and the control plane's ageing) take @lock.  An entry's @mac
  * never changes once published: a new MAC gets a new entry that replaces
  * the old one, which is freed after a grace period.  Only the timestamps
- * change in place, with WRITE_ONCE() under @lock and READ_ONCE() outside.
+ * change in place, with WRITE_ONCE() under @lock and READ_ONCE() outside;
+ * @used_ns alone is also written by readers (WRITE_ONCE(), at most once
+ * per IXM_ARP_USED_GRAIN_NS), and nothing orders it against the rest.
+ *
+ * The LRU list (@lru_head ... @lru_tail through the entries' @lru_prev
+ * and @lru_next) is the writers' alone: it is only touched under @lock,
+ * and readers never follow it.
  */
 #ifndef _IXM_NET_ARP_H
 #define _IXM_NET_ARP_H
@@ -29,6 +35,8 @@
 #define IXM_ARP_EXPIRE_NS	(2 * IXM_ARP_STALE_NS)
 /* At most one request per address per this interval. */
 #define IXM_ARP_RETRY_NS	(1000000000ULL)
+/* A core records that it sent through an entry at most this often. */
+#define IXM_ARP_USED_GRAIN_NS	(1000000000ULL)
 
 /**
  * struct ixm_arphdr - ARP packet for Ethernet and IPv4 (RFC 826)
@@ -63,6 +71,11 @@ struct ixm_arphdr {
  * @updated_ns: when the translation was last learned or confirmed, or
  *	when the entry was created for a request
  * @next_request_ns: no request for @ip goes out before this time
+ * @used_ns: when a core last resolved @ip through this entry to send,
+ *	to IXM_ARP_USED_GRAIN_NS (written by readers too)
+ * @lru_prev: the entry confirmed (or created) just before this one
+ *	(under the table's lock only; NULL at the head)
+ * @lru_next: the one confirmed just after (NULL at the tail)
  * @rcu: deferred free
  */
 struct ixm_arp_entry {
@@ -72,6 +85,9 @@ struct ixm_arp_entry {
 	bool				valid;
 	u64				updated_ns;
 	u64				next_request_ns;
+	u64				used_ns;
+	struct ixm_arp_entry		*lru_prev;
+	struct ixm_arp_entry		*lru_next;
 	struct rcu_head			rcu;
 };
 
@@ -79,14 +95,25 @@ struct ixm_arp_entry {
  * struct ixm_arp_table - a port's translations
  * @lock: serialises writers
  * @count: entries linked (under @lock)
- * @full: entries refused because the table held IXM_ARP_MAX_ENTRIES
+ * @lru_head: the entry least recently confirmed or created (under @lock)
+ * @lru_tail: the one most recently confirmed or created (under @lock)
+ * @learned: entries made from received ARP packets
+ * @evicted: entries removed to make room for a new one
+ * @refused: entries not made because the table was full and nothing
+ *	could be evicted (every entry in use)
  * @nomem: entries not made because allocation failed
  * @buckets: hash chains (RCU)
+ *
+ * The counters are written under @lock and read by sysfs without it.
  */
 struct ixm_arp_table {
 	ixm_spinlock_t			lock;
 	unsigned int			count;
-	u64				full;
+	struct ixm_arp_entry		*lru_head;
+	struct ixm_arp_entry		*lru_tail;
+	u64				learned;
+	u64				evicted;
+	u64				refused;
 	u64				nomem;
 	struct ixm_arp_entry __rcu	*buckets[IXM_ARP_BUCKETS];
 };

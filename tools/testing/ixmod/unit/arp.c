@@ -5,7 +5,9 @@
  * Replies and requests are compared byte for byte with frames built from
  * RFC 826's layout.  Learning follows the merge rule; entries go stale
  * after IXM_ARP_STALE_NS of ixm_host_now_ns and are freed by gc after
- * twice that; the table refuses entries past IXM_ARP_MAX_ENTRIES and
+ * twice that; a full table (IXM_ARP_MAX_ENTRIES) evicts the least
+ * recently confirmed entry not in use, refuses senders from the wire when
+ * all are and evicts even so for resolution; the table
  * survives allocation failures (ixm_host_fail_alloc); resolution sends
  * one request per address per second, from any core.  Senders off the
  * port's subnet are neither learned nor answered.
@@ -246,8 +248,127 @@ static void set_prefix16(struct tport *t)
 /* The i-th of many on-link senders of a /16 port: 192.0.16.0 and up. */
 #define SPOOF_IP(i)	(0xc0001000u + (i))
 
-static void test_full_and_nomem(void)
+/* Whether @ip has an entry, complete or not (a walk of its bucket). */
+static bool has_entry(struct tport *t, u32 ip)
 {
+	const struct ixm_arp_entry *e;
+	unsigned int b;
+
+	for (b = 0; b < IXM_ARP_BUCKETS; b++)
+		for (e = t->port.arp->buckets[b]; e; e = e->next)
+			if (e->ip == be32_of(ip))
+				return true;
+	return false;
+}
+
+/* The buckets and the LRU list hold the same count entries, linked both ways. */
+static bool table_consistent(struct tport *t)
+{
+	const struct ixm_arp_table *a = t->port.arp;
+	const struct ixm_arp_entry *e, *prev = NULL;
+	unsigned int b, inb = 0, inl = 0;
+
+	for (b = 0; b < IXM_ARP_BUCKETS; b++)
+		for (e = a->buckets[b]; e; e = e->next)
+			inb++;
+	for (e = a->lru_head; e; prev = e, e = e->lru_next) {
+		if (e->lru_prev != prev || !has_entry(t, ixm_ntohl(e->ip)))
+			return false;
+		inl++;
+	}
+	if (inb != a->count || inl != a->count || a->lru_tail != prev) {
+		tap_diag("count %u, %u in the buckets, %u on the LRU list", a->count, inb, inl);
+		return false;
+	}
+	return true;
+}
+
+/* A request for us from @ip at @mac, its reply flushed. */
+static void request_from(struct tport *t, u32 ip, const u8 *mac)
+{
+	u8 f[64];
+
+	arp_frame(f, bcast_mac, 1, mac, ip, zero_mac, OUR_IP);
+	tport_input(t, f, 60, 0);
+	tport_tx_flush(t);
+}
+
+/* @n spoofed on-link senders from SPOOF_IP(@first) ask for us, all learnable. */
+static void flood(struct tport *t, unsigned int first, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = first; i < first + n; i++)
+		request_from(t, SPOOF_IP(i), peer_mac);
+}
+
+/*
+ * A table filled by spoofed senders (on our subnet, so learnable) makes
+ * room for a real peer, whether it asks for us or we ask for it, and a
+ * peer in use survives a flood that replaces everything else.
+ */
+static void test_full_evicts(void)
+{
+	struct ixm_arp_table *a;
+	u8 f[64], want[64], mac[6];
+	struct tport t;
+	int err;
+
+	tport_init(&t, OUR_IP);
+	set_prefix16(&t);
+	a = t.port.arp;
+	set_now(&t, SEC);
+	flood(&t, 0, IXM_ARP_MAX_ENTRIES);
+	tap_ok(a->count == IXM_ARP_MAX_ENTRIES && a->learned == IXM_ARP_MAX_ENTRIES &&
+	       !a->evicted && table_consistent(&t), "1024 spoofed senders fill the table");
+
+	arp_frame(f, bcast_mac, 1, new_mac, PEER_IP, zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	arp_frame(want, new_mac, 2, our_mac, OUR_IP, new_mac, PEER_IP);
+	memcpy(want + 6, our_mac, 6);
+	tap_ok(tx_is(&t, want, 60, "evict") && resolves_to(&t, PEER_IP, new_mac),
+	       "full table: a new peer asking for us is answered and learned");
+	tap_ok(a->evicted == 1 && !a->refused && a->count == IXM_ARP_MAX_ENTRIES &&
+	       !has_entry(&t, SPOOF_IP(0)) && has_entry(&t, SPOOF_IP(1)) &&
+	       table_consistent(&t), "by evicting the least recently confirmed spoof");
+
+	err = ixm_arp_resolve(&t.port, be32_of(PEER2_IP), mac);
+	expected_request(want, PEER2_IP);
+	tap_ok(err == -EAGAIN && tx_is(&t, want, 60, "resolve"),
+	       "full table: resolving a new address sends its request (not -ENOSPC)");
+	tap_ok(a->evicted == 2 && !has_entry(&t, SPOOF_IP(1)) && table_consistent(&t),
+	       "and evicts the next spoof");
+	arp_frame(f, our_mac, 2, peer_mac, PEER2_IP, our_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tap_ok(!t.port.ntx && resolves_to(&t, PEER2_IP, peer_mac) && a->evicted == 2,
+	       "its reply completes the entry without another eviction");
+
+	/* both peers are confirmed and used: 1,024 more spoofs go around them */
+	set_now(&t, 2 * SEC);
+	flood(&t, IXM_ARP_MAX_ENTRIES, IXM_ARP_MAX_ENTRIES);
+	tap_ok(a->evicted == 2 + IXM_ARP_MAX_ENTRIES && a->count == IXM_ARP_MAX_ENTRIES &&
+	       !a->refused && table_consistent(&t),
+	       "1,024 more spoofs each evict an idle entry");
+	tap_ok(resolves_to(&t, PEER_IP, new_mac) && resolves_to(&t, PEER2_IP, peer_mac) &&
+	       !t.port.ntx, "the two peers in use survive it, no request needed");
+
+	/* unconfirmed for IXM_ARP_STALE_NS, they are fair game */
+	set_now(&t, 2 * SEC + IXM_ARP_STALE_NS);
+	flood(&t, 2 * IXM_ARP_MAX_ENTRIES, 2);
+	tap_ok(!has_entry(&t, PEER_IP) && !has_entry(&t, PEER2_IP) && table_consistent(&t),
+	       "once stale, they are the least recently confirmed and go first");
+	tport_fini(&t);
+}
+
+/*
+ * Entries in use (confirmed and sent to lately, or waiting for an answer)
+ * are not evicted for senders from the wire; a core's own resolution
+ * evicts the least recently confirmed even so, and known neighbours
+ * still refresh.
+ */
+static void test_full_in_use(void)
+{
+	struct ixm_arp_table *a;
 	u8 f[64], want[64], mac[6];
 	struct tport t;
 	unsigned int i;
@@ -256,30 +377,50 @@ static void test_full_and_nomem(void)
 
 	tport_init(&t, OUR_IP);
 	set_prefix16(&t);
+	a = t.port.arp;
 	set_now(&t, SEC);
-	for (i = 0; i < IXM_ARP_MAX_ENTRIES; i++) {
-		arp_frame(f, bcast_mac, 1, peer_mac, SPOOF_IP(i), zero_mac, OUR_IP);
-		tport_input(&t, f, 60, 0);
-		tport_tx_flush(&t);
-	}
-	tap_eq(t.port.arp->count, IXM_ARP_MAX_ENTRIES, "1024 senders learned");
-	arp_frame(f, bcast_mac, 1, peer_mac, PEER_IP, zero_mac, OUR_IP);
+	flood(&t, 0, IXM_ARP_MAX_ENTRIES);
+	for (i = 0; i < IXM_ARP_MAX_ENTRIES; i++)
+		ok &= resolves_to(&t, SPOOF_IP(i), peer_mac);
+	tap_ok(ok && !t.port.ntx, "1024 entries, each sent to");
+
+	arp_frame(f, bcast_mac, 1, new_mac, PEER_IP, zero_mac, OUR_IP);
 	tport_input(&t, f, 60, 0);
+	arp_frame(want, new_mac, 2, our_mac, OUR_IP, new_mac, PEER_IP);
+	memcpy(want + 6, our_mac, 6);
+	tap_ok(tx_is(&t, want, 60, "refused") && !has_entry(&t, PEER_IP) &&
+	       a->refused == 1 && !a->evicted && a->count == IXM_ARP_MAX_ENTRIES,
+	       "all in use: a new sender is answered but not learned (refused)");
+
+	err = ixm_arp_resolve(&t.port, be32_of(PEER2_IP), mac);
+	expected_request(want, PEER2_IP);
+	tap_ok(err == -EAGAIN && tx_is(&t, want, 60, "in use") && a->evicted == 1 &&
+	       !has_entry(&t, SPOOF_IP(0)) && has_entry(&t, PEER2_IP) && table_consistent(&t),
+	       "all in use: resolving evicts the least recently confirmed one");
+
+	request_from(&t, PEER_IP, new_mac);
+	tap_ok(!has_entry(&t, PEER_IP) && a->refused == 2 && a->evicted == 1,
+	       "an address waiting for its answer is in use too");
+	set_now(&t, SEC + IXM_ARP_RETRY_NS);
+	request_from(&t, PEER_IP, new_mac);
+	tap_ok(has_entry(&t, PEER_IP) && !has_entry(&t, PEER2_IP) && a->evicted == 2 &&
+	       table_consistent(&t), "unanswered after IXM_ARP_RETRY_NS, it is evicted first");
+
+	arp_frame(f, bcast_mac, 1, new_mac, SPOOF_IP(5), zero_mac, SPOOF_IP(5));
+	tport_input(&t, f, 60, 0);
+	tap_ok(resolves_to(&t, SPOOF_IP(5), new_mac) && a->refused == 2 && a->evicted == 2 &&
+	       table_consistent(&t), "a known neighbour's new MAC is still taken");
+	tport_fini(&t);
+}
+
+static void test_nomem(void)
+{
+	u8 f[64], want[64], mac[6];
+	struct tport t;
+	int err;
+
 	arp_frame(want, peer_mac, 2, our_mac, OUR_IP, peer_mac, PEER_IP);
 	memcpy(want + 6, our_mac, 6);
-	ok = tx_is(&t, want, 60, "full");
-	tap_ok(ok && t.port.arp->count == IXM_ARP_MAX_ENTRIES && t.port.arp->full == 1,
-	       "full table: the 1025th sender is answered, not learned, counted");
-	err = ixm_arp_resolve(&t.port, be32_of(PEER2_IP), mac);
-	tap_ok(err == -ENOSPC && !t.port.ntx && t.port.arp->full == 2,
-	       "full table: resolve fails with -ENOSPC and sends nothing");
-	for (i = 0; i < IXM_ARP_MAX_ENTRIES; i++) {
-		if (!resolves_to(&t, SPOOF_IP(i), peer_mac))
-			ok = false;
-	}
-	tap_ok(ok && !t.port.ntx, "every one of the 1024 resolves");
-	tport_fini(&t);
-
 	tport_init(&t, OUR_IP);
 	set_now(&t, SEC);
 	ixm_host_fail_alloc = 1;
@@ -399,12 +540,14 @@ static void test_announce(void)
 
 int main(void)
 {
-	tap_plan(8 + 3 + 8 + 8 + 9 + 7 + 5);
+	tap_plan(8 + 3 + 8 + 8 + 9 + 6 + 5 + 7 + 5);
 	test_reply();
 	test_merge();
 	test_resolve();
 	test_ageing();
-	test_full_and_nomem();
+	test_full_evicts();
+	test_full_in_use();
+	test_nomem();
 	test_offsubnet();
 	test_announce();
 	return tap_exit();
