@@ -25,9 +25,12 @@
  * Learning from the wire gives up when every entry is in use (the sender
  * is still answered, and is resolved if we ever send to it); resolving an
  * address a core must send to then evicts the least recently confirmed
- * entry even so.  RFC 1122 §2.3.2.1 leaves the cache's management to the
- * host; this keeps it from being locked by strangers, as Linux's
- * neighbour garbage collection (gc_thresh3) does.
+ * entry even so.  The wire may also create no more than
+ * IXM_ARP_LEARN_BURST entries at once and one per IXM_ARP_LEARN_NS after
+ * that; refreshing a known neighbour and resolving are not limited.
+ * RFC 1122 §2.3.2.1 asks that out-of-date entries be flushed and sets no
+ * size policy; this one keeps strangers from locking the table, as
+ * Linux's forced neighbour garbage collection (gc_thresh3) does.
  */
 #include "platform.h"
 #include "arp.h"
@@ -232,10 +235,44 @@ static bool ixm_arp_evict(struct ixm_arp_table *t, u64 now, bool in_use_too)
 }
 
 /*
+ * Whether the wire may make one more entry now: a token bucket of
+ * IXM_ARP_LEARN_BURST tokens that gains one every IXM_ARP_LEARN_NS, kept
+ * as the one timestamp of GCRA (ITU-T I.371's virtual scheduling: no
+ * division, no refill loop).  Under @t->lock.
+ *
+ * The numbers.  Learning the sender of a request is an optimisation
+ * (RFC 826: it will probably talk to us, and knowing it saves a request);
+ * a sender over the limit is still answered, and is resolved if we ever
+ * send to it.  So the limit need only cover neighbours that are really
+ * new: 32 at once for a segment's hosts asking for us together (after
+ * our announcement, or a switch coming back), then 256 a second: no
+ * subnet whose hosts fit in the table's 1024 entries keeps producing new
+ * ones faster.  Against a flood it bounds the work (each entry from the
+ * wire costs an allocation, an RCU free and, in a full table of entries
+ * in use, a walk of the LRU list) to 256 a second, and the churn: a table
+ * full of idle entries takes at least 4 s to turn over.  That is still
+ * faster than entries age (IXM_ARP_EXPIRE_NS); what protects the
+ * neighbours we talk to is that entries in use are never evicted for the
+ * wire, not this limit.
+ */
+static bool ixm_arp_learn_allowed(struct ixm_arp_table *t, u64 now)
+{
+	u64 tat = t->learn_tat_ns;
+
+	if ((s64)(tat - now) < 0)
+		tat = now;		/* refilled to the brim */
+	if ((s64)(tat - now) > (s64)((IXM_ARP_LEARN_BURST - 1) * IXM_ARP_LEARN_NS))
+		return false;		/* no token left */
+	t->learn_tat_ns = tat + IXM_ARP_LEARN_NS;
+	return true;
+}
+
+/*
  * Record that @ip is at @mac, as of @now.  An existing entry is updated
- * (RFC 826's merge rule); a new one is made only when @create, evicting
- * one not in use if the table is full (learned; or refused, when all
- * are).  Returns whether an entry existed: RFC 826's Merge_flag.
+ * (RFC 826's merge rule) whatever the rate; a new one is made only when
+ * @create and ixm_arp_learn_allowed() (else ratelimited), evicting one
+ * not in use if the table is full (learned; or refused, when all are).
+ * Returns whether an entry existed: RFC 826's Merge_flag.
  */
 static bool ixm_arp_learn(struct ixm_arp_table *t, __be32 ip, const u8 *mac,
 			  u64 now, bool create)
@@ -256,6 +293,10 @@ static bool ixm_arp_learn(struct ixm_arp_table *t, __be32 ip, const u8 *mac,
 	}
 	if (!e && !create)
 		goto out_unlock;
+	if (!e && !ixm_arp_learn_allowed(t, now)) {
+		t->ratelimited++;
+		goto out_unlock;
+	}
 	if (!e && t->count >= IXM_ARP_MAX_ENTRIES) {
 		if (!ixm_arp_evict(t, now, false)) {
 			t->refused++;

@@ -37,6 +37,13 @@
 #define IXM_ARP_RETRY_NS	(1000000000ULL)
 /* A core records that it sent through an entry at most this often. */
 #define IXM_ARP_USED_GRAIN_NS	(1000000000ULL)
+/*
+ * Entries the wire may create (senders of requests for our address): a
+ * burst of IXM_ARP_LEARN_BURST, then one per IXM_ARP_LEARN_NS, 256 a
+ * second.  Why these numbers: ixm_arp_learn_allowed() in arp.c.
+ */
+#define IXM_ARP_LEARN_BURST	32
+#define IXM_ARP_LEARN_NS	(1000000000ULL / 256)
 
 /**
  * struct ixm_arphdr - ARP packet for Ethernet and IPv4 (RFC 826)
@@ -97,10 +104,13 @@ struct ixm_arp_entry {
  * @count: entries linked (under @lock)
  * @lru_head: the entry least recently confirmed or created (under @lock)
  * @lru_tail: the one most recently confirmed or created (under @lock)
+ * @learn_tat_ns: the rate limit of entries learned from the wire: GCRA's
+ *	theoretical arrival time (under @lock)
  * @learned: entries made from received ARP packets
  * @evicted: entries removed to make room for a new one
  * @refused: entries not made because the table was full and nothing
  *	could be evicted (every entry in use)
+ * @ratelimited: entries from the wire not made: over the rate limit
  * @nomem: entries not made because allocation failed
  * @buckets: hash chains (RCU)
  *
@@ -111,9 +121,11 @@ struct ixm_arp_table {
 	unsigned int			count;
 	struct ixm_arp_entry		*lru_head;
 	struct ixm_arp_entry		*lru_tail;
+	u64				learn_tat_ns;
 	u64				learned;
 	u64				evicted;
 	u64				refused;
+	u64				ratelimited;
 	u64				nomem;
 	struct ixm_arp_entry __rcu	*buckets[IXM_ARP_BUCKETS];
 };

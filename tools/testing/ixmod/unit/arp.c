@@ -7,7 +7,8 @@
  * after IXM_ARP_STALE_NS of ixm_host_now_ns and are freed by gc after
  * twice that; a full table (IXM_ARP_MAX_ENTRIES) evicts the least
  * recently confirmed entry not in use, refuses senders from the wire when
- * all are and evicts even so for resolution; the table
+ * all are and evicts even so for resolution; the wire creates entries
+ * at a limited rate, refreshes and resolution at any; the table
  * survives allocation failures (ixm_host_fail_alloc); resolution sends
  * one request per address per second, from any core.  Senders off the
  * port's subnet are neither learned nor answered.
@@ -293,13 +294,18 @@ static void request_from(struct tport *t, u32 ip, const u8 *mac)
 	tport_tx_flush(t);
 }
 
-/* @n spoofed on-link senders from SPOOF_IP(@first) ask for us, all learnable. */
+/*
+ * @n spoofed on-link senders from SPOOF_IP(@first) ask for us, one per
+ * IXM_ARP_LEARN_NS (the most the rate limit lets the wire make).
+ */
 static void flood(struct tport *t, unsigned int first, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = first; i < first + n; i++)
+	for (i = first; i < first + n; i++) {
 		request_from(t, SPOOF_IP(i), peer_mac);
+		set_now(t, t->port.now_ns + IXM_ARP_LEARN_NS);
+	}
 }
 
 /*
@@ -344,7 +350,7 @@ static void test_full_evicts(void)
 	       "its reply completes the entry without another eviction");
 
 	/* both peers are confirmed and used: 1,024 more spoofs go around them */
-	set_now(&t, 2 * SEC);
+	set_now(&t, t.port.now_ns + SEC);
 	flood(&t, IXM_ARP_MAX_ENTRIES, IXM_ARP_MAX_ENTRIES);
 	tap_ok(a->evicted == 2 + IXM_ARP_MAX_ENTRIES && a->count == IXM_ARP_MAX_ENTRIES &&
 	       !a->refused && table_consistent(&t),
@@ -353,7 +359,7 @@ static void test_full_evicts(void)
 	       !t.port.ntx, "the two peers in use survive it, no request needed");
 
 	/* unconfirmed for IXM_ARP_STALE_NS, they are fair game */
-	set_now(&t, 2 * SEC + IXM_ARP_STALE_NS);
+	set_now(&t, t.port.now_ns + IXM_ARP_STALE_NS);
 	flood(&t, 2 * IXM_ARP_MAX_ENTRIES, 2);
 	tap_ok(!has_entry(&t, PEER_IP) && !has_entry(&t, PEER2_IP) && table_consistent(&t),
 	       "once stale, they are the least recently confirmed and go first");
@@ -401,7 +407,7 @@ static void test_full_in_use(void)
 	request_from(&t, PEER_IP, new_mac);
 	tap_ok(!has_entry(&t, PEER_IP) && a->refused == 2 && a->evicted == 1,
 	       "an address waiting for its answer is in use too");
-	set_now(&t, SEC + IXM_ARP_RETRY_NS);
+	set_now(&t, t.port.now_ns + IXM_ARP_RETRY_NS);
 	request_from(&t, PEER_IP, new_mac);
 	tap_ok(has_entry(&t, PEER_IP) && !has_entry(&t, PEER2_IP) && a->evicted == 2 &&
 	       table_consistent(&t), "unanswered after IXM_ARP_RETRY_NS, it is evicted first");
@@ -410,6 +416,79 @@ static void test_full_in_use(void)
 	tport_input(&t, f, 60, 0);
 	tap_ok(resolves_to(&t, SPOOF_IP(5), new_mac) && a->refused == 2 && a->evicted == 2 &&
 	       table_consistent(&t), "a known neighbour's new MAC is still taken");
+	tport_fini(&t);
+}
+
+/* Count the replies queued and flush them. */
+static unsigned int replies(struct tport *t)
+{
+	unsigned int n = t->port.ntx;
+
+	tport_tx_flush(t);
+	return n;
+}
+
+/*
+ * The wire makes at most IXM_ARP_LEARN_BURST entries at once and one per
+ * IXM_ARP_LEARN_NS after that; every sender is answered all the same, and
+ * refreshes, answers to our requests and resolution are not limited.
+ */
+static void test_ratelimit(void)
+{
+	struct ixm_arp_table *a;
+	unsigned int i, n = 0;
+	u8 f[64], want[64], mac[6];
+	struct tport t;
+	bool ok = true;
+	int err;
+
+	tport_init(&t, OUR_IP);
+	set_prefix16(&t);
+	a = t.port.arp;
+	set_now(&t, SEC);
+	for (i = 0; i < 100; i++) {
+		arp_frame(f, bcast_mac, 1, peer_mac, SPOOF_IP(i), zero_mac, OUR_IP);
+		tport_input(&t, f, 60, 0);
+		n += replies(&t);
+	}
+	tap_ok(a->learned == IXM_ARP_LEARN_BURST && a->ratelimited == 100 - IXM_ARP_LEARN_BURST &&
+	       a->count == IXM_ARP_LEARN_BURST && n == 100,
+	       "100 new senders at once: 32 learned, 68 ratelimited, all 100 answered");
+	for (i = 0; i < 100; i++)
+		ok &= has_entry(&t, SPOOF_IP(i)) == (i < IXM_ARP_LEARN_BURST);
+	tap_ok(ok, "the first 32 are the ones learned");
+
+	/* the bucket is empty: known neighbours and our own requests are not limited */
+	arp_frame(f, bcast_mac, 1, new_mac, SPOOF_IP(3), zero_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tport_tx_flush(&t);
+	tap_ok(resolves_to(&t, SPOOF_IP(3), new_mac) && a->ratelimited == 68,
+	       "a known neighbour's new MAC is taken with the bucket empty");
+	err = ixm_arp_resolve(&t.port, be32_of(PEER2_IP), mac);
+	expected_request(want, PEER2_IP);
+	tap_ok(err == -EAGAIN && tx_is(&t, want, 60, "limited") && has_entry(&t, PEER2_IP),
+	       "resolving a new address is not limited");
+	arp_frame(f, our_mac, 2, peer_mac, PEER2_IP, our_mac, OUR_IP);
+	tport_input(&t, f, 60, 0);
+	tap_ok(resolves_to(&t, PEER2_IP, peer_mac) && a->ratelimited == 68,
+	       "and its answer completes it");
+
+	/* one second of new senders at twice the rate: exactly 256 learned */
+	n = a->learned;
+	for (i = 1; i <= 512; i++) {
+		set_now(&t, SEC + i * (IXM_ARP_LEARN_NS / 2));
+		request_from(&t, SPOOF_IP(1000 + i), peer_mac);
+	}
+	tap_ok(a->learned - n == 256 && a->ratelimited == 68 + 256,
+	       "a second at 512 new senders a second: 256 learned, 256 ratelimited");
+
+	/* after a quiet while the burst is back, and no more */
+	set_now(&t, t.port.now_ns + 10 * SEC);
+	n = a->learned;
+	for (i = 0; i < IXM_ARP_LEARN_BURST + 1; i++)
+		request_from(&t, SPOOF_IP(2000 + i), peer_mac);
+	tap_ok(a->learned - n == IXM_ARP_LEARN_BURST && a->ratelimited == 68 + 256 + 1 &&
+	       table_consistent(&t), "ten quiet seconds later: a burst of 32 again, not 33");
 	tport_fini(&t);
 }
 
@@ -540,13 +619,14 @@ static void test_announce(void)
 
 int main(void)
 {
-	tap_plan(8 + 3 + 8 + 8 + 9 + 6 + 5 + 7 + 5);
+	tap_plan(8 + 3 + 8 + 8 + 9 + 6 + 7 + 5 + 7 + 5);
 	test_reply();
 	test_merge();
 	test_resolve();
 	test_ageing();
 	test_full_evicts();
 	test_full_in_use();
+	test_ratelimit();
 	test_nomem();
 	test_offsubnet();
 	test_announce();
