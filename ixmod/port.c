@@ -690,6 +690,31 @@ static ssize_t _name##_show(struct kobject *kobj,			\
 }									\
 static struct kobj_attribute port_##_name##_attr = __ATTR_RO(_name)
 
+/*
+ * The port's ARP table, which lives from bind to unbind (sysfs readers are
+ * gone before ixm_port_unregister() frees it).  Written under the table's
+ * lock by the cores; read here without it.
+ */
+static ssize_t arp_entries_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_port(kobj)->arp->count));
+}
+static struct kobj_attribute port_arp_entries_attr = __ATTR_RO(arp_entries);
+
+#define IXM_ARP_STAT(_name)						\
+static ssize_t arp_##_name##_show(struct kobject *kobj,		\
+				  struct kobj_attribute *a, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%llu\n",				\
+			  READ_ONCE(to_port(kobj)->arp->_name));	\
+}									\
+static struct kobj_attribute port_arp_##_name##_attr = __ATTR_RO(arp_##_name)
+
+IXM_ARP_STAT(learned);
+IXM_ARP_STAT(evicted);
+IXM_ARP_STAT(refused);
+IXM_ARP_STAT(ratelimited);
+
 IXM_QUEUE_STAT(rx_errors, rxq, errors, rx_errors);
 IXM_QUEUE_STAT(rx_no_buf, rxq, no_buf, rx_no_buf);
 IXM_QUEUE_STAT(rx_csum_hw, rxq, csum_hw, rx_csum_hw);
@@ -712,6 +737,11 @@ static struct attribute *ixm_port_stat_attrs[] = {
 	&port_rx_no_buf_attr.attr,
 	&port_rx_csum_hw_attr.attr,
 	&port_tx_ring_full_attr.attr,
+	&port_arp_entries_attr.attr,
+	&port_arp_learned_attr.attr,
+	&port_arp_evicted_attr.attr,
+	&port_arp_refused_attr.attr,
+	&port_arp_ratelimited_attr.attr,
 	NULL,
 };
 
