@@ -5,6 +5,9 @@
   udp_check.py HOST PORT --sizes 1-1472       every size once, random bytes
   udp_check.py HOST PORT --flows 16 --count 20  16 source ports, 20 each
   udp_check.py HOST PORT --flood SECONDS      send without waiting (load)
+  udp_check.py HOST PORT --first-echo SECONDS [--src ADDR]
+      a datagram every 50 ms (from ADDR) until the first exact echo;
+      prints how long it took, exits 0 if it came within SECONDS
 
 Each request is retried up to 3 times if no reply comes within a second
 (UDP may lose a datagram; a wrong reply is never retried).  Prints one
@@ -44,9 +47,34 @@ def main():
     ap.add_argument("--flows", type=int, default=0)
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--flood", type=float, default=0)
+    ap.add_argument("--first-echo", type=float, default=0)
+    ap.add_argument("--src", default="0.0.0.0")
     a = ap.parse_args()
     addr = (a.host, a.port)
     bad = lost = ok = 0
+
+    if a.first_echo:
+        # the first datagram from a new address may be lost to ARP
+        # resolution (the server sends a request and drops its echo)
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind((a.src, 0))
+        payload = os.urandom(64)
+        start = time.monotonic()
+        sent = 0
+        while time.monotonic() - start < a.first_echo + 2:
+            s.sendto(payload, addr)
+            sent += 1
+            s.settimeout(0.05)
+            try:
+                data, src = s.recvfrom(4096)
+            except socket.timeout:
+                continue
+            if src == addr and data == payload:
+                ms = (time.monotonic() - start) * 1000
+                print(f"# first echo to {a.src} after {ms:.0f} ms, {sent} datagrams sent")
+                return 0 if ms <= a.first_echo * 1000 else 1
+        print(f"# no echo to {a.src} within {a.first_echo + 2:.1f} s, {sent} datagrams sent")
+        return 1
 
     if a.flood:
         # --flows sockets (source ports), so that RSS spreads the load
