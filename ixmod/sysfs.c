@@ -442,6 +442,7 @@ IXM_CORE_TCP_STAT(tw_recycled);
 IXM_CORE_TCP_STAT(conn_full);
 IXM_CORE_TCP_STAT(tx_zerocopy);
 IXM_CORE_TCP_STAT(tx_copied);
+IXM_CORE_TCP_STAT(tx_oversize);
 
 static struct attribute *ixm_core_stat_attrs[] = {
 	&rx_batch_hist_attr.attr,
@@ -493,6 +494,7 @@ static struct attribute *ixm_core_stat_attrs[] = {
 	&tcp_conn_full_attr.attr,
 	&tcp_tx_zerocopy_attr.attr,
 	&tcp_tx_copied_attr.attr,
+	&tcp_tx_oversize_attr.attr,
 	NULL,
 };
 

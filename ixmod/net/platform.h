@@ -14,12 +14,14 @@
  * same type and meaning, or the host build breaks.
  *
  * u8..u64, s8..s64, bool, size_t, __be16/__be32/__le16/__le32, __sum16,
- * READ_ONCE()/WRITE_ONCE() and likely()/unlikely() come from the kernel
+ * READ_ONCE()/WRITE_ONCE(), likely()/unlikely(), min_t()/max_t()/clamp_t()
+ * and WARN_ONCE() (for what cannot happen only) come from the kernel
  * headers below under their usual names.
  */
 #ifndef _IXM_NET_PLATFORM_H
 #define _IXM_NET_PLATFORM_H
 
+#include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/delay.h>
 #include <linux/etherdevice.h>

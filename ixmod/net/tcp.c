@@ -36,6 +36,7 @@ const char * const ixm_tcp_stat_names[] = {
 	"syncookies_sent", "syncookies_ok", "syncookies_bad", "backlog_drops",
 	"rcv_drops", "zero_window_probes", "window_stalls", "delayed_acks",
 	"tw_recycled", "conn_full", "tx_zerocopy", "tx_copied",
+	"tx_oversize",
 };
 
 _Static_assert(ARRAY_SIZE(ixm_tcp_stat_names) == IXM_TCP_NSTATS,

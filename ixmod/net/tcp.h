@@ -50,8 +50,18 @@
 #define IXM_TCPOPT_TS		8
 #define IXM_TCPOLEN_TS_ALIGNED	12	/* NOP NOP TS(10) */
 
+#define IXM_TCP_MTU		1500	/* the ports' MTU (no jumbo frames) */
 #define IXM_TCP_MSS_DEFAULT	536	/* RFC 9293 §3.7.1: no MSS option */
-#define IXM_TCP_MSS_MAX		(1500 - IXM_IP_HLEN - IXM_TCP_HLEN)
+#define IXM_TCP_MSS_MAX		(IXM_TCP_MTU - IXM_IP_HLEN - IXM_TCP_HLEN)
+/*
+ * The least data per segment, after options, whatever MSS a peer names.
+ * RFC 1122 §3.3.2 has every host take 576-byte datagrams, so a segment of
+ * 64 + 40 bytes of options + 40 bytes of headers is one any peer can
+ * take; a peer asking for less (MSS 1 is legal on the wire) would make a
+ * 64 KiB send cost 64 Ki segments.  Linux floors at 48 bytes with the
+ * options inside (tcp_min_snd_mss) and its TCP_MAXSEG at 88.
+ */
+#define IXM_TCP_MSS_MIN		64
 #define IXM_TCP_WSCALE_MAX	14	/* RFC 7323 §2.3 */
 
 /* Table sizes (per core) */
@@ -476,6 +486,8 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @tx_copied: data segments whose data was copied into the buffer (the
  *	port has no mapping of the arena, or it took over IXM_MBUF_FRAGS
  *	fragments)
+ * @tx_oversize: segments refused because they would not fit the MTU
+ *	(never, unless the MSS is wrong: a WARN_ONCE says so)
  */
 struct ixm_tcp_stats {
 	u64	active_opens;
@@ -510,6 +522,7 @@ struct ixm_tcp_stats {
 	u64	conn_full;
 	u64	tx_zerocopy;
 	u64	tx_copied;
+	u64	tx_oversize;
 };
 
 /* The counters' sysfs names, in struct order (tcp.c). */

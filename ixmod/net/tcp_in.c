@@ -78,17 +78,21 @@ int ixm_tcp_parse_opts(const struct ixm_tcphdr *th, struct ixm_tcp_opts *o)
 	return 0;
 }
 
-/* The most data per segment we send, from the peer's MSS option. */
+/*
+ * The most data per segment we send, from the peer's MSS option (0 or
+ * none: RFC 9293 §3.7.1's 536).  RFC 6691 §2: the MSS counts data and
+ * options both, so the timestamps option comes out of it.  The option is
+ * clamped first, to what our MTU allows and to a floor that leaves
+ * IXM_TCP_MSS_MIN bytes of data after the options, and only then are the
+ * options taken out: in that order no value of the option can wrap.
+ */
 static void ixm_tcp_set_mss(struct ixm_tcp_conn *c, u16 peer_mss)
 {
+	u32 optlen = (c->flags & IXM_TCPF_TS) ? IXM_TCPOLEN_TS_ALIGNED : 0;
 	u32 mss = peer_mss ? peer_mss : IXM_TCP_MSS_DEFAULT;
 
-	mss = min_t(u32, mss, IXM_TCP_MSS_MAX);
-	/* RFC 6691 §2: options come out of the MSS */
-	if (c->flags & IXM_TCPF_TS)
-		mss -= IXM_TCPOLEN_TS_ALIGNED;
-	/* a tiny MSS makes a peer cost us a segment per few bytes */
-	c->mss = max_t(u32, mss, 64);
+	mss = clamp_t(u32, mss, IXM_TCP_MSS_MIN + optlen, IXM_TCP_MSS_MAX);
+	c->mss = mss - optlen;
 }
 
 /* What the SYN (or SYN-ACK) we got says about window scaling and timestamps. */
@@ -192,7 +196,7 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 		c->irs = seq - 1;
 		c->rcv_nxt = seq;
 		c->rcv_adv = seq + min_t(u32, c->rcv_buf, 65535);
-		c->mss = min_t(u32, mss, IXM_TCP_MSS_MAX);
+		ixm_tcp_set_mss(c, mss);	/* no timestamps: the cookie offered none */
 		c->snd_wnd = ixm_ntohs(th->window);
 		c->max_snd_wnd = c->snd_wnd;
 		c->snd_wl1 = seq;

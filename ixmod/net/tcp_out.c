@@ -253,6 +253,19 @@ static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
 	struct ixm_mbuf *m;
 	u32 sum;
 
+	BUILD_BUG_ON(IXM_ETH_HLEN + IXM_TCP_MTU > IXM_MBUF_DATA_MAX);
+	/*
+	 * Never: the MSS (ixm_tcp_set_mss()) keeps every segment inside the
+	 * MTU, and the MTU inside a buffer.  Were it wrong, a copied segment
+	 * would run past its buffer and a gathered one would carry a wrapped
+	 * IP total length: refuse it, whatever the MSS says.
+	 */
+	if (WARN_ONCE(dlen > IXM_TCP_MTU - IXM_IP_HLEN - thlen,
+		      "ixmod: TCP segment of %u data bytes over the MTU (mss %u)\n",
+		      dlen, c ? c->mss : 0)) {
+		np->stack->tcp->stats.tx_oversize++;
+		return -EMSGSIZE;
+	}
 	if (np->ntx >= IXM_TX_BATCH)
 		return -ENOSPC;
 	m = ixm_mbuf_alloc(np->pool);
@@ -336,7 +349,9 @@ static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
 			   seq, (flags & IXM_TCP_ACK) ? c->rcv_nxt : 0, flags, win,
 			   opts, optlen, c, dlen);
 	if (err) {
-		ixm_tcp_mark_pending(c);
+		/* a segment over the MTU goes no better next time: dropped */
+		if (err != -EMSGSIZE)
+			ixm_tcp_mark_pending(c);
 		return err;
 	}
 	c->table->stats.segs_out++;

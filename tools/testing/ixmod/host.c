@@ -3,6 +3,8 @@
  * host.c - the host side of platform_user.h: time, allocation with
  * failure injection.  Linked into every host test and fuzzer.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "net.h"
@@ -10,6 +12,19 @@
 
 u64 ixm_host_now_ns;
 int ixm_host_fail_alloc;
+unsigned int ixm_host_warnings;
+
+void ixm_host_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ixm_host_warnings++)
+		return;
+	va_start(ap, fmt);
+	fputs("WARNING: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
 
 void *ixm_host_zalloc(size_t size)
 {

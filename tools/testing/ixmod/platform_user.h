@@ -102,6 +102,7 @@ typedef unsigned long long dma_addr_t;	/* host: the buffer's address */
 #define U64_MAX			(~0ULL)
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
@@ -127,6 +128,20 @@ void ixm_host_delay_us(unsigned long us);
 #define ixm_index_nospec(i, n)		((void)(n), (i))
 #define ixm_add_overflow(a, b, d)	__builtin_add_overflow((a), (b), (d))
 #define IXM_PAGE_SHIFT			12
+
+/*
+ * WARN_ONCE(): every hit is counted in ixm_host_warnings (tests assert it
+ * stays 0, fuzzers abort on it); the first is printed.
+ */
+extern unsigned int ixm_host_warnings;
+void ixm_host_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define WARN_ONCE(cond, ...)						\
+	({								\
+		bool __warn = !!(cond);					\
+		if (unlikely(__warn))					\
+			ixm_host_warn(__VA_ARGS__);			\
+		__warn;							\
+	})
 
 /* Time: tests set it (deterministic ageing); starts at 0. */
 extern u64 ixm_host_now_ns;

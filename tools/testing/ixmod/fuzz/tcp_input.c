@@ -28,7 +28,8 @@
  *
  *	in[0]	bit 0: timestamps on both handshakes; bit 1: window scale;
  *		bit 2: SYN cookies always (else when the backlog is full);
- *		bits 3-4: receive buffer 4 KiB << 2n
+ *		bits 3-4: receive buffer 4 KiB << 2n; bits 5-7: the MSS the
+ *		peer's SYN and SYN-ACK name, from handshake_mss[]
  *	in[1..]	records:
  *	  0x00-0x7f  a segment; the byte's bits 0-1: to the passive
  *		connection, the listener, the active connection, or ports as
@@ -73,7 +74,11 @@ static struct {
 	u64			dead[MAX_DEAD];	/* handles that got TCP_DEAD */
 	unsigned int		ndead;
 	u32			tsval;
+	u16			mss;		/* the peer's MSS option */
 } h;
+
+/* MSS options of the handshakes: the usual one, the ones that wrapped (issue 15) */
+static const u16 handshake_mss[8] = { 1460, 1, 11, 12, 0, 13, 536, 65535 };
 
 static void check(int ok)
 {
@@ -127,6 +132,8 @@ static void check_tx_flush(void)
 		check(m->data >= m->buf && m->data + m->len <= m->buf + IXM_MBUF_SIZE);
 		check(!check_tx(&host->cfg, m));
 		len = frame_gather(m, f, sizeof(f));
+		/* whatever MSS the peer named: inside the MTU, no warning */
+		check(len <= 14 + 1500 && !ixm_host_warnings);
 		if (get16(f + 12) == 0x0800 && !tcp_parse(f, len, &s) &&
 		    s.flags == (TH_SYN | TH_ACK))
 			h.synack = s.seq;
@@ -194,7 +201,7 @@ static void seg(u16 sport, u16 dport, u32 seq, u32 ack, u8 flags, u8 setup)
 	};
 
 	if (flags & TH_SYN) {
-		olen += tcpopt_mss(o, 1460);
+		olen += tcpopt_mss(o, h.mss);
 		if (setup & 2)
 			olen += tcpopt_wscale(o + olen, 7);
 		olen += tcpopt_sack_ok(o + olen);
@@ -253,6 +260,7 @@ static void setup(u8 s)
 	h.ndead = 0;
 	h.knock = 0;
 	h.tsval = 100;
+	h.mss = handshake_mss[s >> 5];
 
 	c = tn_call_listen(LPORT, 4, 0x11);
 	h.lh = call(&c);

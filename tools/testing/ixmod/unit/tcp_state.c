@@ -66,6 +66,7 @@ struct tc {
 	u32			tsecr;		/* the host's last TSval */
 	u16			pwin;		/* window the peer advertises */
 	u8			pws;		/* window scale the peer offers */
+	u16			pmss;		/* MSS the peer's SYN or SYN-ACK names */
 	struct tcp_seg		seg[MAXSEG];	/* what the host sent in the last run */
 	u8			frame[MAXSEG][IXM_MBUF_SIZE];
 	unsigned int		nseg;
@@ -98,6 +99,7 @@ static void tc_init_cfg(struct tc *t, const struct ixm_tcp_config *cfg)
 	t->pwin = 65535;
 	t->tsval = 5000;
 	t->pws = 7;
+	t->pmss = 1460;
 }
 
 static void tc_init(struct tc *t)
@@ -247,7 +249,7 @@ static void tc_seg(struct tc *t, u8 flags, u32 seq, u32 ack, const u8 *d, size_t
 
 	if (flags & TH_SYN) {
 		if (opts & O_MSS)
-			olen += tcpopt_mss(o + olen, 1460);
+			olen += tcpopt_mss(o + olen, t->pmss);
 		if (opts & O_WS)
 			olen += tcpopt_wscale(o + olen, t->pws);
 		if (opts & O_SACK)
@@ -1722,6 +1724,173 @@ static void test_event_ring_full(void)
 	tc_fini(t);
 }
 
+/*
+ * Hostile options (issue 15)
+ */
+
+/* MSS values a SYN or SYN-ACK names: 0, the wrap-prone 1..12, the floor, big ones */
+static const u16 mss_cases[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 63, 64, 75, 76, 77,
+	536, 1000, 1460, 1461, 9000, 65535,
+};
+
+/*
+ * The most data a segment may carry for a peer's MSS option: RFC 9293
+ * §3.7.1 (0 means 536), RFC 6691 §2 (the timestamps come out of it),
+ * then IXM_TCP_MSS_MIN data bytes at least and a 1500-byte MTU at most.
+ */
+static u32 mss_budget(u16 mss, bool ts)
+{
+	u32 opt = ts ? 12 : 0;
+	u32 m = mss ? mss : 536;
+
+	if (m < IXM_TCP_MSS_MIN + opt)
+		m = IXM_TCP_MSS_MIN + opt;
+	if (m > 1460)
+		m = 1460;
+	return m - opt;
+}
+
+/*
+ * Check the segments of the last run against @budget and the MTU, and
+ * copy their data to @rx (the stream from sequence number @base on).
+ * Return: false on any bad frame.
+ */
+static bool mss_absorb(struct tc *t, u32 budget, u32 base, u8 *rx, u32 *got)
+{
+	unsigned int i;
+	bool ok = !t->bad;
+
+	for (i = 0; i < t->nseg; i++) {
+		const struct tcp_seg *s = &t->seg[i];
+		u32 tot = get16(t->frame[i] + 16), off = s->seq - base;
+
+		if (tot > 1500 || s->dlen > budget || tot != 20 + 20 + s->dlen +
+		    (s->has_ts ? 12 : 0)) {
+			tap_diag("segment of %zu data bytes, IP length %u: budget %u, MTU 1500",
+				 s->dlen, tot, budget);
+			ok = false;
+		}
+		if (s->dlen && off <= *got && off + s->dlen > *got && off + s->dlen <= 65536) {
+			memcpy(rx + off, s->data, s->dlen);
+			*got = off + (u32)s->dlen;
+		}
+	}
+	return ok;
+}
+
+/*
+ * 64 KiB from the arena to a peer that advertises 8 MiB (65535 << 7) and
+ * acknowledges what it got after every run.  Return: true if every
+ * segment kept to @budget and the MTU and the bytes arrived whole.
+ */
+static bool mss_stream(struct tc *t, u32 budget)
+{
+	static u8 rx[65536];
+	u32 base = t->rcv, sent = 0, got = 0, most = 0;
+	unsigned int rounds;
+	bool ok = true;
+	unsigned int i;
+
+	memset(rx, 0, sizeof(rx));
+	for (rounds = 0; rounds < 4000 && got < sizeof(rx); rounds++) {
+		if (sent < sizeof(rx)) {
+			int n = tc_sendv(t, sent, (u32)sizeof(rx) - sent);
+
+			if (n > 0)
+				sent += (u32)n;
+		} else {
+			tc_advance(t, MS);
+		}
+		ok &= mss_absorb(t, budget, base, rx, &got);
+		for (i = 0; i < t->nseg; i++)
+			most = t->seg[i].dlen > most ? (u32)t->seg[i].dlen : most;
+		if (!t->nseg)
+			continue;
+		t->rcv = base + got;
+		tc_send(t, TH_ACK, NULL, 0);
+		ok &= mss_absorb(t, budget, base, rx, &got);
+	}
+	if (got != sizeof(rx) || memcmp(rx, t->a->arena, sizeof(rx))) {
+		tap_diag("%u of 65536 bytes arrived in %u rounds%s", got, rounds,
+			 got == sizeof(rx) ? ", not the ones sent" : "");
+		ok = false;
+	}
+	if (most != budget && got == sizeof(rx)) {
+		tap_diag("the largest segment carried %u bytes, want the budget %u", most, budget);
+		ok = false;
+	}
+	return ok;
+}
+
+/*
+ * Issue 15 item 0: ixm_tcp_set_mss() took the timestamps' 12 bytes from
+ * a peer's MSS of 1..11 in unsigned arithmetic: an MSS of about 2^32,
+ * segments as long as the data, copied past their 2 KiB buffer.  For
+ * every MSS, on the SYN (passive) and the SYN-ACK (active), with and
+ * without timestamps, in place and copied: 64 KiB go out in segments no
+ * longer than the budget, inside the MTU, with a right IP length.
+ */
+static void test_mss_option(void)
+{
+	unsigned int side, ts, i, copy;
+	struct tc *t = &T;
+
+	for (side = 0; side < 2; side++) {
+		for (ts = 0; ts < 2; ts++) {
+			for (i = 0; i < ARRAY_SIZE(mss_cases); i++) {
+				u32 budget = mss_budget(mss_cases[i], ts);
+				bool ok = true;
+
+				for (copy = 0; copy < 2; copy++) {
+					bool up;
+
+					tc_init(t);
+					t->pmss = mss_cases[i];
+					tn_app_copy_only(t->a, copy);
+					up = side ? tc_active(t, O_MSS | O_WS | (ts ? O_TS : 0)) :
+						    tc_passive(t, O_MSS | O_WS | (ts ? O_TS : 0));
+					if (!up || t->ts != !!ts || conn(t)->mss != budget) {
+						tap_diag("handshake: %d, timestamps %d, mss %u",
+							 up, t->ts, conn(t) ? conn(t)->mss : 0);
+						ok = false;
+					} else {
+						ok &= mss_stream(t, budget);
+					}
+					ok &= !stats(t)->tx_oversize && !ixm_host_warnings;
+					tc_fini(t);
+				}
+				tap_ok(ok, "MSS %u on the %s%s: 64 KiB in segments of <= %u bytes, in place and copied",
+				       mss_cases[i], side ? "SYN-ACK" : "SYN",
+				       ts ? " with timestamps" : "", budget);
+			}
+		}
+	}
+}
+
+/*
+ * ixm_tcp_xmit() refuses a segment over the MTU whatever the MSS says:
+ * counted in tx_oversize, one warning, nothing on the wire, and the
+ * connection is not left spinning on the pending list.
+ */
+static void test_mss_oversize(void)
+{
+	unsigned int warned = ixm_host_warnings;
+	struct tc *t = &T;
+	u64 segs;
+
+	tc_init(t);
+	tc_passive(t, O_MSS);
+	conn(t)->mss = 4000;		/* what the wrap gave: never, now */
+	segs = stats(t)->segs_out;
+	tap_ok(tc_sendv(t, 0, 3000) == 3000 && !t->nseg && stats(t)->tx_oversize == 1 &&
+	       stats(t)->segs_out == segs && ixm_host_warnings == warned + 1 &&
+	       !(conn(t)->flags & IXM_TCPF_PENDING),
+	       "oversize: a 3000-byte segment is refused: tcp_tx_oversize 1, one warning, no frame");
+	ixm_host_warnings = warned;
+	tc_fini(t);
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -1729,7 +1898,8 @@ int main(void)
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
 	tap_plan(2 + 16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
-		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3 + 6 + 5);
+		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3 + 6 + 5 +
+		 2 * 2 * (int)ARRAY_SIZE(mss_cases) + 1);
 	test_passive_open();
 	test_active_open();
 	test_simultaneous_open();
@@ -1762,5 +1932,7 @@ int main(void)
 	test_keepalive();
 	test_before_accept();
 	test_event_ring_full();
+	test_mss_option();
+	test_mss_oversize();
 	return tap_exit();
 }
