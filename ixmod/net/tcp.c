@@ -992,7 +992,8 @@ int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
 		return -EBADF;
 	if (len > c->rcv_given)
 		return -EINVAL;
-	old_wnd = c->rcv_adv - c->rcv_nxt;
+	/* a FIN at the window's edge takes RCV.NXT one past it */
+	old_wnd = ixm_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
 	c->rcv_given -= len;
 	c->rcv_held -= len;
 	while (len && c->rcvq) {

@@ -30,9 +30,14 @@
 int ixm_tcp_parse_opts(const struct ixm_tcphdr *th, struct ixm_tcp_opts *o)
 {
 	const u8 *p = (const u8 *)(th + 1);
-	unsigned int left = ixm_tcp_doff(th) - IXM_TCP_HLEN;
+	unsigned int doff = ixm_tcp_doff(th);
+	unsigned int left;
 
 	memset(o, 0, sizeof(*o));
+	/* the caller checked it too: a data offset below 5 words is no header */
+	if (doff < IXM_TCP_HLEN)
+		return -EINVAL;
+	left = doff - IXM_TCP_HLEN;
 	while (left) {
 		unsigned int kind = p[0], len;
 
