@@ -10,11 +10,13 @@
  * A SYN cookie is the ISN of a SYN-ACK we keep no state for:
  *
  *	bits 31-27  t, the minute counter (64-s periods) mod 32
- *	bits 26-24  the index of the peer's MSS in ixm_tcp_cookie_mss[]
- *	bits 23-0   SipHash(4-tuple, peer ISN, t) with the second secret
+ *	bits 26-24  i, the index of the peer's MSS in ixm_tcp_cookie_mss[]
+ *	bits 23-0   SipHash(4-tuple, peer ISN, t, i) with the second secret
  *
  * The returning ACK acknowledges cookie + 1; the cookie is good if its t
- * is this period or the previous one and the hash matches.  Nothing else
+ * is this period or the previous one and the hash matches.  t and i are
+ * both under the hash, so an ACK that changes either (to pick a larger
+ * MSS than the SYN named, say) fails it (RFC 4987 §3.6).  Nothing else
  * survives: a connection opened from a cookie has no window scaling and
  * no timestamps (the SYN-ACK offered neither), the same trade-off as
  * Linux without timestamps.
@@ -90,7 +92,7 @@ u32 ixm_tcp_cookie_make(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
 		if (ixm_tcp_cookie_mss[i] <= mss)
 			idx = i;
 	h = ixm_tcp_tuple_hash(&t->secret[2], laddr, lport, raddr, rport,
-			       peer_isn, period);
+			       peer_isn, period << 3 | idx);
 	return period << 27 | idx << 24 | (h & 0xffffff);
 }
 
@@ -113,14 +115,14 @@ u16 ixm_tcp_cookie_check(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
 			 u64 now_ns)
 {
 	u32 now = (u32)(now_ns >> IXM_COOKIE_PERIOD_SHIFT) & 31;
-	u32 period = cookie >> 27;
+	u32 period = cookie >> 27, idx = (cookie >> 24) & 7;
 	u32 h;
 
 	if (period != now && period != ((now - 1) & 31))
 		return 0;
 	h = ixm_tcp_tuple_hash(&t->secret[2], laddr, lport, raddr, rport,
-			       peer_isn, period);
+			       peer_isn, period << 3 | idx);
 	if ((h & 0xffffff) != (cookie & 0xffffff))
 		return 0;
-	return ixm_tcp_cookie_mss[(cookie >> 24) & 7];
+	return ixm_tcp_cookie_mss[idx];
 }

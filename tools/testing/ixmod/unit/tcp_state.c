@@ -965,7 +965,9 @@ static void test_syncookies(void)
 	struct ixmod_call c = tn_call_listen(H_PORT, 1, 0x11);
 	const struct ixmod_event *ev;
 	struct tc *t = &T;
+	unsigned int i;
 	u32 cookie;
+	bool ok;
 
 	tc_init(t);
 	tap_eq(t->h->tcp_cfg.syncookies, 1, "cookies: the default is 1 (when the backlog is full)");
@@ -995,6 +997,12 @@ static void test_syncookies(void)
 	tap_ok(!t->nev && stats(t)->syncookies_bad == 2 && stats(t)->conns == 1,
 	       "cookies: another pair's cookie does not validate");
 	t->pport = 40001;
+	for (i = 1, ok = true; i < 8; i++) {
+		tc_seg(t, TH_ACK, P_ISS + 1, (cookie ^ i << 24) + 1, NULL, 0, 0);
+		ok &= t->nseg == 1 && (t->seg[0].flags & TH_RST) && !t->nev;
+	}
+	tap_ok(ok && stats(t)->syncookies_bad == 2 + 7 && stats(t)->conns == 1,
+	       "cookies: the MSS index (bits 24-26) is under the hash: each of its 7 changes fails");
 	t->rcv = cookie + 1;
 	t->snd = P_ISS + 1;
 	tc_send(t, TH_ACK, NULL, 0);
@@ -1011,6 +1019,20 @@ static void test_syncookies(void)
 	tap_ok(tc_sendv(t, 0, 3000) > 0 && t->nseg >= 1 && t->seg[0].seq == cookie + 1 &&
 	       t->seg[0].dlen <= 1460,
 	       "cookies: it sends from the cookie's ISN + 1, within the cookie's MSS");
+	/* each of the eight MSS values: it comes back, and no other index validates */
+	for (i = 0, ok = true; i < 8; i++) {
+		static const u16 mss[8] = { 536, 1000, 1200, 1300, 1360, 1400, 1440, 1460 };
+		struct ixm_tcp_table *tt = t->h->tcp;
+		__be32 la = be32_of(H_IP), ra = be32_of(P_IP);
+		__be16 lp = ixm_htons(H_PORT), rp = ixm_htons(40009);
+		u32 ck = ixm_tcp_cookie_make(tt, la, lp, ra, rp, 1234, mss[i], T0);
+		unsigned int x;
+
+		ok &= ixm_tcp_cookie_check(tt, la, lp, ra, rp, 1234, ck, T0) == mss[i];
+		for (x = 1; x < 8; x++)
+			ok &= !ixm_tcp_cookie_check(tt, la, lp, ra, rp, 1234, ck ^ x << 24, T0);
+	}
+	tap_ok(ok, "cookies: for each of the 8 MSS values the cookie gives it back; 56 index changes fail");
 	tc_fini(t);
 }
 
@@ -1899,7 +1921,7 @@ int main(void)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
 	tap_plan(2 + 16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
 		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3 + 6 + 5 +
-		 2 * 2 * (int)ARRAY_SIZE(mss_cases) + 1);
+		 2 * 2 * (int)ARRAY_SIZE(mss_cases) + 1 + 2);
 	test_passive_open();
 	test_active_open();
 	test_simultaneous_open();
