@@ -443,6 +443,7 @@ IXM_CORE_TCP_STAT(conn_full);
 IXM_CORE_TCP_STAT(tx_zerocopy);
 IXM_CORE_TCP_STAT(tx_copied);
 IXM_CORE_TCP_STAT(tx_oversize);
+IXM_CORE_TCP_STAT(ack_ratelimited);
 
 static struct attribute *ixm_core_stat_attrs[] = {
 	&rx_batch_hist_attr.attr,
@@ -495,6 +496,7 @@ static struct attribute *ixm_core_stat_attrs[] = {
 	&tcp_tx_zerocopy_attr.attr,
 	&tcp_tx_copied_attr.attr,
 	&tcp_tx_oversize_attr.attr,
+	&tcp_ack_ratelimited_attr.attr,
 	NULL,
 };
 

@@ -36,7 +36,7 @@ const char * const ixm_tcp_stat_names[] = {
 	"syncookies_sent", "syncookies_ok", "syncookies_bad", "backlog_drops",
 	"rcv_drops", "zero_window_probes", "window_stalls", "delayed_acks",
 	"tw_recycled", "conn_full", "tx_zerocopy", "tx_copied",
-	"tx_oversize",
+	"tx_oversize", "ack_ratelimited",
 };
 
 _Static_assert(ARRAY_SIZE(ixm_tcp_stat_names) == IXM_TCP_NSTATS,
@@ -63,6 +63,7 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg)
 	cfg->keepalive_ns = 0;
 	cfg->rcv_buf = 128 * 1024;
 	cfg->syncookies = 1;
+	cfg->invalid_ratelimit_ns = 500000000ULL;	/* Linux's tcp_invalid_ratelimit */
 }
 
 static u32 ixm_tcp_hash(__be32 laddr, __be16 lport, __be32 raddr, __be16 rport)

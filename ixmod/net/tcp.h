@@ -292,6 +292,7 @@ struct ixm_tcp_sndpiece {
  * @rtt_start_ns: when it was sent
  * @ts_recent: the peer's last TSval to echo (RFC 7323 §4.3)
  * @ts_recent_ns: when @ts_recent was taken (PAWS' 24-day rule)
+ * @oow_ack_ns: when the last ACK to a rejected segment was sent, 0 never
  * @irs: initial receive sequence number
  * @rcv_nxt: next sequence number expected
  * @rcv_adv: right edge of the window we advertised last
@@ -369,6 +370,7 @@ struct ixm_tcp_conn {
 	u64				rtt_start_ns;
 	u32				ts_recent;
 	u64				ts_recent_ns;
+	u64				oow_ack_ns;
 
 	u32				irs;
 	u32				rcv_nxt;
@@ -433,6 +435,8 @@ struct ixm_tcp_listener {
  *	§4.2.3.6: off by default)
  * @rcv_buf: receive buffer per connection, bytes
  * @syncookies: 0 never, 1 when a listener's backlog is full, 2 always
+ * @invalid_ratelimit_ns: the least time between two ACKs a connection
+ *	sends to segments PAWS or the window check rejected; 0: no limit
  */
 struct ixm_tcp_config {
 	u32	delack_us;
@@ -446,6 +450,7 @@ struct ixm_tcp_config {
 	u64	keepalive_ns;
 	u32	rcv_buf;
 	u32	syncookies;
+	u64	invalid_ratelimit_ns;
 };
 
 void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
@@ -488,6 +493,9 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  *	fragments)
  * @tx_oversize: segments refused because they would not fit the MTU
  *	(never, unless the MSS is wrong: a WARN_ONCE says so)
+ * @ack_ratelimited: ACKs not sent to out-of-window or PAWS-rejected
+ *	segments, because the connection sent one less than
+ *	@invalid_ratelimit_ns before
  */
 struct ixm_tcp_stats {
 	u64	active_opens;
@@ -523,6 +531,7 @@ struct ixm_tcp_stats {
 	u64	tx_zerocopy;
 	u64	tx_copied;
 	u64	tx_oversize;
+	u64	ack_ratelimited;
 };
 
 /* The counters' sysfs names, in struct order (tcp.c). */

@@ -464,6 +464,33 @@ static bool ixm_tcp_seq_ok(const struct ixm_tcp_conn *c, u32 seq, u32 seglen)
 	       (ixm_seq_geq(seq + seglen - 1, lo) && ixm_seq_lt(seq + seglen - 1, lo + wnd));
 }
 
+/*
+ * The ACK owed to a segment PAWS or the window check rejected (RFC 7323
+ * §5.3, RFC 9293 §3.10.7.4), at most one per invalid_ratelimit_ns per
+ * connection, as Linux's tcp_invalid_ratelimit: two ends that each find
+ * the other's ACKs out of window would ACK each other without end, and a
+ * forger gets an ACK for every segment it makes up.  As in Linux, a
+ * segment that carries data or a FIN (and no SYN) always gets its ACK:
+ * a duplicate of data already here means our ACK was lost and the peer
+ * needs the next one, and a window probe must be answered.
+ */
+static void ixm_tcp_ack_rejected(struct ixm_tcp_conn *c, u8 flags, u32 seglen)
+{
+	struct ixm_tcp_table *t = c->table;
+	u64 now = t->stack->now_ns;
+
+	if (!seglen || (flags & IXM_TCP_SYN)) {
+		if (t->cfg.invalid_ratelimit_ns && c->oow_ack_ns &&
+		    now - c->oow_ack_ns < t->cfg.invalid_ratelimit_ns) {
+			t->stats.ack_ratelimited++;
+			return;
+		}
+		c->oow_ack_ns = now;
+	}
+	c->flags |= IXM_TCPF_ACK_NOW;
+	ixm_tcp_mark_pending(c);
+}
+
 /* The ACK a data segment earns: now, or after the delayed-ACK timer. */
 static void ixm_tcp_schedule_ack(struct ixm_tcp_conn *c)
 {
@@ -521,8 +548,7 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	    ixm_seq_lt(o->tsval, c->ts_recent) &&
 	    now - c->ts_recent_ns < IXM_PAWS_IDLE_NS) {
 		t->stats.paws_drops++;
-		c->flags |= IXM_TCPF_ACK_NOW;
-		ixm_tcp_mark_pending(c);
+		ixm_tcp_ack_rejected(c, flags, seglen);
 		return false;
 	}
 
@@ -540,10 +566,8 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 			t->stats.dup_data++;
 		else
 			t->stats.out_of_window++;
-		if (!(flags & IXM_TCP_RST)) {
-			c->flags |= IXM_TCPF_ACK_NOW;
-			ixm_tcp_mark_pending(c);
-		}
+		if (!(flags & IXM_TCP_RST))
+			ixm_tcp_ack_rejected(c, flags, seglen);
 		return false;
 	}
 	/* RFC 7323 §4.3: remember the timestamp of a segment at the left edge */

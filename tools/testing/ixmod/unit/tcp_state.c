@@ -1746,6 +1746,77 @@ static void test_event_ring_full(void)
 	tc_fini(t);
 }
 
+/* Segments the host sends for @n copies of a peer segment; ACKs only. */
+static unsigned int oow_burst(struct tc *t, unsigned int n, u32 seq, const u8 *d, size_t dlen)
+{
+	unsigned int i, acks = 0;
+
+	for (i = 0; i < n; i++) {
+		tc_seg(t, TH_ACK | (dlen ? TH_PSH : 0), seq, t->rcv, d, dlen, 0);
+		acks += t->nseg;
+		if (t->nseg && !is_ack(t))
+			acks += 1000;	/* something else than the ACK */
+	}
+	return acks;
+}
+
+/*
+ * Issue 15: the ACKs owed to out-of-window and PAWS-rejected segments
+ * are limited per connection to one per 500 ms (Linux's
+ * tcp_invalid_ratelimit); segments with data are always answered.
+ */
+static void test_ack_ratelimit(void)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+	unsigned int n;
+	u64 ow, rl;
+
+	tc_init(t);
+	tap_eq(t->h->tcp_cfg.invalid_ratelimit_ns, 500 * MS, "ratelimit: the default is 500 ms");
+	tc_passive(t, O_MSS);
+	ow = stats(t)->out_of_window;
+	rl = stats(t)->ack_ratelimited;
+	n = oow_burst(t, 100, t->snd + 70000, NULL, 0);
+	tap_ok(n == 1 && stats(t)->out_of_window == ow + 100 && stats(t)->ack_ratelimited == rl + 99,
+	       "ratelimit: 100 ACKs beyond the window -> 1 ACK, 99 in ack_ratelimited (%u)", n);
+	tc_advance(t, 400 * MS);
+	n = oow_burst(t, 1, t->snd - 5000, NULL, 0);
+	tc_advance(t, 100 * MS);
+	n = n * 10 + oow_burst(t, 3, t->snd + 70000, NULL, 0);
+	tap_ok(n == 1 && stats(t)->ack_ratelimited == rl + 99 + 1 + 2,
+	       "ratelimit: 400 ms later still none; 500 ms after the first ACK, one more (%u)", n);
+	tc_advance(t, 100 * MS);
+	n = oow_burst(t, 10, t->snd + 70000, data, 100);
+	tap_ok(n == 10 && stats(t)->ack_ratelimited == rl + 99 + 1 + 2,
+	       "ratelimit: 10 data segments beyond the window: 10 ACKs, none limited (%u)", n);
+	tc_fini(t);
+
+	tc_init(t);
+	t->tsval = 1000;
+	tc_passive(t, O_MSS | O_TS);
+	t->tsval = 2000;
+	tc_send(t, TH_ACK, NULL, 0);
+	rl = stats(t)->ack_ratelimited;
+	for (n = 0, ow = 0; ow < 100; ow++) {
+		t->tsval = 1500;
+		tc_seg(t, TH_ACK, t->snd, t->rcv, NULL, 0, 0);
+		n += t->nseg;
+	}
+	tap_ok(n == 1 && stats(t)->paws_drops == 100 && stats(t)->ack_ratelimited == rl + 99,
+	       "ratelimit: 100 ACKs with an old TSval (PAWS) -> 1 ACK, 99 limited (%u)", n);
+	tc_fini(t);
+
+	ixm_tcp_config_default(&cfg);
+	cfg.invalid_ratelimit_ns = 0;
+	tc_init_cfg(t, &cfg);
+	tc_passive(t, O_MSS);
+	n = oow_burst(t, 20, t->snd + 70000, NULL, 0);
+	tap_ok(n == 20 && !stats(t)->ack_ratelimited,
+	       "ratelimit: 0 turns it off: 20 ACKs beyond the window, 20 ACKs (%u)", n);
+	tc_fini(t);
+}
+
 /*
  * Hostile options (issue 15)
  */
@@ -1921,7 +1992,7 @@ int main(void)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
 	tap_plan(2 + 16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
 		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3 + 6 + 5 +
-		 2 * 2 * (int)ARRAY_SIZE(mss_cases) + 1 + 2);
+		 2 * 2 * (int)ARRAY_SIZE(mss_cases) + 1 + 2 + 6);
 	test_passive_open();
 	test_active_open();
 	test_simultaneous_open();
@@ -1956,5 +2027,6 @@ int main(void)
 	test_event_ring_full();
 	test_mss_option();
 	test_mss_oversize();
+	test_ack_ratelimit();
 	return tap_exit();
 }
