@@ -22,6 +22,19 @@
       SND.NXT and RCV.NXT, so the forgeries land where they are meant to.
       Exits 0 once everything was sent; the caller checks the connection.
 
+  tcp_inject.py mss IFACE DUT_MAC DUT_IP DUT_PORT --mss M [--no-ts] [--bytes N]
+      A raw-socket client that names MSS M (0 included) on its SYN, with
+      timestamps unless --no-ts, and a window of 65535 << 7, from the
+      made-up address --src (default 198.18.0.200) at IFACE's own MAC
+      address (the peer's kernel drops the DUT's answers, as they are not
+      for its address, instead of resetting them).  It acknowledges every
+      segment and reads N bytes (default 65536) of tcp-echo --source's
+      pattern to the DUT's FIN, then closes.  Every segment must fit the
+      1500-byte MTU, have an IP total length that is its frame's and a
+      right TCP checksum, and carry at most the MSS budget: M (0: 536),
+      at least 64 + options and at most 1460, less 12 for timestamps.
+      Prints what it saw; exits 0 only if everything checked out.
+
 Run as root with /usr/bin/python3 (Debian's python3-scapy).
 """
 import argparse
@@ -173,6 +186,206 @@ def cmd_inject(a):
     return 0
 
 
+def tcp_frame(smac, dmac, sip, dip, sport, dport, seq, ack, flags, win, opts=b"",
+              payload=b""):
+    """An Ethernet frame with a TCP segment, checksums set."""
+    opts += b"\0" * (-len(opts) % 4)
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, (5 + len(opts) // 4) << 4,
+                      flags, win, 0, 0) + opts + payload
+    pseudo = struct.pack("!4s4sBBH", sip, dip, 0, 6, len(tcp))
+    tcp = tcp[:16] + struct.pack("!H", csum(pseudo + tcp)) + tcp[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), random.getrandbits(16),
+                     0x4000, 64, 6, 0, sip, dip)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return dmac + smac + b"\x08\x00" + ip + tcp
+
+
+def parse_tcp(f):
+    """(ip, tcp, opts, payload, error) of an IPv4/TCP frame; error says
+    what is wrong with its lengths or checksum, or is None."""
+    if len(f) < 14 + 20 or f[12:14] != b"\x08\x00" or f[14] >> 4 != 4:
+        return None
+    ihl = (f[14] & 15) * 4
+    tot = struct.unpack("!H", f[16:18])[0]
+    if f[23] != 6:
+        return None
+    ip = {"tot": tot, "src": f[26:30], "dst": f[30:34]}
+    if tot > 1500:
+        return ip, None, None, None, f"IP total length {tot} over the 1500-byte MTU"
+    # a frame shorter than 60 bytes is padded by the sender (RFC 894)
+    if 14 + tot != len(f) and not (len(f) == 60 and 14 + tot < 60):
+        return ip, None, None, None, f"IP total length {tot} in a frame of {len(f)} bytes"
+    t = f[14 + ihl:14 + tot]
+    if len(t) < 20:
+        return ip, None, None, None, "TCP header cut short"
+    sport, dport, seq, ack, doff, flags, win = struct.unpack("!HHIIBBH", t[:16])
+    doff = (doff >> 4) * 4
+    if doff < 20 or doff > len(t):
+        return ip, None, None, None, f"TCP data offset {doff} in {len(t)} bytes"
+    if csum(struct.pack("!4s4sBBH", ip["src"], ip["dst"], 0, 6, len(t)) + t):
+        return ip, None, None, None, "TCP checksum"
+    opts = {}
+    o = t[20:doff]
+    while o:
+        if o[0] == 0:
+            break
+        if o[0] == 1:
+            o = o[1:]
+            continue
+        if len(o) < 2 or o[1] < 2:
+            break
+        if o[0] == 2 and o[1] == 4:
+            opts["mss"] = struct.unpack("!H", o[2:4])[0]
+        if o[0] == 8 and o[1] == 10:
+            opts["ts"] = struct.unpack("!II", o[2:10])
+        o = o[o[1]:]
+    tcp = {"sport": sport, "dport": dport, "seq": seq, "ack": ack, "flags": flags,
+           "win": win, "doff": doff}
+    return ip, tcp, opts, t[doff:], None
+
+
+def mss_budget(mss, ts):
+    """The most data a segment may carry for a peer's MSS option (ixmod's
+    ixm_tcp_set_mss(): RFC 9293 3.7.1, RFC 6691 2, a floor of 64)."""
+    opt = 12 if ts else 0
+    m = mss or 536
+    return min(max(m, 64 + opt), 1460) - opt
+
+
+def cmd_mss(a):
+    """SYN with MSS a.mss, then read a.bytes of the pattern; see the docstring."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    s.bind((a.iface, 0x0800))
+    s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)   # SO_RCVBUFFORCE (root)
+    with open(f"/sys/class/net/{a.iface}/address") as f:
+        smac = mac_bytes(f.read().strip())
+    dmac = mac_bytes(a.dut_mac)
+    sip, dip = socket.inet_aton(a.src), socket.inet_aton(a.dut_ip)
+    sport = random.randint(20000, 60000)
+    iss = random.getrandbits(32)
+    tsval = random.getrandbits(31)
+    s.send(arp_request(smac, dmac, sip, dip))
+    # The pattern: imported here, so that tcp_inject.py stands alone otherwise
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from tcp_check import pattern
+
+    def send(flags, seq, ack, opts=b""):
+        nonlocal tsval
+        if ts:
+            tsval += 1
+            opts += b"\1\1" + struct.pack("!BBII", 8, 10, tsval, ts_recent)
+        s.send(tcp_frame(smac, dmac, sip, dip, sport, a.dut_port, seq, ack, flags,
+                         65535, opts))
+
+    def segments(deadline):
+        """The DUT's segments to us, parsed and checked, until @deadline."""
+        while time.monotonic() < deadline:
+            s.settimeout(max(deadline - time.monotonic(), 0.001))
+            try:
+                f, addr = s.recvfrom(65536)
+            except socket.timeout:
+                return
+            if addr[2] == socket.PACKET_OUTGOING:
+                continue
+            r = parse_tcp(f)
+            if r is None or r[0]["src"] != dip or r[0]["dst"] != sip:
+                continue
+            if r[4] is None and (r[1]["sport"] != a.dut_port or r[1]["dport"] != sport):
+                continue
+            yield r
+
+    errors = []
+    ts = False
+    ts_recent = 0
+    syn_opts = struct.pack("!BBH", 2, 4, a.mss) + b"\1\3\3\7"
+    if not a.no_ts:
+        syn_opts += b"\1\1" + struct.pack("!BBII", 8, 10, tsval, 0)
+    synack = None
+    for _ in range(5):
+        s.send(tcp_frame(smac, dmac, sip, dip, sport, a.dut_port, iss, 0, 0x02, 65535,
+                         syn_opts))
+        for ip, tcp, opts, payload, err in segments(time.monotonic() + 1):
+            if err:
+                errors.append(err)
+            elif tcp["flags"] & 0x12 == 0x12 and tcp["ack"] == (iss + 1) & M32:
+                synack = tcp, opts
+                break
+        if synack:
+            break
+    if not synack:
+        print(f"# mss {a.mss}: no SYN-ACK")
+        for e in errors[:10]:
+            print(f"# {e}")
+        return 1
+    tcp, opts = synack
+    ts = "ts" in opts
+    if ts:
+        ts_recent = opts["ts"][0]
+    if ts == a.no_ts:
+        errors.append(f"timestamps {'agreed' if ts else 'refused'}, asked {not a.no_ts}")
+    budget = mss_budget(a.mss, ts)
+    irs = tcp["seq"]
+    rcv_nxt = (irs + 1) & M32
+    snd_nxt = (iss + 1) & M32
+    send(0x10, snd_nxt, rcv_nxt)
+
+    data = bytearray()
+    nseg = largest = 0
+    fin = False
+    start = time.monotonic()
+    deadline = start + a.timeout
+    for ip, tcp, opts, payload, err in segments(deadline):
+        if err:
+            errors.append(err)
+            continue
+        if tcp["flags"] & 0x04:
+            errors.append(f"RST after {len(data)} bytes")
+            break
+        if "ts" in opts:
+            ts_recent = opts["ts"][0]
+        if payload:
+            nseg += 1
+            largest = max(largest, len(payload))
+            if len(payload) > budget:
+                errors.append(f"a segment of {len(payload)} bytes over the budget {budget}")
+        if tcp["seq"] == rcv_nxt:
+            data += payload
+            rcv_nxt = (rcv_nxt + len(payload)) & M32
+            if tcp["flags"] & 0x01:
+                rcv_nxt = (rcv_nxt + 1) & M32
+                fin = True
+        if payload or tcp["flags"] & 0x01:
+            send(0x10, snd_nxt, rcv_nxt)
+        if fin:
+            break
+    secs = time.monotonic() - start
+    # close our half and wait for its ACK (the DUT keeps TIME_WAIT)
+    closed = False
+    if fin:
+        for _ in range(4):
+            send(0x11, snd_nxt, rcv_nxt)
+            for ip, tcp, opts, payload, err in segments(time.monotonic() + 0.5):
+                if not err and tcp["flags"] & 0x10 and tcp["ack"] == (snd_nxt + 1) & M32:
+                    closed = True
+                    break
+            if closed:
+                break
+    print(f"# mss {a.mss}, timestamps {'on' if ts else 'off'}: {nseg} data segments, "
+          f"the largest {largest} bytes (budget {budget}), {len(data)} of {a.bytes} bytes "
+          f"in {secs:.1f} s{', FIN' if fin else ''}{', closed' if closed else ''}")
+    if len(data) != a.bytes:
+        errors.append(f"{len(data)} bytes arrived for {a.bytes}")
+    elif data != pattern(0, a.bytes):
+        want = pattern(0, a.bytes)
+        errors.append(f"byte {next(i for i in range(a.bytes) if data[i] != want[i])} "
+                      "is not the pattern's")
+    if not fin or not closed:
+        errors.append("no FIN from the DUT" if not fin else "our FIN was not acknowledged")
+    for e in errors[:10]:
+        print(f"# {e}")
+    return 1 if errors else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -193,6 +406,16 @@ def main():
     p.add_argument("peer_ip")
     p.add_argument("peer_port", type=int)
     p.add_argument("--gap", type=float, default=0.6, help="seconds between the cases")
+    p = sub.add_parser("mss")
+    p.add_argument("iface")
+    p.add_argument("dut_mac")
+    p.add_argument("dut_ip")
+    p.add_argument("dut_port", type=int)
+    p.add_argument("--mss", type=int, required=True, help="the SYN's MSS option")
+    p.add_argument("--no-ts", action="store_true", help="no timestamps on the SYN")
+    p.add_argument("--bytes", type=int, default=65536)
+    p.add_argument("--src", default="198.18.0.200", help="the client's made-up address")
+    p.add_argument("--timeout", type=float, default=40)
     a = ap.parse_args()
     return globals()["cmd_" + a.cmd](a)
 
