@@ -22,18 +22,20 @@
       SND.NXT and RCV.NXT, so the forgeries land where they are meant to.
       Exits 0 once everything was sent; the caller checks the connection.
 
-  tcp_inject.py mss IFACE DUT_MAC DUT_IP DUT_PORT --mss M [--no-ts] [--bytes N]
-      A raw-socket client that names MSS M (0 included) on its SYN, with
-      timestamps unless --no-ts, and a window of 65535 << 7, from the
-      made-up address --src (default 198.18.0.200) at IFACE's own MAC
-      address (the peer's kernel drops the DUT's answers, as they are not
+  tcp_inject.py mss IFACE DUT_MAC DUT_IP DUT_PORT --mss M,... [--mss-no-ts M,...]
+          [--bytes N]
+      For each M, a raw-socket client that names MSS M (0 included) on its
+      SYN, with timestamps (without for --mss-no-ts), and a window of
+      65535 << 7, from the made-up address --src (default 198.18.0.200)
+      at IFACE's own MAC address (the peer's kernel drops the DUT's answers, as they are not
       for its address, instead of resetting them).  It acknowledges every
       segment and reads N bytes (default 65536) of tcp-echo --source's
       pattern to the DUT's FIN, then closes.  Every segment must fit the
       1500-byte MTU, have an IP total length that is its frame's and a
       right TCP checksum, and carry at most the MSS budget: M (0: 536),
       at least 64 + options and at most 1460, less 12 for timestamps.
-      Prints what it saw; exits 0 only if everything checked out.
+      Prints what it saw and "ok|not ok mss M with|without timestamps"
+      for each; exits 0 only if every one checked out.
 
 Run as root with /usr/bin/python3 (Debian's python3-scapy).
 """
@@ -252,8 +254,11 @@ def mss_budget(mss, ts):
     return min(max(m, 64 + opt), 1460) - opt
 
 
-def cmd_mss(a):
-    """SYN with MSS a.mss, then read a.bytes of the pattern; see the docstring."""
+def mss_conn(a, mss, no_ts):
+    """One connection: a SYN with MSS @mss, then a.bytes of the pattern.
+
+    Prints what it saw; returns 0 if everything checked out.
+    """
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
     s.bind((a.iface, 0x0800))
     s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)   # SO_RCVBUFFORCE (root)
@@ -297,8 +302,8 @@ def cmd_mss(a):
     errors = []
     ts = False
     ts_recent = 0
-    syn_opts = struct.pack("!BBH", 2, 4, a.mss) + b"\1\3\3\7"
-    if not a.no_ts:
+    syn_opts = struct.pack("!BBH", 2, 4, mss) + b"\1\3\3\7"
+    if not no_ts:
         syn_opts += b"\1\1" + struct.pack("!BBII", 8, 10, tsval, 0)
     synack = None
     for _ in range(5):
@@ -313,7 +318,7 @@ def cmd_mss(a):
         if synack:
             break
     if not synack:
-        print(f"# mss {a.mss}: no SYN-ACK")
+        print(f"# mss {mss}: no SYN-ACK")
         for e in errors[:10]:
             print(f"# {e}")
         return 1
@@ -321,9 +326,9 @@ def cmd_mss(a):
     ts = "ts" in opts
     if ts:
         ts_recent = opts["ts"][0]
-    if ts == a.no_ts:
-        errors.append(f"timestamps {'agreed' if ts else 'refused'}, asked {not a.no_ts}")
-    budget = mss_budget(a.mss, ts)
+    if ts == no_ts:
+        errors.append(f"timestamps {'agreed' if ts else 'refused'}, asked {not no_ts}")
+    budget = mss_budget(mss, ts)
     irs = tcp["seq"]
     rcv_nxt = (irs + 1) & M32
     snd_nxt = (iss + 1) & M32
@@ -370,7 +375,7 @@ def cmd_mss(a):
                     break
             if closed:
                 break
-    print(f"# mss {a.mss}, timestamps {'on' if ts else 'off'}: {nseg} data segments, "
+    print(f"# mss {mss}, timestamps {'on' if ts else 'off'}: {nseg} data segments, "
           f"the largest {largest} bytes (budget {budget}), {len(data)} of {a.bytes} bytes "
           f"in {secs:.1f} s{', FIN' if fin else ''}{', closed' if closed else ''}")
     if len(data) != a.bytes:
@@ -384,6 +389,19 @@ def cmd_mss(a):
     for e in errors[:10]:
         print(f"# {e}")
     return 1 if errors else 0
+
+
+def cmd_mss(a):
+    """One connection per MSS of --mss (timestamps) and of --mss-no-ts."""
+    sys.stdout.reconfigure(line_buffering=True)     # a timeout(1) kill keeps the lines
+    cases = [(int(m), False) for m in a.mss.split(",") if m]
+    cases += [(int(m), True) for m in a.mss_no_ts.split(",") if m]
+    failed = 0
+    for mss, no_ts in cases:
+        rc = mss_conn(a, mss, no_ts)
+        failed += rc != 0
+        print(f"{'not ok' if rc else 'ok'} mss {mss} {'without' if no_ts else 'with'} timestamps")
+    return 1 if failed else 0
 
 
 def main():
@@ -411,8 +429,9 @@ def main():
     p.add_argument("dut_mac")
     p.add_argument("dut_ip")
     p.add_argument("dut_port", type=int)
-    p.add_argument("--mss", type=int, required=True, help="the SYN's MSS option")
-    p.add_argument("--no-ts", action="store_true", help="no timestamps on the SYN")
+    p.add_argument("--mss", default="", help="MSS options, comma-separated: one "
+                   "connection each, with timestamps")
+    p.add_argument("--mss-no-ts", default="", help="the same, without timestamps")
     p.add_argument("--bytes", type=int, default=65536)
     p.add_argument("--src", default="198.18.0.200", help="the client's made-up address")
     p.add_argument("--timeout", type=float, default=40)
