@@ -29,7 +29,7 @@
       end of them (a hole the DUT must keep it behind: out of order).  The
       sequence numbers come from the handshake, read on a packet socket,
       so no probe disturbs the connection.  Writes FILE once done, then
-      keeps the connections open until SIGTERM.
+      keeps the connections open until SIGTERM, which resets them.
 
 Run as root with /usr/bin/python3 (Debian's python3-scapy).
 """
@@ -146,7 +146,17 @@ def handshake_isns(sniff, dip, dport, lport, deadline):
 def cmd_ooo(a):
     import signal
 
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    conns = []
+
+    def reset_all(*_):
+        # RSTs, not FINs: an orphaned socket would keep the namespace (and
+        # the peer's NIC in it) alive after the test deleted it
+        for c, *_ in conns:
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            c.close()
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, reset_all)
     with open(f"/sys/class/net/{a.iface}/address") as f:
         smac = mac_bytes(f.read().strip())
     dmac = mac_bytes(a.dut_mac)
@@ -154,7 +164,6 @@ def cmd_ooo(a):
     sniff = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))  # ETH_P_ALL
     sniff.bind((a.iface, 3))
     sniff.settimeout(0.2)
-    conns = []
     for _ in range(a.conns):
         c = socket.create_connection((a.dut_ip, a.dut_port), timeout=10)
         sip, lport = c.getsockname()
