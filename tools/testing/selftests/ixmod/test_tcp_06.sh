@@ -21,7 +21,7 @@ CONNS=4
 LOG=$(mktemp)
 READY=$(mktemp -u)
 trap 'rm -f "$LOG" "$READY"' EXIT
-tcp_test_begin 17
+tcp_test_begin 18
 
 ooo0=$(tcp_stat ooo)
 start_tcp_echo "$LOG" --hold -p 7
@@ -105,6 +105,9 @@ all_zero() { bufs_held_zero && tcp_stats_zero; }
 check "and gives back every buffer (bufs_held 0, tcp_conns 0)" busywait 10000 all_zero
 check "no kernel report (BUG, WARNING, KFENCE, ...)" dmesg_clean
 ports_teardown
+# the namespace goes asynchronously; the next test needs the peer's NIC back
+peer_back() { [ -n "$(ls "/sys/bus/pci/devices/$PEER/net" 2>/dev/null)" ]; }
+check "the peer's NIC is back in the first namespace (within 60 s)" busywait 60000 peer_back
 check "rmmod ixmod succeeds" ixmod_unload
 ixmod_load
 tap_done
