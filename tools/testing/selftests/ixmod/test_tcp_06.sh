@@ -27,7 +27,8 @@ ooo0=$(tcp_stat ooo)
 start_tcp_echo "$LOG" --hold -p 7
 hold_pid=$TCP_ECHO_PID
 tcp_echo_ready "$LOG" || sed 's/^/# /' "$LOG"
-peer timeout 300 "$PY" "$_here/tcp_inject.py" ooo "$PEERIF" "$(cat "$(port_dir)/mac")" \
+# not through peer(): $! must be timeout's pid, so that SIGTERM reaches it
+ip netns exec $PEER_NS timeout 300 "$PY" "$_here/tcp_inject.py" ooo "$PEERIF" "$(cat "$(port_dir)/mac")" \
 	$DUT_IP 7 --conns $CONNS --bytes 3000 --hole 1000 --ready "$READY" &
 ipid=$!
 check "$CONNS peer connections sent 3000 bytes each and a segment past a hole" \
