@@ -283,6 +283,10 @@ static void ixm_dp_handle_request(struct ixm_core *core, struct ixm_core_work *w
 		ixm_app_stats_fold(&core->app_closed, &core->req_ctx->app.stats);
 	} else if (req == IXM_REQ_SCRUB) {
 		ixm_dp_scrub(work);
+	} else if (req == IXM_REQ_POOL_GONE) {
+		/* the contexts that lost the port are dead before TCP looks */
+		ixm_ctx_check_alive(core, work);
+		ixm_stack_pool_gone(&core->stack, core->req_pool);
 	}
 	WRITE_ONCE(core->req, IXM_REQ_NONE);
 	complete(&core->req_done);
@@ -428,6 +432,22 @@ static int ixm_dp_thread(void *arg)
 	return 0;
 }
 
+/* The request itself; @pool is IXM_REQ_POOL_GONE's. */
+static void __ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *ctx,
+			       struct ixm_mbuf_pool *pool)
+{
+	mutex_lock(&core->req_lock);
+	reinit_completion(&core->req_done);
+	core->req_ctx = ctx;
+	core->req_pool = pool;
+	smp_store_release(&core->req, req);	/* pairs with ixm_dp_handle_request() */
+	ixm_core_wake(core);
+	wait_for_completion(&core->req_done);
+	core->req_ctx = NULL;
+	core->req_pool = NULL;
+	mutex_unlock(&core->req_lock);
+}
+
 /**
  * ixm_core_request() - have a core's thread do something and wait for it
  * @core: the core (its thread is running: cores do not change while
@@ -442,14 +462,24 @@ static int ixm_dp_thread(void *arg)
  */
 void ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *ctx)
 {
-	mutex_lock(&core->req_lock);
-	reinit_completion(&core->req_done);
-	core->req_ctx = ctx;
-	smp_store_release(&core->req, req);	/* pairs with ixm_dp_handle_request() */
-	ixm_core_wake(core);
-	wait_for_completion(&core->req_done);
-	core->req_ctx = NULL;
-	mutex_unlock(&core->req_lock);
+	__ixm_core_request(core, req, ctx, NULL);
+}
+
+/**
+ * ixm_core_pool_gone() - have a core's thread let go of a pool
+ * @core: the core of the pool (its thread is running: cores do not
+ *	change while a port is up)
+ * @pool: a queue pair's pool, already out of @core's work (unpublished,
+ *	and a grace period has passed), not yet freed
+ *
+ * When it returns, nothing on @core points into @pool any more
+ * (ixm_stack_pool_gone()): @pool may be freed.
+ *
+ * Context: process; sleeps.
+ */
+void ixm_core_pool_gone(struct ixm_core *core, struct ixm_mbuf_pool *pool)
+{
+	__ixm_core_request(core, IXM_REQ_POOL_GONE, NULL, pool);
 }
 
 /**

@@ -125,6 +125,7 @@ enum ixm_core_req {
 	IXM_REQ_NONE,
 	IXM_REQ_PURGE,		/* take back what a closing context holds */
 	IXM_REQ_SCRUB,		/* zero every buffer before a new owner maps them */
+	IXM_REQ_POOL_GONE,	/* let go of a departing port's pool (port.c) */
 };
 
 /**
@@ -199,6 +200,7 @@ struct ixm_ctx {
  * @req_lock: one request to the thread at a time
  * @req: the request, IXM_REQ_*, or IXM_REQ_NONE
  * @req_ctx: its context
+ * @req_pool: the pool of IXM_REQ_POOL_GONE
  * @req_done: completed by the thread when the request is done
  */
 struct ixm_core {
@@ -225,6 +227,7 @@ struct ixm_core {
 	struct mutex		req_lock;
 	int			req;
 	struct ixm_ctx		*req_ctx;
+	struct ixm_mbuf_pool	*req_pool;
 	struct completion	req_done;
 };
 
@@ -291,6 +294,7 @@ struct ixm_core *ixm_dp_core(unsigned int cpu);
 
 /* dp.c: requests to a core's thread */
 void ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *ctx);
+void ixm_core_pool_gone(struct ixm_core *core, struct ixm_mbuf_pool *pool);
 
 /* ctx.c: application contexts */
 extern unsigned int ixm_ctx_count;

@@ -7,9 +7,31 @@
  * coherent memory of this device, so an IOMMU confines the device to
  * it), programs RSS to spread flows over those queues, and publishes the
  * queue pairs to the cores' loops (RCU).  Down does the reverse: unpublish,
- * wait a grace period so no loop still holds a queue, stop the queues,
- * free every buffer.  The set of cores cannot change while any port is up
- * (cores returns -EBUSY), so a queue pair's core never goes away under it.
+ * wait a grace period so no loop still holds a queue, have each core let
+ * go of its pool, stop the queues, free every buffer.  The set of cores
+ * cannot change while any port is up (cores returns -EBUSY), so a queue
+ * pair's core never goes away under it.
+ *
+ * Buffers outlive their frame: TCP keeps received data on a connection's
+ * in-order and out-of-order queues, and applications hold what receive
+ * events named until recv_done.  Down happens under open contexts only on
+ * PCI removal (their contexts die with it), and their connections live
+ * on (timers, close), so a pool must not be freed while any of that
+ * still points into it.  Two designs were possible: keep the pool alive
+ * until its last holder lets go (a reference count on every hold and
+ * release, and a pool that outlives its device's DMA mapping), or detach
+ * every holder before the free.  ixmod detaches: the only code that
+ * touches a pool's buffers is its core's thread, so one request to that
+ * thread (IXM_REQ_POOL_GONE, ixm_core_pool_gone()) sees all holders at a
+ * point where it is in the middle of nothing.  After the grace period no
+ * new frame lands in the pool; the thread then marks the contexts that
+ * lost the port dead and ixm_stack_pool_gone() ends every connection
+ * holding a buffer of the pool (freed without a RST, which could not go
+ * out; TCP_DEAD -ENETDOWN to a context still alive) and forgets the
+ * buffers applications held (their recv_done is refused).  ARP keeps no
+ * buffers, and frames on their way out are on the stopped TX ring, which
+ * ixm_adv_txq_release() empties.  So when the pool is freed, every buffer
+ * is back on its free stack, which ixm_port_free_qpairs() checks.
  *
  * Locking: ixm_cfg_lock (cores and ports) is taken before port->lock.
  */
@@ -257,6 +279,8 @@ static void ixm_port_free_qpairs(struct ixm_port *port)
 		ixm_port_fold_stats(port, qp);
 		ixm_adv_rxq_release(&qp->rxq);
 		ixm_adv_txq_release(&qp->txq);
+		/* nothing else may point into the pool now (see the top) */
+		WARN_ON_ONCE(qp->pool.nfree != qp->pool.count);
 		ixm_qpair_free(qp);
 	}
 	if (port->nvec > 0)
@@ -274,6 +298,9 @@ static void ixm_port_down_locked(struct ixm_port *port)
 	for (i = 0; i < port->nq; i++)
 		WARN_ON_ONCE(ixm_core_work_update(port->qp[i], false));
 	synchronize_rcu();	/* no loop holds a queue pair any more */
+	/* each core lets go of the buffers its connections and contexts hold */
+	for (i = 0; i < port->nq; i++)
+		ixm_core_pool_gone(port->qp[i]->core, &port->qp[i]->pool);
 	ixm_port_stop_queues(port);
 	ixm_port_free_qpairs(port);
 	if (ixm_ctx_count) {	/* only on PCI removal: contexts keep ports up */

@@ -242,6 +242,41 @@ void ixm_app_release_all(struct ixm_app *app)
 }
 
 /**
+ * ixm_stack_pool_gone() - detach a pool that is about to be freed
+ * @st: the core's protocol state; @pool is no longer among @st->ports
+ * @pool: the pool of a port that went away (still allocated)
+ *
+ * Lets go of every buffer of @pool that anything on the core still
+ * points to, so that @pool's memory can be freed: TCP connections holding
+ * its buffers end (ixm_tcp_pool_gone()), and the buffers applications
+ * were given (UDP datagrams not yet returned with recv_done) are
+ * forgotten: their contexts' @rx_bufs levels drop, and a later recv_done
+ * of one finds it is not the context's and is refused (-ENOENT; a dead
+ * context's calls are not run at all).  Every buffer is then free or on
+ * the NIC's rings.
+ *
+ * Context: the core's dataplane thread.
+ */
+void ixm_stack_pool_gone(struct ixm_stack *st, struct ixm_mbuf_pool *pool)
+{
+	u32 i;
+
+	if (st->tcp)
+		ixm_tcp_pool_gone(st->tcp, pool);
+	/* what is left with an owner, an application holds (UDP) */
+	for (i = 0; i < pool->count; i++) {
+		struct ixm_mbuf *m = &pool->mbufs[i];
+		struct ixm_app *app = m->owner;
+
+		if (!app)
+			continue;
+		app->stats.rx_bufs--;
+		m->owner = NULL;
+		ixm_mbuf_free(m);
+	}
+}
+
+/**
  * ixm_app_stats_fold() - add a closing context's counters to a total
  * @total: the core's counters of closed contexts
  * @s: the context's counters

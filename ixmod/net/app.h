@@ -128,6 +128,7 @@ bool ixm_app_flush(struct ixm_app *app);
 unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget);
 u32 ixm_app_rx_off(const struct ixm_mbuf *m);
 void ixm_app_release_all(struct ixm_app *app);
+void ixm_stack_pool_gone(struct ixm_stack *st, struct ixm_mbuf_pool *pool);
 struct ixm_net_port *ixm_stack_route(struct ixm_stack *st, __be32 daddr,
 				     unsigned int *idx);
 void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats *s);

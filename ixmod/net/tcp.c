@@ -210,24 +210,10 @@ static void ixm_tcp_pending_unlink(struct ixm_tcp_conn *c)
 }
 
 /*
- * Free a buffer a connection held, if its pool is still one of the core's:
- * a context that lost its ports (DEAD) may hold buffers of a pool that is
- * gone with its port.
+ * Free every buffer a connection holds.  Their pool is always still there:
+ * before a port's pools are freed, ixm_tcp_pool_gone() frees every
+ * connection holding one of their buffers (ixmod/port.c).
  */
-static void ixm_tcp_mbuf_release(struct ixm_tcp_conn *c, struct ixm_mbuf *m)
-{
-	struct ixm_stack *st = c->table->stack;
-	unsigned int i;
-
-	m->owner = NULL;
-	for (i = 0; i < st->nports; i++) {
-		if (st->ports[i]->pool == m->pool) {
-			ixm_mbuf_free(m);
-			return;
-		}
-	}
-}
-
 static void ixm_tcp_rcv_purge(struct ixm_tcp_conn *c)
 {
 	struct ixm_mbuf *m, *next;
@@ -236,11 +222,12 @@ static void ixm_tcp_rcv_purge(struct ixm_tcp_conn *c)
 		next = m->next;
 		if (m->owner)
 			c->app->stats.rx_bufs--;
-		ixm_tcp_mbuf_release(c, m);
+		m->owner = NULL;
+		ixm_mbuf_free(m);
 	}
 	for (m = c->ooo; m; m = next) {
 		next = m->next;
-		ixm_tcp_mbuf_release(c, m);
+		ixm_mbuf_free(m);
 	}
 	c->rcvq = NULL;
 	c->rcvq_tail = NULL;
@@ -1118,6 +1105,57 @@ void ixm_tcp_close_all(struct ixm_tcp_table *t, struct ixm_app *app)
 		    c->state != IXM_TCP_SYN_SENT)
 			ixm_tcp_send_rst(c);
 		ixm_tcp_conn_free(c);
+	}
+}
+
+/* Does @c hold a buffer of @pool, received in order or out of order? */
+static bool ixm_tcp_holds_pool(const struct ixm_tcp_conn *c,
+			       const struct ixm_mbuf_pool *pool)
+{
+	const struct ixm_mbuf *m;
+
+	for (m = c->rcvq; m; m = m->next)
+		if (m->pool == pool)
+			return true;
+	for (m = c->ooo; m; m = m->next)
+		if (m->pool == pool)
+			return true;
+	return false;
+}
+
+/**
+ * ixm_tcp_pool_gone() - a pool is about to be freed: let go of its buffers
+ * @t: the core's table
+ * @pool: the pool of a port that went away (still allocated)
+ *
+ * Every connection that holds a buffer of @pool came through the port
+ * that went away; it cannot send there any more, so it ends without a
+ * RST.  Its buffers go back to @pool.  A connection of a dead context is
+ * freed at once (no event can reach that context); one of a live context
+ * ends with TCP_DEAD -ENETDOWN after the events it is owed, and as it
+ * holds no buffer any more its slot goes once that is posted (its handle
+ * is stale then: recv_done and close get -EBADF).  Afterwards no
+ * connection points into @pool.
+ *
+ * Context: the core's dataplane thread, with @pool no longer among the
+ * core's ports (nothing receives into it any more).
+ */
+void ixm_tcp_pool_gone(struct ixm_tcp_table *t, const struct ixm_mbuf_pool *pool)
+{
+	u32 i;
+
+	for (i = 0; i < IXM_TCP_CONNS; i++) {
+		struct ixm_tcp_conn *c = &t->conns[i];
+
+		if (!c->app || !ixm_tcp_holds_pool(c, pool))
+			continue;
+		ixm_tcp_rcv_purge(c);
+		if (c->app->dead) {
+			ixm_tcp_conn_free(c);
+			continue;
+		}
+		c->evpend &= ~IXM_TCPE_EOF;	/* its data is gone: no end of it */
+		ixm_tcp_done(c, -ENETDOWN);
 	}
 }
 

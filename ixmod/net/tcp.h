@@ -605,6 +605,7 @@ int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
 int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 		  bool abort);
 void ixm_tcp_close_all(struct ixm_tcp_table *t, struct ixm_app *app);
+void ixm_tcp_pool_gone(struct ixm_tcp_table *t, const struct ixm_mbuf_pool *pool);
 struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
 				      const struct ixm_app *app, u64 handle);
 u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c);

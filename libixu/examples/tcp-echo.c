@@ -6,6 +6,7 @@
  *   tcp-echo [-p PORT] [-c CPULIST] [-b BACKLOG] [-q]	echo server
  *   tcp-echo --sink [-p PORT] ...			count and checksum
  *   tcp-echo --source BYTES [-p PORT] ...		send a pattern
+ *   tcp-echo --hold [-p PORT] ...			keep every byte received
  *   tcp-echo --connect IP:PORT [--conns N] [--bytes B] [--repeat R] [--rst]
  *
  * One thread per dataplane core (-c, default: every core in
@@ -26,6 +27,12 @@
  *   --source BYTES  sends BYTES bytes of the pattern (pattern_byte()) on
  *	each accepted connection, then closes; what the peer sends is
  *	counted and dropped.
+ *   --hold  accepts connections and never gives a received byte back
+ *	(no recv_done): the kernel keeps every buffer, so its window
+ *	closes.  Prints "tcp-echo: conn N holds BYTES bytes" as they come.
+ *	Its context outlives its port: a thread that lost its port says so
+ *	and waits for SIGINT before it closes the context (a test closes it
+ *	after the port came back).
  *   --connect IP:PORT  opens --conns N connections (default 1; shared out
  *	among the threads), sends --bytes B (default 65536) pattern bytes
  *	on each, checks the echo byte for byte, closes gracefully (--rst:
@@ -54,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ixu.h"
 
@@ -87,7 +95,7 @@
 #define LISTEN_COOKIE	1
 #define ORPHAN_COOKIE	2
 
-enum mode { MODE_ECHO, MODE_SINK, MODE_SOURCE, MODE_CLIENT };
+enum mode { MODE_ECHO, MODE_SINK, MODE_SOURCE, MODE_CLIENT, MODE_HOLD };
 
 /* Where a connection is, as far as the application is concerned. */
 enum conn_state {
@@ -444,6 +452,8 @@ static bool conn_finished(const struct conn *c)
 		return c->eof;
 	case MODE_SOURCE:
 		return c->tx_queued == c->tx_total;
+	case MODE_HOLD:
+		return false;
 	case MODE_CLIENT:	/* all sent, acknowledged and echoed */
 		return c->bad || c->eof ||
 		       (c->rx_bytes >= c->tx_total && c->tx_acked == c->tx_total);
@@ -613,6 +623,10 @@ static void on_recv(struct worker *w, struct conn *c, const struct ixmod_event *
 		break;
 	case MODE_SOURCE:
 		c->rx_owed += e->res;	/* dropped */
+		break;
+	case MODE_HOLD:			/* kept: never returned */
+		printf("tcp-echo: conn %u holds %llu bytes\n", c->id,
+		       (unsigned long long)(c->rx_bytes + e->res));
 		break;
 	case MODE_CLIENT:
 		for (i = 0; i < (__u32)e->res && !c->bad; i++) {
@@ -818,6 +832,9 @@ static void *serve(void *arg)
 		if (ret == -ENETDOWN) {
 			fprintf(stderr, "tcp-echo: cpu %u lost its port\n", w->cpu);
 			w->lost = true;
+			/* --hold: the dead context stays open until SIGINT */
+			while (opt.mode == MODE_HOLD && !stopping())
+				nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
 			break;
 		}
 	}
@@ -870,8 +887,9 @@ static void print_usage(const char *prog)
 		"usage: %s [-p PORT] [-c CPULIST] [-b BACKLOG] [-q]       echo server\n"
 		"       %s --sink [-p PORT] ...                          count, CRC-32\n"
 		"       %s --source BYTES [-p PORT] ...                  send a pattern\n"
+		"       %s --hold [-p PORT] ...                          keep what comes\n"
 		"       %s --connect IP:PORT [--conns N] [--bytes B] [--repeat R] [--rst]\n",
-		prog, prog, prog, prog);
+		prog, prog, prog, prog, prog);
 }
 
 static int parse_options(int argc, char **argv, char *list, size_t size)
@@ -879,6 +897,7 @@ static int parse_options(int argc, char **argv, char *list, size_t size)
 	static const struct option longopts[] = {
 		{ "sink",	no_argument,		NULL, 'S' },
 		{ "source",	required_argument,	NULL, 'O' },
+		{ "hold",	no_argument,		NULL, 'H' },
 		{ "connect",	required_argument,	NULL, 'C' },
 		{ "conns",	required_argument,	NULL, 'n' },
 		{ "bytes",	required_argument,	NULL, 'B' },
@@ -906,6 +925,9 @@ static int parse_options(int argc, char **argv, char *list, size_t size)
 			break;
 		case 'S':
 			opt.mode = MODE_SINK;
+			break;
+		case 'H':
+			opt.mode = MODE_HOLD;
 			break;
 		case 'O':
 			opt.mode = MODE_SOURCE;

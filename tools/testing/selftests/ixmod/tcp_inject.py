@@ -37,6 +37,15 @@
       Prints what it saw and "ok|not ok mss M with|without timestamps"
       for each; exits 0 only if every one checked out.
 
+  tcp_inject.py ooo IFACE DUT_MAC DUT_IP DUT_PORT [--conns N] [--bytes B]
+                [--hole H] [--ready FILE]
+      N Linux connections to DUT_IP:DUT_PORT, each sending B bytes in
+      order; then on each a forged segment of 300 bytes H bytes past the
+      end of them (a hole the DUT must keep it behind: out of order).  The
+      sequence numbers come from the handshake, read on a packet socket,
+      so no probe disturbs the connection.  Writes FILE once done, then
+      keeps the connections open until SIGTERM, which resets them.
+
 Run as root with /usr/bin/python3 (Debian's python3-scapy).
 """
 import argparse
@@ -116,6 +125,94 @@ def cmd_synflood(a):
     print(f"# {sent} SYNs sent from {len(spoofed)} spoofed addresses in "
           f"{time.monotonic() - end + a.seconds:.0f} s")
     return 0
+
+
+def tcp_data_frame(smac, dmac, sip, dip, sport, dport, seq, ack, payload):
+    """A PSH+ACK segment with @payload, checksums set, no options."""
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, 5 << 4, 0x18, 502, 0, 0)
+    pseudo = struct.pack("!4s4sBBH", sip, dip, 0, 6, len(tcp) + len(payload))
+    tcp = tcp[:16] + struct.pack("!H", csum(pseudo + tcp + payload)) + tcp[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp) + len(payload),
+                     random.getrandbits(16), 0x4000, 64, 6, 0, sip, dip)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return dmac + smac + b"\x08\x00" + ip + tcp + payload
+
+
+def handshake_isns(sniff, dip, dport, lport, deadline):
+    """(our ISN, the DUT's ISN) from the SYN and SYN-ACK seen on @sniff."""
+    isn = dut_isn = None
+    while (isn is None or dut_isn is None) and time.monotonic() < deadline:
+        try:
+            f = sniff.recv(2048)
+        except socket.timeout:
+            continue
+        if len(f) < 54 or f[12:14] != b"\x08\x00" or f[23] != 6:
+            continue
+        ihl = (f[14] & 15) * 4
+        sport, dp, seq = struct.unpack("!HHI", f[14 + ihl:14 + ihl + 8])
+        flags = f[14 + ihl + 13]
+        if f[30:34] == dip and dp == dport and sport == lport and flags == 0x02:
+            isn = seq
+        elif f[26:30] == dip and sport == dport and dp == lport and flags == 0x12:
+            dut_isn = seq
+    return isn, dut_isn
+
+
+def cmd_ooo(a):
+    import signal
+
+    conns = []
+
+    def reset_all(*_):
+        # RSTs, not FINs: an orphaned socket would keep the namespace (and
+        # the peer's NIC in it) alive after the test deleted it
+        for c, *_ in conns:
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            c.close()
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, reset_all)
+    with open(f"/sys/class/net/{a.iface}/address") as f:
+        smac = mac_bytes(f.read().strip())
+    dmac = mac_bytes(a.dut_mac)
+    dip = socket.inet_aton(a.dut_ip)
+    sniff = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))  # ETH_P_ALL
+    sniff.bind((a.iface, 3))
+    sniff.settimeout(0.2)
+    for _ in range(a.conns):
+        c = socket.create_connection((a.dut_ip, a.dut_port), timeout=10)
+        sip, lport = c.getsockname()
+        isn, dut_isn = handshake_isns(sniff, dip, a.dut_port, lport, time.monotonic() + 5)
+        if isn is None or dut_isn is None:
+            print("# the handshake was not seen on the packet socket")
+            return 1
+        c.sendall(os.urandom(a.bytes))
+        conns.append((c, socket.inet_aton(sip), lport, isn, dut_isn))
+    # every byte acknowledged, so that the hole is where it is meant to be
+    deadline = time.monotonic() + 20
+    for c, *_ in conns:
+        while struct.unpack("I", fcntl_outq(c))[0] and time.monotonic() < deadline:
+            time.sleep(0.05)
+    raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    raw.bind((a.iface, 0))
+    for c, sip, lport, isn, dut_isn in conns:
+        seq = (isn + 1 + a.bytes + a.hole) & M32
+        raw.send(tcp_data_frame(smac, dmac, sip, dip, lport, a.dut_port, seq,
+                                (dut_isn + 1) & M32, b"O" * 300))
+    print(f"# {a.conns} connections: {a.bytes} bytes in order, 300 past a {a.hole}-byte hole")
+    sys.stdout.flush()
+    if a.ready:
+        with open(a.ready, "w"):
+            pass
+    while True:
+        time.sleep(1)
+
+
+def fcntl_outq(sock):
+    """SIOCOUTQ: bytes not yet acknowledged by the DUT."""
+    import fcntl
+
+    return fcntl.ioctl(sock.fileno(), 0x5411, b"\0" * 4)
 
 
 def cmd_inject(a):
@@ -435,6 +532,15 @@ def main():
     p.add_argument("--bytes", type=int, default=65536)
     p.add_argument("--src", default="198.18.0.200", help="the client's made-up address")
     p.add_argument("--timeout", type=float, default=40)
+    p = sub.add_parser("ooo")
+    p.add_argument("iface")
+    p.add_argument("dut_mac")
+    p.add_argument("dut_ip")
+    p.add_argument("dut_port", type=int)
+    p.add_argument("--conns", type=int, default=4)
+    p.add_argument("--bytes", type=int, default=3000)
+    p.add_argument("--hole", type=int, default=1000)
+    p.add_argument("--ready", help="written once the segments are sent")
     a = ap.parse_args()
     return globals()["cmd_" + a.cmd](a)
 
