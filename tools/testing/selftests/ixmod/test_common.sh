@@ -135,6 +135,9 @@ igb_devices() {
 
 port_dir() { echo "$IXMOD_SYSFS/ports/$DUT"; }
 
+# the peer's igb has its netdev in this namespace
+peer_netdev_back() { [ -n "$(ls "/sys/bus/pci/devices/$PEER/net" 2>/dev/null)" ]; }
+
 # Bind the first igb to ixmod with cores 1-2 and the second to Linux igb
 # in namespace $PEER_NS; sets DUT, PEER, PEERIF.  Returns non-zero (with a
 # reason on stdout) when the VM lacks two igb NICs.
@@ -150,7 +153,9 @@ ports_setup() {
 	echo 0 > $IXMOD_SYSFS/idle_us
 	echo 1-2 > $IXMOD_SYSFS/cores || return 1
 	"$IXMOD_BIND" bind "$DUT" >/dev/null || return 1
-	busywait 5000 ls "/sys/bus/pci/devices/$PEER/net" || { echo "# no netdev for $PEER"; return 1; }
+	# a namespace deleted by the test before gives the NIC back to this
+	# one asynchronously, and net/ exists (empty) meanwhile
+	busywait 30000 peer_netdev_back || { echo "# no netdev for $PEER"; return 1; }
 	PEERIF=$(ls "/sys/bus/pci/devices/$PEER/net")
 	ip netns del $PEER_NS 2>/dev/null
 	ip netns add $PEER_NS
