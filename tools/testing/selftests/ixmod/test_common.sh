@@ -154,8 +154,9 @@ ports_setup() {
 	echo 1-2 > $IXMOD_SYSFS/cores || return 1
 	"$IXMOD_BIND" bind "$DUT" >/dev/null || return 1
 	# a namespace deleted by the test before gives the NIC back to this
-	# one asynchronously, and net/ exists (empty) meanwhile
-	busywait 30000 peer_netdev_back || { echo "# no netdev for $PEER"; return 1; }
+	# one asynchronously (once its last process and socket are gone: up to
+	# 2 minutes after test_tcp_04), and net/ exists (empty) meanwhile
+	busywait 150000 peer_netdev_back || { echo "# no netdev for $PEER"; return 1; }
 	PEERIF=$(ls "/sys/bus/pci/devices/$PEER/net")
 	ip netns del $PEER_NS 2>/dev/null
 	ip netns add $PEER_NS
