@@ -21,7 +21,8 @@ tcp_test_begin 11
 zc0=$(tcp_stat tx_zerocopy)
 start_tcp_echo "$LOG" --source 1000000000 -p 7
 tcp_echo_ready "$LOG" || sed 's/^/# /' "$LOG"
-peer timeout 120 "$PY" "$TCP_CHECK" recv $DUT_IP 7 --bytes 1000000000 >/dev/null 2>&1 &
+# not through peer(): kill must reach timeout (and so the client), not a subshell
+ip netns exec $PEER_NS timeout 120 "$PY" "$TCP_CHECK" recv $DUT_IP 7 --bytes 1000000000 >/dev/null 2>&1 &
 rpid=$!
 check "tcp-echo streams from its arena (tcp_tx_zerocopy +500)" \
 	busywait 30000 holds -gt $((zc0 + 500)) tcp_stat tx_zerocopy
