@@ -36,3 +36,9 @@ ixm_kdir() {	# release -> build tree
 		echo "/usr/src/linux-headers-$1"
 	fi
 }
+
+# Where scripts/build-debug-kernel keeps its sources, objects and config
+# (outside the checkout, shared by every clone on the machine).
+ixm_debug_kernel_dir() {
+	echo "${IXMOD_DEBUG_KERNEL_DIR:-/var/cache/ixmod/debug-kernel}"
+}
