@@ -9,6 +9,25 @@ export PATH="$IXMOD_VENV/bin:$PATH"
 ixm_die() { printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
 ixm_say() { printf '%s: %s\n' "$(basename "$0")" "$*"; }
 
+# ixm_trap_err "$@": for scripts under set -e, which would otherwise end
+# without a word when a command fails.  Names the file, line, status and
+# command that failed and the command line to run again.  Call it once,
+# right after set -e, with the script's own arguments.  inherit_errexit
+# makes a failure inside $(...) end the substitution there too, instead of
+# being ignored when a later command in it succeeds.
+ixm_trap_err() {
+	set -E
+	shopt -s inherit_errexit
+	_ixm_rerun=$(printf ' %q' "$0" "$@")
+	trap '_ixm_err_report "$?" "$LINENO" "$BASH_COMMAND"' ERR
+}
+
+_ixm_err_report() {	# status line command; runs in the ERR trap
+	printf '%s: error: %s:%d failed (status %d): %s; fix that and run%s again\n' \
+		"$(basename "$0")" "${BASH_SOURCE[1]#"$IXMOD_TOP"/}" "$2" "$1" "$3" \
+		"$_ixm_rerun" >&2
+}
+
 # ixm_kernel_release SERIES|RELEASE -> newest installed Debian release of
 # that series with both an image and headers, e.g. 6.12 -> 6.12.95+deb12-amd64
 ixm_kernel_release() {
