@@ -337,9 +337,9 @@ TEST(eth_drop_names)
 				ok = false;
 	}
 	EXPECT_TRUE(ok) TH_LOG("every drop reason has a distinct lower-case name");
-	ASSERT_STREQ("eth_short", ixm_drop_names[IXM_DROP_ETH_SHORT]);
-	ASSERT_STREQ("tx_full", ixm_drop_names[IXM_DROP_TX_FULL]);
-	ASSERT_STREQ("arp_sender", ixm_drop_names[IXM_DROP_ARP_SENDER]);
+	EXPECT_STREQ("eth_short", ixm_drop_names[IXM_DROP_ETH_SHORT]);
+	EXPECT_STREQ("tx_full", ixm_drop_names[IXM_DROP_TX_FULL]);
+	EXPECT_STREQ("arp_sender", ixm_drop_names[IXM_DROP_ARP_SENDER]);
 	EXPECT_STREQ("arp_offsubnet", ixm_drop_names[IXM_DROP_ARP_OFFSUBNET]) {
 		TH_LOG("names match the ABI document");
 	}

@@ -144,8 +144,8 @@ TEST(igb_queue_start)
 		ixm_igb_ops.init(&r.nic);
 		ixm_adv_rxq_fill(&r.rxq);
 		EXPECT_EQ(0, ixm_igb_ops.rxq_start(&r.nic, &r.rxq)) TH_LOG("q%u: rxq_start", q);
-		ASSERT_EQ((u32)(uintptr_t)r.rxd, igbm_rq(q, 0x00));
-		ASSERT_EQ((u32)((uintptr_t)r.rxd >> 32), igbm_rq(q, 0x04));
+		EXPECT_EQ((u32)(uintptr_t)r.rxd, igbm_rq(q, 0x00));
+		EXPECT_EQ((u32)((uintptr_t)r.rxd >> 32), igbm_rq(q, 0x04));
 		EXPECT_EQ(64 * 16, igbm_rq(q, 0x08)) TH_LOG("q%u: RDBAL/RDBAH/RDLEN", q);
 		EXPECT_EQ(0x82000002, igbm_rq(q, 0x0c)) {
 			TH_LOG("q%u: SRRCTL = 2 KiB buffers, advanced one-buffer, DROP_EN", q);
@@ -155,8 +155,8 @@ TEST(igb_queue_start)
 			TH_LOG("q%u: RDT = 63 (ring filled but one), written after ENABLE", q);
 		}
 		EXPECT_EQ(0, ixm_igb_ops.txq_start(&r.nic, &r.txq)) TH_LOG("q%u: txq_start", q);
-		ASSERT_EQ((u32)(uintptr_t)r.txd, igbm_tq(q, 0x00));
-		ASSERT_EQ(64 * 16, igbm_tq(q, 0x08));
+		EXPECT_EQ((u32)(uintptr_t)r.txd, igbm_tq(q, 0x00));
+		EXPECT_EQ(64 * 16, igbm_tq(q, 0x08));
 		ASSERT_TRUE(igbm_tq(q, 0x28) & (1u << 25));
 		EXPECT_TRUE(igbm_reg(0x400) & 2) {
 			TH_LOG("q%u: TDBAL/TDLEN, TXDCTL.ENABLE, TCTL.EN", q);
@@ -265,7 +265,7 @@ TEST(igb_rx)
 	n = ixm_adv_rx_burst(&r.rxq, out, 64);
 	ixm_mbuf_free(out[0]);
 	ixm_adv_rx_refill(&r.rxq);
-	ASSERT_EQ(writes + 1, igbm.tail_writes);
+	EXPECT_EQ(writes + 1, igbm.tail_writes);
 	EXPECT_EQ((15 + 8) % 16, igbm_rq(2, 0x18)) {
 		TH_LOG("8 consumed: one refill, one tail write, tail moved by 8");
 	}
@@ -362,8 +362,8 @@ TEST(igb_tx)
 	EXPECT_EQ(0, ixm_adv_tx_reap(&r.txq)) TH_LOG("nothing reaped before the device sent");
 	EXPECT_EQ(7, igbm_tx(3, sink_fn, &s)) TH_LOG("the device sends 7 frames");
 	frame(f, 60, 100);
-	ASSERT_EQ(60, s.len[0]);
-	ASSERT_EQ(0, memcmp(s.first, f, 60));
+	EXPECT_EQ(60, s.len[0]);
+	EXPECT_EQ(0, memcmp(s.first, f, 60));
 	EXPECT_EQ(660, s.len[6]) TH_LOG("frames on the wire are the ones queued");
 	EXPECT_EQ(7, ixm_adv_tx_reap(&r.txq)) TH_LOG("reap frees all 7 after DD");
 	took = ixm_adv_tx_burst(&r.txq, m + 7, 3);
@@ -445,17 +445,17 @@ TEST(igb_tx_chain)
 	EXPECT_EQ((54u + 703) << 14, le32_to_cpu(r.txd[0].read.olinfo_status)) {
 		TH_LOG("first descriptor: PAYLEN is the whole frame");
 	}
-	ASSERT_EQ((0x22300000u | 700), le32_to_cpu(r.txd[1].read.cmd_type_len));
-	ASSERT_EQ((uintptr_t)ext, le64_to_cpu(r.txd[1].read.buffer_addr));
+	EXPECT_EQ((0x22300000u | 700), le32_to_cpu(r.txd[1].read.cmd_type_len));
+	EXPECT_EQ((uintptr_t)ext, le64_to_cpu(r.txd[1].read.buffer_addr));
 	EXPECT_FALSE(r.txd[1].read.olinfo_status) {
 		TH_LOG("middle descriptor: the fragment, no EOP, no RS, olinfo 0");
 	}
 	EXPECT_EQ(0x2b300000u | 3, le32_to_cpu(r.txd[2].read.cmd_type_len)) {
 		TH_LOG("last descriptor: EOP and RS");
 	}
-	ASSERT_EQ(NULL, r.tslot[0]);
-	ASSERT_EQ(NULL, r.tslot[1]);
-	ASSERT_EQ(m[0], r.tslot[2]);
+	EXPECT_EQ(NULL, r.tslot[0]);
+	EXPECT_EQ(NULL, r.tslot[1]);
+	EXPECT_EQ(m[0], r.tslot[2]);
 	EXPECT_EQ(m[1], r.tslot[6]) TH_LOG("the buffer sits at its frame's last descriptor");
 
 	/* DD on the header descriptor only (the device writes none there) */
@@ -468,12 +468,12 @@ TEST(igb_tx_chain)
 	EXPECT_EQ(2, igbm_tx(1, sink_fn, &s)) TH_LOG("chain: the device sends 2 frames");
 	memcpy(want, m[0]->data, 54);
 	memcpy(want + 54, ext, 703);
-	ASSERT_EQ(757, s.len[0]);
+	EXPECT_EQ(757, s.len[0]);
 	EXPECT_EQ(0, memcmp(s.first, want, 757)) {
 		TH_LOG("chain: on the wire, the buffer then the fragments in order");
 	}
 	EXPECT_EQ(66u + 1448, s.len[1]) TH_LOG("chain: second frame's length");
-	ASSERT_FALSE(r.txd[1].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD));
+	EXPECT_FALSE(r.txd[1].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD));
 	ASSERT_TRUE(r.txd[2].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD));
 	EXPECT_TRUE(r.txd[6].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD)) {
 		TH_LOG("chain: the device wrote DD into the frames' last descriptors only");
@@ -535,7 +535,7 @@ TEST(igb_rss_irq)
 		TH_LOG("queue 9 -> vector 5 (IVAR[1] upper half), queue 1 unrouted");
 	}
 	ixm_igb_ops.irq_mask(&r.nic, 2);
-	ASSERT_FALSE(igbm_irq_routed(3, false, 2));
+	EXPECT_FALSE(igbm_irq_routed(3, false, 2));
 	EXPECT_TRUE(igbm_irq_routed(9, false, 5)) TH_LOG("irq_mask masks only its vector");
 	ixm_igb_ops.irq_disable(&r.nic);
 	EXPECT_EQ(0, igbm.eims) TH_LOG("irq_disable masks every vector");

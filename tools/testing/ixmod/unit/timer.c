@@ -163,11 +163,11 @@ TEST(timer_callbacks)
 		now += TICK;
 		ixm_timer_run(&w, now);
 	}
-	ASSERT_EQ(10, periodic_fires);
+	EXPECT_EQ(10, periodic_fires);
 	EXPECT_FALSE(ixm_timer_pending(&periodic)) {
 		TH_LOG("a callback re-arms itself: fires 10 times, then stops (%u)", periodic_fires);
 	}
-	ASSERT_LE(victim_fires, 1);
+	EXPECT_LE(victim_fires, 1);
 	EXPECT_FALSE(ixm_timer_pending(&victim));
 	EXPECT_EQ(0, w.pending) {
 		TH_LOG("a callback cancels a timer due in the same tick: it fires at most once, nothing stays pending");
