@@ -541,13 +541,26 @@ TEST(tcp_state_passive_open)
 	}
 	EXPECT_EQ(0, tc_recv_done(t, 10)) TH_LOG("passive: RECV_DONE of what was given: 0");
 	tc_fini(t);
+}
 
-	/* a SYN without options: the SYN-ACK offers no option but MSS */
+/* a SYN without options: the SYN-ACK offers no option but MSS */
+TEST(tcp_state_passive_no_options)
+{
+	struct tc *t = &T;
+
 	tc_init(t);
 	ASSERT_TRUE(tc_passive(t, 0));
 	EXPECT_FALSE(t->ts);
 	EXPECT_FALSE(t->hws) TH_LOG("passive: SYN without options: connected");
 	tc_fini(t);
+}
+
+TEST(tcp_state_passive_synack_mss_only)
+{
+	struct ixmod_call c;
+	const struct tcp_seg *s;
+	struct tc *t = &T;
+
 	tc_init(t);
 	t->hport = H_PORT;
 	c = tn_call_listen(H_PORT, 16, 0x11);
@@ -569,7 +582,6 @@ TEST(tcp_state_active_open)
 	const struct ixmod_event *ev;
 	const struct tcp_seg *s;
 	struct tc *t = &T;
-	u64 h;
 
 	tc_init(t);
 	c = tn_call_connect(P_IP, P_PORT, 0xc0);
@@ -622,8 +634,15 @@ TEST(tcp_state_active_open)
 		TH_LOG("active: SENDV 100 bytes: res 100, one segment with the arena's bytes");
 	}
 	tc_fini(t);
+}
 
-	/* refused */
+/* refused */
+TEST(tcp_state_active_refused)
+{
+	struct ixmod_call c;
+	struct tc *t = &T;
+	u64 h;
+
 	tc_init(t);
 	c = tn_call_connect(P_IP, P_PORT, 0xc1);
 	tc_call(t, &c);
@@ -659,8 +678,15 @@ TEST(tcp_state_active_open)
 	}
 	EXPECT_EQ(-EBADF, tc_sendv(t, 0, 10)) TH_LOG("active: the refused handle is stale: -EBADF");
 	tc_fini(t);
+}
 
-	/* a SYN-ACK that acknowledges something else */
+/* a SYN-ACK that acknowledges something else */
+TEST(tcp_state_active_synack_bad_ack)
+{
+	struct ixmod_call c;
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+
 	tc_init(t);
 	c = tn_call_connect(P_IP, P_PORT, 0xc2);
 	tc_call(t, &c);
@@ -675,8 +701,14 @@ TEST(tcp_state_active_open)
 	ASSERT_NE(NULL, ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED));
 	EXPECT_FALSE(ev->res) TH_LOG("active: the right SYN-ACK afterwards still connects");
 	tc_fini(t);
+}
 
-	/* errors of CONNECT */
+/* errors of CONNECT */
+TEST(tcp_state_active_connect_errors)
+{
+	struct ixmod_call c;
+	struct tc *t = &T;
+
 	tc_init(t);
 	c = tn_call_connect(TN_IP(1) + 0x100, P_PORT, 1);
 	EXPECT_EQ(-ENETUNREACH, tc_call(t, &c)) {
@@ -913,6 +945,12 @@ TEST(tcp_state_close_duplicate)
 	EXPECT_FALSE(ev->res);
 	EXPECT_TRUE(is_ack(t)) TH_LOG("close: then the FIN exchange ends it: DEAD 0");
 	tc_fini(t);
+}
+
+TEST(tcp_state_close_new_data_resets)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
 
 	tc_init(t);
 	tc_passive(t, O_MSS);
@@ -1308,8 +1346,15 @@ TEST(tcp_state_sendv_window)
 	EXPECT_GT(ev->res, 0);
 	EXPECT_GT(ev->win, 0) TH_LOG("sendv: the ACK that opens it -> SENT with res and win > 0");
 	tc_fini(t);
+}
 
-	/* a window that opens with nothing acknowledged */
+/* a window that opens with nothing acknowledged */
+TEST(tcp_state_sendv_window_update_unacked)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	int res;
+
 	tc_init(t);
 	t->pwin = 3000;
 	tc_passive(t, O_MSS);
@@ -1765,6 +1810,12 @@ TEST(tcp_state_ooo_fin)
 		TH_LOG("ooo FIN: one ACK covers the data and the FIN; CLOSE-WAIT");
 	}
 	tc_fini(t);
+}
+
+TEST(tcp_state_ooo_fin_cancelled)
+{
+	struct tc *t = &T;
+	u32 seq;
 
 	tc_init(t);
 	tc_passive(t, O_MSS);
@@ -1989,7 +2040,6 @@ TEST(tcp_state_keepalive)
 TEST(tcp_state_before_accept)
 {
 	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
-	const struct ixmod_event *ev;
 	struct tc *t = &T;
 	u64 h;
 
@@ -2011,6 +2061,14 @@ TEST(tcp_state_before_accept)
 		TH_LOG("before accept: ACCEPT -> the data's TCP_RECV, with the accept's cookie");
 	}
 	tc_fini(t);
+}
+
+TEST(tcp_state_before_accept_reset)
+{
+	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u64 h;
 
 	tc_init(t);
 	t->hport = H_PORT;
@@ -2119,7 +2177,6 @@ static unsigned int oow_burst(struct tc *t, unsigned int n, u32 seq, const u8 *d
  */
 TEST(tcp_state_ack_ratelimit)
 {
-	struct ixm_tcp_config cfg;
 	struct tc *t = &T;
 	unsigned int n;
 	u64 ow, rl;
@@ -2152,6 +2209,13 @@ TEST(tcp_state_ack_ratelimit)
 		TH_LOG("ratelimit: 10 data segments beyond the window: 10 ACKs, none limited (%u)", n);
 	}
 	tc_fini(t);
+}
+
+TEST(tcp_state_ack_ratelimit_paws)
+{
+	struct tc *t = &T;
+	unsigned int n;
+	u64 ow, rl;
 
 	tc_init(t);
 	t->tsval = 1000;
@@ -2170,6 +2234,13 @@ TEST(tcp_state_ack_ratelimit)
 		TH_LOG("ratelimit: 100 ACKs with an old TSval (PAWS) -> 1 ACK, 99 limited (%u)", n);
 	}
 	tc_fini(t);
+}
+
+TEST(tcp_state_ack_ratelimit_off)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+	unsigned int n;
 
 	ixm_tcp_config_default(&cfg);
 	cfg.invalid_ratelimit_ns = 0;
