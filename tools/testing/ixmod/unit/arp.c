@@ -665,8 +665,14 @@ TEST(arp_offsubnet)
 		TH_LOG("after /16 -> /24 a gratuitous ARP from 192.0.3.2 changes nothing");
 	}
 	tport_fini(&t);
+}
 
-	/* RFC 3021 /31: the other address is the only neighbour */
+/* RFC 3021 /31: the other address is the only neighbour */
+TEST(arp_offsubnet_slash31)
+{
+	struct tport t;
+	u8 f[64];
+
 	tport_init(&t, OUR_IP);
 	t.cfg.prefix = 31;
 	t.cfg.netmask = be32_of(0xfffffffeu);
@@ -685,8 +691,8 @@ TEST(arp_offsubnet)
 
 TEST(arp_announce)
 {
-	struct tport t, t0;
-	u8 want[64], mac[6];
+	struct tport t;
+	u8 want[64];
 
 	tport_init(&t, OUR_IP);
 	EXPECT_EQ(0, ixm_arp_announce(&t.port)) TH_LOG("announce: 0");
@@ -699,6 +705,12 @@ TEST(arp_announce)
 	EXPECT_EQ(ENOBUFS, (unsigned int)-ixm_arp_announce(&t.port)) TH_LOG("no buffer: -ENOBUFS");
 	t.pool.nfree = TPORT_BUFS;
 	tport_fini(&t);
+}
+
+TEST(arp_announce_no_address)
+{
+	struct tport t0;
+	u8 mac[6];
 
 	tport_init(&t0, 0);
 	EXPECT_EQ(-EADDRNOTAVAIL, ixm_arp_announce(&t0.port));
