@@ -196,7 +196,7 @@ TEST(igb_rx)
 	struct rig r;
 
 	rig_init(&r, 2, 16);
-	EXPECT_TRUE(rig_up(&r)) TH_LOG("rx: queue up");
+	ASSERT_TRUE(rig_up(&r)) TH_LOG("rx: queue up");
 	EXPECT_EQ(NBUF - 15, r.pool.nfree) TH_LOG("fill posts count-1 buffers");
 
 	frame(f, 60, 1);
@@ -346,7 +346,7 @@ TEST(igb_tx)
 	u32 cmd;
 
 	rig_init(&r, 3, 8);
-	EXPECT_TRUE(rig_up(&r)) TH_LOG("tx: queue up");
+	ASSERT_TRUE(rig_up(&r)) TH_LOG("tx: queue up");
 	for (i = 0; i < 10; i++) {
 		m[i] = ixm_mbuf_alloc(&r.pool);
 		m[i]->len = 60 + i * 100;
@@ -429,7 +429,7 @@ TEST(igb_tx_chain)
 
 	frame(ext, sizeof(ext), 7);
 	rig_init(&r, 1, 8);
-	EXPECT_TRUE(rig_up(&r)) TH_LOG("chain: queue up");
+	ASSERT_TRUE(rig_up(&r)) TH_LOG("chain: queue up");
 	m[0] = chain(&r, 54, ext, la, 2, &inflight);
 	m[1] = chain(&r, 66, ext + 1000, lb, 3, &inflight);
 	m[2] = chain(&r, 60, NULL, NULL, 0, &inflight);

@@ -770,7 +770,7 @@ TEST(tcp_state_simultaneous_close)
 	u32 fin;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	EXPECT_EQ(0, tc_close(t, false));
 	ASSERT_TRUE(one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0));
 	EXPECT_FALSE(t->nev) TH_LOG("simultaneous close: CLOSE -> FIN, no event");
@@ -819,7 +819,7 @@ TEST(tcp_state_time_wait)
 	ixm_tcp_config_default(&cfg);
 	cfg.tw_ns = 10000 * MS;
 	tc_init_cfg(t, &cfg);
-	tc_active(t, O_ALL);
+	ASSERT_TRUE(tc_active(t, O_ALL)) TH_LOG("the handshake");
 	tc_close(t, false);
 	ASSERT_TRUE(one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0));
 	EXPECT_TRUE(t->seg[0].has_ts) TH_LOG("TIME_WAIT: CLOSE -> FIN with timestamps");
@@ -869,7 +869,7 @@ TEST(tcp_state_half_close)
 	struct tc *t = &T;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	memcpy(data, "hello", 5);
 	tc_send(t, TH_ACK | TH_PSH | TH_FIN, data, 5);
 	EXPECT_EQ(2, t->nev);
@@ -929,7 +929,7 @@ TEST(tcp_state_close_duplicate)
 	u32 seq;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	seq = t->snd;
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
 	tc_close(t, false);
@@ -953,7 +953,7 @@ TEST(tcp_state_close_new_data_resets)
 	struct tc *t = &T;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_close(t, false);
 	t->rcv++;
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
@@ -973,7 +973,7 @@ TEST(tcp_state_abort)
 	struct tc *t = &T;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
 	EXPECT_EQ(0, tc_close(t, true));
 	EXPECT_TRUE(one_seg(t, TH_RST | TH_ACK, t->rcv, t->snd, 0)) {
@@ -1001,7 +1001,7 @@ TEST(tcp_state_rst)
 	u64 ooo;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_seg(t, TH_RST, t->snd + 1, 0, NULL, 0, 0);
 	ASSERT_TRUE(is_ack(t));
 	EXPECT_FALSE(t->nev);
@@ -1042,7 +1042,7 @@ TEST(tcp_state_syn_challenge)
 	u64 ch;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	ch = stats(t)->challenge_acks;
 	tc_seg(t, TH_SYN, t->snd + 100, 0, NULL, 0, O_MSS);
 	ASSERT_TRUE(is_ack(t));
@@ -1076,7 +1076,7 @@ TEST(tcp_state_out_of_window)
 	u64 ow;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	ow = stats(t)->out_of_window;
 	tc_seg(t, TH_ACK | TH_PSH, t->snd + 70000, t->rcv, data, 100, 0);
 	ASSERT_TRUE(is_ack(t));
@@ -1112,7 +1112,7 @@ TEST(tcp_state_paws)
 
 	tc_init(t);
 	t->tsval = 1000;
-	tc_passive(t, O_MSS | O_TS);
+	ASSERT_TRUE(tc_passive(t, O_MSS | O_TS)) TH_LOG("the handshake");
 	t->tsval = 2000;
 	tc_send(t, TH_ACK | TH_PSH, data, 10);
 	EXPECT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 10)) {
@@ -1301,7 +1301,7 @@ TEST(tcp_state_sendv_window)
 
 	tc_init(t);
 	t->pwin = 10000;
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 20000);
 	for (sent = 0, i = 0; i < t->nseg; i++)
 		sent += t->seg[i].dlen;
@@ -1357,7 +1357,7 @@ TEST(tcp_state_sendv_window_update_unacked)
 
 	tc_init(t);
 	t->pwin = 3000;
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 3000);
 	EXPECT_EQ(3000, res);
 	EXPECT_EQ(0, tc_sendv(t, 3000, 3000)) {
@@ -1419,7 +1419,7 @@ TEST(tcp_state_sendv_gather)
 	u64 zc, cp;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	st = &t->h->tcp->stats;
 	zc = st->tx_zerocopy;
 	cp = st->tx_copied;
@@ -1461,7 +1461,7 @@ TEST(tcp_state_zero_window)
 
 	tc_init(t);
 	t->pwin = 0;
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 1000);
 	EXPECT_GT(res, 0);
 	EXPECT_FALSE(t->nseg) {
@@ -1509,7 +1509,7 @@ TEST(tcp_state_rto_backoff)
 	bool ok = true;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_sendv(t, 0, 100);
 	for (i = 0; i < 4; i++) {
 		iv[i] = tc_wait_seg(t, 60000 * MS, MS);
@@ -1581,7 +1581,7 @@ TEST(tcp_state_fast_retransmit)
 	bool quiet = true;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 4380);
 	end = t->rcv + (u32)res;
 	t->rcv += 1460;
@@ -1627,7 +1627,7 @@ TEST(tcp_state_delayed_ack)
 	u64 wait;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	for (quick = 0; quick < 40; quick++) {
 		tc_send(t, TH_ACK, data, 1460);
 		if (!t->nseg)
@@ -1660,7 +1660,7 @@ TEST(tcp_state_window_update)
 	ixm_tcp_config_default(&cfg);
 	cfg.rcv_buf = 16384;
 	tc_init_cfg(t, &cfg);
-	tc_passive(t, O_MSS | O_WS);
+	ASSERT_TRUE(tc_passive(t, O_MSS | O_WS)) TH_LOG("the handshake");
 	while (got < 16384) {
 		n = 16384 - got < 1460 ? 16384 - got : 1460;
 		tc_send(t, TH_ACK, data, n);
@@ -1716,7 +1716,7 @@ TEST(tcp_state_ack_seq_after_rto)
 	int res;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 4380);
 	top = t->rcv + (u32)res;
 	EXPECT_EQ(4380, res);
@@ -1747,7 +1747,7 @@ TEST(tcp_state_dupack_per_segment)
 	unsigned int i, dups = 0;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	for (i = 0; i < 3; i++) {
 		struct tcp_args a = {
 			.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
@@ -1786,7 +1786,7 @@ TEST(tcp_state_ooo_fin)
 	u32 seq;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	seq = t->snd;
 	tc_seg(t, TH_ACK | TH_FIN, seq + 1000, t->rcv, data + 1000, 500, 0);
 	EXPECT_FALSE(t->nev);
@@ -1818,7 +1818,7 @@ TEST(tcp_state_ooo_fin_cancelled)
 	u32 seq;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	seq = t->snd;
 	tc_seg(t, TH_ACK | TH_FIN, seq + 1000, t->rcv, data, 100, 0);
 	tc_seg(t, TH_ACK, seq, t->rcv, data, 1200, 0);
@@ -1844,7 +1844,7 @@ TEST(tcp_state_ooo_bound)
 	unsigned int i;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	for (i = 0; i <= IXM_TCP_OOO_MAX; i++)
 		tc_seg(t, TH_ACK, t->snd + 200 * (i + 1), t->rcv, data, 100, 0);
 	EXPECT_EQ(IXM_TCP_OOO_MAX, stats(t)->ooo);
@@ -1959,7 +1959,7 @@ TEST(tcp_state_fin_wait_2_timeout)
 	ixm_tcp_config_default(&cfg);
 	cfg.tw_ns = 10000 * MS;
 	tc_init_cfg(t, &cfg);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_close(t, false);
 	t->rcv++;
 	tc_send(t, TH_ACK, NULL, 0);
@@ -1989,7 +1989,7 @@ TEST(tcp_state_keepalive)
 	ixm_tcp_config_default(&cfg);
 	cfg.keepalive_ns = 10000 * MS;
 	tc_init_cfg(t, &cfg);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	first = tc_wait_seg(t, 30000 * MS, 100 * MS);
 	EXPECT_TRUE(first);
 	EXPECT_LE(first, 10100 * MS) {
@@ -2108,7 +2108,7 @@ TEST(tcp_state_event_ring_full)
 	tc_init(t);
 	tn_app_free(t->a);
 	t->a = tn_app_new(t->h, 64, 4, ARENA);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	for (i = 0; i < 20; i++) {
 		struct tcp_args a = {
 			.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
@@ -2185,7 +2185,7 @@ TEST(tcp_state_ack_ratelimit)
 	EXPECT_EQ(500 * MS, t->h->tcp_cfg.invalid_ratelimit_ns) {
 		TH_LOG("ratelimit: the default is 500 ms");
 	}
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	ow = stats(t)->out_of_window;
 	rl = stats(t)->ack_ratelimited;
 	n = oow_burst(t, 100, t->snd + 70000, NULL, 0);
@@ -2219,7 +2219,7 @@ TEST(tcp_state_ack_ratelimit_paws)
 
 	tc_init(t);
 	t->tsval = 1000;
-	tc_passive(t, O_MSS | O_TS);
+	ASSERT_TRUE(tc_passive(t, O_MSS | O_TS)) TH_LOG("the handshake");
 	t->tsval = 2000;
 	tc_send(t, TH_ACK, NULL, 0);
 	rl = stats(t)->ack_ratelimited;
@@ -2245,7 +2245,7 @@ TEST(tcp_state_ack_ratelimit_off)
 	ixm_tcp_config_default(&cfg);
 	cfg.invalid_ratelimit_ns = 0;
 	tc_init_cfg(t, &cfg);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	n = oow_burst(t, 20, t->snd + 70000, NULL, 0);
 	EXPECT_EQ(20, n);
 	EXPECT_FALSE(stats(t)->ack_ratelimited) {
@@ -2410,7 +2410,7 @@ TEST(tcp_state_mss_oversize)
 	u64 segs;
 
 	tc_init(t);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	conn(t)->mss = 4000;		/* what the wrap gave: never, now */
 	segs = stats(t)->segs_out;
 	EXPECT_EQ(3000, tc_sendv(t, 0, 3000));
