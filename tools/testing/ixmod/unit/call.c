@@ -243,13 +243,14 @@ TEST(call_check_valid)
 
 				if (res) {
 					TH_LOG("%s value %llx flags %u: %d", ops[i].name,
-						 values[v], f, res);
+					       values[v], f, res);
 					ok = false;
 				}
 			}
 		}
 		EXPECT_TRUE(ok) {
-			TH_LOG("%s with its fields set, any user_data, flags 0 or NOTIFY: passes", ops[i].name);
+			TH_LOG("%s with its fields set, any user_data, flags 0 or NOTIFY: passes",
+			       ops[i].name);
 		}
 	}
 	EXPECT_EQ(64, sizeof(struct ixmod_call)) TH_LOG("struct ixmod_call is 64 bytes");
@@ -350,7 +351,7 @@ TEST(call_check_reserved)
 				set_resv(&c, r, val);
 				if (ixm_call_check(&c) != -EINVAL) {
 					TH_LOG("%s: %s = %llx accepted", ops[i].name,
-						 resv_names[r], val);
+					       resv_names[r], val);
 					ok = false;
 				}
 			}
@@ -395,7 +396,7 @@ TEST(call_check_unused)
 				tried++;
 				if (ixm_call_check(&c) != -EINVAL) {
 					TH_LOG("%s: unused %s = %llx accepted", ops[i].name,
-						 fname[f], val);
+					       fname[f], val);
 					ok = false;
 				}
 			}
@@ -474,7 +475,8 @@ TEST(call_bind_port)
 	EXPECT_EQ(0xc00c1e, ev.user_data);
 	EXPECT_NE(0, ixm_handle_gen(h1));
 	EXPECT_EQ(1, c.h->udp->count) {
-		TH_LOG("UDP_BIND 7000 completes with a handle (generation %u, index %u)", ixm_handle_gen(h1), ixm_handle_idx(h1));
+		TH_LOG("UDP_BIND 7000 completes with a handle (generation %u, index %u)",
+		       ixm_handle_gen(h1), ixm_handle_idx(h1));
 	}
 	EXPECT_EQ(-EADDRINUSE, ctx_bind(&c, 7000, 1, &h2)) {
 		TH_LOG("a second bind of port 7000: -EADDRINUSE");
@@ -580,7 +582,8 @@ TEST(call_send_errors)
 		}
 	}
 	EXPECT_TRUE(ok) {
-		TH_LOG("%zu bad lengths, offsets and destinations: -EINVAL or -EMSGSIZE", ARRAY_SIZE(cases));
+		TH_LOG("%zu bad lengths, offsets and destinations: -EINVAL or -EMSGSIZE",
+		       ARRAY_SIZE(cases));
 	}
 	EXPECT_FALSE(c.h->port.ntx);
 	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
@@ -671,7 +674,8 @@ TEST(call_send_udp)
 			break;
 	}
 	EXPECT_FALSE(bad) {
-		TH_LOG("UDP_SEND of 0..%u bytes: one frame, byte-exact, checksums verify, res = len", PAYLOAD_MAX);
+		TH_LOG("UDP_SEND of 0..%u bytes: one frame, byte-exact, checksums verify, res = len",
+		       PAYLOAD_MAX);
 	}
 	EXPECT_EQ(PAYLOAD_MAX + 1, c.h->stats.udp_out) TH_LOG("udp_out counted each");
 	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree) TH_LOG("every buffer back in the pool");
@@ -834,7 +838,8 @@ TEST(call_recv)
 	EXPECT_FALSE(bad);
 	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
 	EXPECT_FALSE(c.a->app.stats.rx_bufs) {
-		TH_LOG("payloads of 0..%u bytes arrive whole at their off and go back", PAYLOAD_MAX);
+		TH_LOG("payloads of 0..%u bytes arrive whole at their off and go back",
+		       PAYLOAD_MAX);
 	}
 	ctx_fini(&c);
 }

@@ -271,7 +271,7 @@ TEST(csum_replace16_random)
 		h[11] = 0;
 		if (be(c) != ref_csum(h, 20) && bad++ < IXM_DIAG_MAX)
 			TH_LOG("field %u: expected 0x%04x got 0x%04x",
-				 f, ref_csum(h, 20), be(c));
+			       f, ref_csum(h, 20), be(c));
 	}
 	EXPECT_FALSE(bad) TH_LOG("replace16 equals recomputation on %d random headers", NR_RANDOM);
 }
@@ -300,7 +300,7 @@ TEST(csum_replace32_random)
 		h[11] = 0;
 		if (be(c) != ref_csum(h, 20) && bad++ < IXM_DIAG_MAX)
 			TH_LOG("field %u: expected 0x%04x got 0x%04x",
-				 f, ref_csum(h, 20), be(c));
+			       f, ref_csum(h, 20), be(c));
 	}
 	EXPECT_FALSE(bad) TH_LOG("replace32 equals recomputation on %d random headers", NR_RANDOM);
 }
@@ -480,7 +480,7 @@ TEST(csum_pseudo)
 		sum = ixm_csum_pseudo(s, d, proto, len, 0);
 		if (be(ixm_csum_fold(sum)) != ref_csum(ph, 12) && bad++ < IXM_DIAG_MAX)
 			TH_LOG("proto %u len %u: expected 0x%04x got 0x%04x",
-				 proto, len, ref_csum(ph, 12), be(ixm_csum_fold(sum)));
+			       proto, len, ref_csum(ph, 12), be(ixm_csum_fold(sum)));
 	}
 	EXPECT_FALSE(bad) {
 		TH_LOG("pseudo-header equals the hand-built 12 bytes on %d cases", NR_RANDOM);

@@ -254,7 +254,8 @@ TEST(eth_cases)
 		if (c->len)
 			len = (size_t)c->len;
 		EXPECT_TRUE(expect_drop(c->noaddr ? &t0 : &t, f, len, c->flags, c->reason, c->name)) {
-			TH_LOG("%s: dropped as %s, nothing else moves", c->name, ixm_drop_names[c->reason]);
+			TH_LOG("%s: dropped as %s, nothing else moves",
+			       c->name, ixm_drop_names[c->reason]);
 		}
 	}
 	tport_fini(&t);

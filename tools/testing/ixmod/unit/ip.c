@@ -100,7 +100,7 @@ TEST(ip_src_prefix)
 		c.netmask = be32_of(v[i].prefix ? ~0u << (32 - v[i].prefix) : 0);
 		if (ixm_ip_src_is_bad(&c, be32_of(v[i].src)) != v[i].bad) {
 			TH_LOG("/%u source %08x: expected %s", v[i].prefix, v[i].src,
-				 v[i].bad ? "bad" : "good");
+			       v[i].bad ? "bad" : "good");
 			bad++;
 		}
 	}

@@ -265,16 +265,19 @@ TEST(port_gone_dead_context)
 	bool ok = setup(g);
 
 	EXPECT_TRUE(ok) {
-		TH_LOG("dead: %u connections hold data in order and past a hole, a datagram is held", NCONN);
+		TH_LOG("dead: %u connections hold data in order and past a hole, a datagram is held",
+		       NCONN);
 	}
 	port_gone(g, true);
 	EXPECT_EQ(0, h->tcp->stats.conns);
 	EXPECT_EQ(0, h->tcp->stats.established) {
-		TH_LOG("dead: the detach frees the connections (conns %llu)", (unsigned long long)h->tcp->stats.conns);
+		TH_LOG("dead: the detach frees the connections (conns %llu)",
+		       (unsigned long long)h->tcp->stats.conns);
 	}
 	EXPECT_EQ(0, a->app.stats.rx_bufs);
 	EXPECT_EQ(g->pool.count, g->pool.nfree) {
-		TH_LOG("dead: rx_bufs 0 and every buffer back in the departing pool (%u of %u)", g->pool.nfree, g->pool.count);
+		TH_LOG("dead: rx_bufs 0 and every buffer back in the departing pool (%u of %u)",
+		       g->pool.nfree, g->pool.count);
 	}
 	gone_free(g);
 	let_time_pass();
@@ -296,7 +299,8 @@ TEST(port_gone_live_context)
 	bool ok = setup(g);
 
 	EXPECT_TRUE(ok) {
-		TH_LOG("live: %u connections hold data in order and past a hole, a datagram is held", NCONN);
+		TH_LOG("live: %u connections hold data in order and past a hole, a datagram is held",
+		       NCONN);
 	}
 	port_gone(g, false);
 	run();
@@ -306,7 +310,8 @@ TEST(port_gone_live_context)
 	EXPECT_EQ(0, a->app.stats.rx_bufs);
 	EXPECT_EQ(g->pool.count, g->pool.nfree);
 	EXPECT_EQ(0, h->tcp->stats.conns) {
-		TH_LOG("live: TCP_DEAD -ENETDOWN on each connection (%u), slots freed, rx_bufs 0, pool whole", dead);
+		TH_LOG("live: TCP_DEAD -ENETDOWN on each connection (%u), slots freed, rx_bufs 0, pool whole",
+		       dead);
 	}
 	gone_free(g);
 	c = tn_call_recv_done(peers[0].handle, 1000);
@@ -318,7 +323,8 @@ TEST(port_gone_live_context)
 	res = call(&c, &ev);
 	EXPECT_EQ(-ENOENT, res);
 	EXPECT_EQ(h->pool.count, h->pool.nfree) {
-		TH_LOG("live: recv_done of the datagram is refused (%d), the new pool untouched", res);
+		TH_LOG("live: recv_done of the datagram is refused (%d), the new pool untouched",
+		       res);
 	}
 	c = tn_call_close(peers[1].handle, false);
 	res = call(&c, &ev);

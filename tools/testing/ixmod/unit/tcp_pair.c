@@ -247,7 +247,8 @@ static void pconn_check(struct side *s, unsigned int i, const u8 *data, u32 n)
 			run = n;
 		if (p->rcvd + run > STREAM || memcmp(data, peer->a->arena + off, run)) {
 			if (!s->bad_data++)
-				ixm_diag("%s: stream %u: wrong bytes at %llu", s->server ? "server" :
+				ixm_diag("%s: stream %u: wrong bytes at %llu",
+					 s->server ? "server" :
 					 "client", i, p->rcvd);
 		}
 		p->rcvd += run;

@@ -491,7 +491,8 @@ TEST(tcp_state_passive_open)
 	EXPECT_LE(s->wscale, 14);
 	ASSERT_TRUE(s->has_ts);
 	EXPECT_EQ(t->tsval - 1, s->tsecr) {
-		TH_LOG("passive: the SYN-ACK has MSS (%u), window scale (%d) and timestamps echoing TSval", s->mss, s->wscale);
+		TH_LOG("passive: the SYN-ACK has MSS (%u), window scale (%d) and timestamps echoing TSval",
+		       s->mss, s->wscale);
 	}
 	EXPECT_EQ(1, t->nseg);
 	EXPECT_FALSE(s->sack_ok) TH_LOG("passive: SACK-permitted is not answered (no SACK)");
@@ -1091,7 +1092,8 @@ TEST(tcp_state_out_of_window)
 	ASSERT_TRUE(is_ack(t));
 	EXPECT_FALSE(t->nev);
 	EXPECT_EQ(1, stats(t)->dup_data) {
-		TH_LOG("an exact duplicate -> ACK, dropped, counted in dup_data (%llu)", stats(t)->dup_data);
+		TH_LOG("an exact duplicate -> ACK, dropped, counted in dup_data (%llu)",
+		       stats(t)->dup_data);
 	}
 	tc_seg(t, TH_ACK | TH_PSH, seq - 50, t->rcv, data, 50, 0);
 	ASSERT_TRUE(is_ack(t));
@@ -1369,7 +1371,8 @@ TEST(tcp_state_sendv_window_update_unacked)
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(0, ev->res);
 	EXPECT_GT(ev->win, 0) {
-		TH_LOG("sendv: a window update, nothing acknowledged -> SENT res 0, win %u > 0", ev ? ev->win : 0);
+		TH_LOG("sendv: a window update, nothing acknowledged -> SENT res 0, win %u > 0",
+		       ev ? ev->win : 0);
 	}
 	tc_fini(t);
 }
@@ -1486,16 +1489,17 @@ TEST(tcp_state_zero_window)
 	EXPECT_EQ(1, t->nseg);
 	EXPECT_EQ(t->rcv, t->seg[0].seq);
 	EXPECT_EQ((u32)res, t->seg[0].dlen) {
-		TH_LOG("zero window: it opens (the probe byte not taken) -> all %d bytes from SND.UNA", res);
+		TH_LOG("zero window: it opens (the probe byte not taken) -> all %d bytes from SND.UNA",
+		       res);
 	}
 	if (t->nseg && t->seg[0].seq != t->rcv) {
 		u64 hole;
 
 		TH_LOG("sent: seq SND.UNA%+d, %zu bytes", (int)(t->seg[0].seq - t->rcv),
-			 t->seg[0].dlen);
+		       t->seg[0].dlen);
 		hole = tc_wait_seg(t, 120000 * MS, MS);
 		TH_LOG("the byte at SND.UNA went out %llu ms later (seq SND.UNA%+d)", hole / MS,
-			 t->nseg ? (int)(t->seg[0].seq - t->rcv) : 0);
+		       t->nseg ? (int)(t->seg[0].seq - t->rcv) : 0);
 	}
 	tc_fini(t);
 }
@@ -1519,16 +1523,19 @@ TEST(tcp_state_rto_backoff)
 	EXPECT_TRUE(ok) TH_LOG("RTO: the segment is sent again 4 times");
 	EXPECT_GE(iv[0], 999 * MS);
 	EXPECT_LE(iv[0], 1001 * MS) {
-		TH_LOG("RTO: the first timeout is the initial RTO, 1 s (RFC 6298 §2.1): %llu ms", iv[0] / MS);
+		TH_LOG("RTO: the first timeout is the initial RTO, 1 s (RFC 6298 §2.1): %llu ms",
+		       iv[0] / MS);
 	}
 	for (i = 1; i < 4; i++)
 		ok = ok && iv[i] >= 2 * iv[i - 1] - MS && iv[i] <= 2 * iv[i - 1] + MS;
 	EXPECT_TRUE(ok) {
-		TH_LOG("RTO: each timeout doubles it: %llu, %llu, %llu, %llu ms", iv[0] / MS, iv[1] / MS, iv[2] / MS, iv[3] / MS);
+		TH_LOG("RTO: each timeout doubles it: %llu, %llu, %llu, %llu ms",
+		       iv[0] / MS, iv[1] / MS, iv[2] / MS, iv[3] / MS);
 	}
 	EXPECT_EQ(4, stats(t)->timeouts);
 	EXPECT_EQ(4, stats(t)->retrans) {
-		TH_LOG("RTO: timeouts and retrans counted (%llu, %llu)", stats(t)->timeouts, stats(t)->retrans);
+		TH_LOG("RTO: timeouts and retrans counted (%llu, %llu)",
+		       stats(t)->timeouts, stats(t)->retrans);
 	}
 	t->rcv += 100;
 	tc_send(t, TH_ACK, NULL, 0);
@@ -1538,7 +1545,8 @@ TEST(tcp_state_rto_backoff)
 	tc_sendv(t, 100, 100);
 	next = tc_wait_seg(t, 60000 * MS, MS);
 	EXPECT_TRUE((next >= 999 * MS && next <= 1001 * MS) || (next >= iv[3] * 2 - MS && next <= iv[3] * 2 + MS)) {
-		TH_LOG("Karn: that ACK gave no RTT sample (next RTO %llu ms: 1 s, or still backed off)", next / MS);
+		TH_LOG("Karn: that ACK gave no RTT sample (next RTO %llu ms: 1 s, or still backed off)",
+		       next / MS);
 	}
 	tc_fini(t);
 }
@@ -1564,11 +1572,12 @@ TEST(tcp_state_syn_rtt)
 	rto = tc_wait_seg(t, 120000 * MS, MS);
 	EXPECT_TRUE(rto);
 	EXPECT_LE(rto, 1000 * MS) {
-		TH_LOG("SYN RTT: with a 1 ms handshake the first data RTO is at most 1 s: %llu ms", rto / MS);
+		TH_LOG("SYN RTT: with a 1 ms handshake the first data RTO is at most 1 s: %llu ms",
+		       rto / MS);
 	}
 	if (conn(t))
 		TH_LOG("srtt %u us, rttvar %u us, rto %u us", conn(t)->srtt_us,
-			 conn(t)->rttvar_us, conn(t)->rto_us);
+		       conn(t)->rttvar_us, conn(t)->rto_us);
 	tc_fini(t);
 }
 
@@ -1634,7 +1643,8 @@ TEST(tcp_state_delayed_ack)
 			break;
 	}
 	EXPECT_LT(quick, 40) {
-		TH_LOG("delayed ACK: after %u quick ACKs a full segment is not ACKed at once", quick);
+		TH_LOG("delayed ACK: after %u quick ACKs a full segment is not ACKed at once",
+		       quick);
 	}
 	tc_send(t, TH_ACK, data, 1460);
 	EXPECT_TRUE(is_ack(t)) TH_LOG("delayed ACK: the second full segment is ACKed at once");
@@ -1671,7 +1681,8 @@ TEST(tcp_state_window_update)
 	EXPECT_EQ(16384, got);
 	EXPECT_EQ(1, t->nseg);
 	EXPECT_FALSE(host_win(t, &t->seg[0])) {
-		TH_LOG("window: 16384 bytes fill the buffer; the last ACK offers 0 (%u taken)", got);
+		TH_LOG("window: 16384 bytes fill the buffer; the last ACK offers 0 (%u taken)",
+		       got);
 	}
 	tc_send(t, TH_ACK, data, 100);
 	t->snd -= 100;
@@ -1687,7 +1698,8 @@ TEST(tcp_state_window_update)
 	EXPECT_EQ(0, tc_recv_done(t, 16284));
 	ASSERT_TRUE(is_ack(t));
 	EXPECT_GE(host_win(t, &t->seg[0]), 2920) {
-		TH_LOG("window: RECV_DONE of the rest -> a window update (%u)", t->nseg ? host_win(t, &t->seg[0]) : 0);
+		TH_LOG("window: RECV_DONE of the rest -> a window update (%u)",
+		       t->nseg ? host_win(t, &t->seg[0]) : 0);
 	}
 	EXPECT_EQ(t->h->pool.count, t->h->pool.nfree) {
 		TH_LOG("window: every buffer is back in the pool");
@@ -1731,7 +1743,8 @@ TEST(tcp_state_ack_seq_after_rto)
 	EXPECT_FALSE(t->seg[0].dlen);
 	EXPECT_EQ(top, t->seg[0].seq);
 	EXPECT_EQ(t->snd, t->seg[0].ack) {
-		TH_LOG("ACK after RTO: the ACK of the peer's data has SEQ = SND.UNA + %u (the next new byte)", top - t->rcv);
+		TH_LOG("ACK after RTO: the ACK of the peer's data has SEQ = SND.UNA + %u (the next new byte)",
+		       top - t->rcv);
 	}
 	if (t->nseg)
 		TH_LOG("its SEQ is SND.UNA + %u", t->seg[0].seq - t->rcv);
@@ -1764,7 +1777,8 @@ TEST(tcp_state_dupack_per_segment)
 		dups += t->seg[i].flags == TH_ACK && t->seg[i].ack == t->snd && !t->seg[i].dlen;
 	EXPECT_EQ(3, dups);
 	EXPECT_EQ(3, stats(t)->ooo) {
-		TH_LOG("dup ACKs: 3 out-of-order segments in one batch -> 3 duplicate ACKs (%u)", dups);
+		TH_LOG("dup ACKs: 3 out-of-order segments in one batch -> 3 duplicate ACKs (%u)",
+		       dups);
 	}
 	tc_send(t, TH_ACK, data, 1000);
 	EXPECT_EQ(1, t->nseg);
@@ -1826,7 +1840,8 @@ TEST(tcp_state_ooo_fin_cancelled)
 	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_RECV));
 	EXPECT_EQ(1, t->nseg);
 	EXPECT_EQ(seq + 1200, t->seg[0].ack) {
-		TH_LOG("ooo FIN: data past the queued FIN cancels it (ACK %u, ESTABLISHED)", seq + 1200);
+		TH_LOG("ooo FIN: data past the queued FIN cancels it (ACK %u, ESTABLISHED)",
+		       seq + 1200);
 	}
 	t->snd = seq + 1200;
 	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
@@ -1849,7 +1864,9 @@ TEST(tcp_state_ooo_bound)
 		tc_seg(t, TH_ACK, t->snd + 200 * (i + 1), t->rcv, data, 100, 0);
 	EXPECT_EQ(IXM_TCP_OOO_MAX, stats(t)->ooo);
 	EXPECT_EQ(1, stats(t)->rcv_drops) {
-		TH_LOG("out of order: %u segments wait, the next is dropped (ooo %llu, rcv_drops %llu)", IXM_TCP_OOO_MAX, (unsigned long long)stats(t)->ooo, (unsigned long long)stats(t)->rcv_drops);
+		TH_LOG("out of order: %u segments wait, the next is dropped (ooo %llu, rcv_drops %llu)",
+		       IXM_TCP_OOO_MAX, (unsigned long long)stats(t)->ooo,
+		       (unsigned long long)stats(t)->rcv_drops);
 	}
 	tc_send(t, TH_ACK, data, 200);
 	EXPECT_GE(tc_nev(t, IXMOD_EV_TCP_RECV), 1);
@@ -1888,13 +1905,15 @@ TEST(tcp_state_isn_upper_half)
 		EXPECT_EQ(ow + 1, stats(t)->out_of_window);
 		EXPECT_EQ(ooo, stats(t)->ooo);
 		EXPECT_EQ(nfree, t->h->pool.nfree) {
-			TH_LOG("ISN 0x90000000, %s: data 1 MB past the window: ACK, dropped, out_of_window", how[k]);
+			TH_LOG("ISN 0x90000000, %s: data 1 MB past the window: ACK, dropped, out_of_window",
+			       how[k]);
 		}
 		for (i = 0; i < 20; i++)
 			tc_send(t, TH_ACK, data, 1460);
 		EXPECT_EQ(1, t->nseg);
 		EXPECT_LE(host_win(t, &t->seg[0]), 131072 - 20 * 1460 + (1u << t->hws)) {
-			TH_LOG("ISN 0x90000000, %s: 20 segments held: the window shrank to %u (buffer 131072)", how[k], t->nseg ? host_win(t, &t->seg[0]) : 0);
+			TH_LOG("ISN 0x90000000, %s: 20 segments held: the window shrank to %u (buffer 131072)",
+			       how[k], t->nseg ? host_win(t, &t->seg[0]) : 0);
 		}
 		tc_fini(t);
 	}
@@ -1944,7 +1963,8 @@ TEST(tcp_state_syn_timeout)
 	EXPECT_EQ(1, stats(t)->attempt_fails);
 	EXPECT_GE(total, 122900 * MS);
 	EXPECT_LE(total, 123100 * MS) {
-		TH_LOG("SYN timeout: after %llu ms (1 + 2 + ... + 32 + 60 s, the RTO's cap) CONNECTED and DEAD -ETIMEDOUT", total / MS);
+		TH_LOG("SYN timeout: after %llu ms (1 + 2 + ... + 32 + 60 s, the RTO's cap) CONNECTED and DEAD -ETIMEDOUT",
+		       total / MS);
 	}
 	tc_fini(t);
 }
@@ -2192,7 +2212,8 @@ TEST(tcp_state_ack_ratelimit)
 	EXPECT_EQ(1, n);
 	EXPECT_EQ(ow + 100, stats(t)->out_of_window);
 	EXPECT_EQ(rl + 99, stats(t)->ack_ratelimited) {
-		TH_LOG("ratelimit: 100 ACKs beyond the window -> 1 ACK, 99 in ack_ratelimited (%u)", n);
+		TH_LOG("ratelimit: 100 ACKs beyond the window -> 1 ACK, 99 in ack_ratelimited (%u)",
+		       n);
 	}
 	tc_advance(t, 400 * MS);
 	n = oow_burst(t, 1, t->snd - 5000, NULL, 0);
@@ -2200,13 +2221,15 @@ TEST(tcp_state_ack_ratelimit)
 	n = n * 10 + oow_burst(t, 3, t->snd + 70000, NULL, 0);
 	EXPECT_EQ(1, n);
 	EXPECT_EQ(rl + 99 + 1 + 2, stats(t)->ack_ratelimited) {
-		TH_LOG("ratelimit: 400 ms later still none; 500 ms after the first ACK, one more (%u)", n);
+		TH_LOG("ratelimit: 400 ms later still none; 500 ms after the first ACK, one more (%u)",
+		       n);
 	}
 	tc_advance(t, 100 * MS);
 	n = oow_burst(t, 10, t->snd + 70000, data, 100);
 	EXPECT_EQ(10, n);
 	EXPECT_EQ(rl + 99 + 1 + 2, stats(t)->ack_ratelimited) {
-		TH_LOG("ratelimit: 10 data segments beyond the window: 10 ACKs, none limited (%u)", n);
+		TH_LOG("ratelimit: 10 data segments beyond the window: 10 ACKs, none limited (%u)",
+		       n);
 	}
 	tc_fini(t);
 }
@@ -2382,7 +2405,7 @@ TEST(tcp_state_mss_option)
 						    tc_passive(t, O_MSS | O_WS | (ts ? O_TS : 0));
 					if (!up || t->ts != !!ts || conn(t)->mss != budget) {
 						TH_LOG("handshake: %d, timestamps %d, mss %u",
-							 up, t->ts, conn(t) ? conn(t)->mss : 0);
+						       up, t->ts, conn(t) ? conn(t)->mss : 0);
 						ok = false;
 					} else {
 						ok &= mss_stream(t, budget);
@@ -2391,7 +2414,9 @@ TEST(tcp_state_mss_option)
 					tc_fini(t);
 				}
 				EXPECT_TRUE(ok) {
-					TH_LOG("MSS %u on the %s%s: 64 KiB in segments of <= %u bytes, in place and copied", mss_cases[i], side ? "SYN-ACK" : "SYN", ts ? " with timestamps" : "", budget);
+					TH_LOG("MSS %u on the %s%s: 64 KiB in segments of <= %u bytes, in place and copied",
+					       mss_cases[i], side ? "SYN-ACK" : "SYN",
+					       ts ? " with timestamps" : "", budget);
 				}
 			}
 		}

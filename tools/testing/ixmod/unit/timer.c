@@ -85,7 +85,7 @@ TEST(timer_model)
 
 			if (was != x->armed && bad++ < IXM_DIAG_MAX)
 				TH_LOG("cancel of timer %ld said %d, model %d", (long)(x - tt),
-					 was, x->armed);
+				       was, x->armed);
 			x->armed = false;
 		} else {		/* time passes */
 			u64 step = r < 95 ? rnd() % (8 * TICK) : rnd() % (SEC / 2);
@@ -97,12 +97,12 @@ TEST(timer_model)
 					first = tt[i].due;
 			if (next > first && next_bad++ < IXM_DIAG_MAX)
 				TH_LOG("next %llu after the first due timer %llu",
-					 (unsigned long long)next, (unsigned long long)first);
+				       (unsigned long long)next, (unsigned long long)first);
 			/* and not much before it: a core would wake for nothing */
 			if (first - w.now * TICK < 64 * TICK && first - next >= 64 * TICK &&
 			    next_bad++ < IXM_DIAG_MAX)
 				TH_LOG("next %llu, 64+ ticks before the first due timer %llu",
-					 (unsigned long long)next, (unsigned long long)first);
+				       (unsigned long long)next, (unsigned long long)first);
 			next_checks++;
 
 			run_now += step;
@@ -111,8 +111,8 @@ TEST(timer_model)
 				if (tt[i].armed && tt[i].due <= run_now) {
 					if (late++ < IXM_DIAG_MAX)
 						TH_LOG("timer %u due %llu still pending at %llu", i,
-							 (unsigned long long)tt[i].due,
-							 (unsigned long long)run_now);
+						       (unsigned long long)tt[i].due,
+						       (unsigned long long)run_now);
 				}
 			}
 		}
@@ -123,7 +123,8 @@ TEST(timer_model)
 	EXPECT_FALSE(late) TH_LOG("every timer fires at the first run that reaches its tick");
 	EXPECT_FALSE(next_bad);
 	EXPECT_GT(next_checks, 50000) {
-		TH_LOG("ixm_timer_next_ns() is never after the first due timer, nor 64 ticks before one that close (%u checks)", next_checks);
+		TH_LOG("ixm_timer_next_ns() is never after the first due timer, nor 64 ticks before one that close (%u checks)",
+		       next_checks);
 	}
 	for (i = 0, op = 0; i < N; i++)
 		op += tt[i].armed;
@@ -165,7 +166,8 @@ TEST(timer_callbacks)
 	}
 	EXPECT_EQ(10, periodic_fires);
 	EXPECT_FALSE(ixm_timer_pending(&periodic)) {
-		TH_LOG("a callback re-arms itself: fires 10 times, then stops (%u)", periodic_fires);
+		TH_LOG("a callback re-arms itself: fires 10 times, then stops (%u)",
+		       periodic_fires);
 	}
 	EXPECT_LE(victim_fires, 1);
 	EXPECT_FALSE(ixm_timer_pending(&victim));
@@ -184,7 +186,8 @@ TEST(timer_callbacks)
 
 	ixm_timer_arm(&w, &victim, now + 100000 * SEC);
 	EXPECT_EQ(IXM_TIMER_MAX_TICKS, victim.expires - w.now) {
-		TH_LOG("armed past the wheel's reach: clamped to IXM_TIMER_MAX_TICKS (%.0f s)", (double)IXM_TIMER_MAX_TICKS * TICK / SEC);
+		TH_LOG("armed past the wheel's reach: clamped to IXM_TIMER_MAX_TICKS (%.0f s)",
+		       (double)IXM_TIMER_MAX_TICKS * TICK / SEC);
 	}
 	ixm_timer_cancel(&w, &victim);
 	EXPECT_FALSE(ixm_timer_cancel(&w, &victim));

@@ -216,7 +216,8 @@ TEST(toeplitz_ms_key_not_symmetric)
 			asym++;
 	}
 	EXPECT_GT(asym, 0) {
-		TH_LOG("the sample key is not symmetric (%u of %zu vectors differ)", asym, ARRAY_SIZE(vectors));
+		TH_LOG("the sample key is not symmetric (%u of %zu vectors differ)",
+		       asym, ARRAY_SIZE(vectors));
 	}
 }
 
