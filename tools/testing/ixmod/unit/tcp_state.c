@@ -446,6 +446,28 @@ static bool recv_is(struct tc *t, const struct ixmod_event *ev, const u8 *want, 
 }
 
 /*
+ * tcp_state_established: the situation most tests start from, a
+ * connection the peer opened with a SYN carrying MSS only, which the host
+ * accepted; the set-up asserts the handshake went as tcp_state_passive_open
+ * checks it in detail.
+ */
+FIXTURE(tcp_state_established) {
+	struct tc *t;
+};
+
+FIXTURE_SETUP(tcp_state_established)
+{
+	self->t = &T;
+	tc_init(self->t);
+	ASSERT_TRUE(tc_passive(self->t, O_MSS)) TH_LOG("the handshake");
+}
+
+FIXTURE_TEARDOWN(tcp_state_established)
+{
+	tc_fini(self->t);
+}
+
+/*
  * Opening
  */
 
@@ -764,14 +786,12 @@ TEST(tcp_state_simultaneous_open)
  */
 
 /* Both close at once: FIN crosses FIN, CLOSING, then TIME_WAIT (RFC 9293 Figure 13). */
-TEST(tcp_state_simultaneous_close)
+TEST_F(tcp_state_established, simultaneous_close)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 fin;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	EXPECT_EQ(0, tc_close(t, false));
 	ASSERT_TRUE(one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0));
 	EXPECT_FALSE(t->nev) TH_LOG("simultaneous close: CLOSE -> FIN, no event");
@@ -803,7 +823,6 @@ TEST(tcp_state_simultaneous_close)
 	EXPECT_FALSE(t->nseg) {
 		TH_LOG("simultaneous close: gone after TIME_WAIT, without another event");
 	}
-	tc_fini(t);
 }
 
 /*
@@ -864,13 +883,11 @@ TEST(tcp_state_time_wait)
 }
 
 /* The peer closes first; we read its FIN and keep sending, then close (LAST-ACK). */
-TEST(tcp_state_half_close)
+TEST_F(tcp_state_established, half_close)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	memcpy(data, "hello", 5);
 	tc_send(t, TH_ACK | TH_PSH | TH_FIN, data, 5);
 	EXPECT_EQ(2, t->nev);
@@ -919,18 +936,15 @@ TEST(tcp_state_half_close)
 	EXPECT_FALSE(stats(t)->established) {
 		TH_LOG("half-close: the ACK of our FIN -> DEAD res 0; no TIME_WAIT for the passive closer");
 	}
-	tc_fini(t);
 }
 
 /* After CLOSE, a copy of data we already had is acknowledged, not reset. */
-TEST(tcp_state_close_duplicate)
+TEST_F(tcp_state_established, close_duplicate)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 seq;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	seq = t->snd;
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
 	tc_close(t, false);
@@ -945,16 +959,13 @@ TEST(tcp_state_close_duplicate)
 	ASSERT_NE(NULL, ev);
 	EXPECT_FALSE(ev->res);
 	EXPECT_TRUE(is_ack(t)) TH_LOG("close: then the FIN exchange ends it: DEAD 0");
-	tc_fini(t);
 }
 
-TEST(tcp_state_close_new_data_resets)
+TEST_F(tcp_state_established, close_new_data_resets)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_close(t, false);
 	t->rcv++;
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
@@ -965,16 +976,13 @@ TEST(tcp_state_close_new_data_resets)
 	EXPECT_EQ(-ECONNRESET, ev->res) {
 		TH_LOG("close: new data after CLOSE -> RST and DEAD -ECONNRESET (RFC 2525 §2.17)");
 	}
-	tc_fini(t);
 }
 
-TEST(tcp_state_abort)
+TEST_F(tcp_state_established, abort)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
 	EXPECT_EQ(0, tc_close(t, true));
 	EXPECT_TRUE(one_seg(t, TH_RST | TH_ACK, t->rcv, t->snd, 0)) {
@@ -988,21 +996,18 @@ TEST(tcp_state_abort)
 	EXPECT_EQ(t->h->pool.count, t->h->pool.nfree) {
 		TH_LOG("abort: DEAD -ECONNABORTED; slot and buffers freed");
 	}
-	tc_fini(t);
 }
 
 /*
  * RFC 5961 and the acceptability of segments
  */
 
-TEST(tcp_state_rst)
+TEST_F(tcp_state_established, rst)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u64 ooo;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_seg(t, TH_RST, t->snd + 1, 0, NULL, 0, 0);
 	ASSERT_TRUE(is_ack(t));
 	EXPECT_FALSE(t->nev);
@@ -1034,16 +1039,13 @@ TEST(tcp_state_rst)
 	EXPECT_FALSE(stats(t)->established);
 	EXPECT_EQ(1, stats(t)->resets_in) TH_LOG("RST: slot freed, resets_in counted");
 	EXPECT_EQ(-EBADF, tc_sendv(t, 0, 10)) TH_LOG("RST: the handle is stale: -EBADF");
-	tc_fini(t);
 }
 
-TEST(tcp_state_syn_challenge)
+TEST_F(tcp_state_established, syn_challenge)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u64 ch;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	ch = stats(t)->challenge_acks;
 	tc_seg(t, TH_SYN, t->snd + 100, 0, NULL, 0, O_MSS);
 	ASSERT_TRUE(is_ack(t));
@@ -1067,17 +1069,14 @@ TEST(tcp_state_syn_challenge)
 	EXPECT_STREQ("ESTABLISHED", state(t)) {
 		TH_LOG("challenges: the connection is unharmed, data flows");
 	}
-	tc_fini(t);
 }
 
-TEST(tcp_state_out_of_window)
+TEST_F(tcp_state_established, out_of_window)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 seq;
 	u64 ow;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	ow = stats(t)->out_of_window;
 	tc_seg(t, TH_ACK | TH_PSH, t->snd + 70000, t->rcv, data, 100, 0);
 	ASSERT_TRUE(is_ack(t));
@@ -1105,7 +1104,6 @@ TEST(tcp_state_out_of_window)
 	EXPECT_EQ(t->h->pool.count - 1, t->h->pool.nfree) {
 		TH_LOG("dropped segments' buffers are back in the pool");
 	}
-	tc_fini(t);
 }
 
 TEST(tcp_state_paws)
@@ -1405,7 +1403,7 @@ static bool tc_sendv_pieces(struct tc *t, const u32 *off, const u32 *len, unsign
  * more, and the data is copied.  Odd offsets and lengths keep the
  * checksum honest (tc_run() checks every frame's).
  */
-TEST(tcp_state_sendv_gather)
+TEST_F(tcp_state_established, sendv_gather)
 {
 	static const u32 off1[] = { 4096 - 701 }, len1[] = { 1400 };
 	static const u32 off4[] = { 8192 + 5, 3 * 4096 + 77, 4096 + 1, 7 * 4096 + 4000 },
@@ -1418,11 +1416,9 @@ TEST(tcp_state_sendv_gather)
 				    21 * 4096 },
 			 len6[] = { 101, 99, 133, 167, 400, 196, 50 };
 	const struct ixm_tcp_stats *st;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u64 zc, cp;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	st = &t->h->tcp->stats;
 	zc = st->tx_zerocopy;
 	cp = st->tx_copied;
@@ -1453,7 +1449,6 @@ TEST(tcp_state_sendv_gather)
 		TH_LOG("gather: no mapping of the arena for the port: copied");
 	}
 	EXPECT_EQ(0, t->a->txmap.inflight) TH_LOG("gather: no frame reads the arena once sent");
-	tc_fini(t);
 }
 
 TEST(tcp_state_zero_window)
@@ -1505,15 +1500,13 @@ TEST(tcp_state_zero_window)
 }
 
 /* RFC 6298 §5.5: each timeout doubles the RTO; Karn: no sample from a retransmission. */
-TEST(tcp_state_rto_backoff)
+TEST_F(tcp_state_established, rto_backoff)
 {
 	u64 iv[4], next;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	unsigned int i;
 	bool ok = true;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_sendv(t, 0, 100);
 	for (i = 0; i < 4; i++) {
 		iv[i] = tc_wait_seg(t, 60000 * MS, MS);
@@ -1548,7 +1541,6 @@ TEST(tcp_state_rto_backoff)
 		TH_LOG("Karn: that ACK gave no RTT sample (next RTO %llu ms: 1 s, or still backed off)",
 		       next / MS);
 	}
-	tc_fini(t);
 }
 
 /* The RTT of the handshake is measured from when the SYN went out. */
@@ -1582,15 +1574,13 @@ TEST(tcp_state_syn_rtt)
 }
 
 /* RFC 5681 §3.2: three duplicate ACKs resend the first unacknowledged segment. */
-TEST(tcp_state_fast_retransmit)
+TEST_F(tcp_state_established, fast_retransmit)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 una, end;
 	int res, i;
 	bool quiet = true;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 4380);
 	end = t->rcv + (u32)res;
 	t->rcv += 1460;
@@ -1621,7 +1611,6 @@ TEST(tcp_state_fast_retransmit)
 	EXPECT_EQ((int)(end - una), tc_ev(t, IXMOD_EV_TCP_SENT)->res) {
 		TH_LOG("fast retransmit: the ACK of everything -> SENT of the rest");
 	}
-	tc_fini(t);
 }
 
 /*
@@ -1629,14 +1618,12 @@ TEST(tcp_state_fast_retransmit)
  */
 
 /* RFC 9293 §3.8.6.3, RFC 5681 §4.2: an ACK for every second full segment, else a timer. */
-TEST(tcp_state_delayed_ack)
+TEST_F(tcp_state_established, delayed_ack)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	unsigned int quick;
 	u64 wait;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	for (quick = 0; quick < 40; quick++) {
 		tc_send(t, TH_ACK, data, 1460);
 		if (!t->nseg)
@@ -1657,7 +1644,6 @@ TEST(tcp_state_delayed_ack)
 	EXPECT_EQ(1, stats(t)->delayed_acks) {
 		TH_LOG("delayed ACK: it is ACKed after delack_us (4 ms): %llu us", wait / 1000);
 	}
-	tc_fini(t);
 }
 
 /* RFC 9293 §3.8.6.2.2: RECV_DONE reopens the window, and the peer is told. */
@@ -1721,14 +1707,12 @@ TEST(tcp_state_window_update)
  * everything, accepts a zero-length segment only at RCV.NXT or later
  * (RFC 9293 §3.10.7.4), and drops the ACK otherwise.
  */
-TEST(tcp_state_ack_seq_after_rto)
+TEST_F(tcp_state_established, ack_seq_after_rto)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 top;
 	int res;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 4380);
 	top = t->rcv + (u32)res;
 	EXPECT_EQ(4380, res);
@@ -1748,19 +1732,16 @@ TEST(tcp_state_ack_seq_after_rto)
 	}
 	if (t->nseg)
 		TH_LOG("its SEQ is SND.UNA + %u", t->seg[0].seq - t->rcv);
-	tc_fini(t);
 }
 
 /* RFC 5681 §4.2: a receiver SHOULD send a duplicate ACK for every out-of-order segment. */
-TEST(tcp_state_dupack_per_segment)
+TEST_F(tcp_state_established, dupack_per_segment)
 {
 	static u8 f[3][IXM_MBUF_SIZE];
 	size_t len[3];
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	unsigned int i, dups = 0;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	for (i = 0; i < 3; i++) {
 		struct tcp_args a = {
 			.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
@@ -1786,7 +1767,6 @@ TEST(tcp_state_dupack_per_segment)
 	EXPECT_EQ(4, tc_nev(t, IXMOD_EV_TCP_RECV)) {
 		TH_LOG("dup ACKs: the hole filled -> one ACK of all 4000 bytes, 4 TCP_RECV");
 	}
-	tc_fini(t);
 }
 
 /*
@@ -1794,13 +1774,11 @@ TEST(tcp_state_dupack_per_segment)
  * data before it arrives (RFC 9293 §3.10.7.4, eighth check: the FIN is
  * processed in sequence).  Data past a queued FIN cancels it.
  */
-TEST(tcp_state_ooo_fin)
+TEST_F(tcp_state_established, ooo_fin)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 seq;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	seq = t->snd;
 	tc_seg(t, TH_ACK | TH_FIN, seq + 1000, t->rcv, data + 1000, 500, 0);
 	EXPECT_FALSE(t->nev);
@@ -1823,16 +1801,13 @@ TEST(tcp_state_ooo_fin)
 	EXPECT_STREQ("CLOSE_WAIT", state(t)) {
 		TH_LOG("ooo FIN: one ACK covers the data and the FIN; CLOSE-WAIT");
 	}
-	tc_fini(t);
 }
 
-TEST(tcp_state_ooo_fin_cancelled)
+TEST_F(tcp_state_established, ooo_fin_cancelled)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 seq;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	seq = t->snd;
 	tc_seg(t, TH_ACK | TH_FIN, seq + 1000, t->rcv, data, 100, 0);
 	tc_seg(t, TH_ACK, seq, t->rcv, data, 1200, 0);
@@ -1849,17 +1824,14 @@ TEST(tcp_state_ooo_fin_cancelled)
 	EXPECT_STREQ("CLOSE_WAIT", state(t)) {
 		TH_LOG("ooo FIN: the FIN sent again in order closes it");
 	}
-	tc_fini(t);
 }
 
 /* At most IXM_TCP_OOO_MAX out-of-order segments wait; the next is dropped. */
-TEST(tcp_state_ooo_bound)
+TEST_F(tcp_state_established, ooo_bound)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	unsigned int i;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	for (i = 0; i <= IXM_TCP_OOO_MAX; i++)
 		tc_seg(t, TH_ACK, t->snd + 200 * (i + 1), t->rcv, data, 100, 0);
 	EXPECT_EQ(IXM_TCP_OOO_MAX, stats(t)->ooo);
@@ -1873,7 +1845,6 @@ TEST(tcp_state_ooo_bound)
 	EXPECT_EQ(1, stats(t)->conns) {
 		TH_LOG("out of order: the hole filled, the connection goes on");
 	}
-	tc_fini(t);
 }
 
 /*
@@ -2428,14 +2399,12 @@ TEST(tcp_state_mss_option)
  * counted in tx_oversize, one warning, nothing on the wire, and the
  * connection is not left spinning on the pending list.
  */
-TEST(tcp_state_mss_oversize)
+TEST_F(tcp_state_established, mss_oversize)
 {
 	unsigned int warned = ixm_host_warnings;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u64 segs;
 
-	tc_init(t);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	conn(t)->mss = 4000;		/* what the wrap gave: never, now */
 	segs = stats(t)->segs_out;
 	EXPECT_EQ(3000, tc_sendv(t, 0, 3000));
@@ -2447,7 +2416,6 @@ TEST(tcp_state_mss_oversize)
 		TH_LOG("oversize: a 3000-byte segment is refused: tcp_tx_oversize 1, one warning, no frame");
 	}
 	ixm_host_warnings = warned;
-	tc_fini(t);
 }
 
 /* The peer's bytes, filled once before the harness forks the first test. */
