@@ -28,7 +28,7 @@
 #include "app.h"
 #include "csum.h"
 #include "frames.h"
-#include "tap.h"
+#include "harness.h"
 #include "testnet.h"
 #include "udp.h"
 
@@ -229,7 +229,7 @@ static struct ixmod_call full_call(unsigned int i, u64 v, u8 flags)
 
 static const u64 values[] = { 0, 1, 0x80, 0x8000, 0x80000000u, 0x8000000000000000ULL, ~0ULL };
 
-static void test_check_valid(void)
+TEST(call_check_valid)
 {
 	unsigned int i, v, f;
 
@@ -242,20 +242,22 @@ static void test_check_valid(void)
 				int res = ixm_call_check(&c);
 
 				if (res) {
-					tap_diag("%s value %llx flags %u: %d", ops[i].name,
-						 values[v], f, res);
+					TH_LOG("%s value %llx flags %u: %d", ops[i].name,
+					       values[v], f, res);
 					ok = false;
 				}
 			}
 		}
-		tap_ok(ok, "%s with its fields set, any user_data, flags 0 or NOTIFY: passes",
-		       ops[i].name);
+		EXPECT_TRUE(ok) {
+			TH_LOG("%s with its fields set, any user_data, flags 0 or NOTIFY: passes",
+			       ops[i].name);
+		}
 	}
-	tap_eq(sizeof(struct ixmod_call), 64, "struct ixmod_call is 64 bytes");
-	tap_eq(sizeof(struct ixmod_event), 32, "struct ixmod_event is 32 bytes");
+	EXPECT_EQ(64, sizeof(struct ixmod_call)) TH_LOG("struct ixmod_call is 64 bytes");
+	EXPECT_EQ(32, sizeof(struct ixmod_event)) TH_LOG("struct ixmod_event is 32 bytes");
 }
 
-static void test_check_opcode(void)
+TEST(call_check_opcode)
 {
 	unsigned int op;
 	bool ok = true;
@@ -274,10 +276,10 @@ static void test_check_opcode(void)
 		if (ixm_call_check(&c) != -EOPNOTSUPP)
 			ok = false;
 	}
-	tap_ok(ok, "opcodes IXMOD_OP_LAST (%d) to 255: -EOPNOTSUPP", IXMOD_OP_LAST);
+	EXPECT_TRUE(ok) TH_LOG("opcodes IXMOD_OP_LAST (%d) to 255: -EOPNOTSUPP", IXMOD_OP_LAST);
 }
 
-static void test_check_flags(void)
+TEST(call_check_flags)
 {
 	unsigned int i, bit;
 	bool ok = true;
@@ -292,7 +294,7 @@ static void test_check_flags(void)
 				continue;
 			c.flags = (u8)(1u << bit);
 			if (ixm_call_check(&c) != -EINVAL) {
-				tap_diag("%s flag bit %u accepted", ops[i].name, bit);
+				TH_LOG("%s flag bit %u accepted", ops[i].name, bit);
 				ok = false;
 			}
 			c.flags |= IXMOD_CALL_F_NOTIFY;
@@ -300,7 +302,9 @@ static void test_check_flags(void)
 				ok = false;
 		}
 	}
-	tap_ok(ok, "each unknown flag bit (1-7), alone or with NOTIFY: -EINVAL for every opcode");
+	EXPECT_TRUE(ok) {
+		TH_LOG("each unknown flag bit (1-7), alone or with NOTIFY: -EINVAL for every opcode");
+	}
 }
 
 enum { R0, R1, R2, R3_0, R3_1, R3_2, R_NR };
@@ -327,7 +331,7 @@ static void set_resv(struct ixmod_call *c, unsigned int r, u64 v)
 	}
 }
 
-static void test_check_reserved(void)
+TEST(call_check_reserved)
 {
 	unsigned int r, i, v;
 
@@ -346,17 +350,17 @@ static void test_check_reserved(void)
 					val = (val & 0xffffffff) ? val : 0x80000000u;
 				set_resv(&c, r, val);
 				if (ixm_call_check(&c) != -EINVAL) {
-					tap_diag("%s: %s = %llx accepted", ops[i].name,
-						 resv_names[r], val);
+					TH_LOG("%s: %s = %llx accepted", ops[i].name,
+					       resv_names[r], val);
 					ok = false;
 				}
 			}
 		}
-		tap_ok(ok, "%s non-zero: -EINVAL for every opcode", resv_names[r]);
+		EXPECT_TRUE(ok) TH_LOG("%s non-zero: -EINVAL for every opcode", resv_names[r]);
 	}
 }
 
-static void test_check_unused(void)
+TEST(call_check_unused)
 {
 	static const char * const fname[5] = { "len", "handle", "off", "addr", "port" };
 	unsigned int i, f, v;
@@ -391,14 +395,16 @@ static void test_check_unused(void)
 				}
 				tried++;
 				if (ixm_call_check(&c) != -EINVAL) {
-					tap_diag("%s: unused %s = %llx accepted", ops[i].name,
-						 fname[f], val);
+					TH_LOG("%s: unused %s = %llx accepted", ops[i].name,
+					       fname[f], val);
 					ok = false;
 				}
 			}
 		}
-		tap_ok(ok && (tried || ops[i].fields == 0x1f),
-		       "%s: each field it does not use, non-zero: -EINVAL", ops[i].name);
+		ASSERT_TRUE(ok);
+		EXPECT_TRUE(tried || ops[i].fields == 0x1f) {
+			TH_LOG("%s: each field it does not use, non-zero: -EINVAL", ops[i].name);
+		}
 	}
 }
 
@@ -406,7 +412,7 @@ static void test_check_unused(void)
  * Calls through the ring
  */
 
-static void test_nop(void)
+TEST(call_nop)
 {
 	struct ixmod_call call = { .opcode = IXMOD_OP_NOP, .user_data = 0x0123456789abcdefULL };
 	struct ixmod_event ev;
@@ -415,30 +421,44 @@ static void test_nop(void)
 
 	ctx_init(&c, 16, 16);
 	res = tn_app_call(c.a, &call, &ev);
-	tap_ok(res == 0 && ev.type == IXMOD_EV_CALL && ev.op == IXMOD_OP_NOP &&
-	       ev.user_data == 0x0123456789abcdefULL && !ev.flags && !ev.handle &&
-	       !ev.addr && !ev.port && !ev.lport,
-	       "NOP completes with res 0 and echoes user_data");
-	tap_ok(*tn_ring_word(c.a->calls, IXM_RING_OFF_CONS) == 1 && c.a->app.stats.calls == 1 &&
-	       c.a->app.stats.events == 1 && !c.a->app.stats.call_errors,
-	       "the call ring's consumer index moved; calls and events counted");
+	EXPECT_EQ(0, res);
+	EXPECT_EQ(IXMOD_EV_CALL, ev.type);
+	EXPECT_EQ(IXMOD_OP_NOP, ev.op);
+	EXPECT_EQ(0x0123456789abcdefULL, ev.user_data);
+	EXPECT_FALSE(ev.flags);
+	EXPECT_FALSE(ev.handle);
+	EXPECT_FALSE(ev.addr);
+	EXPECT_FALSE(ev.port);
+	EXPECT_FALSE(ev.lport) TH_LOG("NOP completes with res 0 and echoes user_data");
+	EXPECT_EQ(1, *tn_ring_word(c.a->calls, IXM_RING_OFF_CONS));
+	EXPECT_EQ(1, c.a->app.stats.calls);
+	EXPECT_EQ(1, c.a->app.stats.events);
+	EXPECT_FALSE(c.a->app.stats.call_errors) {
+		TH_LOG("the call ring's consumer index moved; calls and events counted");
+	}
 
 	call.resv2 = 7;
 	call.user_data = 42;
 	res = tn_app_call(c.a, &call, &ev);
-	tap_ok(res == -EINVAL && ev.op == IXMOD_OP_NOP && ev.user_data == 42 &&
-	       c.a->app.stats.call_errors == 1,
-	       "a call with a reserved word set is answered -EINVAL and counted");
+	EXPECT_EQ(-EINVAL, res);
+	EXPECT_EQ(IXMOD_OP_NOP, ev.op);
+	EXPECT_EQ(42, ev.user_data);
+	EXPECT_EQ(1, c.a->app.stats.call_errors) {
+		TH_LOG("a call with a reserved word set is answered -EINVAL and counted");
+	}
 	memset(&call, 0, sizeof(call));
 	call.opcode = 200;
 	call.user_data = 43;
 	res = tn_app_call(c.a, &call, &ev);
-	tap_ok(res == -EOPNOTSUPP && ev.op == 200 && ev.user_data == 43,
-	       "opcode 200 is answered -EOPNOTSUPP, the opcode echoed as written");
+	EXPECT_EQ(-EOPNOTSUPP, res);
+	EXPECT_EQ(200, ev.op);
+	EXPECT_EQ(43, ev.user_data) {
+		TH_LOG("opcode 200 is answered -EOPNOTSUPP, the opcode echoed as written");
+	}
 	ctx_fini(&c);
 }
 
-static void test_bind(void)
+TEST(call_bind_port)
 {
 	struct ixmod_call call;
 	struct ixmod_event ev;
@@ -450,19 +470,25 @@ static void test_bind(void)
 	call = call_bind(7000, 0xc00c1e);
 	res = tn_app_call(c.a, &call, &ev);
 	h1 = ev.handle;
-	tap_ok(res == 0 && ev.op == IXMOD_OP_UDP_BIND && ev.user_data == 0xc00c1e &&
-	       ixm_handle_gen(h1) != 0 && c.h->udp->count == 1,
-	       "UDP_BIND 7000 completes with a handle (generation %u, index %u)",
-	       ixm_handle_gen(h1), ixm_handle_idx(h1));
-	tap_eq((u64)ctx_bind(&c, 7000, 1, &h2), (u64)-EADDRINUSE,
-	       "a second bind of port 7000: -EADDRINUSE");
-	tap_eq((u64)ctx_bind(&c, 0, 1, &h2), (u64)-EINVAL, "a bind of port 0: -EINVAL");
-	tap_ok(ctx_bind(&c, 7001, 2, &h2) == 0 && h2 != h1 && c.h->udp->count == 2,
-	       "port 7001 gets a different handle");
+	EXPECT_EQ(0, res);
+	EXPECT_EQ(IXMOD_OP_UDP_BIND, ev.op);
+	EXPECT_EQ(0xc00c1e, ev.user_data);
+	EXPECT_NE(0, ixm_handle_gen(h1));
+	EXPECT_EQ(1, c.h->udp->count) {
+		TH_LOG("UDP_BIND 7000 completes with a handle (generation %u, index %u)",
+		       ixm_handle_gen(h1), ixm_handle_idx(h1));
+	}
+	EXPECT_EQ(-EADDRINUSE, ctx_bind(&c, 7000, 1, &h2)) {
+		TH_LOG("a second bind of port 7000: -EADDRINUSE");
+	}
+	EXPECT_EQ(-EINVAL, ctx_bind(&c, 0, 1, &h2)) TH_LOG("a bind of port 0: -EINVAL");
+	EXPECT_EQ(0, ctx_bind(&c, 7001, 2, &h2));
+	EXPECT_NE(h1, h2);
+	EXPECT_EQ(2, c.h->udp->count) TH_LOG("port 7001 gets a different handle");
 	ctx_fini(&c);
 }
 
-static void test_send_errors(void)
+TEST(call_send_errors)
 {
 	static const struct {
 		u32 off, len, addr;
@@ -502,36 +528,47 @@ static void test_send_errors(void)
 	ctx_bind(&c, 7000, 1, &h);
 
 	call = call_send(ixm_handle(ixm_handle_idx(h) + 1, ixm_handle_gen(h)), 0, 8, REMOTE_IP, 9);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
-	       "UDP_SEND with the next index (a free slot): -EBADF");
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("UDP_SEND with the next index (a free slot): -EBADF");
+	}
 	call.handle = ixm_handle(IXM_UDP_SOCKS, ixm_handle_gen(h));
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
-	       "UDP_SEND with index IXM_UDP_SOCKS: -EBADF");
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("UDP_SEND with index IXM_UDP_SOCKS: -EBADF");
+	}
 	call.handle = ixm_handle(0xffffffffu, ixm_handle_gen(h));
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF, "UDP_SEND with index 2^32-1: -EBADF");
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("UDP_SEND with index 2^32-1: -EBADF");
+	}
 	call.handle = ixm_handle(ixm_handle_idx(h), ixm_handle_gen(h) + 1);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
-	       "UDP_SEND with the wrong generation: -EBADF");
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("UDP_SEND with the wrong generation: -EBADF");
+	}
 	call.handle = ixm_handle(ixm_handle_idx(h), 0);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF, "UDP_SEND with generation 0: -EBADF");
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("UDP_SEND with generation 0: -EBADF");
+	}
 
 	ctx_bind(&c, 7001, 2, &h2);
 	call = call_close(h2);
-	tap_ok(tn_app_call(c.a, &call, &ev) == 0 && ev.op == IXMOD_OP_UDP_CLOSE &&
-	       ev.user_data == 0xc105e && c.h->udp->count == 1,
-	       "UDP_CLOSE of the second socket: res 0");
+	EXPECT_EQ(0, tn_app_call(c.a, &call, &ev));
+	EXPECT_EQ(IXMOD_OP_UDP_CLOSE, ev.op);
+	EXPECT_EQ(0xc105e, ev.user_data);
+	EXPECT_EQ(1, c.h->udp->count) TH_LOG("UDP_CLOSE of the second socket: res 0");
 	call = call_send(h2, 0, 8, REMOTE_IP, 9);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
-	       "UDP_SEND on the closed socket's handle (stale generation): -EBADF");
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("UDP_SEND on the closed socket's handle (stale generation): -EBADF");
+	}
 	call = call_close(h2);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF, "a second UDP_CLOSE: -EBADF");
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) TH_LOG("a second UDP_CLOSE: -EBADF");
 	ctx_bind(&c, 7002, 3, &call.handle);
-	tap_ok(ixm_handle_idx(call.handle) == ixm_handle_idx(h2) &&
-	       ixm_handle_gen(call.handle) != ixm_handle_gen(h2),
-	       "the slot is reused under a new generation");
+	EXPECT_EQ(ixm_handle_idx(h2), ixm_handle_idx(call.handle));
+	EXPECT_NE(ixm_handle_gen(h2), ixm_handle_gen(call.handle)) {
+		TH_LOG("the slot is reused under a new generation");
+	}
 	call = call_send(h2, 0, 8, REMOTE_IP, 9);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EBADF,
-	       "the old handle does not reach the slot's new socket");
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("the old handle does not reach the slot's new socket");
+	}
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		int res;
@@ -540,15 +577,20 @@ static void test_send_errors(void)
 		res = tn_app_call(c.a, &call, &ev);
 		if (res != cases[i].res || ev.op != IXMOD_OP_UDP_SEND ||
 		    ev.user_data != call.user_data) {
-			tap_diag("%s: res %d, want %d", cases[i].what, res, cases[i].res);
+			TH_LOG("%s: res %d, want %d", cases[i].what, res, cases[i].res);
 			ok = false;
 		}
 	}
-	tap_ok(ok, "%zu bad lengths, offsets and destinations: -EINVAL or -EMSGSIZE",
-	       ARRAY_SIZE(cases));
-	tap_ok(!c.h->port.ntx && c.h->pool.nfree == c.h->pool.count && !c.h->stats.udp_out,
-	       "no refused call queued a frame or kept a buffer");
-	tap_eq(c.a->app.stats.call_errors, 8 + ARRAY_SIZE(cases), "call_errors counted each");
+	EXPECT_TRUE(ok) {
+		TH_LOG("%zu bad lengths, offsets and destinations: -EINVAL or -EMSGSIZE",
+		       ARRAY_SIZE(cases));
+	}
+	EXPECT_FALSE(c.h->port.ntx);
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
+	EXPECT_FALSE(c.h->stats.udp_out) TH_LOG("no refused call queued a frame or kept a buffer");
+	EXPECT_EQ(8 + ARRAY_SIZE(cases), c.a->app.stats.call_errors) {
+		TH_LOG("call_errors counted each");
+	}
 	ctx_fini(&c);
 }
 
@@ -566,7 +608,7 @@ static bool sent_is(struct ctx *c, const u8 *want, size_t wlen, size_t n)
 	bool ok = true;
 
 	if (c->h->port.ntx != 1) {
-		tap_diag("payload %zu: %u frames queued", n, c->h->port.ntx);
+		ixm_diag("payload %zu: %u frames queued", n, c->h->port.ntx);
 		tn_tx_flush(c->h);
 		return false;
 	}
@@ -576,7 +618,7 @@ static bool sent_is(struct ctx *c, const u8 *want, size_t wlen, size_t n)
 
 		for (i = 0; i < wlen && i < m->len && m->data[i] == want[i]; i++)
 			;
-		tap_diag("payload %zu: length %u (want %zu), first difference at byte %zu",
+		ixm_diag("payload %zu: length %u (want %zu), first difference at byte %zu",
 			 n, m->len, wlen, i);
 		ok = false;
 	}
@@ -584,23 +626,23 @@ static bool sent_is(struct ctx *c, const u8 *want, size_t wlen, size_t n)
 		   ixm_csum_fold(ixm_csum_pseudo(c->h->cfg.ip, be32_of(get32(m->data + 30)),
 						 IXM_IPPROTO_UDP, (u16)(m->len - 34u),
 						 ixm_csum_partial(m->data + 34, m->len - 34u, 0))))) {
-		tap_diag("payload %zu: the UDP checksum does not verify", n);
+		ixm_diag("payload %zu: the UDP checksum does not verify", n);
 		ok = false;
 	}
 	err = check_tx(&c->h->cfg, m);
 	if (err) {
-		tap_diag("payload %zu: %s", n, err);
+		ixm_diag("payload %zu: %s", n, err);
 		ok = false;
 	}
 	if (m->data < m->buf || m->data + m->len > m->buf + IXM_MBUF_SIZE) {
-		tap_diag("payload %zu: frame outside its buffer", n);
+		ixm_diag("payload %zu: frame outside its buffer", n);
 		ok = false;
 	}
 	tn_tx_flush(c->h);
 	return ok;
 }
 
-static void test_send(void)
+TEST(call_send_udp)
 {
 	static u8 want[2048];
 	struct ixmod_call call;
@@ -621,27 +663,30 @@ static void test_send(void)
 		off = n % 3 == 2 ? ARENA_SIZE - (u32)n : (u32)(n * 41 % (ARENA_SIZE - n));
 		call = call_send(h, off, (u32)n, REMOTE_IP, (u16)(9 + n));
 		if (tn_app_call(c.a, &call, &ev) != (int)n) {
-			tap_diag("payload %zu at %u: res %d", n, off, ev.res);
-			if (++bad > 5)
+			TH_LOG("payload %zu at %u: res %d", n, off, ev.res);
+			if (++bad > IXM_DIAG_MAX)
 				break;
 			tn_tx_flush(c.h);
 			continue;
 		}
 		wlen = expected_send(want, 7000, REMOTE_IP, (u16)(9 + n), c.a->arena + off, n);
-		if (!sent_is(&c, want, wlen, n) && ++bad > 5)
+		if (!sent_is(&c, want, wlen, n) && ++bad > IXM_DIAG_MAX)
 			break;
 	}
-	tap_ok(!bad, "UDP_SEND of 0..%u bytes: one frame, byte-exact, checksums verify, res = len",
-	       PAYLOAD_MAX);
-	tap_eq(c.h->stats.udp_out, PAYLOAD_MAX + 1, "udp_out counted each");
-	tap_eq(c.h->pool.nfree, c.h->pool.count, "every buffer back in the pool");
+	EXPECT_FALSE(bad) {
+		TH_LOG("UDP_SEND of 0..%u bytes: one frame, byte-exact, checksums verify, res = len",
+		       PAYLOAD_MAX);
+	}
+	EXPECT_EQ(PAYLOAD_MAX + 1, c.h->stats.udp_out) TH_LOG("udp_out counted each");
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree) TH_LOG("every buffer back in the pool");
 
 	/* without NOTIFY a send that worked is not answered */
 	call = call_send(h, 100, 20, REMOTE_IP, 53);
 	call.flags = 0;
 	tn_app_submit(c.a, &call);
-	tap_ok(tn_app_run(c.a, 8) == 1 && !tn_app_nevents(c.a) && c.h->port.ntx == 1,
-	       "UDP_SEND without NOTIFY: sent, no event");
+	EXPECT_EQ(1, tn_app_run(c.a, 8));
+	EXPECT_FALSE(tn_app_nevents(c.a));
+	EXPECT_EQ(1, c.h->port.ntx) TH_LOG("UDP_SEND without NOTIFY: sent, no event");
 	tn_tx_flush(c.h);
 
 	/*
@@ -655,13 +700,15 @@ static void test_send(void)
 	put16(c.a->arena + 8, ck == 0xffff ? 0 : ck);
 	wlen = expected_send(want, 7000, REMOTE_IP, 4242, c.a->arena, 10);
 	call = call_send(h, 0, 10, REMOTE_IP, 4242);
-	tap_ok(get16(want + 40) == 0xffff && tn_app_call(c.a, &call, &ev) == 10 &&
-	       sent_is(&c, want, wlen, 10),
-	       "a checksum that computes to 0 goes out as 0xffff (RFC 768)");
+	EXPECT_EQ(0xffff, get16(want + 40));
+	EXPECT_EQ(10, tn_app_call(c.a, &call, &ev));
+	EXPECT_TRUE(sent_is(&c, want, wlen, 10)) {
+		TH_LOG("a checksum that computes to 0 goes out as 0xffff (RFC 768)");
+	}
 	ctx_fini(&c);
 }
 
-static void test_send_unresolved(void)
+TEST(call_send_unresolved)
 {
 	struct ixmod_call call;
 	struct ixmod_event ev;
@@ -672,17 +719,24 @@ static void test_send_unresolved(void)
 	ctx_init(&c, 16, 16);
 	ctx_bind(&c, 7000, 1, &h);
 	call = call_send(h, 0, 100, REMOTE2_IP, 9);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EAGAIN,
-	       "UDP_SEND to an unresolved neighbour: -EAGAIN");
+	EXPECT_EQ(-EAGAIN, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("UDP_SEND to an unresolved neighbour: -EAGAIN");
+	}
 	f = c.h->port.ntx == 1 ? c.h->port.tx[0]->data : NULL;
-	tap_ok(f && !check_tx(&c.h->cfg, c.h->port.tx[0]) && get16(f + 12) == 0x0806 &&
-	       get16(f + 20) == 1 && get32(f + 38) == REMOTE2_IP && !c.h->stats.udp_out,
-	       "an ARP request for it was queued, and no datagram");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(NULL, check_tx(&c.h->cfg, c.h->port.tx[0]));
+	EXPECT_EQ(0x0806, get16(f + 12));
+	EXPECT_EQ(1, get16(f + 20));
+	EXPECT_EQ(REMOTE2_IP, get32(f + 38));
+	EXPECT_FALSE(c.h->stats.udp_out) {
+		TH_LOG("an ARP request for it was queued, and no datagram");
+	}
 	tn_tx_flush(c.h);
 	call.user_data = 77;
-	tap_ok(tn_app_call(c.a, &call, &ev) == -EAGAIN && ev.user_data == 77 && !c.h->port.ntx,
-	       "again within a second: -EAGAIN, no second request");
-	tap_eq(c.h->pool.nfree, c.h->pool.count, "no buffer kept");
+	EXPECT_EQ(-EAGAIN, tn_app_call(c.a, &call, &ev));
+	EXPECT_EQ(77, ev.user_data);
+	EXPECT_FALSE(c.h->port.ntx) TH_LOG("again within a second: -EAGAIN, no second request");
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree) TH_LOG("no buffer kept");
 	ctx_fini(&c);
 }
 
@@ -693,24 +747,24 @@ static bool recv_event_ok(struct ctx *c, const struct ixmod_event *ev, const u8 
 	if (ev->type != IXMOD_EV_UDP_RECV || ev->res != (s32)n || ev->user_data != cookie ||
 	    ev->addr != be32_of(REMOTE_IP) || ev->port != ixm_htons(sport) ||
 	    ev->lport != ixm_htons(lport) || ev->op || ev->flags || ev->win) {
-		tap_diag("event: type %u res %d cookie %llx addr %x port %u lport %u",
+		ixm_diag("event: type %u res %d cookie %llx addr %x port %u lport %u",
 			 ev->type, ev->res, ev->user_data, ixm_ntohl(ev->addr),
 			 ixm_ntohs(ev->port), ixm_ntohs(ev->lport));
 		return false;
 	}
 	if (ev->off > IXM_RX_SLICE - n || !tn_rx_ptr(c->h, ev->off, (u32)n) ||
 	    memcmp(tn_rx_ptr(c->h, ev->off, (u32)n), data, n)) {
-		tap_diag("event: off %u does not hold the payload", ev->off);
+		ixm_diag("event: off %u does not hold the payload", ev->off);
 		return false;
 	}
 	if (c->h->mbufs[ev->off / IXM_MBUF_SIZE].owner != &c->a->app) {
-		tap_diag("event: the buffer at %u is not owned by the context", ev->off);
+		ixm_diag("event: the buffer at %u is not owned by the context", ev->off);
 		return false;
 	}
 	return true;
 }
 
-static void test_recv(void)
+TEST(call_recv)
 {
 	static u8 f[2048], data[2048];
 	struct ixmod_call call;
@@ -728,28 +782,43 @@ static void test_recv(void)
 	len = udp_in_frame(f, 5555, 7000, data, 100);
 	tn_input(c.h, f, len, 0);
 	ixm_app_flush(&c.a->app);
-	tap_ok(tn_app_event(c.a, &ev) && recv_event_ok(&c, &ev, data, 100, 5555, 7000, 0xc00c1e),
-	       "a datagram to a bound port: UDP_RECV, res = 100, payload at off, addresses, cookie");
+	ASSERT_TRUE(tn_app_event(c.a, &ev));
+	EXPECT_TRUE(recv_event_ok(&c, &ev, data, 100, 5555, 7000, 0xc00c1e)) {
+		TH_LOG("a datagram to a bound port: UDP_RECV, res = 100, payload at off, addresses, cookie");
+	}
 	off = ev.off;
-	tap_ok(c.a->app.stats.rx_bufs == 1 && c.h->pool.nfree == c.h->pool.count - 1 &&
-	       c.h->stats.udp_in == 1 && !tn_drops(c.h) && !tn_app_nevents(c.a),
-	       "the application holds the buffer (rx_bufs 1), udp_in counted, no drop");
+	EXPECT_EQ(1, c.a->app.stats.rx_bufs);
+	EXPECT_EQ(c.h->pool.count - 1, c.h->pool.nfree);
+	EXPECT_EQ(1, c.h->stats.udp_in);
+	EXPECT_FALSE(tn_drops(c.h));
+	EXPECT_FALSE(tn_app_nevents(c.a)) {
+		TH_LOG("the application holds the buffer (rx_bufs 1), udp_in counted, no drop");
+	}
 	call = call_recv_done(off);
-	tap_ok(tn_app_call(c.a, &call, &ev) == 0 && ev.op == IXMOD_OP_RECV_DONE &&
-	       c.h->pool.nfree == c.h->pool.count && !c.a->app.stats.rx_bufs &&
-	       !c.h->mbufs[off / IXM_MBUF_SIZE].owner,
-	       "RECV_DONE of that off: res 0, the buffer is back in the pool");
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-ENOENT,
-	       "a second RECV_DONE of the same off: -ENOENT");
+	EXPECT_EQ(0, tn_app_call(c.a, &call, &ev));
+	EXPECT_EQ(IXMOD_OP_RECV_DONE, ev.op);
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
+	EXPECT_FALSE(c.a->app.stats.rx_bufs);
+	EXPECT_EQ(NULL, c.h->mbufs[off / IXM_MBUF_SIZE].owner) {
+		TH_LOG("RECV_DONE of that off: res 0, the buffer is back in the pool");
+	}
+	EXPECT_EQ(-ENOENT, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("a second RECV_DONE of the same off: -ENOENT");
+	}
 	call = call_recv_done(IXM_RX_SLICE);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EINVAL, "RECV_DONE off = slice size: -EINVAL");
+	EXPECT_EQ(-EINVAL, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("RECV_DONE off = slice size: -EINVAL");
+	}
 	call = call_recv_done(0xffffffffu);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-EINVAL, "RECV_DONE off 0xffffffff: -EINVAL");
+	EXPECT_EQ(-EINVAL, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("RECV_DONE off 0xffffffff: -EINVAL");
+	}
 	call = call_recv_done(IXM_RX_SLICE - 1);
-	tap_eq((u64)tn_app_call(c.a, &call, &ev), (u64)-ENOENT,
-	       "RECV_DONE of a free buffer's last byte: -ENOENT");
-	tap_ok(c.h->pool.nfree == c.h->pool.count && !c.a->app.stats.rx_bufs,
-	       "refused RECV_DONEs changed nothing");
+	EXPECT_EQ(-ENOENT, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("RECV_DONE of a free buffer's last byte: -ENOENT");
+	}
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
+	EXPECT_FALSE(c.a->app.stats.rx_bufs) TH_LOG("refused RECV_DONEs changed nothing");
 
 	for (n = 0; n <= PAYLOAD_MAX; n++) {
 		pattern(data, n, (unsigned int)n);
@@ -758,20 +827,24 @@ static void test_recv(void)
 		ixm_app_flush(&c.a->app);
 		if (!tn_app_event(c.a, &ev) ||
 		    !recv_event_ok(&c, &ev, data, n, (u16)(1 + n), 7000, 0xc00c1e)) {
-			if (++bad > 5)
+			if (++bad > IXM_DIAG_MAX)
 				break;
 			continue;
 		}
 		call = call_recv_done(ev.off);
-		if (tn_app_call(c.a, &call, &ev) != 0 && ++bad > 5)
+		if (tn_app_call(c.a, &call, &ev) != 0 && ++bad > IXM_DIAG_MAX)
 			break;
 	}
-	tap_ok(!bad && c.h->pool.nfree == c.h->pool.count && !c.a->app.stats.rx_bufs,
-	       "payloads of 0..%u bytes arrive whole at their off and go back", PAYLOAD_MAX);
+	EXPECT_FALSE(bad);
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
+	EXPECT_FALSE(c.a->app.stats.rx_bufs) {
+		TH_LOG("payloads of 0..%u bytes arrive whole at their off and go back",
+		       PAYLOAD_MAX);
+	}
 	ctx_fini(&c);
 }
 
-static void test_recv_drops(void)
+TEST(call_recv_drops)
 {
 	static u8 f[2048], data[64];
 	struct ixmod_event ev;
@@ -787,70 +860,83 @@ static void test_recv_drops(void)
 	f[len - 1] ^= 1;
 	tn_input(c.h, f, len, 0);
 	ixm_app_flush(&c.a->app);
-	tap_ok(c.h->stats.drops[IXM_DROP_UDP_CSUM] == 1 && tn_drops(c.h) == 1 &&
-	       !tn_app_nevents(c.a) && c.h->pool.nfree == c.h->pool.count,
-	       "bad UDP checksum: dropped as udp_csum, no event, buffer back");
+	EXPECT_EQ(1, c.h->stats.drops[IXM_DROP_UDP_CSUM]);
+	EXPECT_EQ(1, tn_drops(c.h));
+	EXPECT_FALSE(tn_app_nevents(c.a));
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree) {
+		TH_LOG("bad UDP checksum: dropped as udp_csum, no event, buffer back");
+	}
 
 	len = udp_in_frame(f, 5555, 7000, data, 40);
 	put16(f + 38, 8 + 41);
 	tn_input(c.h, f, len, 0);
-	tap_ok(c.h->stats.drops[IXM_DROP_UDP_LEN] == 1 && tn_drops(c.h) == 2,
-	       "UDP length one past the IP payload: udp_len");
+	EXPECT_EQ(1, c.h->stats.drops[IXM_DROP_UDP_LEN]);
+	EXPECT_EQ(2, tn_drops(c.h)) TH_LOG("UDP length one past the IP payload: udp_len");
 	put16(f + 38, 7);
 	tn_input(c.h, f, len, 0);
-	tap_ok(c.h->stats.drops[IXM_DROP_UDP_LEN] == 2 && tn_drops(c.h) == 3,
-	       "UDP length 7: udp_len");
+	EXPECT_EQ(2, c.h->stats.drops[IXM_DROP_UDP_LEN]);
+	EXPECT_EQ(3, tn_drops(c.h)) TH_LOG("UDP length 7: udp_len");
 
 	/* an IP payload of 4 bytes */
 	len = udp_in_frame(f, 5555, 7000, data, 0);
 	put16(f + 16, 24);
 	fix_ip_csum(f + 14, 20);
 	tn_input(c.h, f, 14 + 24, 0);
-	tap_ok(c.h->stats.drops[IXM_DROP_UDP_SHORT] == 1 && tn_drops(c.h) == 4,
-	       "an IP payload shorter than a UDP header: udp_short");
+	EXPECT_EQ(1, c.h->stats.drops[IXM_DROP_UDP_SHORT]);
+	EXPECT_EQ(4, tn_drops(c.h)) TH_LOG("an IP payload shorter than a UDP header: udp_short");
 
 	len = udp_in_frame(f, 5555, 7001, data, 40);
 	tn_input(c.h, f, len, 0);
 	ixm_app_flush(&c.a->app);
-	tap_ok(c.h->stats.drops[IXM_DROP_UDP_NO_SOCK] == 1 && tn_drops(c.h) == 5 &&
-	       !tn_app_nevents(c.a) && c.h->pool.nfree == c.h->pool.count && !c.h->stats.udp_in,
-	       "to an unbound port: udp_no_sock, no event, buffer back");
+	EXPECT_EQ(1, c.h->stats.drops[IXM_DROP_UDP_NO_SOCK]);
+	EXPECT_EQ(5, tn_drops(c.h));
+	EXPECT_FALSE(tn_app_nevents(c.a));
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
+	EXPECT_FALSE(c.h->stats.udp_in) {
+		TH_LOG("to an unbound port: udp_no_sock, no event, buffer back");
+	}
 
 	len = udp_in_frame(f, 5555, 7000, data, 40);
 	put16(f + 40, 0);
 	f[len - 1] ^= 0x55;	/* no checksum: nothing checks the data */
 	tn_input(c.h, f, len, 0);
 	ixm_app_flush(&c.a->app);
-	tap_ok(tn_app_event(c.a, &ev) && ev.type == IXMOD_EV_UDP_RECV && ev.res == 40 &&
-	       tn_drops(c.h) == 5,
-	       "checksum 0 (none sent, RFC 768): accepted");
+	ASSERT_TRUE(tn_app_event(c.a, &ev));
+	EXPECT_EQ(IXMOD_EV_UDP_RECV, ev.type);
+	EXPECT_EQ(40, ev.res);
+	EXPECT_EQ(5, tn_drops(c.h)) TH_LOG("checksum 0 (none sent, RFC 768): accepted");
 
 	/* Ethernet padding and extra IP payload past the UDP length are ignored */
 	len = udp_in_frame(f, 5555, 7000, data, 4);
 	memset(f + len, 0xee, 60 - len);
 	tn_input(c.h, f, 60, 0);
 	ixm_app_flush(&c.a->app);
-	tap_ok(tn_app_event(c.a, &ev) && recv_event_ok(&c, &ev, data, 4, 5555, 7000, 5),
-	       "a padded 60-byte frame: res is the UDP payload, 4 bytes");
-	tap_eq(c.a->app.stats.rx_bufs, 2, "the application holds the two it was given");
+	ASSERT_TRUE(tn_app_event(c.a, &ev));
+	EXPECT_TRUE(recv_event_ok(&c, &ev, data, 4, 5555, 7000, 5)) {
+		TH_LOG("a padded 60-byte frame: res is the UDP payload, 4 bytes");
+	}
+	EXPECT_EQ(2, c.a->app.stats.rx_bufs) TH_LOG("the application holds the two it was given");
 
 	/* the NIC's "bad" is checked again in software, its "good" trusted */
 	len = udp_in_frame(f, 5555, 7000, data, 40);
 	tn_input(c.h, f, len, IXM_MBUF_F_L4_CSUM_BAD);
 	ixm_app_flush(&c.a->app);
-	tap_ok(tn_app_event(c.a, &ev) && recv_event_ok(&c, &ev, data, 40, 5555, 7000, 5) &&
-	       tn_drops(c.h) == 5,
-	       "NIC says L4 checksum bad, software finds it right: delivered");
+	ASSERT_TRUE(tn_app_event(c.a, &ev));
+	ASSERT_TRUE(recv_event_ok(&c, &ev, data, 40, 5555, 7000, 5));
+	EXPECT_EQ(5, tn_drops(c.h)) {
+		TH_LOG("NIC says L4 checksum bad, software finds it right: delivered");
+	}
 	f[len - 1] ^= 1;
 	tn_input(c.h, f, len, IXM_MBUF_F_L4_CSUM_BAD);
 	ixm_app_flush(&c.a->app);
-	tap_ok(c.h->stats.drops[IXM_DROP_UDP_CSUM] == 2 && tn_drops(c.h) == 6 && !tn_app_event(c.a, &ev),
-	       "NIC says bad and it is: dropped as udp_csum");
+	EXPECT_EQ(2, c.h->stats.drops[IXM_DROP_UDP_CSUM]);
+	EXPECT_EQ(6, tn_drops(c.h));
+	EXPECT_FALSE(tn_app_event(c.a, &ev)) TH_LOG("NIC says bad and it is: dropped as udp_csum");
 	ctx_fini(&c);
 }
 
 /* A 4-entry event ring: held events, then drops, then the backlog drains. */
-static void test_ring_full(void)
+TEST(call_ring_full)
 {
 	static u8 f[2048];
 	struct ixmod_call nop = { .opcode = IXMOD_OP_NOP, .user_data = 99 };
@@ -870,17 +956,23 @@ static void test_ring_full(void)
 		tn_input(c.h, f, len, 0);
 		ixm_app_flush(&c.a->app);
 	}
-	tap_ok(tn_app_nevents(c.a) == 4 && c.a->app.hold_count == 4 && c.a->app.stats.held == 4,
-	       "10 datagrams, ring of 4: 4 in the ring, 4 held");
-	tap_ok(ctx_flags(&c) & IXMOD_RING_OVERFLOW, "IXMOD_RING_OVERFLOW is set");
-	tap_ok(c.h->stats.drops[IXM_DROP_UDP_APP_FULL] == 2 && c.a->app.stats.rx_dropped == 2 &&
-	       c.a->app.stats.rx_bufs == 8 && c.h->pool.nfree == c.h->pool.count - 8,
-	       "the last 2 dropped as udp_app_full; 8 buffers held");
+	EXPECT_EQ(4, tn_app_nevents(c.a));
+	EXPECT_EQ(4, c.a->app.hold_count);
+	EXPECT_EQ(4, c.a->app.stats.held) TH_LOG("10 datagrams, ring of 4: 4 in the ring, 4 held");
+	EXPECT_TRUE(ctx_flags(&c) & IXMOD_RING_OVERFLOW) TH_LOG("IXMOD_RING_OVERFLOW is set");
+	EXPECT_EQ(2, c.h->stats.drops[IXM_DROP_UDP_APP_FULL]);
+	EXPECT_EQ(2, c.a->app.stats.rx_dropped);
+	EXPECT_EQ(8, c.a->app.stats.rx_bufs);
+	EXPECT_EQ(c.h->pool.count - 8, c.h->pool.nfree) {
+		TH_LOG("the last 2 dropped as udp_app_full; 8 buffers held");
+	}
 
 	tn_app_submit(c.a, &nop);
-	tap_ok(tn_app_run(c.a, 8) == 0 && *tn_ring_word(c.a->calls, IXM_RING_OFF_CONS) == 1 &&
-	       tn_app_nevents(c.a) == 4,
-	       "a NOP is not consumed while no event slot is free");
+	EXPECT_EQ(0, tn_app_run(c.a, 8));
+	EXPECT_EQ(1, *tn_ring_word(c.a->calls, IXM_RING_OFF_CONS));
+	EXPECT_EQ(4, tn_app_nevents(c.a)) {
+		TH_LOG("a NOP is not consumed while no event slot is free");
+	}
 
 	ok = true;
 	for (i = 0; i < 4; i++)
@@ -892,26 +984,27 @@ static void test_ring_full(void)
 		if (!tn_app_event(c.a, &ev) || ev.port != ixm_htons(100 + i) ||
 		    *tn_rx_ptr(c.h, ev.off, 1) != i)
 			ok = false;
-	tap_ok(ok && !tn_app_nevents(c.a), "after consuming and a flush the held 4 follow, in order");
-	tap_ok(!(ctx_flags(&c) & IXMOD_RING_OVERFLOW) && !c.a->app.hold_count,
-	       "IXMOD_RING_OVERFLOW is clear again");
-	tap_ok(tn_app_run(c.a, 8) == 1 && tn_app_event(c.a, &ev) && ev.user_data == 99 && !ev.res,
-	       "the waiting NOP now runs");
+	ASSERT_TRUE(ok);
+	EXPECT_FALSE(tn_app_nevents(c.a)) {
+		TH_LOG("after consuming and a flush the held 4 follow, in order");
+	}
+	EXPECT_FALSE(ctx_flags(&c) & IXMOD_RING_OVERFLOW);
+	EXPECT_FALSE(c.a->app.hold_count) TH_LOG("IXMOD_RING_OVERFLOW is clear again");
+	EXPECT_EQ(1, tn_app_run(c.a, 8));
+	EXPECT_TRUE(tn_app_event(c.a, &ev));
+	EXPECT_EQ(99, ev.user_data);
+	EXPECT_FALSE(ev.res) TH_LOG("the waiting NOP now runs");
 	ctx_fini(&c);
 }
 
 /* The application lies about its indices; only it suffers. */
-static void test_tamper(void)
+TEST(call_tamper_call_prod)
 {
-	static u8 f[2048], before[2048];
 	struct ixmod_call nop = { .opcode = IXMOD_OP_NOP, .user_data = 1 };
 	struct ixmod_event ev;
-	unsigned int n, i;
-	size_t ebytes, len;
+	unsigned int n;
 	struct ctx c;
-	u32 cons, prod;
-	u8 data[4] = { 1, 2, 3, 4 };
-	u64 h;
+	u32 cons;
 
 	ctx_init(&c, 16, 64);
 	tn_app_submit(c.a, &nop);
@@ -920,19 +1013,36 @@ static void test_tamper(void)
 	__atomic_store_n(tn_ring_word(c.a->calls, IXM_RING_OFF_PROD), c.a->app.calls.cached + 100000,
 			 __ATOMIC_RELEASE);
 	n = tn_app_run(c.a, 5);
-	tap_ok(n == 5 && c.a->app.stats.ring_corrupt >= 1,
-	       "call producer 100000 ahead, budget 5: 5 consumed, ring_corrupt counted");
+	EXPECT_EQ(5, n);
+	EXPECT_GE(c.a->app.stats.ring_corrupt, 1) {
+		TH_LOG("call producer 100000 ahead, budget 5: 5 consumed, ring_corrupt counted");
+	}
 	n = tn_app_run(c.a, 1000);
-	tap_ok(n <= 16 && c.a->app.stats.ring_corrupt >= 2,
-	       "budget 1000: at most a ring's worth (16) consumed (%u)", n);
+	EXPECT_LE(n, 16);
+	EXPECT_GE(c.a->app.stats.ring_corrupt, 2) {
+		TH_LOG("budget 1000: at most a ring's worth (16) consumed (%u)", n);
+	}
 	cons = *tn_ring_word(c.a->calls, IXM_RING_OFF_CONS);
 	while (tn_app_event(c.a, &ev))
 		;
 	c.a->call_prod = cons;
 	tn_app_submit(c.a, &nop);
-	tap_ok(tn_app_run(c.a, 8) == 1 && tn_app_event(c.a, &ev) && ev.user_data == 1,
-	       "an honest producer index afterwards: calls run again");
+	EXPECT_EQ(1, tn_app_run(c.a, 8));
+	EXPECT_TRUE(tn_app_event(c.a, &ev));
+	EXPECT_EQ(1, ev.user_data) TH_LOG("an honest producer index afterwards: calls run again");
 	ctx_fini(&c);
+}
+
+TEST(call_tamper_event_cons)
+{
+	static u8 f[2048], before[2048];
+	struct ixmod_call nop = { .opcode = IXMOD_OP_NOP, .user_data = 1 };
+	unsigned int i;
+	size_t ebytes, len;
+	struct ctx c;
+	u32 prod;
+	u8 data[4] = { 1, 2, 3, 4 };
+	u64 h;
 
 	ctx_init(&c, 16, 4);
 	ctx_bind(&c, 7000, 5, &h);
@@ -945,29 +1055,37 @@ static void test_tamper(void)
 		tn_input(c.h, f, len, 0);
 		ixm_app_flush(&c.a->app);
 	}
-	tap_ok(*tn_ring_word(c.a->events, IXM_RING_OFF_PROD) == prod &&
-	       !memcmp(before, c.a->events + IXM_RING_OFF_ENTRIES, ebytes),
-	       "event consumer 10 ahead of the producer: nothing written to the ring");
-	tap_ok(c.a->app.hold_count == 3 && (ctx_flags(&c) & IXMOD_RING_OVERFLOW) &&
-	       c.a->app.stats.ring_corrupt >= 1 && c.a->app.stats.rx_bufs == 3,
-	       "the 3 datagrams are held, IXMOD_RING_OVERFLOW set, ring_corrupt counted");
+	EXPECT_EQ(prod, *tn_ring_word(c.a->events, IXM_RING_OFF_PROD));
+	EXPECT_EQ(0, memcmp(before, c.a->events + IXM_RING_OFF_ENTRIES, ebytes)) {
+		TH_LOG("event consumer 10 ahead of the producer: nothing written to the ring");
+	}
+	EXPECT_EQ(3, c.a->app.hold_count);
+	ASSERT_TRUE(ctx_flags(&c) & IXMOD_RING_OVERFLOW);
+	EXPECT_GE(c.a->app.stats.ring_corrupt, 1);
+	EXPECT_EQ(3, c.a->app.stats.rx_bufs) {
+		TH_LOG("the 3 datagrams are held, IXMOD_RING_OVERFLOW set, ring_corrupt counted");
+	}
 	__atomic_store_n(tn_ring_word(c.a->events, IXM_RING_OFF_CONS), c.a->event_cons,
 			 __ATOMIC_RELEASE);
 	ixm_app_flush(&c.a->app);
-	tap_ok(tn_app_nevents(c.a) == 3 && !c.a->app.hold_count &&
-	       !(ctx_flags(&c) & IXMOD_RING_OVERFLOW),
-	       "an honest consumer index afterwards: the held events follow");
+	EXPECT_EQ(3, tn_app_nevents(c.a));
+	EXPECT_FALSE(c.a->app.hold_count);
+	EXPECT_FALSE(ctx_flags(&c) & IXMOD_RING_OVERFLOW) {
+		TH_LOG("an honest consumer index afterwards: the held events follow");
+	}
 	__atomic_store_n(tn_ring_word(c.a->events, IXM_RING_OFF_CONS), c.a->event_cons - 1000,
 			 __ATOMIC_RELEASE);
 	tn_app_submit(c.a, &nop);
 	tn_app_run(c.a, 8);
-	tap_ok(*tn_ring_word(c.a->events, IXM_RING_OFF_PROD) == prod + 3 && c.a->app.hold_count == 1,
-	       "event consumer 1000 behind: nothing written past, the NOP's answer held");
+	EXPECT_EQ(prod + 3, *tn_ring_word(c.a->events, IXM_RING_OFF_PROD));
+	EXPECT_EQ(1, c.a->app.hold_count) {
+		TH_LOG("event consumer 1000 behind: nothing written past, the NOP's answer held");
+	}
 	ctx_fini(&c);
 }
 
 /* A full TX batch: UDP_SEND stays in the ring (IXM_CALL_RETRY) until there is room. */
-static void test_tx_full(void)
+TEST(call_tx_full)
 {
 	struct ixmod_call call;
 	struct ixmod_event ev;
@@ -981,12 +1099,17 @@ static void test_tx_full(void)
 		c.h->port.tx[c.h->port.ntx++] = ixm_mbuf_alloc(&c.h->pool);
 	call = call_send(h, 0, 8, REMOTE_IP, 9);
 	tn_app_submit(c.a, &call);
-	tap_ok(tn_app_run(c.a, 8) == 0 && !tn_app_nevents(c.a) &&
-	       *tn_ring_word(c.a->calls, IXM_RING_OFF_CONS) == 1 && !c.a->app.stats.call_errors,
-	       "63 frames queued: UDP_SEND is not consumed and not answered");
+	EXPECT_EQ(0, tn_app_run(c.a, 8));
+	EXPECT_FALSE(tn_app_nevents(c.a));
+	EXPECT_EQ(1, *tn_ring_word(c.a->calls, IXM_RING_OFF_CONS));
+	EXPECT_FALSE(c.a->app.stats.call_errors) {
+		TH_LOG("63 frames queued: UDP_SEND is not consumed and not answered");
+	}
 	tn_tx_flush(c.h);
-	tap_ok(tn_app_run(c.a, 8) == 1 && tn_app_event(c.a, &ev) && ev.res == 8 && c.h->port.ntx == 1,
-	       "once the batch went out, the same entry is sent");
+	EXPECT_EQ(1, tn_app_run(c.a, 8));
+	ASSERT_TRUE(tn_app_event(c.a, &ev));
+	EXPECT_EQ(8, ev.res);
+	EXPECT_EQ(1, c.h->port.ntx) TH_LOG("once the batch went out, the same entry is sent");
 	ctx_fini(&c);
 }
 
@@ -999,7 +1122,7 @@ static void ctx_init_on(struct ctx *o, struct ctx *c)
 }
 
 /* Two contexts on one core reach only their own sockets and buffers. */
-static void test_two_apps(void)
+TEST(call_two_apps)
 {
 	static u8 f[2048];
 	u8 data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -1014,13 +1137,19 @@ static void test_two_apps(void)
 	ctx_init(&a, 16, 16);
 	ctx_init_on(&b, &a);
 	ctx_bind(&a, 7000, 0xa, &ha);
-	tap_ok(ctx_bind(&b, 7000, 0xb, &hx) == -EADDRINUSE && ctx_bind(&b, 8000, 0xb, &hb) == 0,
-	       "B cannot bind A's port 7000 on the same core; 8000 is fine");
+	EXPECT_EQ(-EADDRINUSE, ctx_bind(&b, 7000, 0xb, &hx));
+	EXPECT_EQ(0, ctx_bind(&b, 8000, 0xb, &hb)) {
+		TH_LOG("B cannot bind A's port 7000 on the same core; 8000 is fine");
+	}
 	call = call_send(ha, 0, 8, REMOTE_IP, 9);
-	tap_eq((u64)tn_app_call(b.a, &call, &ev), (u64)-EBADF, "B's UDP_SEND on A's handle: -EBADF");
+	EXPECT_EQ(-EBADF, tn_app_call(b.a, &call, &ev)) {
+		TH_LOG("B's UDP_SEND on A's handle: -EBADF");
+	}
 	call = call_close(ha);
-	tap_ok(tn_app_call(b.a, &call, &ev) == -EBADF && a.h->udp->count == 2,
-	       "B's UDP_CLOSE of A's handle: -EBADF, A's socket stays");
+	EXPECT_EQ(-EBADF, tn_app_call(b.a, &call, &ev));
+	EXPECT_EQ(2, a.h->udp->count) {
+		TH_LOG("B's UDP_CLOSE of A's handle: -EBADF, A's socket stays");
+	}
 
 	len = udp_in_frame(f, 5555, 7000, data, sizeof(data));
 	tn_input(a.h, f, len, 0);
@@ -1032,24 +1161,31 @@ static void test_two_apps(void)
 	offa = ev.off;
 	ok = ok && tn_app_event(b.a, &ev) && ev.user_data == 0xb && !tn_app_nevents(b.a);
 	offb = ev.off;
-	tap_ok(ok && a.h->mbufs[offa / IXM_MBUF_SIZE].owner == &a.a->app &&
-	       a.h->mbufs[offb / IXM_MBUF_SIZE].owner == &b.a->app,
-	       "each datagram goes to the context that bound its port");
+	ASSERT_TRUE(ok);
+	EXPECT_EQ(&a.a->app, a.h->mbufs[offa / IXM_MBUF_SIZE].owner);
+	EXPECT_EQ(&b.a->app, a.h->mbufs[offb / IXM_MBUF_SIZE].owner) {
+		TH_LOG("each datagram goes to the context that bound its port");
+	}
 	call = call_recv_done(offb);
-	tap_ok(tn_app_call(a.a, &call, &ev) == -ENOENT && b.a->app.stats.rx_bufs == 1 &&
-	       a.h->mbufs[offb / IXM_MBUF_SIZE].owner == &b.a->app,
-	       "A's RECV_DONE of B's buffer: -ENOENT, B still holds it");
+	EXPECT_EQ(-ENOENT, tn_app_call(a.a, &call, &ev));
+	EXPECT_EQ(1, b.a->app.stats.rx_bufs);
+	EXPECT_EQ(&b.a->app, a.h->mbufs[offb / IXM_MBUF_SIZE].owner) {
+		TH_LOG("A's RECV_DONE of B's buffer: -ENOENT, B still holds it");
+	}
 	ixm_app_release_all(&b.a->app);
-	tap_ok(!a.h->mbufs[offb / IXM_MBUF_SIZE].owner &&
-	       a.h->mbufs[offa / IXM_MBUF_SIZE].owner == &a.a->app && a.a->app.stats.rx_bufs == 1 &&
-	       a.h->pool.nfree == a.h->pool.count - 1 && a.h->udp->count == 1 &&
-	       ixm_udp_sock_get(a.h->udp, &a.a->app, ha),
-	       "releasing B leaves A's buffer and socket alone");
+	EXPECT_EQ(NULL, a.h->mbufs[offb / IXM_MBUF_SIZE].owner);
+	EXPECT_EQ(&a.a->app, a.h->mbufs[offa / IXM_MBUF_SIZE].owner);
+	EXPECT_EQ(1, a.a->app.stats.rx_bufs);
+	EXPECT_EQ(a.h->pool.count - 1, a.h->pool.nfree);
+	EXPECT_EQ(1, a.h->udp->count);
+	EXPECT_NE(NULL, ixm_udp_sock_get(a.h->udp, &a.a->app, ha)) {
+		TH_LOG("releasing B leaves A's buffer and socket alone");
+	}
 	ctx_fini(&b);
 	ctx_fini(&a);
 }
 
-static void test_release_all(void)
+TEST(call_release_all)
 {
 	static u8 f[2048];
 	struct ixmod_call call;
@@ -1069,47 +1205,34 @@ static void test_release_all(void)
 		tn_input(c.h, f, len, 0);
 	}
 	ixm_app_flush(&c.a->app);
-	tap_ok(c.a->app.stats.rx_bufs == 5 && c.h->pool.nfree == c.h->pool.count - 5 &&
-	       c.h->udp->count == 2, "5 buffers held, 2 sockets bound");
+	EXPECT_EQ(5, c.a->app.stats.rx_bufs);
+	EXPECT_EQ(c.h->pool.count - 5, c.h->pool.nfree);
+	EXPECT_EQ(2, c.h->udp->count) TH_LOG("5 buffers held, 2 sockets bound");
 	ixm_app_release_all(&c.a->app);
 	for (i = 0; i < c.h->pool.count; i++)
 		owned += c.h->mbufs[i].owner != NULL;
-	tap_ok(c.h->pool.nfree == c.h->pool.count && !owned && !c.a->app.stats.rx_bufs,
-	       "ixm_app_release_all(): every buffer back, none owned");
-	tap_ok(!c.h->udp->count && c.h->udp->free != IXM_UDP_NONE,
-	       "ixm_app_release_all(): every socket unbound");
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
+	EXPECT_FALSE(owned);
+	EXPECT_FALSE(c.a->app.stats.rx_bufs) {
+		TH_LOG("ixm_app_release_all(): every buffer back, none owned");
+	}
+	EXPECT_FALSE(c.h->udp->count);
+	EXPECT_NE(IXM_UDP_NONE, c.h->udp->free) {
+		TH_LOG("ixm_app_release_all(): every socket unbound");
+	}
 	len = udp_in_frame(f, 5555, 7000, data, sizeof(data));
 	tn_input(c.h, f, len, 0);
-	tap_ok(c.h->stats.drops[IXM_DROP_UDP_NO_SOCK] == 1 && c.h->pool.nfree == c.h->pool.count,
-	       "a datagram to the old port is udp_no_sock");
+	EXPECT_EQ(1, c.h->stats.drops[IXM_DROP_UDP_NO_SOCK]);
+	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree) {
+		TH_LOG("a datagram to the old port is udp_no_sock");
+	}
 	while (tn_app_event(c.a, &ev))
 		;
 	call = call_send(h1, 0, 8, REMOTE_IP, 9);
-	tap_ok(tn_app_call(c.a, &call, &ev) == -EBADF && ctx_bind(&c, 7000, 3, &h3) == 0 &&
-	       h3 != h1, "the old handles are stale; the port can be bound again");
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev));
+	EXPECT_EQ(0, ctx_bind(&c, 7000, 3, &h3));
+	EXPECT_NE(h1, h3) TH_LOG("the old handles are stale; the port can be bound again");
 	ctx_fini(&c);
 }
 
-int main(void)
-{
-	tap_plan((int)ARRAY_SIZE(ops) + 2 + 1 + 1 + 6 + (int)ARRAY_SIZE(ops) +
-		 4 + 4 + 13 + 5 + 4 + 9 + 10 + 7 + 7 + 2 + 6 + 5);
-	test_check_valid();
-	test_check_opcode();
-	test_check_flags();
-	test_check_reserved();
-	test_check_unused();
-	test_nop();
-	test_bind();
-	test_send_errors();
-	test_send();
-	test_send_unresolved();
-	test_recv();
-	test_recv_drops();
-	test_ring_full();
-	test_tamper();
-	test_tx_full();
-	test_two_apps();
-	test_release_all();
-	return tap_exit();
-}
+TEST_HARNESS_MAIN

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "frames.h"
-#include "tap.h"
+#include "harness.h"
 
 enum base { B_ECHO, B_ARP };
 
@@ -200,34 +200,34 @@ static bool expect_drop(struct tport *t, const u8 *f, size_t len, u16 flags,
 
 		for (r = 0; r < IXM_DROP_MAX; r++) {
 			if (t->stats.drops[r] != before.drops[r])
-				tap_diag("%s: %s moved by %lld", name, ixm_drop_names[r],
+				ixm_diag("%s: %s moved by %lld", name, ixm_drop_names[r],
 					 (long long)(t->stats.drops[r] - before.drops[r]));
 		}
-		tap_diag("%s: counters other than %s changed", name,
+		ixm_diag("%s: counters other than %s changed", name,
 			 ixm_drop_names[reason]);
 		ok = false;
 	}
 	if (t->port.ntx) {
-		tap_diag("%s: %u frames queued for TX", name, t->port.ntx);
+		ixm_diag("%s: %u frames queued for TX", name, t->port.ntx);
 		tport_tx_flush(t);
 		ok = false;
 	}
 	if (t->pool.nfree != t->pool.count) {
-		tap_diag("%s: %u of %u buffers free", name, t->pool.nfree, t->pool.count);
+		ixm_diag("%s: %u of %u buffers free", name, t->pool.nfree, t->pool.count);
 		ok = false;
 	}
 	if (ixm_host_last_drop != reason) {
-		tap_diag("%s: drop hook saw reason %u", name, ixm_host_last_drop);
+		ixm_diag("%s: drop hook saw reason %u", name, ixm_host_last_drop);
 		ok = false;
 	}
 	if (t->port.arp->count != arp_count) {
-		tap_diag("%s: the ARP table changed", name);
+		ixm_diag("%s: the ARP table changed", name);
 		ok = false;
 	}
 	return ok;
 }
 
-static void test_cases(void)
+TEST(eth_cases)
 {
 	static u8 f[2048];
 	struct tport t, t0;
@@ -253,16 +253,17 @@ static void test_cases(void)
 			f[c->flip] ^= 0xff;
 		if (c->len)
 			len = (size_t)c->len;
-		tap_ok(expect_drop(c->noaddr ? &t0 : &t, f, len, c->flags, c->reason,
-				   c->name), "%s: dropped as %s, nothing else moves",
-		       c->name, ixm_drop_names[c->reason]);
+		EXPECT_TRUE(expect_drop(c->noaddr ? &t0 : &t, f, len, c->flags, c->reason, c->name)) {
+			TH_LOG("%s: dropped as %s, nothing else moves",
+			       c->name, ixm_drop_names[c->reason]);
+		}
 	}
 	tport_fini(&t);
 	tport_fini(&t0);
 }
 
 /* Every truncation of a correct frame is refused at the right layer. */
-static void test_truncations(void)
+TEST(eth_truncations)
 {
 	static u8 f[2048];
 	size_t full, len, bad = 0;
@@ -278,7 +279,7 @@ static void test_truncations(void)
 		if (!expect_drop(&t, f, len, 0, r, "echo truncated") && ++bad > 3)
 			break;
 	}
-	tap_ok(!bad, "echo request truncated to each of 0..%zu bytes", full - 1);
+	EXPECT_FALSE(bad) TH_LOG("echo request truncated to each of 0..%zu bytes", full - 1);
 
 	bad = 0;
 	build_base(B_ARP, f);
@@ -287,12 +288,12 @@ static void test_truncations(void)
 		if (!expect_drop(&t, f, len, 0, r, "ARP truncated") && ++bad > 3)
 			break;
 	}
-	tap_ok(!bad, "ARP request truncated to each of 0..41 bytes");
+	EXPECT_FALSE(bad) TH_LOG("ARP request truncated to each of 0..41 bytes");
 	tport_fini(&t);
 }
 
 /* A correct frame is accepted: the base frames are not malformed. */
-static void test_bases_accepted(void)
+TEST(eth_bases_accepted)
 {
 	static u8 f[2048];
 	struct tport t;
@@ -301,21 +302,23 @@ static void test_bases_accepted(void)
 	tport_init(&t, OUR_IP);
 	len = build_base(B_ECHO, f);
 	tport_input(&t, f, len, 0);
-	tap_ok(t.port.ntx == 1 && t.stats.icmp_echo_replies == 1,
-	       "the unpatched echo request is answered");
+	EXPECT_EQ(1, t.port.ntx);
+	EXPECT_EQ(1, t.stats.icmp_echo_replies) TH_LOG("the unpatched echo request is answered");
 	tport_tx_flush(&t);
 	len = build_base(B_ARP, f);
 	tport_input(&t, f, len, 0);
-	tap_ok(t.port.ntx == 1 && t.stats.arp_replies_out == 1,
-	       "the unpatched broadcast ARP request is answered");
+	EXPECT_EQ(1, t.port.ntx);
+	EXPECT_EQ(1, t.stats.arp_replies_out) {
+		TH_LOG("the unpatched broadcast ARP request is answered");
+	}
 	tport_tx_flush(&t);
-	tap_eq(t.stats.rx_packets, 2, "rx_packets counts both");
-	tap_eq(t.stats.rx_bytes, len + 74, "rx_bytes counts both");
+	EXPECT_EQ(2, t.stats.rx_packets) TH_LOG("rx_packets counts both");
+	EXPECT_EQ(len + 74, t.stats.rx_bytes) TH_LOG("rx_bytes counts both");
 	tport_fini(&t);
 }
 
 /* sysfs file names: present, distinct, lower case, no path characters */
-static void test_drop_names(void)
+TEST(eth_drop_names)
 {
 	unsigned int r, s;
 	bool ok = true;
@@ -323,7 +326,7 @@ static void test_drop_names(void)
 
 	for (r = 0; r < IXM_DROP_MAX; r++) {
 		if (!ixm_drop_names[r] || !*ixm_drop_names[r]) {
-			tap_diag("reason %u has no name", r);
+			TH_LOG("reason %u has no name", r);
 			ok = false;
 			continue;
 		}
@@ -334,24 +337,22 @@ static void test_drop_names(void)
 			if (ixm_drop_names[s] && !strcmp(ixm_drop_names[r], ixm_drop_names[s]))
 				ok = false;
 	}
-	tap_ok(ok, "every drop reason has a distinct lower-case name");
-	tap_ok(!strcmp(ixm_drop_names[IXM_DROP_ETH_SHORT], "eth_short") &&
-	       !strcmp(ixm_drop_names[IXM_DROP_TX_FULL], "tx_full") &&
-	       !strcmp(ixm_drop_names[IXM_DROP_ARP_SENDER], "arp_sender") &&
-	       !strcmp(ixm_drop_names[IXM_DROP_ARP_OFFSUBNET], "arp_offsubnet"),
-	       "names match the ABI document");
+	EXPECT_TRUE(ok) TH_LOG("every drop reason has a distinct lower-case name");
+	EXPECT_STREQ("eth_short", ixm_drop_names[IXM_DROP_ETH_SHORT]);
+	EXPECT_STREQ("tx_full", ixm_drop_names[IXM_DROP_TX_FULL]);
+	EXPECT_STREQ("arp_sender", ixm_drop_names[IXM_DROP_ARP_SENDER]);
+	EXPECT_STREQ("arp_offsubnet", ixm_drop_names[IXM_DROP_ARP_OFFSUBNET]) {
+		TH_LOG("names match the ABI document");
+	}
 }
 
-int main(void)
+/* Filled once, before the harness forks the first test. */
+static void __attribute__((constructor)) echo_data_fill(void)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(echo_data); i++)
 		echo_data[i] = (u8)('a' + i);
-	tap_plan((int)ARRAY_SIZE(cases) + 2 + 4 + 2);
-	test_cases();
-	test_truncations();
-	test_bases_accepted();
-	test_drop_names();
-	return tap_exit();
 }
+
+TEST_HARNESS_MAIN

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "frames.h"
-#include "tap.h"
+#include "harness.h"
 
 #define MAX_PAYLOAD	1472
 
@@ -38,7 +38,7 @@ static bool reply_matches(struct tport *t, const u8 *want, size_t wlen,
 	const char *err;
 
 	if (t->port.ntx != 1) {
-		tap_diag("%s %zu: %u frames queued", what, n, t->port.ntx);
+		ixm_diag("%s %zu: %u frames queued", what, n, t->port.ntx);
 		tport_tx_flush(t);
 		return false;
 	}
@@ -48,28 +48,28 @@ static bool reply_matches(struct tport *t, const u8 *want, size_t wlen,
 
 		for (i = 0; i < wlen && i < m->len && m->data[i] == want[i]; i++)
 			;
-		tap_diag("%s %zu: length %u (want %zu), first difference at byte %zu",
+		ixm_diag("%s %zu: length %u (want %zu), first difference at byte %zu",
 			 what, n, m->len, wlen, i);
 		ok = false;
 	}
 	if (ref_csum(m->data + 14, 20) || ref_csum(m->data + 34, m->len - 34u)) {
-		tap_diag("%s %zu: a checksum does not verify", what, n);
+		ixm_diag("%s %zu: a checksum does not verify", what, n);
 		ok = false;
 	}
 	err = check_tx(t->port.cfg, m);
 	if (err) {
-		tap_diag("%s %zu: %s", what, n, err);
+		ixm_diag("%s %zu: %s", what, n, err);
 		ok = false;
 	}
 	if (m->flags) {
-		tap_diag("%s %zu: receive flags left on the reply", what, n);
+		ixm_diag("%s %zu: receive flags left on the reply", what, n);
 		ok = false;
 	}
 	tport_tx_flush(t);
 	return ok;
 }
 
-static void test_sizes(void)
+TEST(icmp_sizes)
 {
 	static u8 req[2048], want[2048];
 	unsigned int bad = 0;
@@ -81,19 +81,21 @@ static void test_sizes(void)
 		len = echo_request(req, n, (u16)n);
 		wlen = expected_reply(want, n, (u16)n, 0xbeef, 0);
 		tport_input(&t, req, len, 0);
-		if (!reply_matches(&t, want, wlen, "payload", n) && ++bad > 5)
+		if (!reply_matches(&t, want, wlen, "payload", n) && ++bad > IXM_DIAG_MAX)
 			break;
 	}
-	tap_ok(!bad, "echo replies for payloads of 0..%d bytes are exact", MAX_PAYLOAD);
-	tap_eq(t.stats.icmp_echo_replies, MAX_PAYLOAD + 1, "icmp_echo_replies counted each");
-	tap_eq(t.pool.nfree, TPORT_BUFS, "every buffer back in the pool");
+	EXPECT_FALSE(bad) TH_LOG("echo replies for payloads of 0..%d bytes are exact", MAX_PAYLOAD);
+	EXPECT_EQ(MAX_PAYLOAD + 1, t.stats.icmp_echo_replies) {
+		TH_LOG("icmp_echo_replies counted each");
+	}
+	EXPECT_EQ(TPORT_BUFS, t.pool.nfree) TH_LOG("every buffer back in the pool");
 	len = echo_request(req, MAX_PAYLOAD, 1);
-	tap_eq(len, 1514, "the largest request is a full 1514-byte frame");
+	EXPECT_EQ(1514, len) TH_LOG("the largest request is a full 1514-byte frame");
 	tport_fini(&t);
 }
 
 /* Ethernet padding (RFC 894) is not echoed: the reply is trimmed. */
-static void test_padded(void)
+TEST(icmp_padded)
 {
 	static u8 req[2048], want[2048];
 	struct tport t;
@@ -104,13 +106,14 @@ static void test_padded(void)
 	memset(req + len, 0xa5, 60 - len);
 	wlen = expected_reply(want, 4, 9, 0xbeef, 0);
 	tport_input(&t, req, 60, 0);
-	tap_ok(reply_matches(&t, want, wlen, "padded", 4),
-	       "a padded 60-byte request gets the exact 46-byte reply");
+	EXPECT_TRUE(reply_matches(&t, want, wlen, "padded", 4)) {
+		TH_LOG("a padded 60-byte request gets the exact 46-byte reply");
+	}
 	tport_fini(&t);
 }
 
 /* RFC 1624: every sequence number, so some replies' checksums are 0x0000. */
-static void test_checksum_edges(void)
+TEST(icmp_checksum_edges)
 {
 	static u8 req[2048], want[2048];
 	unsigned int seq, bad = 0, seen0 = 0;
@@ -123,12 +126,15 @@ static void test_checksum_edges(void)
 		wlen = expected_reply(want, 2, (u16)seq, 0xbeef, 0);
 		seen0 += want[36] == 0 && want[37] == 0;
 		tport_input(&t, req, len, 0);
-		if (!reply_matches(&t, want, wlen, "seq", seq) && ++bad > 5)
+		if (!reply_matches(&t, want, wlen, "seq", seq) && ++bad > IXM_DIAG_MAX)
 			break;
 	}
 	/* RFC 1624 §3: eqn 2 would give 0xffff where 0x0000 is right */
-	tap_ok(!bad && seen0, "all 65536 sequence numbers, replies with checksum 0x0000 (%u) included",
-	       seen0);
+	EXPECT_EQ(0, bad);
+	EXPECT_NE(0, seen0) {
+		TH_LOG("all 65536 sequence numbers, replies with checksum 0x0000 (%u) included",
+		       seen0);
+	}
 	tport_fini(&t);
 }
 
@@ -136,7 +142,7 @@ static void test_checksum_edges(void)
  * RFC 1624 §3's exception: identifier, sequence and data all zero make
  * an all-zero reply, whose checksum must be 0xffff, not 0x0000.
  */
-static void test_all_zero_reply(void)
+TEST(icmp_all_zero_reply)
 {
 	static u8 req[2048];
 	struct tport t;
@@ -148,14 +154,17 @@ static void test_all_zero_reply(void)
 					  .src = PEER_IP, .dst = OUR_IP }, 8);
 	put_icmp_echo(p, 8, 0, 0, 0, NULL, 0);
 	tport_input(&t, req, 42, 0);
-	tap_ok(t.port.ntx == 1 && t.port.tx[0]->data[36] == 0xff &&
-	       t.port.tx[0]->data[37] == 0xff && !ref_csum(t.port.tx[0]->data + 34, 8),
-	       "all-zero echo reply carries checksum 0xffff");
+	ASSERT_EQ(1, t.port.ntx);
+	ASSERT_EQ(0xff, t.port.tx[0]->data[36]);
+	ASSERT_EQ(0xff, t.port.tx[0]->data[37]);
+	EXPECT_FALSE(ref_csum(t.port.tx[0]->data + 34, 8)) {
+		TH_LOG("all-zero echo reply carries checksum 0xffff");
+	}
 	tport_fini(&t);
 }
 
 /* IP options are dropped from the reply (icmp.c says why). */
-static void test_options(void)
+TEST(icmp_options)
 {
 	static u8 req[2048], want[2048], data[16];
 	struct tport t;
@@ -176,13 +185,14 @@ static void test_options(void)
 	put_icmp_echo(p + 24, 8, 0, 0x1234, 5, data, sizeof(data));
 	wlen = expected_reply(want, sizeof(data), 5, 0xbeef, 0);
 	tport_input(&t, req, 14 + 24 + 8 + sizeof(data), 0);
-	tap_ok(reply_matches(&t, want, wlen, "options", 4),
-	       "a request with IP options gets a reply without them");
+	EXPECT_TRUE(reply_matches(&t, want, wlen, "options", 4)) {
+		TH_LOG("a request with IP options gets a reply without them");
+	}
 	tport_fini(&t);
 }
 
 /* A full TX batch drops the reply as tx_full and leaks nothing. */
-static void test_tx_full(void)
+TEST(icmp_tx_full)
 {
 	static u8 req[2048];
 	struct ixm_mbuf dummy = { 0 };
@@ -200,20 +210,10 @@ static void test_tx_full(void)
 	t.port.ntx = IXM_TX_BATCH;
 	len = echo_request(req, 10, 1);
 	tport_input(&t, req, len, 0);
-	tap_eq(t.stats.drops[IXM_DROP_TX_FULL], 1, "full TX batch: counted as tx_full");
-	tap_eq(t.pool.nfree, TPORT_BUFS, "full TX batch: the buffer is back");
+	EXPECT_EQ(1, t.stats.drops[IXM_DROP_TX_FULL]) TH_LOG("full TX batch: counted as tx_full");
+	EXPECT_EQ(TPORT_BUFS, t.pool.nfree) TH_LOG("full TX batch: the buffer is back");
 	t.port.ntx = 0;
 	tport_fini(&t);
 }
 
-int main(void)
-{
-	tap_plan(4 + 1 + 1 + 1 + 1 + 2);
-	test_sizes();
-	test_padded();
-	test_checksum_edges();
-	test_all_zero_reply();
-	test_options();
-	test_tx_full();
-	return tap_exit();
-}
+TEST_HARNESS_MAIN

@@ -15,7 +15,7 @@
 #include "igb_model.h"
 #include "intel_adv.h"
 #include "toeplitz.h"
-#include "tap.h"
+#include "harness.h"
 
 #define NBUF	64
 
@@ -83,7 +83,7 @@ static void frame(u8 *f, unsigned int len, unsigned int seed)
 		f[i] = (u8)(seed * 31 + i * 7);
 }
 
-static void test_bringup(void)
+TEST(igb_bringup)
 {
 	struct rig r;
 	u32 mbps = 0;
@@ -91,20 +91,27 @@ static void test_bringup(void)
 
 	rig_init(&r, 0, 8);
 	igbm_power_on(station);
-	tap_eq(ixm_igb_ops.reset(&r.nic), 0, "reset completes");
+	EXPECT_EQ(0, ixm_igb_ops.reset(&r.nic)) TH_LOG("reset completes");
 	err = ixm_igb_ops.init(&r.nic);
-	tap_eq(err, 0, "init succeeds");
-	tap_ok(!memcmp(r.nic.mac, station, 6), "init reads the MAC from RAL0/RAH0");
-	tap_ok(igbm_reg(0x0000) & 0x40, "CTRL.SLU set");
-	tap_eq(igbm.phy[0], 0x1340, "BMCR of PHY 1 written through MDIC: autoneg enable+restart");
-	tap_ok(!ixm_igb_ops.link_up(&r.nic, &mbps), "link down right after init");
+	EXPECT_EQ(0, err) TH_LOG("init succeeds");
+	EXPECT_EQ(0, memcmp(r.nic.mac, station, 6)) TH_LOG("init reads the MAC from RAL0/RAH0");
+	EXPECT_TRUE(igbm_reg(0x0000) & 0x40) TH_LOG("CTRL.SLU set");
+	EXPECT_EQ(0x1340, igbm.phy[0]) {
+		TH_LOG("BMCR of PHY 1 written through MDIC: autoneg enable+restart");
+	}
+	EXPECT_FALSE(ixm_igb_ops.link_up(&r.nic, &mbps)) TH_LOG("link down right after init");
 	ixm_host_delay_us(400000);
-	tap_ok(ixm_igb_ops.link_up(&r.nic, &mbps) && mbps == 1000, "link up at 1000 Mb/s later");
-	tap_ok(igbm_reg(0x05404) & 0x80000000, "RAH0.AV keeps our address in the filter");
+	EXPECT_TRUE(ixm_igb_ops.link_up(&r.nic, &mbps));
+	EXPECT_EQ(1000, mbps) TH_LOG("link up at 1000 Mb/s later");
+	EXPECT_TRUE(igbm_reg(0x05404) & 0x80000000) {
+		TH_LOG("RAH0.AV keeps our address in the filter");
+	}
 
 	igbm.rst_stuck = true;
 	igbm_power_on(station);
-	tap_eq(ixm_igb_ops.reset(&r.nic), -ETIMEDOUT, "reset: -ETIMEDOUT when RST never clears");
+	EXPECT_EQ(-ETIMEDOUT, ixm_igb_ops.reset(&r.nic)) {
+		TH_LOG("reset: -ETIMEDOUT when RST never clears");
+	}
 	igbm.rst_stuck = false;
 
 	{
@@ -113,15 +120,19 @@ static void test_bringup(void)
 
 		igbm_power_on(mcast);
 		ixm_igb_ops.reset(&r.nic);
-		tap_eq(ixm_igb_ops.init(&r.nic), -EADDRNOTAVAIL, "init refuses a multicast NVM MAC");
+		EXPECT_EQ(-EADDRNOTAVAIL, ixm_igb_ops.init(&r.nic)) {
+			TH_LOG("init refuses a multicast NVM MAC");
+		}
 		igbm_power_on(zero);
 		ixm_igb_ops.reset(&r.nic);
-		tap_eq(ixm_igb_ops.init(&r.nic), -EADDRNOTAVAIL, "init refuses an all-zero NVM MAC");
+		EXPECT_EQ(-EADDRNOTAVAIL, ixm_igb_ops.init(&r.nic)) {
+			TH_LOG("init refuses an all-zero NVM MAC");
+		}
 	}
 	rig_free(&r);
 }
 
-static void test_queue_start(void)
+TEST(igb_queue_start)
 {
 	struct rig r;
 	unsigned int q;
@@ -132,20 +143,26 @@ static void test_queue_start(void)
 		ixm_igb_ops.reset(&r.nic);
 		ixm_igb_ops.init(&r.nic);
 		ixm_adv_rxq_fill(&r.rxq);
-		tap_eq(ixm_igb_ops.rxq_start(&r.nic, &r.rxq), 0, "q%u: rxq_start", q);
-		tap_ok(igbm_rq(q, 0x00) == (u32)(uintptr_t)r.rxd &&
-		       igbm_rq(q, 0x04) == (u32)((uintptr_t)r.rxd >> 32) &&
-		       igbm_rq(q, 0x08) == 64 * 16, "q%u: RDBAL/RDBAH/RDLEN", q);
-		tap_eq(igbm_rq(q, 0x0c), 0x82000002,
-		       "q%u: SRRCTL = 2 KiB buffers, advanced one-buffer, DROP_EN", q);
-		tap_ok(igbm_rq(q, 0x18) == 63 && !igbm.tail_before_enable,
-		       "q%u: RDT = 63 (ring filled but one), written after ENABLE", q);
-		tap_eq(ixm_igb_ops.txq_start(&r.nic, &r.txq), 0, "q%u: txq_start", q);
-		tap_ok(igbm_tq(q, 0x00) == (u32)(uintptr_t)r.txd && igbm_tq(q, 0x08) == 64 * 16 &&
-		       (igbm_tq(q, 0x28) & (1u << 25)) && (igbm_reg(0x400) & 2),
-		       "q%u: TDBAL/TDLEN, TXDCTL.ENABLE, TCTL.EN", q);
+		EXPECT_EQ(0, ixm_igb_ops.rxq_start(&r.nic, &r.rxq)) TH_LOG("q%u: rxq_start", q);
+		EXPECT_EQ((u32)(uintptr_t)r.rxd, igbm_rq(q, 0x00));
+		EXPECT_EQ((u32)((uintptr_t)r.rxd >> 32), igbm_rq(q, 0x04));
+		EXPECT_EQ(64 * 16, igbm_rq(q, 0x08)) TH_LOG("q%u: RDBAL/RDBAH/RDLEN", q);
+		EXPECT_EQ(0x82000002, igbm_rq(q, 0x0c)) {
+			TH_LOG("q%u: SRRCTL = 2 KiB buffers, advanced one-buffer, DROP_EN", q);
+		}
+		EXPECT_EQ(63, igbm_rq(q, 0x18));
+		EXPECT_FALSE(igbm.tail_before_enable) {
+			TH_LOG("q%u: RDT = 63 (ring filled but one), written after ENABLE", q);
+		}
+		EXPECT_EQ(0, ixm_igb_ops.txq_start(&r.nic, &r.txq)) TH_LOG("q%u: txq_start", q);
+		EXPECT_EQ((u32)(uintptr_t)r.txd, igbm_tq(q, 0x00));
+		EXPECT_EQ(64 * 16, igbm_tq(q, 0x08));
+		ASSERT_TRUE(igbm_tq(q, 0x28) & (1u << 25));
+		EXPECT_TRUE(igbm_reg(0x400) & 2) {
+			TH_LOG("q%u: TDBAL/TDLEN, TXDCTL.ENABLE, TCTL.EN", q);
+		}
 		ixm_adv_rxq_release(&r.rxq);
-		tap_eq(r.pool.nfree, NBUF, "q%u: release returns every RX buffer", q);
+		EXPECT_EQ(NBUF, r.pool.nfree) TH_LOG("q%u: release returns every RX buffer", q);
 		rig_free(&r);
 	}
 
@@ -155,18 +172,22 @@ static void test_queue_start(void)
 	ixm_igb_ops.init(&r.nic);
 	igbm.enable_stuck = true;
 	ixm_adv_rxq_fill(&r.rxq);
-	tap_eq(ixm_igb_ops.rxq_start(&r.nic, &r.rxq), -ETIMEDOUT,
-	       "rxq_start: -ETIMEDOUT when RXDCTL.ENABLE never latches");
-	tap_eq(ixm_igb_ops.txq_start(&r.nic, &r.txq), -ETIMEDOUT,
-	       "txq_start: -ETIMEDOUT when TXDCTL.ENABLE never latches");
-	tap_ok(!igbm.tail_writes && !igbm.tail_before_enable,
-	       "no descriptors handed to a queue that did not enable");
+	EXPECT_EQ(-ETIMEDOUT, ixm_igb_ops.rxq_start(&r.nic, &r.rxq)) {
+		TH_LOG("rxq_start: -ETIMEDOUT when RXDCTL.ENABLE never latches");
+	}
+	EXPECT_EQ(-ETIMEDOUT, ixm_igb_ops.txq_start(&r.nic, &r.txq)) {
+		TH_LOG("txq_start: -ETIMEDOUT when TXDCTL.ENABLE never latches");
+	}
+	EXPECT_FALSE(igbm.tail_writes);
+	EXPECT_FALSE(igbm.tail_before_enable) {
+		TH_LOG("no descriptors handed to a queue that did not enable");
+	}
 	igbm.enable_stuck = false;
 	ixm_adv_rxq_release(&r.rxq);
 	rig_free(&r);
 }
 
-static void test_rx(void)
+TEST(igb_rx)
 {
 	static const u8 reta0[IXM_RSS_RETA_SIZE];
 	struct ixm_mbuf *out[64];
@@ -175,8 +196,8 @@ static void test_rx(void)
 	struct rig r;
 
 	rig_init(&r, 2, 16);
-	tap_ok(rig_up(&r), "rx: queue up");
-	tap_eq(r.pool.nfree, NBUF - 15, "fill posts count-1 buffers");
+	ASSERT_TRUE(rig_up(&r)) TH_LOG("rx: queue up");
+	EXPECT_EQ(NBUF - 15, r.pool.nfree) TH_LOG("fill posts count-1 buffers");
 
 	frame(f, 60, 1);
 	igbm_rx(2, f, 60, 0x40, 0, 0);				/* IPCS, no IPE */
@@ -188,20 +209,22 @@ static void test_rx(void)
 	frame(f, 64, 4);
 	igbm_rx(2, f, 64, 0, 1, 0xdeadbeef);			/* RSS IPv4 */
 	n = ixm_adv_rx_burst(&r.rxq, out, 3);
-	tap_eq(n, 3, "burst honours max");
+	EXPECT_EQ(3, n) TH_LOG("burst honours max");
 	n += ixm_adv_rx_burst(&r.rxq, out + 3, 64);
-	tap_eq(n, 4, "all four frames come out");
+	EXPECT_EQ(4, n) TH_LOG("all four frames come out");
 	frame(f, 60, 1);
-	tap_ok(out[0]->len == 60 && !memcmp(out[0]->data, f, 60) && out[0]->data == out[0]->buf,
-	       "frame 1 byte-identical at the buffer's start");
+	ASSERT_EQ(60, out[0]->len);
+	ASSERT_EQ(0, memcmp(out[0]->data, f, 60));
+	EXPECT_EQ(out[0]->buf, out[0]->data) TH_LOG("frame 1 byte-identical at the buffer's start");
 	frame(f, 1514, 2);
-	tap_ok(out[1]->len == 1514 && !memcmp(out[1]->data, f, 1514), "frame 2 (1514 B) identical");
-	tap_eq(out[0]->flags, IXM_MBUF_F_IP_CSUM_OK, "IPCS without IPE: IP_CSUM_OK");
-	tap_eq(out[1]->flags, IXM_MBUF_F_IP_CSUM_BAD, "IPCS with IPE: IP_CSUM_BAD");
-	tap_eq(out[2]->flags, IXM_MBUF_F_L4_CSUM_OK, "L4CS: L4_CSUM_OK");
-	tap_ok(out[3]->flags == IXM_MBUF_F_RSS && out[3]->rss_hash == 0xdeadbeef,
-	       "RSS type in pkt_info: hash delivered");
-	tap_eq(r.rxq.csum_hw, 2, "csum_hw counts frames with IPCS");
+	ASSERT_EQ(1514, out[1]->len);
+	EXPECT_EQ(0, memcmp(out[1]->data, f, 1514)) TH_LOG("frame 2 (1514 B) identical");
+	EXPECT_EQ(IXM_MBUF_F_IP_CSUM_OK, out[0]->flags) TH_LOG("IPCS without IPE: IP_CSUM_OK");
+	EXPECT_EQ(IXM_MBUF_F_IP_CSUM_BAD, out[1]->flags) TH_LOG("IPCS with IPE: IP_CSUM_BAD");
+	EXPECT_EQ(IXM_MBUF_F_L4_CSUM_OK, out[2]->flags) TH_LOG("L4CS: L4_CSUM_OK");
+	ASSERT_EQ(IXM_MBUF_F_RSS, out[3]->flags);
+	EXPECT_EQ(0xdeadbeef, out[3]->rss_hash) TH_LOG("RSS type in pkt_info: hash delivered");
+	EXPECT_EQ(2, r.rxq.csum_hw) TH_LOG("csum_hw counts frames with IPCS");
 	for (i = 0; i < n; i++)
 		ixm_mbuf_free(out[i]);
 
@@ -218,9 +241,12 @@ static void test_rx(void)
 	frame(f, 70, 6);
 	igbm_rx(2, f, 70, 0, 0, 0);
 	n = ixm_adv_rx_burst(&r.rxq, out, 64);
-	tap_ok(n == 1 && out[0]->len == 70 && !memcmp(out[0]->data, f, 70),
-	       "after an errored and a two-buffer frame, the next frame is intact");
-	tap_eq(r.rxq.errors, 3, "errors: 1 frame error + 2 buffers of the split frame");
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(70, out[0]->len);
+	EXPECT_EQ(0, memcmp(out[0]->data, f, 70)) {
+		TH_LOG("after an errored and a two-buffer frame, the next frame is intact");
+	}
+	EXPECT_EQ(3, r.rxq.errors) TH_LOG("errors: 1 frame error + 2 buffers of the split frame");
 	ixm_mbuf_free(out[0]);
 
 	/* refill: nothing below the threshold (half of a 16 ring), then once */
@@ -232,15 +258,17 @@ static void test_rx(void)
 		igbm_rx(2, f, 60, 0, 0, 0);
 	n = ixm_adv_rx_burst(&r.rxq, out, 64);
 	ixm_adv_rx_refill(&r.rxq);
-	tap_eq(igbm.tail_writes, writes, "7 consumed of 16: no refill yet");
+	EXPECT_EQ(writes, igbm.tail_writes) TH_LOG("7 consumed of 16: no refill yet");
 	for (i = 0; i < n; i++)
 		ixm_mbuf_free(out[i]);
 	igbm_rx(2, f, 60, 0, 0, 0);
 	n = ixm_adv_rx_burst(&r.rxq, out, 64);
 	ixm_mbuf_free(out[0]);
 	ixm_adv_rx_refill(&r.rxq);
-	tap_ok(igbm.tail_writes == writes + 1 && igbm_rq(2, 0x18) == (15 + 8) % 16,
-	       "8 consumed: one refill, one tail write, tail moved by 8");
+	EXPECT_EQ(writes + 1, igbm.tail_writes);
+	EXPECT_EQ((15 + 8) % 16, igbm_rq(2, 0x18)) {
+		TH_LOG("8 consumed: one refill, one tail write, tail moved by 8");
+	}
 
 	/* pool exhaustion: no_buf counted, recovery afterwards */
 	{
@@ -253,13 +281,15 @@ static void test_rx(void)
 		while ((hold[h] = ixm_mbuf_alloc(&r.pool)))
 			h++;
 		ixm_adv_rx_refill(&r.rxq);
-		tap_ok(r.rxq.no_buf >= 1, "refill with an empty pool counts no_buf");
+		EXPECT_GE(r.rxq.no_buf, 1) TH_LOG("refill with an empty pool counts no_buf");
 		for (i = 0; i < h; i++)
 			ixm_mbuf_free(hold[i]);
 		for (i = 0; i < n; i++)
 			ixm_mbuf_free(out[i]);
 		ixm_adv_rx_refill(&r.rxq);
-		tap_eq(igbm_rx(2, f, 60, 0, 0, 0), 1, "after the pool refills, frames land again");
+		EXPECT_EQ(1, igbm_rx(2, f, 60, 0, 0, 0)) {
+			TH_LOG("after the pool refills, frames land again");
+		}
 		n = ixm_adv_rx_burst(&r.rxq, out, 64);
 		ixm_mbuf_free(out[0]);
 	}
@@ -281,10 +311,11 @@ static void test_rx(void)
 		ixm_adv_rx_refill(&r.rxq);
 		total++;
 	}
-	tap_ok(!bad && total == 20000, "20000 frames through a 16-entry ring, all intact");
+	EXPECT_FALSE(bad);
+	EXPECT_EQ(20000, total) TH_LOG("20000 frames through a 16-entry ring, all intact");
 	ixm_igb_ops.rxq_stop(&r.nic, &r.rxq);
 	ixm_adv_rxq_release(&r.rxq);
-	tap_eq(r.pool.nfree, NBUF, "rx: every buffer back in the pool");
+	EXPECT_EQ(NBUF, r.pool.nfree) TH_LOG("rx: every buffer back in the pool");
 	rig_free(&r);
 }
 
@@ -305,7 +336,7 @@ static void sink_fn(const u8 *f, unsigned int len, void *arg)
 	s->n++;
 }
 
-static void test_tx(void)
+TEST(igb_tx)
 {
 	struct ixm_mbuf *m[32];
 	struct sink s = { 0 };
@@ -315,31 +346,32 @@ static void test_tx(void)
 	u32 cmd;
 
 	rig_init(&r, 3, 8);
-	tap_ok(rig_up(&r), "tx: queue up");
+	ASSERT_TRUE(rig_up(&r)) TH_LOG("tx: queue up");
 	for (i = 0; i < 10; i++) {
 		m[i] = ixm_mbuf_alloc(&r.pool);
 		m[i]->len = 60 + i * 100;
 		frame(m[i]->data, m[i]->len, 100 + i);
 	}
 	took = ixm_adv_tx_burst(&r.txq, m, 10);
-	tap_eq(took, 7, "an 8-entry ring takes 7 frames");
-	tap_eq(r.txq.full, 3, "the other 3 are counted full");
+	EXPECT_EQ(7, took) TH_LOG("an 8-entry ring takes 7 frames");
+	EXPECT_EQ(3, r.txq.full) TH_LOG("the other 3 are counted full");
 	cmd = le32_to_cpu(r.txd[1].read.cmd_type_len);
-	tap_eq(cmd, 0x2b300000u | 160, "DTYP_DATA|DEXT|IFCS|EOP|RS|len");
-	tap_eq(le32_to_cpu(r.txd[1].read.olinfo_status), 160u << 14, "PAYLEN = len");
-	tap_eq(igbm_tq(3, 0x18), 7, "one tail write: TDT = 7");
-	tap_eq(ixm_adv_tx_reap(&r.txq), 0, "nothing reaped before the device sent");
-	tap_eq(igbm_tx(3, sink_fn, &s), 7, "the device sends 7 frames");
+	EXPECT_EQ(0x2b300000u | 160, cmd) TH_LOG("DTYP_DATA|DEXT|IFCS|EOP|RS|len");
+	EXPECT_EQ(160u << 14, le32_to_cpu(r.txd[1].read.olinfo_status)) TH_LOG("PAYLEN = len");
+	EXPECT_EQ(7, igbm_tq(3, 0x18)) TH_LOG("one tail write: TDT = 7");
+	EXPECT_EQ(0, ixm_adv_tx_reap(&r.txq)) TH_LOG("nothing reaped before the device sent");
+	EXPECT_EQ(7, igbm_tx(3, sink_fn, &s)) TH_LOG("the device sends 7 frames");
 	frame(f, 60, 100);
-	tap_ok(s.len[0] == 60 && !memcmp(s.first, f, 60) && s.len[6] == 660,
-	       "frames on the wire are the ones queued");
-	tap_eq(ixm_adv_tx_reap(&r.txq), 7, "reap frees all 7 after DD");
+	EXPECT_EQ(60, s.len[0]);
+	EXPECT_EQ(0, memcmp(s.first, f, 60));
+	EXPECT_EQ(660, s.len[6]) TH_LOG("frames on the wire are the ones queued");
+	EXPECT_EQ(7, ixm_adv_tx_reap(&r.txq)) TH_LOG("reap frees all 7 after DD");
 	took = ixm_adv_tx_burst(&r.txq, m + 7, 3);
-	tap_eq(took, 3, "ring room again");
+	EXPECT_EQ(3, took) TH_LOG("ring room again");
 	ixm_igb_ops.txq_stop(&r.nic, &r.txq);
 	ixm_adv_txq_release(&r.txq);
 	ixm_adv_rxq_release(&r.rxq);
-	tap_eq(r.pool.nfree, NBUF, "tx: release frees unsent frames: pool whole");
+	EXPECT_EQ(NBUF, r.pool.nfree) TH_LOG("tx: release frees unsent frames: pool whole");
 
 	/* a legacy descriptor (no DEXT) is ignored by the model, as by QEMU */
 	{
@@ -353,11 +385,11 @@ static void test_tx(void)
 		r2.txd[0].read.cmd_type_len &= ~cpu_to_le32(IXM_ADV_TXD_DCMD_DEXT);
 		s.n = 0;
 		igbm_tx(0, sink_fn, &s);
-		tap_eq(s.n, 0, "model check: a legacy descriptor sends nothing");
+		EXPECT_EQ(0, s.n) TH_LOG("model check: a legacy descriptor sends nothing");
 		ixm_adv_tx_reap(&r2.txq);
 		ixm_adv_txq_release(&r2.txq);
 		ixm_adv_rxq_release(&r2.rxq);
-		tap_eq(r2.pool.nfree, NBUF, "legacy case: pool whole");
+		EXPECT_EQ(NBUF, r2.pool.nfree) TH_LOG("legacy case: pool whole");
 		rig_free(&r2);
 	}
 	rig_free(&r);
@@ -385,7 +417,7 @@ static struct ixm_mbuf *chain(struct rig *r, unsigned int hlen, const u8 *ext,
 	return m;
 }
 
-static void test_tx_chain(void)
+TEST(igb_tx_chain)
 {
 	static const unsigned int la[] = { 700, 3 }, lb[] = { 1, 999, 448 };
 	struct ixm_mbuf *m[3];
@@ -397,59 +429,72 @@ static void test_tx_chain(void)
 
 	frame(ext, sizeof(ext), 7);
 	rig_init(&r, 1, 8);
-	tap_ok(rig_up(&r), "chain: queue up");
+	ASSERT_TRUE(rig_up(&r)) TH_LOG("chain: queue up");
 	m[0] = chain(&r, 54, ext, la, 2, &inflight);
 	m[1] = chain(&r, 66, ext + 1000, lb, 3, &inflight);
 	m[2] = chain(&r, 60, NULL, NULL, 0, &inflight);
-	tap_eq(ixm_adv_tx_burst(&r.txq, m, 3), 2,
-	       "chain: 3 + 4 descriptors fill an 8-entry ring; the third frame waits");
-	tap_eq(r.txq.full, 1, "chain: the refused frame is counted full");
-	tap_eq(r.txq.next_to_use, 7, "chain: no descriptor of the refused frame posted");
+	EXPECT_EQ(2, ixm_adv_tx_burst(&r.txq, m, 3)) {
+		TH_LOG("chain: 3 + 4 descriptors fill an 8-entry ring; the third frame waits");
+	}
+	EXPECT_EQ(1, r.txq.full) TH_LOG("chain: the refused frame is counted full");
+	EXPECT_EQ(7, r.txq.next_to_use) TH_LOG("chain: no descriptor of the refused frame posted");
 	cmd = le32_to_cpu(r.txd[0].read.cmd_type_len);
-	tap_eq(cmd, 0x22300000u | 54, "first descriptor: no EOP, no RS, the buffer's length");
-	tap_eq(le32_to_cpu(r.txd[0].read.olinfo_status), (54u + 703) << 14,
-	       "first descriptor: PAYLEN is the whole frame");
-	tap_ok(le32_to_cpu(r.txd[1].read.cmd_type_len) == (0x22300000u | 700) &&
-	       le64_to_cpu(r.txd[1].read.buffer_addr) == (uintptr_t)ext &&
-	       !r.txd[1].read.olinfo_status,
-	       "middle descriptor: the fragment, no EOP, no RS, olinfo 0");
-	tap_eq(le32_to_cpu(r.txd[2].read.cmd_type_len), 0x2b300000u | 3,
-	       "last descriptor: EOP and RS");
-	tap_ok(!r.tslot[0] && !r.tslot[1] && r.tslot[2] == m[0] && r.tslot[6] == m[1],
-	       "the buffer sits at its frame's last descriptor");
+	EXPECT_EQ(0x22300000u | 54, cmd) {
+		TH_LOG("first descriptor: no EOP, no RS, the buffer's length");
+	}
+	EXPECT_EQ((54u + 703) << 14, le32_to_cpu(r.txd[0].read.olinfo_status)) {
+		TH_LOG("first descriptor: PAYLEN is the whole frame");
+	}
+	EXPECT_EQ((0x22300000u | 700), le32_to_cpu(r.txd[1].read.cmd_type_len));
+	EXPECT_EQ((uintptr_t)ext, le64_to_cpu(r.txd[1].read.buffer_addr));
+	EXPECT_FALSE(r.txd[1].read.olinfo_status) {
+		TH_LOG("middle descriptor: the fragment, no EOP, no RS, olinfo 0");
+	}
+	EXPECT_EQ(0x2b300000u | 3, le32_to_cpu(r.txd[2].read.cmd_type_len)) {
+		TH_LOG("last descriptor: EOP and RS");
+	}
+	EXPECT_EQ(NULL, r.tslot[0]);
+	EXPECT_EQ(NULL, r.tslot[1]);
+	EXPECT_EQ(m[0], r.tslot[2]);
+	EXPECT_EQ(m[1], r.tslot[6]) TH_LOG("the buffer sits at its frame's last descriptor");
 
 	/* DD on the header descriptor only (the device writes none there) */
 	r.txd[0].wb.status |= cpu_to_le32(IXM_ADV_TXD_STAT_DD);
 	i = r.pool.nfree;
-	tap_eq(ixm_adv_tx_reap(&r.txq), 0, "reap waits for the frame's last descriptor");
-	tap_ok(r.pool.nfree == i && inflight == 2,
-	       "a frame is not freed before its last descriptor is done");
+	EXPECT_EQ(0, ixm_adv_tx_reap(&r.txq)) TH_LOG("reap waits for the frame's last descriptor");
+	EXPECT_EQ(i, r.pool.nfree);
+	EXPECT_EQ(2, inflight) TH_LOG("a frame is not freed before its last descriptor is done");
 
-	tap_eq(igbm_tx(1, sink_fn, &s), 2, "chain: the device sends 2 frames");
+	EXPECT_EQ(2, igbm_tx(1, sink_fn, &s)) TH_LOG("chain: the device sends 2 frames");
 	memcpy(want, m[0]->data, 54);
 	memcpy(want + 54, ext, 703);
-	tap_ok(s.len[0] == 757 && !memcmp(s.first, want, 757),
-	       "chain: on the wire, the buffer then the fragments in order");
-	tap_eq(s.len[1], 66u + 1448, "chain: second frame's length");
-	tap_ok(!(r.txd[1].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD)) &&
-	       (r.txd[2].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD)) &&
-	       (r.txd[6].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD)),
-	       "chain: the device wrote DD into the frames' last descriptors only");
-	tap_eq(ixm_adv_tx_reap(&r.txq), 7, "chain: all 7 descriptors reaped");
-	tap_eq(inflight, 0, "chain: both frames released their fragments");
+	EXPECT_EQ(757, s.len[0]);
+	EXPECT_EQ(0, memcmp(s.first, want, 757)) {
+		TH_LOG("chain: on the wire, the buffer then the fragments in order");
+	}
+	EXPECT_EQ(66u + 1448, s.len[1]) TH_LOG("chain: second frame's length");
+	EXPECT_FALSE(r.txd[1].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD));
+	ASSERT_TRUE(r.txd[2].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD));
+	EXPECT_TRUE(r.txd[6].wb.status & cpu_to_le32(IXM_ADV_TXD_STAT_DD)) {
+		TH_LOG("chain: the device wrote DD into the frames' last descriptors only");
+	}
+	EXPECT_EQ(7, ixm_adv_tx_reap(&r.txq)) TH_LOG("chain: all 7 descriptors reaped");
+	EXPECT_EQ(0, inflight) TH_LOG("chain: both frames released their fragments");
 
 	/* never sent: release frees it and its fragments */
 	m[1] = chain(&r, 54, ext, la, 2, &inflight);
-	tap_eq(ixm_adv_tx_burst(&r.txq, m + 1, 2), 2, "chain: room again");
+	EXPECT_EQ(2, ixm_adv_tx_burst(&r.txq, m + 1, 2)) TH_LOG("chain: room again");
 	ixm_igb_ops.txq_stop(&r.nic, &r.txq);
 	ixm_adv_txq_release(&r.txq);
 	ixm_adv_rxq_release(&r.rxq);
-	tap_ok(inflight == 0 && r.pool.nfree == NBUF,
-	       "chain: release frees unsent frames and their fragments");
+	EXPECT_EQ(0, inflight);
+	EXPECT_EQ(NBUF, r.pool.nfree) {
+		TH_LOG("chain: release frees unsent frames and their fragments");
+	}
 	rig_free(&r);
 }
 
-static void test_rss_irq(void)
+TEST(igb_rss_irq)
 {
 	u8 reta[IXM_RSS_RETA_SIZE];
 	struct rig r;
@@ -469,40 +514,32 @@ static void test_rss_irq(void)
 		ok &= igbm_reg(0x5c80 + 4 * i) ==
 		      (k[0] | k[1] << 8 | k[2] << 16 | (u32)k[3] << 24);
 	}
-	tap_ok(ok, "RSSRK: key byte 0 in the low byte of RSSRK0, in order");
+	EXPECT_TRUE(ok) TH_LOG("RSSRK: key byte 0 in the low byte of RSSRK0, in order");
 	ok = true;
 	for (i = 0; i < IXM_RSS_RETA_SIZE; i++)
 		ok &= ((igbm_reg(0x5c00 + (i / 4) * 4) >> (8 * (i % 4))) & 0xff) == reta[i];
-	tap_ok(ok, "RETA: one byte per entry, entry 0 in the low byte");
-	tap_eq(igbm_reg(0x5818), 0x00430002, "MRQC: RSS, IPv4, IPv4/TCP, IPv4/UDP");
-	tap_ok(igbm_reg(0x5000) & (1u << 13), "RXCSUM.PCSD: the hash is written back");
+	EXPECT_TRUE(ok) TH_LOG("RETA: one byte per entry, entry 0 in the low byte");
+	EXPECT_EQ(0x00430002, igbm_reg(0x5818)) TH_LOG("MRQC: RSS, IPv4, IPv4/TCP, IPv4/UDP");
+	EXPECT_TRUE(igbm_reg(0x5000) & (1u << 13)) TH_LOG("RXCSUM.PCSD: the hash is written back");
 
 	ixm_igb_ops.irq_enable(&r.nic, 0, 0);
 	ixm_igb_ops.irq_enable(&r.nic, 3, 2);
 	ixm_igb_ops.irq_enable(&r.nic, 9, 5);
-	tap_ok(igbm_irq_routed(0, false, 0) && igbm_irq_routed(0, true, 0),
-	       "queue 0 RX and TX -> vector 0");
-	tap_ok(igbm_irq_routed(3, false, 2) && igbm_irq_routed(3, true, 2),
-	       "queue 3 -> vector 2");
-	tap_ok(igbm_irq_routed(9, false, 5) && igbm_irq_routed(9, true, 5) &&
-	       igbm_irq_routed(1, false, 0) == false,
-	       "queue 9 -> vector 5 (IVAR[1] upper half), queue 1 unrouted");
+	ASSERT_TRUE(igbm_irq_routed(0, false, 0));
+	EXPECT_TRUE(igbm_irq_routed(0, true, 0)) TH_LOG("queue 0 RX and TX -> vector 0");
+	ASSERT_TRUE(igbm_irq_routed(3, false, 2));
+	EXPECT_TRUE(igbm_irq_routed(3, true, 2)) TH_LOG("queue 3 -> vector 2");
+	ASSERT_TRUE(igbm_irq_routed(9, false, 5));
+	ASSERT_TRUE(igbm_irq_routed(9, true, 5));
+	EXPECT_EQ(false, igbm_irq_routed(1, false, 0)) {
+		TH_LOG("queue 9 -> vector 5 (IVAR[1] upper half), queue 1 unrouted");
+	}
 	ixm_igb_ops.irq_mask(&r.nic, 2);
-	tap_ok(!igbm_irq_routed(3, false, 2) && igbm_irq_routed(9, false, 5),
-	       "irq_mask masks only its vector");
+	EXPECT_FALSE(igbm_irq_routed(3, false, 2));
+	EXPECT_TRUE(igbm_irq_routed(9, false, 5)) TH_LOG("irq_mask masks only its vector");
 	ixm_igb_ops.irq_disable(&r.nic);
-	tap_eq(igbm.eims, 0, "irq_disable masks every vector");
+	EXPECT_EQ(0, igbm.eims) TH_LOG("irq_disable masks every vector");
 	rig_free(&r);
 }
 
-int main(void)
-{
-	tap_plan(103);
-	test_bringup();
-	test_queue_start();
-	test_rx();
-	test_tx();
-	test_tx_chain();
-	test_rss_irq();
-	return tap_exit();
-}
+TEST_HARNESS_MAIN

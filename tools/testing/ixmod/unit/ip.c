@@ -14,9 +14,9 @@
 
 #include "frames.h"
 #include "ip.h"
-#include "tap.h"
+#include "harness.h"
 
-static void test_nic_flags(void)
+TEST(ip_nic_flags)
 {
 	static u8 f[2048];
 	struct tport t;
@@ -26,24 +26,32 @@ static void test_nic_flags(void)
 	len = echo_request(f, 16, 3);
 	f[14 + 10] ^= 0x55;		/* break the header checksum */
 	tport_input(&t, f, len, IXM_MBUF_F_IP_CSUM_OK);
-	tap_ok(t.port.ntx == 1 && !t.stats.drops[IXM_DROP_IP_CSUM],
-	       "IP_CSUM_OK from the NIC: no software check");
-	tap_ok(t.port.ntx == 1 && !ref_csum(t.port.tx[0]->data + 14, 20),
-	       "IP_CSUM_OK: the reply's header checksum is still right");
+	EXPECT_EQ(1, t.port.ntx);
+	EXPECT_FALSE(t.stats.drops[IXM_DROP_IP_CSUM]) {
+		TH_LOG("IP_CSUM_OK from the NIC: no software check");
+	}
+	ASSERT_EQ(1, t.port.ntx);
+	EXPECT_FALSE(ref_csum(t.port.tx[0]->data + 14, 20)) {
+		TH_LOG("IP_CSUM_OK: the reply's header checksum is still right");
+	}
 	tport_tx_flush(&t);
 	tport_input(&t, f, len, 0);
-	tap_eq(t.stats.drops[IXM_DROP_IP_CSUM], 1, "no flag: the software check drops it");
+	EXPECT_EQ(1, t.stats.drops[IXM_DROP_IP_CSUM]) {
+		TH_LOG("no flag: the software check drops it");
+	}
 	f[14 + 10] ^= 0x55;
 	tport_input(&t, f, len, IXM_MBUF_F_IP_CSUM_BAD);
-	tap_eq(t.stats.drops[IXM_DROP_IP_CSUM], 2, "IP_CSUM_BAD: dropped though it is right");
+	EXPECT_EQ(2, t.stats.drops[IXM_DROP_IP_CSUM]) {
+		TH_LOG("IP_CSUM_BAD: dropped though it is right");
+	}
 	tport_input(&t, f, len, IXM_MBUF_F_L4_CSUM_BAD | IXM_MBUF_F_RSS);
-	tap_eq(t.port.ntx, 1, "L4 and RSS flags do not matter to IPv4 input");
+	EXPECT_EQ(1, t.port.ntx) TH_LOG("L4 and RSS flags do not matter to IPv4 input");
 	tport_tx_flush(&t);
-	tap_eq(t.pool.nfree, TPORT_BUFS, "every buffer back");
+	EXPECT_EQ(TPORT_BUFS, t.pool.nfree) TH_LOG("every buffer back");
 	tport_fini(&t);
 }
 
-static void test_ttl_one(void)
+TEST(ip_ttl_one)
 {
 	static u8 f[2048];
 	struct tport t;
@@ -54,12 +62,14 @@ static void test_ttl_one(void)
 	f[14 + 8] = 1;
 	fix_ip_csum(f + 14, 20);
 	tport_input(&t, f, len, 0);
-	tap_ok(t.port.ntx == 1 && t.port.tx[0]->data[14 + 8] == 64,
-	       "TTL 1 is accepted and the reply has TTL 64");
+	ASSERT_EQ(1, t.port.ntx);
+	EXPECT_EQ(64, t.port.tx[0]->data[14 + 8]) {
+		TH_LOG("TTL 1 is accepted and the reply has TTL 64");
+	}
 	tport_fini(&t);
 }
 
-static void test_src_prefix(void)
+TEST(ip_src_prefix)
 {
 	struct ixm_if_config c = { .ip = be32_of(0xc0000201u) };
 	static const struct {
@@ -89,15 +99,15 @@ static void test_src_prefix(void)
 		c.prefix = v[i].prefix;
 		c.netmask = be32_of(v[i].prefix ? ~0u << (32 - v[i].prefix) : 0);
 		if (ixm_ip_src_is_bad(&c, be32_of(v[i].src)) != v[i].bad) {
-			tap_diag("/%u source %08x: expected %s", v[i].prefix, v[i].src,
-				 v[i].bad ? "bad" : "good");
+			TH_LOG("/%u source %08x: expected %s", v[i].prefix, v[i].src,
+			       v[i].bad ? "bad" : "good");
 			bad++;
 		}
 	}
-	tap_ok(!bad, "source checks by prefix (%zu cases)", ARRAY_SIZE(v));
+	EXPECT_FALSE(bad) TH_LOG("source checks by prefix (%zu cases)", ARRAY_SIZE(v));
 }
 
-static void test_build_header(void)
+TEST(ip_build_header)
 {
 	u8 want[20], got[21];
 	u8 *p;
@@ -119,17 +129,11 @@ static void test_build_header(void)
 	memset(got, 0xee, sizeof(got));
 	ixm_ip_build_header((struct ixm_iphdr *)p, be32_of(0xc0000201u),
 			    be32_of(0x0a000001u), 17, 100, 0xabcd);
-	tap_ok(!memcmp(p, want, 20), "ixm_ip_build_header() matches RFC 791 byte for byte");
-	tap_eq(ref_csum(p, 20), 0, "its checksum verifies");
-	tap_eq(sizeof(struct ixm_iphdr), 20, "struct ixm_iphdr is 20 bytes");
+	EXPECT_EQ(0, memcmp(p, want, 20)) {
+		TH_LOG("ixm_ip_build_header() matches RFC 791 byte for byte");
+	}
+	EXPECT_EQ(0, ref_csum(p, 20)) TH_LOG("its checksum verifies");
+	EXPECT_EQ(20, sizeof(struct ixm_iphdr)) TH_LOG("struct ixm_iphdr is 20 bytes");
 }
 
-int main(void)
-{
-	tap_plan(6 + 1 + 1 + 3);
-	test_nic_flags();
-	test_ttl_one();
-	test_src_prefix();
-	test_build_header();
-	return tap_exit();
-}
+TEST_HARNESS_MAIN

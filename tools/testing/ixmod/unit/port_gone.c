@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "frames.h"
-#include "tap.h"
+#include "harness.h"
 #include "testnet.h"
 
 #define H_IP		TN_IP(1)
@@ -201,13 +201,13 @@ static bool setup(struct gone *g)
 		p->rcv = 0;
 		seg(p, TH_SYN, p->snd++, NULL, 0);
 		if (nlast != 1 || last.flags != (TH_SYN | TH_ACK)) {
-			tap_diag("no SYN-ACK (%u segments)", nlast);
+			ixm_diag("no SYN-ACK (%u segments)", nlast);
 			return false;
 		}
 		p->rcv = last.seq + 1;
 		seg(p, TH_ACK, p->snd, NULL, 0);
 		if (!event(IXMOD_EV_TCP_KNOCK, 0x11, &ev)) {
-			tap_diag("no knock");
+			ixm_diag("no knock");
 			return false;
 		}
 		p->handle = ev.handle;
@@ -259,29 +259,37 @@ static void let_time_pass(void)
 	}
 }
 
-static void test_dead_context(void)
+TEST(port_gone_dead_context)
 {
 	struct gone *g = gone_new();
 	bool ok = setup(g);
 
-	tap_ok(ok, "dead: %u connections hold data in order and past a hole, a datagram is held",
-	       NCONN);
+	EXPECT_TRUE(ok) {
+		TH_LOG("dead: %u connections hold data in order and past a hole, a datagram is held",
+		       NCONN);
+	}
 	port_gone(g, true);
-	tap_ok(h->tcp->stats.conns == 0 && h->tcp->stats.established == 0,
-	       "dead: the detach frees the connections (conns %llu)",
-	       (unsigned long long)h->tcp->stats.conns);
-	tap_ok(a->app.stats.rx_bufs == 0 && g->pool.nfree == g->pool.count,
-	       "dead: rx_bufs 0 and every buffer back in the departing pool (%u of %u)",
-	       g->pool.nfree, g->pool.count);
+	EXPECT_EQ(0, h->tcp->stats.conns);
+	EXPECT_EQ(0, h->tcp->stats.established) {
+		TH_LOG("dead: the detach frees the connections (conns %llu)",
+		       (unsigned long long)h->tcp->stats.conns);
+	}
+	EXPECT_EQ(0, a->app.stats.rx_bufs);
+	EXPECT_EQ(g->pool.count, g->pool.nfree) {
+		TH_LOG("dead: rx_bufs 0 and every buffer back in the departing pool (%u of %u)",
+		       g->pool.nfree, g->pool.count);
+	}
 	gone_free(g);
 	let_time_pass();
 	tn_app_free(a);
-	tap_ok(h->pool.nfree == h->pool.count && h->tcp->stats.conns == 0,
-	       "dead: timers ran and the context closed; nothing touched the freed pool");
+	EXPECT_EQ(h->pool.count, h->pool.nfree);
+	EXPECT_EQ(0, h->tcp->stats.conns) {
+		TH_LOG("dead: timers ran and the context closed; nothing touched the freed pool");
+	}
 	tn_host_free(h);
 }
 
-static void test_live_context(void)
+TEST(port_gone_live_context)
 {
 	struct gone *g = gone_new();
 	struct ixmod_event ev;
@@ -290,43 +298,56 @@ static void test_live_context(void)
 	int res;
 	bool ok = setup(g);
 
-	tap_ok(ok, "live: %u connections hold data in order and past a hole, a datagram is held",
-	       NCONN);
+	EXPECT_TRUE(ok) {
+		TH_LOG("live: %u connections hold data in order and past a hole, a datagram is held",
+		       NCONN);
+	}
 	port_gone(g, false);
 	run();
 	for (i = 0; i < NCONN; i++)
 		dead += event(IXMOD_EV_TCP_DEAD, 0xc0 + i, &ev) && ev.res == -ENETDOWN;
-	tap_ok(dead == NCONN && a->app.stats.rx_bufs == 0 && g->pool.nfree == g->pool.count &&
-	       h->tcp->stats.conns == 0,
-	       "live: TCP_DEAD -ENETDOWN on each connection (%u), slots freed, rx_bufs 0, pool whole",
-	       dead);
+	EXPECT_EQ(NCONN, dead);
+	EXPECT_EQ(0, a->app.stats.rx_bufs);
+	EXPECT_EQ(g->pool.count, g->pool.nfree);
+	EXPECT_EQ(0, h->tcp->stats.conns) {
+		TH_LOG("live: TCP_DEAD -ENETDOWN on each connection (%u), slots freed, rx_bufs 0, pool whole",
+		       dead);
+	}
 	gone_free(g);
 	c = tn_call_recv_done(peers[0].handle, 1000);
 	res = call(&c, &ev);
-	tap_ok(res == -EBADF, "live: recv_done of the bytes the port took is refused (%d)", res);
+	EXPECT_EQ(-EBADF, res) {
+		TH_LOG("live: recv_done of the bytes the port took is refused (%d)", res);
+	}
 	c = (struct ixmod_call){ .opcode = IXMOD_OP_RECV_DONE, .off = udp_off };
 	res = call(&c, &ev);
-	tap_ok(res == -ENOENT && h->pool.nfree == h->pool.count,
-	       "live: recv_done of the datagram is refused (%d), the new pool untouched", res);
+	EXPECT_EQ(-ENOENT, res);
+	EXPECT_EQ(h->pool.count, h->pool.nfree) {
+		TH_LOG("live: recv_done of the datagram is refused (%d), the new pool untouched",
+		       res);
+	}
 	c = tn_call_close(peers[1].handle, false);
 	res = call(&c, &ev);
-	tap_ok(res == -EBADF && nlast == 0,
-	       "live: close of a connection told dead is refused (%d), nothing sent", res);
+	EXPECT_EQ(-EBADF, res);
+	EXPECT_EQ(0, nlast) {
+		TH_LOG("live: close of a connection told dead is refused (%d), nothing sent", res);
+	}
 	let_time_pass();
 	tn_app_free(a);
-	tap_ok(h->pool.nfree == h->pool.count && h->tcp->stats.conns == 0,
-	       "live: timers ran and the context closed; nothing touched the freed pool");
+	EXPECT_EQ(h->pool.count, h->pool.nfree);
+	EXPECT_EQ(0, h->tcp->stats.conns) {
+		TH_LOG("live: timers ran and the context closed; nothing touched the freed pool");
+	}
 	tn_host_free(h);
 }
 
-int main(void)
+/* Filled once, before the harness forks the first test. */
+static void __attribute__((constructor)) data_fill(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (u8)(i * 13 + 5);
-	tap_plan(4 + 6);
-	test_dead_context();
-	test_live_context();
-	return tap_exit();
 }
+
+TEST_HARNESS_MAIN

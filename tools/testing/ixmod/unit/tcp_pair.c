@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "frames.h"
-#include "tap.h"
+#include "harness.h"
 #include "testnet.h"
 
 #define NCONN		4
@@ -112,21 +112,60 @@ struct scenario {
 #define REORDER(p)	.reorder_ppm = (p) * 10000
 #define CORRUPT(p)	.corrupt_ppm = (p) * 10000
 
-static const struct scenario scenarios[] = {
-	{ "clean link", .delay = 1, .seed = 1, .max_steps = 2000 },
-	{ "1% loss", LOSS(1), .delay = 1, .seed = 2, .max_steps = 100000 },
-	{ "5% loss", LOSS(5), .delay = 1, .seed = 3, .max_steps = 600000 },
-	{ "reordering 5%", REORDER(5), .delay = 1, .seed = 4, .max_steps = 50000 },
-	{ "duplication 5%", DUP(5), .delay = 1, .seed = 5, .max_steps = 2000 },
-	{ "corruption 2%", CORRUPT(2), .delay = 1, .seed = 6, .max_steps = 200000 },
-	{ "all combined", LOSS(2), DUP(2), REORDER(2), CORRUPT(1), .delay = 2, .seed = 7,
-	  .max_steps = 600000 },
-	{ "slow reader, 8 KiB windows", .delay = 1, .seed = 8, .max_steps = 100000,
-	  .rcv_buf = 8192, .slow = 20 },
-	{ "slow reader, 8 KiB windows, 1% loss", LOSS(1), .delay = 1, .seed = 9,
-	  .max_steps = 400000, .rcv_buf = 8192, .slow = 20 },
-	{ "copying, 1% loss", LOSS(1), .delay = 1, .seed = 10, .max_steps = 100000,
-	  .copy = true },
+/*
+ * The scenarios are the fixture's variants: `make run T=tcp_pair` runs them
+ * all, T=tcp_pair.loss_5pct.transfer one of them.
+ */
+FIXTURE(tcp_pair) {};
+FIXTURE_SETUP(tcp_pair) {}
+FIXTURE_TEARDOWN(tcp_pair) {}
+
+FIXTURE_VARIANT(tcp_pair) {
+	struct scenario sc;
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, clean) {
+	.sc = { "clean link", .delay = 1, .seed = 1, .max_steps = 2000 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, loss_1pct) {
+	.sc = { "1% loss", LOSS(1), .delay = 1, .seed = 2, .max_steps = 100000 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, loss_5pct) {
+	.sc = { "5% loss", LOSS(5), .delay = 1, .seed = 3, .max_steps = 600000 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, reorder_5pct) {
+	.sc = { "reordering 5%", REORDER(5), .delay = 1, .seed = 4, .max_steps = 50000 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, dup_5pct) {
+	.sc = { "duplication 5%", DUP(5), .delay = 1, .seed = 5, .max_steps = 2000 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, corrupt_2pct) {
+	.sc = { "corruption 2%", CORRUPT(2), .delay = 1, .seed = 6, .max_steps = 200000 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, all_combined) {
+	.sc = { "all combined", LOSS(2), DUP(2), REORDER(2), CORRUPT(1), .delay = 2,
+		.seed = 7, .max_steps = 600000 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, slow_reader) {
+	.sc = { "slow reader, 8 KiB windows", .delay = 1, .seed = 8, .max_steps = 100000,
+		.rcv_buf = 8192, .slow = 20 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, slow_reader_loss_1pct) {
+	.sc = { "slow reader, 8 KiB windows, 1% loss", LOSS(1), .delay = 1, .seed = 9,
+		.max_steps = 400000, .rcv_buf = 8192, .slow = 20 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, copy_loss_1pct) {
+	.sc = { "copying, 1% loss", LOSS(1), .delay = 1, .seed = 10, .max_steps = 100000,
+		.copy = true },
 };
 
 struct wire_check {
@@ -147,7 +186,7 @@ static void tap_frame(void *arg, unsigned int from, const u8 *f, size_t len)
 			err = "source address";
 	}
 	if (err && w->bad++ < 3)
-		tap_diag("host %u sent a bad frame: %s", from, err);
+		ixm_diag("host %u sent a bad frame: %s", from, err);
 }
 
 /* Where byte @k of stream @i lies in @s's arena, and how many follow it there. */
@@ -208,7 +247,8 @@ static void pconn_check(struct side *s, unsigned int i, const u8 *data, u32 n)
 			run = n;
 		if (p->rcvd + run > STREAM || memcmp(data, peer->a->arena + off, run)) {
 			if (!s->bad_data++)
-				tap_diag("%s: stream %u: wrong bytes at %llu", s->server ? "server" :
+				ixm_diag("%s: stream %u: wrong bytes at %llu",
+					 s->server ? "server" :
 					 "client", i, p->rcvd);
 		}
 		p->rcvd += run;
@@ -219,8 +259,8 @@ static void pconn_check(struct side *s, unsigned int i, const u8 *data, u32 n)
 
 static void side_error(struct side *s, const char *what, const struct ixmod_event *ev)
 {
-	if (s->errors++ < 5)
-		tap_diag("%s: %s (type %u op %u res %d user_data %#llx)",
+	if (s->errors++ < IXM_DIAG_MAX)
+		ixm_diag("%s: %s (type %u op %u res %d user_data %#llx)",
 			 s->server ? "server" : "client", what, ev->type, ev->op, ev->res,
 			 ev->user_data);
 }
@@ -418,18 +458,18 @@ static void side_dump(const struct side *s)
 		if (!c->app)
 			continue;
 		n++;
-		tap_diag("%s conn %u: %s una %u nxt %u max %u end %u wnd %u cwnd %u rto %u us backoff %u flags %#x evpend %#x timer %s",
+		ixm_diag("%s conn %u: %s una %u nxt %u max %u end %u wnd %u cwnd %u rto %u us backoff %u flags %#x evpend %#x timer %s",
 			 s->server ? "server" : "client", i, ixm_tcp_state_names[c->state],
 			 c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
 			 c->snd_end - c->iss, c->snd_wnd, c->cwnd, c->rto_us, c->backoff,
 			 c->flags, c->evpend, ixm_timer_pending(&c->timer) ? "armed" : "idle");
-		tap_diag("    pending_acked %u sndq %u rcv_nxt %u rcv_wnd %u bufs %u ooo %u held %u given %u%s",
+		ixm_diag("    pending_acked %u sndq %u rcv_nxt %u rcv_wnd %u bufs %u ooo %u held %u given %u%s",
 			 c->pending_acked, c->sndq_count,
 			 c->rcv_nxt - c->irs, c->rcv_adv - c->rcv_nxt, c->rcv_bufs,
 			 c->ooo_count, c->rcv_held, c->rcv_given,
 			 c->ooo ? " (first out-of-order segment at" : "");
 		if (c->ooo)
-			tap_diag("    %u)", c->ooo->seq - c->irs);
+			ixm_diag("    %u)", c->ooo->seq - c->irs);
 	}
 }
 
@@ -441,7 +481,7 @@ static u64 sum_stat(const struct side *a, const struct side *b, size_t off)
 
 #define STAT(a, b, name)	sum_stat(a, b, offsetof(struct ixm_tcp_stats, name))
 
-static void run(const struct scenario *sc)
+static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 {
 	struct tn_link_cfg lc = {
 		.loss_ppm = sc->loss_ppm, .dup_ppm = sc->dup_ppm,
@@ -487,19 +527,21 @@ static void run(const struct scenario *sc)
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < NCONN; i++)
 			ok = ok && s[k]->c[i].rcvd == STREAM && s[k]->c[i].acked == STREAM;
-	tap_ok(ok, "%s: %u connections, %u MiB each way, every byte checked, in %llu steps (bound %llu)",
-	       sc->name, NCONN, NCONN * STREAM >> 20, step, sc->max_steps);
+	EXPECT_TRUE(ok) {
+		TH_LOG("%s: %u connections, %u MiB each way, every byte checked, in %llu steps (bound %llu)",
+		       sc->name, NCONN, NCONN * STREAM >> 20, step, sc->max_steps);
+	}
 	if (!ok) {
 		for (k = 0; k < 2; k++)
 			for (i = 0; i < NCONN; i++)
-				tap_diag("%s %u: sent %llu acked %llu rcvd %llu%s%s deads %u",
-					 k ? "server" : "client", i, s[k]->c[i].sent,
-					 s[k]->c[i].acked, s[k]->c[i].rcvd,
-					 s[k]->c[i].blocked ? " blocked" : "",
-					 s[k]->c[i].closed ? " closed" : "", s[k]->c[i].deads);
-		tap_diag("seed %llu; link: sent %llu lost %llu dup %llu reordered %llu corrupted %llu",
-			 sc->seed, l->stats.sent, l->stats.lost, l->stats.duplicated,
-			 l->stats.reordered, l->stats.corrupted);
+				TH_LOG("%s %u: sent %llu acked %llu rcvd %llu%s%s deads %u",
+				       k ? "server" : "client", i, s[k]->c[i].sent,
+				       s[k]->c[i].acked, s[k]->c[i].rcvd,
+				       s[k]->c[i].blocked ? " blocked" : "",
+				       s[k]->c[i].closed ? " closed" : "", s[k]->c[i].deads);
+		TH_LOG("seed %llu; link: sent %llu lost %llu dup %llu reordered %llu corrupted %llu",
+		       sc->seed, l->stats.sent, l->stats.lost, l->stats.duplicated,
+		       l->stats.reordered, l->stats.corrupted);
 	}
 
 	/* TIME_WAIT (60 s) passes; nothing more may happen to the applications */
@@ -516,36 +558,49 @@ static void run(const struct scenario *sc)
 			       s[k]->c[i].eofs > 1;
 		}
 	}
-	tap_ok(deads == 2 * NCONN && !bad && !cl.errors && !sv.errors &&
-	       !cl.recv_after_close && !sv.recv_after_close,
-	       "%s: exactly one DEAD (res 0) per connection, after CLOSE; no RECV after CLOSE",
-	       sc->name);
-	if (cl.errors || sv.errors || cl.recv_after_close || sv.recv_after_close)
-		tap_diag("errors %u/%u, receives after close %u/%u", cl.errors, sv.errors,
-			 cl.recv_after_close, sv.recv_after_close);
-	if (!tap_ok(!STAT(&cl, &sv, conns) && !STAT(&cl, &sv, established),
-		    "%s: after TIME_WAIT, no connection left on either host (conns %llu, established %llu)",
-		    sc->name, STAT(&cl, &sv, conns), STAT(&cl, &sv, established))) {
+	/* exactly one DEAD (res 0) per connection, after CLOSE; no RECV after CLOSE */
+	EXPECT_EQ(2 * NCONN, deads) TH_LOG("%s: TCP_DEADs", sc->name);
+	EXPECT_EQ(0, bad) TH_LOG("%s: connections without exactly one DEAD (res 0)", sc->name);
+	EXPECT_EQ(0, cl.errors) TH_LOG("%s: client errors", sc->name);
+	EXPECT_EQ(0, sv.errors) TH_LOG("%s: server errors", sc->name);
+	EXPECT_EQ(0, cl.recv_after_close) TH_LOG("%s: client receives after close", sc->name);
+	EXPECT_EQ(0, sv.recv_after_close) TH_LOG("%s: server receives after close", sc->name);
+
+	/* after TIME_WAIT, no connection left on either host */
+	EXPECT_EQ(0, STAT(&cl, &sv, conns)) TH_LOG("%s: connections left", sc->name);
+	EXPECT_EQ(0, STAT(&cl, &sv, established)) TH_LOG("%s: established left", sc->name);
+	if (STAT(&cl, &sv, conns) || STAT(&cl, &sv, established)) {
 		side_dump(&cl);
 		side_dump(&sv);
 	}
-	tap_ok(cl.h->pool.nfree == cl.h->pool.count && sv.h->pool.nfree == sv.h->pool.count &&
-	       !l->inflight[0] && !l->inflight[1] && !cl.a->app.stats.rx_bufs &&
-	       !sv.a->app.stats.rx_bufs && !cl.a->txmap.inflight && !sv.a->txmap.inflight,
-	       "%s: every buffer back in its pool (client %u/%u, server %u/%u free; held %llu/%llu, on the wire %u, reading the arena %u)",
-	       sc->name, cl.h->pool.nfree, cl.h->pool.count, sv.h->pool.nfree, sv.h->pool.count,
-	       cl.a->app.stats.rx_bufs, sv.a->app.stats.rx_bufs, l->inflight[0] + l->inflight[1],
-	       cl.a->txmap.inflight + sv.a->txmap.inflight);
+
+	/* every buffer back in its pool */
+	EXPECT_EQ(cl.h->pool.count, cl.h->pool.nfree) TH_LOG("%s: client pool", sc->name);
+	EXPECT_EQ(sv.h->pool.count, sv.h->pool.nfree) TH_LOG("%s: server pool", sc->name);
+	EXPECT_EQ(0, l->inflight[0]) TH_LOG("%s: client frames on the wire", sc->name);
+	EXPECT_EQ(0, l->inflight[1]) TH_LOG("%s: server frames on the wire", sc->name);
+	EXPECT_EQ(0, cl.a->app.stats.rx_bufs) TH_LOG("%s: client buffers held", sc->name);
+	EXPECT_EQ(0, sv.a->app.stats.rx_bufs) TH_LOG("%s: server buffers held", sc->name);
+	EXPECT_EQ(0, cl.a->txmap.inflight) TH_LOG("%s: client arena reads", sc->name);
+	EXPECT_EQ(0, sv.a->txmap.inflight) TH_LOG("%s: server arena reads", sc->name);
+
 	/*
 	 * Zero-copy: the NIC reads the arena in place (a segment here spans
 	 * at most two blocks and two pages: 4 fragments); copying: never.
 	 */
-	tap_ok(sc->copy ? !STAT(&cl, &sv, tx_zerocopy) && STAT(&cl, &sv, tx_copied) :
-			  STAT(&cl, &sv, tx_zerocopy) > 10 * STAT(&cl, &sv, tx_copied),
-	       "%s: data segments sent in place %llu, copied %llu", sc->name,
-	       STAT(&cl, &sv, tx_zerocopy), STAT(&cl, &sv, tx_copied));
-	tap_ok(wc.frames && !wc.bad, "%s: all %llu frames sent were well formed", sc->name,
-	       wc.frames);
+	if (sc->copy) {
+		EXPECT_EQ(0, STAT(&cl, &sv, tx_zerocopy)) TH_LOG("%s: sent in place", sc->name);
+		EXPECT_NE(0, STAT(&cl, &sv, tx_copied)) TH_LOG("%s: copied", sc->name);
+	} else {
+		EXPECT_GT(STAT(&cl, &sv, tx_zerocopy), 10 * STAT(&cl, &sv, tx_copied)) {
+			TH_LOG("%s: data segments sent in place %llu, copied %llu", sc->name,
+			       STAT(&cl, &sv, tx_zerocopy), STAT(&cl, &sv, tx_copied));
+		}
+	}
+	EXPECT_NE(0, wc.frames) TH_LOG("%s: frames sent", sc->name);
+	EXPECT_EQ(0, wc.bad) {
+		TH_LOG("%s: all %llu frames sent were well formed", sc->name, wc.frames);
+	}
 
 	/* every corrupted frame is dropped by some check and counted */
 	drops = tn_drops(cl.h) + tn_drops(sv.h);
@@ -562,25 +617,26 @@ static void run(const struct scenario *sc)
 	if (sc->loss_ppm && sc->reorder_ppm && sc->corrupt_ppm)
 		moved = moved && STAT(&cl, &sv, ooo) && STAT(&cl, &sv, bad_csum) &&
 			drops >= l->stats.corrupted;
-	tap_ok(moved, "%s: counters: retrans %llu (fast %llu, timeouts %llu), ooo %llu, dup_data %llu, out_of_window %llu, bad_csum %llu, drops %llu for %llu corrupted",
-	       sc->name, STAT(&cl, &sv, retrans), STAT(&cl, &sv, fast_retrans),
-	       STAT(&cl, &sv, timeouts), STAT(&cl, &sv, ooo), STAT(&cl, &sv, dup_data),
-	       STAT(&cl, &sv, out_of_window), STAT(&cl, &sv, bad_csum), drops,
-	       l->stats.corrupted);
+	EXPECT_TRUE(moved) {
+		TH_LOG("%s: counters: retrans %llu (fast %llu, timeouts %llu), ooo %llu, dup_data %llu, out_of_window %llu, bad_csum %llu, drops %llu for %llu corrupted",
+		       sc->name, STAT(&cl, &sv, retrans), STAT(&cl, &sv, fast_retrans),
+		       STAT(&cl, &sv, timeouts), STAT(&cl, &sv, ooo), STAT(&cl, &sv, dup_data),
+		       STAT(&cl, &sv, out_of_window), STAT(&cl, &sv, bad_csum), drops,
+		       l->stats.corrupted);
+	}
 
 	tn_link_free(l);
 	tn_host_free(cl.h);
 	tn_host_free(sv.h);
 }
 
-/* With an argument, only that scenario (by index): to replay one. */
-int main(int argc, char **argv)
+/*
+ * One transfer, under each variant.  The slowest take seconds, and many
+ * times that with ASan (SANITIZE=1): the harness's default 30 s is short.
+ */
+TEST_F_TIMEOUT(tcp_pair, transfer, 300)
 {
-	unsigned int i, only = argc > 1 ? (unsigned int)atoi(argv[1]) : ~0u;
-
-	tap_plan(only < ARRAY_SIZE(scenarios) ? 7 : (int)ARRAY_SIZE(scenarios) * 7);
-	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
-		if (only == ~0u || only == i)
-			run(&scenarios[i]);
-	return tap_exit();
+	run(_metadata, &variant->sc);
 }
+
+TEST_HARNESS_MAIN

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "frames.h"
-#include "tap.h"
+#include "harness.h"
 #include "testnet.h"
 
 #define H_IP		TN_IP(1)	/* the host under test */
@@ -142,7 +142,7 @@ static void tc_run(struct tc *t)
 		if (!err)
 			err = check_tx(&h->cfg, m);
 		if (err) {
-			tap_diag("the host sent a bad frame: %s", err);
+			ixm_diag("the host sent a bad frame: %s", err);
 			t->bad = true;
 			continue;
 		}
@@ -280,7 +280,7 @@ static bool seg_is(const struct tcp_seg *s, u8 flags, u32 seq, u32 ack, size_t d
 	if (s->flags == flags && s->seq == seq && (!(flags & TH_ACK) || s->ack == ack) &&
 	    s->dlen == dlen)
 		return true;
-	tap_diag("segment: flags %#x seq %u ack %u len %zu; want flags %#x seq %u ack %u len %zu",
+	ixm_diag("segment: flags %#x seq %u ack %u len %zu; want flags %#x seq %u ack %u len %zu",
 		 s->flags, s->seq, s->ack, s->dlen, flags, seq, ack, dlen);
 	return false;
 }
@@ -289,7 +289,7 @@ static bool seg_is(const struct tcp_seg *s, u8 flags, u32 seq, u32 ack, size_t d
 static bool one_seg(const struct tc *t, u8 flags, u32 seq, u32 ack, size_t dlen)
 {
 	if (t->nseg != 1) {
-		tap_diag("%u segments sent, want 1", t->nseg);
+		ixm_diag("%u segments sent, want 1", t->nseg);
 		if (t->nseg)
 			seg_is(&t->seg[0], flags, seq, ack, dlen);
 		return false;
@@ -341,7 +341,7 @@ static bool tc_passive(struct tc *t, unsigned int opts)
 	t->hport = H_PORT;
 	ev = tc_call(t, &c) ? NULL : tc_ev(t, IXMOD_EV_CALL);
 	if (!ev) {
-		tap_diag("listen failed");
+		ixm_diag("listen failed");
 		return false;
 	}
 	t->lh = ev->handle;
@@ -349,7 +349,7 @@ static bool tc_passive(struct tc *t, unsigned int opts)
 	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, opts);
 	t->snd++;
 	if (t->nseg != 1 || t->seg[0].flags != (TH_SYN | TH_ACK)) {
-		tap_diag("no SYN-ACK (%u segments)", t->nseg);
+		ixm_diag("no SYN-ACK (%u segments)", t->nseg);
 		return false;
 	}
 	s = &t->seg[0];
@@ -360,13 +360,13 @@ static bool tc_passive(struct tc *t, unsigned int opts)
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_KNOCK);
 	if (!ev || t->nseg) {
-		tap_diag("no knock after the handshake's ACK (%u segments)", t->nseg);
+		ixm_diag("no knock after the handshake's ACK (%u segments)", t->nseg);
 		return false;
 	}
 	t->ch = ev->handle;
 	c = tn_call_accept(t->ch, 0xc0);
 	if (tc_call(t, &c)) {
-		tap_diag("accept failed");
+		ixm_diag("accept failed");
 		return false;
 	}
 	return true;
@@ -383,7 +383,7 @@ static bool tc_active(struct tc *t, unsigned int opts)
 
 	ev = tc_call(t, &c) ? NULL : tc_ev(t, IXMOD_EV_CALL);
 	if (!ev || t->nseg != 1) {
-		tap_diag("connect failed or sent no SYN");
+		ixm_diag("connect failed or sent no SYN");
 		return false;
 	}
 	t->ch = ev->handle;
@@ -397,7 +397,7 @@ static bool tc_active(struct tc *t, unsigned int opts)
 	t->ts = !!(opts & O_TS);
 	ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
 	if (!ev || ev->res || !is_ack(t)) {
-		tap_diag("no ACK and CONNECTED after the SYN-ACK");
+		ixm_diag("no ACK and CONNECTED after the SYN-ACK");
 		return false;
 	}
 	return true;
@@ -434,22 +434,44 @@ static bool recv_is(struct tc *t, const struct ixmod_event *ev, const u8 *want, 
 	const u8 *p;
 
 	if (!ev || ev->type != IXMOD_EV_TCP_RECV || (u32)ev->res != n) {
-		tap_diag("no TCP_RECV of %u bytes (%d)", n, ev ? ev->res : -1);
+		ixm_diag("no TCP_RECV of %u bytes (%d)", n, ev ? ev->res : -1);
 		return false;
 	}
 	p = tn_rx_ptr(t->h, ev->off, n);
 	if (!p || memcmp(p, want, n)) {
-		tap_diag("TCP_RECV at %u does not hold the bytes sent", ev->off);
+		ixm_diag("TCP_RECV at %u does not hold the bytes sent", ev->off);
 		return false;
 	}
 	return true;
 }
 
 /*
+ * tcp_state_established: the situation most tests start from, a
+ * connection the peer opened with a SYN carrying MSS only, which the host
+ * accepted; the set-up asserts the handshake went as tcp_state_passive_open
+ * checks it in detail.
+ */
+FIXTURE(tcp_state_established) {
+	struct tc *t;
+};
+
+FIXTURE_SETUP(tcp_state_established)
+{
+	self->t = &T;
+	tc_init(self->t);
+	ASSERT_TRUE(tc_passive(self->t, O_MSS)) TH_LOG("the handshake");
+}
+
+FIXTURE_TEARDOWN(tcp_state_established)
+{
+	tc_fini(self->t);
+}
+
+/*
  * Opening
  */
 
-static void test_passive_open(void)
+TEST(tcp_state_passive_open)
 {
 	struct ixmod_call c;
 	const struct ixmod_event *ev;
@@ -461,113 +483,189 @@ static void test_passive_open(void)
 	t->hport = H_PORT;
 	c = tn_call_listen(H_PORT, 16, 0x11);
 	ev = tc_call(t, &c) == 0 ? tc_ev(t, IXMOD_EV_CALL) : NULL;
-	tap_ok(ev && ixm_handle_gen(ev->handle) && ev->user_data == 0x11,
-	       "passive: LISTEN answers res 0 with a handle");
+	ASSERT_NE(NULL, ev);
+	ASSERT_TRUE(ixm_handle_gen(ev->handle));
+	EXPECT_EQ(0x11, ev->user_data) TH_LOG("passive: LISTEN answers res 0 with a handle");
 	t->lh = ev ? ev->handle : 0;
-	tap_eq((u64)tc_call(t, &c), (u64)-EADDRINUSE,
-	       "passive: a second LISTEN of the port: -EADDRINUSE");
+	EXPECT_EQ(-EADDRINUSE, tc_call(t, &c)) {
+		TH_LOG("passive: a second LISTEN of the port: -EADDRINUSE");
+	}
 
 	t->snd = P_ISS;
 	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, O_ALL);
 	t->snd++;
 	s = &t->seg[0];
-	tap_ok(t->nseg == 1 && s->flags == (TH_SYN | TH_ACK) && s->ack == P_ISS + 1 &&
-	       s->sport == H_PORT && s->dport == P_PORT && s->src == H_IP && s->dst == P_IP &&
-	       !memcmp(s->dmac, peer_mac, 6) && !s->dlen,
-	       "passive: SYN -> SYN-ACK, ack = ISN + 1, to the SYN's addresses and MAC");
-	tap_ok(t->nseg == 1 && s->mss && s->mss <= 1460 && s->wscale >= 0 && s->wscale <= 14 &&
-	       s->has_ts && s->tsecr == t->tsval - 1,
-	       "passive: the SYN-ACK has MSS (%u), window scale (%d) and timestamps echoing TSval",
-	       s->mss, s->wscale);
-	tap_ok(t->nseg == 1 && !s->sack_ok, "passive: SACK-permitted is not answered (no SACK)");
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ((TH_SYN | TH_ACK), s->flags);
+	EXPECT_EQ(P_ISS + 1, s->ack);
+	EXPECT_EQ(H_PORT, s->sport);
+	EXPECT_EQ(P_PORT, s->dport);
+	EXPECT_EQ(H_IP, s->src);
+	EXPECT_EQ(P_IP, s->dst);
+	EXPECT_EQ(0, memcmp(s->dmac, peer_mac, 6));
+	EXPECT_FALSE(s->dlen) {
+		TH_LOG("passive: SYN -> SYN-ACK, ack = ISN + 1, to the SYN's addresses and MAC");
+	}
+	EXPECT_EQ(1, t->nseg);
+	ASSERT_TRUE(s->mss);
+	EXPECT_LE(s->mss, 1460);
+	EXPECT_GE(s->wscale, 0);
+	EXPECT_LE(s->wscale, 14);
+	ASSERT_TRUE(s->has_ts);
+	EXPECT_EQ(t->tsval - 1, s->tsecr) {
+		TH_LOG("passive: the SYN-ACK has MSS (%u), window scale (%d) and timestamps echoing TSval",
+		       s->mss, s->wscale);
+	}
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_FALSE(s->sack_ok) TH_LOG("passive: SACK-permitted is not answered (no SACK)");
 	t->hiss = s->seq;
 	t->rcv = s->seq + 1;
 	t->hws = s->wscale;
 	t->ts = true;
-	tap_ok(!t->nev && stats(t)->conns == 1 && !stats(t)->established,
-	       "passive: no event yet; one connection, not established");
+	EXPECT_FALSE(t->nev);
+	EXPECT_EQ(1, stats(t)->conns);
+	EXPECT_FALSE(stats(t)->established) {
+		TH_LOG("passive: no event yet; one connection, not established");
+	}
 
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_KNOCK);
-	tap_ok(ev && t->nev == 1 && !t->nseg && ev->user_data == 0x11 &&
-	       ev->addr == be32_of(P_IP) && ev->port == ixm_htons(P_PORT) &&
-	       ev->lport == ixm_htons(H_PORT) && ixm_handle_gen(ev->handle),
-	       "passive: the ACK -> KNOCK with the listener's cookie, addresses, a handle");
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(1, t->nev);
+	EXPECT_FALSE(t->nseg);
+	EXPECT_EQ(0x11, ev->user_data);
+	EXPECT_EQ(be32_of(P_IP), ev->addr);
+	EXPECT_EQ(ixm_htons(P_PORT), ev->port);
+	EXPECT_EQ(ixm_htons(H_PORT), ev->lport);
+	EXPECT_TRUE(ixm_handle_gen(ev->handle)) {
+		TH_LOG("passive: the ACK -> KNOCK with the listener's cookie, addresses, a handle");
+	}
 	h = ev ? ev->handle : 0;
 	t->ch = h;
-	tap_ok(stats(t)->established == 1 && stats(t)->passive_opens == 1 &&
-	       !strcmp(state(t), "ESTABLISHED"),
-	       "passive: ESTABLISHED, counted in established and passive_opens");
+	EXPECT_EQ(1, stats(t)->established);
+	EXPECT_EQ(1, stats(t)->passive_opens);
+	EXPECT_STREQ("ESTABLISHED", state(t)) {
+		TH_LOG("passive: ESTABLISHED, counted in established and passive_opens");
+	}
 	c = tn_call_accept(h, 0xc0);
-	tap_ok(tc_call(t, &c) == 0 && !t->nev, "passive: ACCEPT: no event");
-	tap_eq((u64)tc_call(t, &c), (u64)-EINVAL, "passive: a second ACCEPT: -EINVAL");
+	EXPECT_EQ(0, tc_call(t, &c));
+	EXPECT_FALSE(t->nev) TH_LOG("passive: ACCEPT: no event");
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("passive: a second ACCEPT: -EINVAL");
 	c = tn_call_accept(ixm_handle(ixm_handle_idx(h), ixm_handle_gen(h) + 1), 1);
-	tap_eq((u64)tc_call(t, &c), (u64)-EBADF, "passive: ACCEPT of a stale generation: -EBADF");
+	EXPECT_EQ(-EBADF, tc_call(t, &c)) TH_LOG("passive: ACCEPT of a stale generation: -EBADF");
 
 	tc_send(t, TH_ACK | TH_PSH, data, 10);
-	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 10) &&
-	       tc_ev(t, IXMOD_EV_TCP_RECV)->user_data == 0xc0,
-	       "passive: data -> TCP_RECV with the accept's cookie");
-	tap_eq((u64)tc_recv_done(t, 11), (u64)-EINVAL, "passive: RECV_DONE of more than given: -EINVAL");
-	tap_eq((u64)tc_recv_done(t, 10), 0, "passive: RECV_DONE of what was given: 0");
+	ASSERT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 10));
+	EXPECT_EQ(0xc0, tc_ev(t, IXMOD_EV_TCP_RECV)->user_data) {
+		TH_LOG("passive: data -> TCP_RECV with the accept's cookie");
+	}
+	EXPECT_EQ(-EINVAL, tc_recv_done(t, 11)) {
+		TH_LOG("passive: RECV_DONE of more than given: -EINVAL");
+	}
+	EXPECT_EQ(0, tc_recv_done(t, 10)) TH_LOG("passive: RECV_DONE of what was given: 0");
 	tc_fini(t);
+}
 
-	/* a SYN without options: the SYN-ACK offers no option but MSS */
+/* a SYN without options: the SYN-ACK offers no option but MSS */
+TEST(tcp_state_passive_no_options)
+{
+	struct tc *t = &T;
+
 	tc_init(t);
-	tap_ok(tc_passive(t, 0) && !t->ts && !t->hws, "passive: SYN without options: connected");
+	ASSERT_TRUE(tc_passive(t, 0));
+	EXPECT_FALSE(t->ts);
+	EXPECT_FALSE(t->hws) TH_LOG("passive: SYN without options: connected");
 	tc_fini(t);
+}
+
+TEST(tcp_state_passive_synack_mss_only)
+{
+	struct ixmod_call c;
+	const struct tcp_seg *s;
+	struct tc *t = &T;
+
 	tc_init(t);
 	t->hport = H_PORT;
 	c = tn_call_listen(H_PORT, 16, 0x11);
 	tc_call(t, &c);
 	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, 0);
 	s = &t->seg[0];
-	tap_ok(t->nseg == 1 && s->mss && s->wscale < 0 && !s->has_ts,
-	       "passive: to a SYN without options the SYN-ACK has MSS only (RFC 7323 §1.3)");
+	EXPECT_EQ(1, t->nseg);
+	ASSERT_TRUE(s->mss);
+	EXPECT_LT(s->wscale, 0);
+	EXPECT_FALSE(s->has_ts) {
+		TH_LOG("passive: to a SYN without options the SYN-ACK has MSS only (RFC 7323 §1.3)");
+	}
 	tc_fini(t);
 }
 
-static void test_active_open(void)
+TEST(tcp_state_active_open)
 {
 	struct ixmod_call c;
 	const struct ixmod_event *ev;
 	const struct tcp_seg *s;
 	struct tc *t = &T;
-	u64 h;
 
 	tc_init(t);
 	c = tn_call_connect(P_IP, P_PORT, 0xc0);
 	ev = tc_call(t, &c) == 0 ? tc_ev(t, IXMOD_EV_CALL) : NULL;
-	tap_ok(ev && ixm_handle_gen(ev->handle) && ev->user_data == 0xc0,
-	       "active: CONNECT answers res 0 with a handle");
+	ASSERT_NE(NULL, ev);
+	ASSERT_TRUE(ixm_handle_gen(ev->handle));
+	EXPECT_EQ(0xc0, ev->user_data) TH_LOG("active: CONNECT answers res 0 with a handle");
 	t->ch = ev ? ev->handle : 0;
 	s = &t->seg[0];
-	tap_ok(t->nseg == 1 && s->flags == TH_SYN && s->dport == P_PORT && s->sport >= 32768 &&
-	       s->sport <= 60999 && s->mss && s->wscale >= 0 && s->has_ts && !s->dlen &&
-	       !memcmp(s->dmac, peer_mac, 6),
-	       "active: a SYN from an ephemeral port, with MSS, window scale, timestamps");
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(TH_SYN, s->flags);
+	EXPECT_EQ(P_PORT, s->dport);
+	EXPECT_GE(s->sport, 32768);
+	EXPECT_LE(s->sport, 60999);
+	ASSERT_TRUE(s->mss);
+	EXPECT_GE(s->wscale, 0);
+	ASSERT_TRUE(s->has_ts);
+	EXPECT_FALSE(s->dlen);
+	EXPECT_EQ(0, memcmp(s->dmac, peer_mac, 6)) {
+		TH_LOG("active: a SYN from an ephemeral port, with MSS, window scale, timestamps");
+	}
 	t->hport = s->sport;
 	t->hiss = s->seq;
 	t->rcv = s->seq + 1;
 	t->hws = s->wscale;
-	tap_ok(stats(t)->active_opens == 1 && !stats(t)->established && t->nev == 1,
-	       "active: counted in active_opens, no other event");
+	EXPECT_EQ(1, stats(t)->active_opens);
+	EXPECT_FALSE(stats(t)->established);
+	EXPECT_EQ(1, t->nev) TH_LOG("active: counted in active_opens, no other event");
 	t->snd = P_ISS;
 	tc_seg(t, TH_SYN | TH_ACK, t->snd, t->rcv, NULL, 0, O_ALL);
 	t->snd++;
 	t->ts = true;
 	ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
-	tap_ok(is_ack(t) && t->seg[0].has_ts && t->seg[0].tsecr == t->tsval - 1,
-	       "active: SYN-ACK -> ACK of its ISN + 1, echoing its TSval");
-	tap_ok(ev && !ev->res && ev->user_data == 0xc0 && ev->handle == t->ch && t->nev == 1 &&
-	       stats(t)->established == 1,
-	       "active: CONNECTED res 0 with the handle and cookie; established");
-	tap_ok(tc_sendv(t, 0, 100) == 100 && one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 100) &&
-	       !memcmp(t->seg[0].data, t->a->arena, 100),
-	       "active: SENDV 100 bytes: res 100, one segment with the arena's bytes");
+	ASSERT_TRUE(is_ack(t));
+	ASSERT_TRUE(t->seg[0].has_ts);
+	EXPECT_EQ(t->tsval - 1, t->seg[0].tsecr) {
+		TH_LOG("active: SYN-ACK -> ACK of its ISN + 1, echoing its TSval");
+	}
+	ASSERT_NE(NULL, ev);
+	EXPECT_FALSE(ev->res);
+	EXPECT_EQ(0xc0, ev->user_data);
+	EXPECT_EQ(t->ch, ev->handle);
+	EXPECT_EQ(1, t->nev);
+	EXPECT_EQ(1, stats(t)->established) {
+		TH_LOG("active: CONNECTED res 0 with the handle and cookie; established");
+	}
+	EXPECT_EQ(100, tc_sendv(t, 0, 100));
+	ASSERT_TRUE(one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 100));
+	EXPECT_EQ(0, memcmp(t->seg[0].data, t->a->arena, 100)) {
+		TH_LOG("active: SENDV 100 bytes: res 100, one segment with the arena's bytes");
+	}
 	tc_fini(t);
+}
 
-	/* refused */
+/* refused */
+TEST(tcp_state_active_refused)
+{
+	struct ixmod_call c;
+	struct tc *t = &T;
+	u64 h;
+
 	tc_init(t);
 	c = tn_call_connect(P_IP, P_PORT, 0xc1);
 	tc_call(t, &c);
@@ -576,48 +674,78 @@ static void test_active_open(void)
 	t->hport = t->seg[0].sport;
 	t->rcv = t->seg[0].seq + 1;
 	tc_seg(t, TH_RST, 0, 0, NULL, 0, 0);
-	tap_ok(!t->nev && !t->nseg, "active: RST without ACK in SYN-SENT: ignored (RFC 9293 §3.10.7.3)");
+	EXPECT_FALSE(t->nev);
+	EXPECT_FALSE(t->nseg) {
+		TH_LOG("active: RST without ACK in SYN-SENT: ignored (RFC 9293 §3.10.7.3)");
+	}
 	tc_seg(t, TH_RST | TH_ACK, 0, t->rcv + 1, NULL, 0, 0);
-	tap_ok(!t->nev && !t->nseg,
-	       "active: RST,ACK with a wrong ack: dropped, no reply (RFC 9293 §3.10.7.3)");
+	EXPECT_FALSE(t->nev);
+	EXPECT_FALSE(t->nseg) {
+		TH_LOG("active: RST,ACK with a wrong ack: dropped, no reply (RFC 9293 §3.10.7.3)");
+	}
 	tc_seg(t, TH_RST | TH_ACK, 0, t->rcv, NULL, 0, 0);
-	tap_ok(t->nev == 2 && t->ev[0].type == IXMOD_EV_TCP_CONNECTED &&
-	       t->ev[0].res == -ECONNREFUSED && t->ev[1].type == IXMOD_EV_TCP_DEAD &&
-	       t->ev[1].res == -ECONNREFUSED && t->ev[1].handle == h && t->ev[1].user_data == 0xc1,
-	       "active: RST,ACK of the SYN -> CONNECTED -ECONNREFUSED, then DEAD -ECONNREFUSED");
-	tap_ok(!t->nseg && !stats(t)->conns && stats(t)->attempt_fails == 1 &&
-	       stats(t)->resets_in == 1,
-	       "active: nothing sent back; the slot is free; attempt_fails and resets_in count it");
-	tap_eq((u64)tc_sendv(t, 0, 10), (u64)-EBADF, "active: the refused handle is stale: -EBADF");
+	EXPECT_EQ(2, t->nev);
+	EXPECT_EQ(IXMOD_EV_TCP_CONNECTED, t->ev[0].type);
+	EXPECT_EQ(-ECONNREFUSED, t->ev[0].res);
+	EXPECT_EQ(IXMOD_EV_TCP_DEAD, t->ev[1].type);
+	EXPECT_EQ(-ECONNREFUSED, t->ev[1].res);
+	EXPECT_EQ(h, t->ev[1].handle);
+	EXPECT_EQ(0xc1, t->ev[1].user_data) {
+		TH_LOG("active: RST,ACK of the SYN -> CONNECTED -ECONNREFUSED, then DEAD -ECONNREFUSED");
+	}
+	EXPECT_FALSE(t->nseg);
+	EXPECT_FALSE(stats(t)->conns);
+	EXPECT_EQ(1, stats(t)->attempt_fails);
+	EXPECT_EQ(1, stats(t)->resets_in) {
+		TH_LOG("active: nothing sent back; the slot is free; attempt_fails and resets_in count it");
+	}
+	EXPECT_EQ(-EBADF, tc_sendv(t, 0, 10)) TH_LOG("active: the refused handle is stale: -EBADF");
 	tc_fini(t);
+}
 
-	/* a SYN-ACK that acknowledges something else */
+/* a SYN-ACK that acknowledges something else */
+TEST(tcp_state_active_synack_bad_ack)
+{
+	struct ixmod_call c;
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+
 	tc_init(t);
 	c = tn_call_connect(P_IP, P_PORT, 0xc2);
 	tc_call(t, &c);
 	t->hport = t->seg[0].sport;
 	t->rcv = t->seg[0].seq + 1;
 	tc_seg(t, TH_SYN | TH_ACK, P_ISS, t->rcv + 1000, NULL, 0, O_ALL);
-	tap_ok(!t->nev && one_seg(t, TH_RST, t->rcv + 1000, 0, 0),
-	       "active: SYN-ACK with a bad ACK -> <SEQ=SEG.ACK><RST>, no event");
+	EXPECT_FALSE(t->nev);
+	EXPECT_TRUE(one_seg(t, TH_RST, t->rcv + 1000, 0, 0)) {
+		TH_LOG("active: SYN-ACK with a bad ACK -> <SEQ=SEG.ACK><RST>, no event");
+	}
 	tc_seg(t, TH_SYN | TH_ACK, P_ISS, t->rcv, NULL, 0, O_ALL);
-	tap_ok((ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED)) && !ev->res,
-	       "active: the right SYN-ACK afterwards still connects");
+	ASSERT_NE(NULL, ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED));
+	EXPECT_FALSE(ev->res) TH_LOG("active: the right SYN-ACK afterwards still connects");
 	tc_fini(t);
+}
 
-	/* errors of CONNECT */
+/* errors of CONNECT */
+TEST(tcp_state_active_connect_errors)
+{
+	struct ixmod_call c;
+	struct tc *t = &T;
+
 	tc_init(t);
 	c = tn_call_connect(TN_IP(1) + 0x100, P_PORT, 1);
-	tap_eq((u64)tc_call(t, &c), (u64)-ENETUNREACH, "active: CONNECT off the subnet: -ENETUNREACH");
+	EXPECT_EQ(-ENETUNREACH, tc_call(t, &c)) {
+		TH_LOG("active: CONNECT off the subnet: -ENETUNREACH");
+	}
 	c = tn_call_connect(H_IP, P_PORT, 1);
-	tap_eq((u64)tc_call(t, &c), (u64)-EINVAL, "active: CONNECT to our own address: -EINVAL");
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("active: CONNECT to our own address: -EINVAL");
 	c = tn_call_connect(P_IP, 0, 1);
-	tap_eq((u64)tc_call(t, &c), (u64)-EINVAL, "active: CONNECT to port 0: -EINVAL");
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("active: CONNECT to port 0: -EINVAL");
 	tc_fini(t);
 }
 
 /* RFC 9293 Figure 8: both send a SYN; each answers the other's with a SYN-ACK. */
-static void test_simultaneous_open(void)
+TEST(tcp_state_simultaneous_open)
 {
 	struct ixmod_call c = tn_call_connect(P_IP, P_PORT, 0x51);
 	const struct ixmod_event *ev;
@@ -632,15 +760,24 @@ static void test_simultaneous_open(void)
 	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, O_MSS);
 	t->snd++;
 	t->rcv = t->hiss + 1;
-	tap_ok(one_seg(t, TH_SYN | TH_ACK, t->hiss, P_ISS + 1, 0) && !t->nev,
-	       "simultaneous open: the peer's SYN in SYN-SENT -> SYN-ACK with our ISN");
-	tap_ok(!strcmp(state(t), "SYN_RECV"), "simultaneous open: SYN-RECEIVED (%s)", state(t));
+	ASSERT_TRUE(one_seg(t, TH_SYN | TH_ACK, t->hiss, P_ISS + 1, 0));
+	EXPECT_FALSE(t->nev) {
+		TH_LOG("simultaneous open: the peer's SYN in SYN-SENT -> SYN-ACK with our ISN");
+	}
+	EXPECT_STREQ("SYN_RECV", state(t)) TH_LOG("simultaneous open: SYN-RECEIVED (%s)", state(t));
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
-	tap_ok(ev && !ev->res && ev->handle == t->ch && t->nev == 1 && !t->nseg,
-	       "simultaneous open: the peer's ACK of our SYN -> CONNECTED res 0");
-	tap_ok(tc_sendv(t, 0, 50) == 50 && one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 50),
-	       "simultaneous open: data flows");
+	ASSERT_NE(NULL, ev);
+	EXPECT_FALSE(ev->res);
+	EXPECT_EQ(t->ch, ev->handle);
+	EXPECT_EQ(1, t->nev);
+	EXPECT_FALSE(t->nseg) {
+		TH_LOG("simultaneous open: the peer's ACK of our SYN -> CONNECTED res 0");
+	}
+	EXPECT_EQ(50, tc_sendv(t, 0, 50));
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 50)) {
+		TH_LOG("simultaneous open: data flows");
+	}
 	tc_fini(t);
 }
 
@@ -649,40 +786,50 @@ static void test_simultaneous_open(void)
  */
 
 /* Both close at once: FIN crosses FIN, CLOSING, then TIME_WAIT (RFC 9293 Figure 13). */
-static void test_simultaneous_close(void)
+TEST_F(tcp_state_established, simultaneous_close)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 fin;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
-	tap_ok(tc_close(t, false) == 0 && one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0) &&
-	       !t->nev, "simultaneous close: CLOSE -> FIN, no event");
+	EXPECT_EQ(0, tc_close(t, false));
+	ASSERT_TRUE(one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0));
+	EXPECT_FALSE(t->nev) TH_LOG("simultaneous close: CLOSE -> FIN, no event");
 	fin = t->rcv++;
 	tc_seg(t, TH_FIN | TH_ACK, t->snd, fin, NULL, 0, 0);
 	t->snd++;
-	tap_ok(is_ack(t) && !t->nev,
-	       "simultaneous close: the peer's FIN (not acking ours) -> ACK of it, no event");
-	tap_ok(!strcmp(state(t), "CLOSING"), "simultaneous close: CLOSING (%s)", state(t));
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev) {
+		TH_LOG("simultaneous close: the peer's FIN (not acking ours) -> ACK of it, no event");
+	}
+	EXPECT_STREQ("CLOSING", state(t)) TH_LOG("simultaneous close: CLOSING (%s)", state(t));
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
-	tap_ok(!t->nseg && ev && t->nev == 1 && !ev->res && ev->user_data == 0xc0 &&
-	       ev->handle == t->ch,
-	       "simultaneous close: the ACK of our FIN -> DEAD res 0, nothing sent");
-	tap_ok(stats(t)->conns == 1 && !stats(t)->established,
-	       "simultaneous close: the slot stays in TIME_WAIT (%s)", state(t));
+	EXPECT_FALSE(t->nseg);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(1, t->nev);
+	EXPECT_FALSE(ev->res);
+	EXPECT_EQ(0xc0, ev->user_data);
+	EXPECT_EQ(t->ch, ev->handle) {
+		TH_LOG("simultaneous close: the ACK of our FIN -> DEAD res 0, nothing sent");
+	}
+	EXPECT_EQ(1, stats(t)->conns);
+	EXPECT_FALSE(stats(t)->established) {
+		TH_LOG("simultaneous close: the slot stays in TIME_WAIT (%s)", state(t));
+	}
 	tc_advance(t, t->h->tcp_cfg.tw_ns + MS);
-	tap_ok(!stats(t)->conns && !t->nev && !t->nseg,
-	       "simultaneous close: gone after TIME_WAIT, without another event");
-	tc_fini(t);
+	EXPECT_FALSE(stats(t)->conns);
+	EXPECT_FALSE(t->nev);
+	EXPECT_FALSE(t->nseg) {
+		TH_LOG("simultaneous close: gone after TIME_WAIT, without another event");
+	}
 }
 
 /*
  * The active closer (of an actively opened connection, with timestamps):
  * FIN-WAIT-1, FIN-WAIT-2, TIME_WAIT for tw_ns, then nothing.
  */
-static void test_time_wait(void)
+TEST(tcp_state_time_wait)
 {
 	struct ixm_tcp_config cfg;
 	const struct ixmod_event *ev;
@@ -692,237 +839,304 @@ static void test_time_wait(void)
 	ixm_tcp_config_default(&cfg);
 	cfg.tw_ns = 10000 * MS;
 	tc_init_cfg(t, &cfg);
-	tc_active(t, O_ALL);
+	ASSERT_TRUE(tc_active(t, O_ALL)) TH_LOG("the handshake");
 	tc_close(t, false);
-	tap_ok(one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0) && t->seg[0].has_ts,
-	       "TIME_WAIT: CLOSE -> FIN with timestamps");
+	ASSERT_TRUE(one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0));
+	EXPECT_TRUE(t->seg[0].has_ts) TH_LOG("TIME_WAIT: CLOSE -> FIN with timestamps");
 	fin = t->rcv++;
 	tc_send(t, TH_ACK, NULL, 0);
-	tap_ok(!t->nseg && !t->nev && !strcmp(state(t), "FIN_WAIT2"),
-	       "TIME_WAIT: the ACK of our FIN: nothing sent, no event (%s)", state(t));
+	EXPECT_FALSE(t->nseg);
+	EXPECT_FALSE(t->nev);
+	EXPECT_STREQ("FIN_WAIT2", state(t)) {
+		TH_LOG("TIME_WAIT: the ACK of our FIN: nothing sent, no event (%s)", state(t));
+	}
 	peer_fin = t->snd;
 	tc_send(t, TH_FIN | TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
-	tap_ok(is_ack(t) && ev && t->nev == 1 && !ev->res,
-	       "TIME_WAIT: the peer's FIN -> ACK and DEAD res 0 (no RECV after CLOSE)");
-	tap_ok(stats(t)->conns == 1 && !stats(t)->established && !strcmp(state(t), "TIME_WAIT"),
-	       "TIME_WAIT: one slot, not established (%s)", state(t));
-	tap_eq((u64)tc_sendv(t, 0, 1), (u64)-EBADF, "TIME_WAIT: the handle is stale: -EBADF");
+	ASSERT_TRUE(is_ack(t));
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(1, t->nev);
+	EXPECT_FALSE(ev->res) {
+		TH_LOG("TIME_WAIT: the peer's FIN -> ACK and DEAD res 0 (no RECV after CLOSE)");
+	}
+	EXPECT_EQ(1, stats(t)->conns);
+	EXPECT_FALSE(stats(t)->established);
+	EXPECT_STREQ("TIME_WAIT", state(t)) {
+		TH_LOG("TIME_WAIT: one slot, not established (%s)", state(t));
+	}
+	EXPECT_EQ(-EBADF, tc_sendv(t, 0, 1)) TH_LOG("TIME_WAIT: the handle is stale: -EBADF");
 	tc_advance(t, 5000 * MS);
 	tc_seg(t, TH_FIN | TH_ACK, peer_fin, fin + 1, NULL, 0, 0);
-	tap_ok(is_ack(t) && !t->nev, "TIME_WAIT: the peer's FIN again -> ACK again");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev) TH_LOG("TIME_WAIT: the peer's FIN again -> ACK again");
 	tc_advance(t, cfg.tw_ns - MS);
-	tap_ok(stats(t)->conns == 1, "TIME_WAIT: still there tw_ns - 1 ms after that FIN");
+	EXPECT_EQ(1, stats(t)->conns) TH_LOG("TIME_WAIT: still there tw_ns - 1 ms after that FIN");
 	tc_advance(t, 2 * MS);
-	tap_ok(!stats(t)->conns && !t->nev && !t->nseg, "TIME_WAIT: gone at tw_ns, silently");
+	EXPECT_FALSE(stats(t)->conns);
+	EXPECT_FALSE(t->nev);
+	EXPECT_FALSE(t->nseg) TH_LOG("TIME_WAIT: gone at tw_ns, silently");
 	tc_seg(t, TH_ACK, t->snd, fin + 1, NULL, 0, 0);
-	tap_ok(one_seg(t, TH_RST, fin + 1, 0, 0),
-	       "TIME_WAIT: afterwards a segment of the old pair gets RST <SEQ=SEG.ACK>");
+	EXPECT_TRUE(one_seg(t, TH_RST, fin + 1, 0, 0)) {
+		TH_LOG("TIME_WAIT: afterwards a segment of the old pair gets RST <SEQ=SEG.ACK>");
+	}
 	tc_fini(t);
 }
 
 /* The peer closes first; we read its FIN and keep sending, then close (LAST-ACK). */
-static void test_half_close(void)
+TEST_F(tcp_state_established, half_close)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	memcpy(data, "hello", 5);
 	tc_send(t, TH_ACK | TH_PSH | TH_FIN, data, 5);
-	tap_ok(t->nev == 2 && recv_is(t, &t->ev[0], data, 5) &&
-	       t->ev[1].type == IXMOD_EV_TCP_RECV && !t->ev[1].res && !t->ev[1].off &&
-	       t->ev[1].user_data == 0xc0,
-	       "half-close: data and FIN -> RECV 5, then RECV res 0 (end of stream)");
-	tap_ok(is_ack(t), "half-close: the FIN is acknowledged at once");
-	tap_ok(!strcmp(state(t), "CLOSE_WAIT") && stats(t)->established == 1,
-	       "half-close: CLOSE-WAIT, still counted as established");
-	tap_ok(tc_sendv(t, 100, 1000) == 1000 &&
-	       one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 1000) &&
-	       !memcmp(t->seg[0].data, t->a->arena + 100, 1000),
-	       "half-close: we still send: SENDV 1000 -> res 1000, one segment");
+	EXPECT_EQ(2, t->nev);
+	ASSERT_TRUE(recv_is(t, &t->ev[0], data, 5));
+	EXPECT_EQ(IXMOD_EV_TCP_RECV, t->ev[1].type);
+	EXPECT_FALSE(t->ev[1].res);
+	EXPECT_FALSE(t->ev[1].off);
+	EXPECT_EQ(0xc0, t->ev[1].user_data) {
+		TH_LOG("half-close: data and FIN -> RECV 5, then RECV res 0 (end of stream)");
+	}
+	EXPECT_TRUE(is_ack(t)) TH_LOG("half-close: the FIN is acknowledged at once");
+	EXPECT_STREQ("CLOSE_WAIT", state(t));
+	EXPECT_EQ(1, stats(t)->established) {
+		TH_LOG("half-close: CLOSE-WAIT, still counted as established");
+	}
+	EXPECT_EQ(1000, tc_sendv(t, 100, 1000));
+	ASSERT_TRUE(one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 1000));
+	EXPECT_EQ(0, memcmp(t->seg[0].data, t->a->arena + 100, 1000)) {
+		TH_LOG("half-close: we still send: SENDV 1000 -> res 1000, one segment");
+	}
 	t->rcv += 1000;
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
-	tap_ok(ev && ev->res == 1000 && t->nev == 1 && !t->nseg,
-	       "half-close: the peer's ACK -> SENT 1000");
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(1000, ev->res);
+	EXPECT_EQ(1, t->nev);
+	EXPECT_FALSE(t->nseg) TH_LOG("half-close: the peer's ACK -> SENT 1000");
 	tc_seg(t, TH_ACK | TH_FIN, t->snd - 1, t->rcv, NULL, 0, 0);
-	tap_ok(!t->nev && is_ack(t), "half-close: a retransmitted FIN: ACK, no second end of stream");
-	tap_ok(tc_recv_done(t, 5) == 0 && tc_close(t, false) == 0 &&
-	       one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0),
-	       "half-close: CLOSE -> FIN (LAST-ACK)");
+	EXPECT_FALSE(t->nev);
+	EXPECT_TRUE(is_ack(t)) {
+		TH_LOG("half-close: a retransmitted FIN: ACK, no second end of stream");
+	}
+	EXPECT_EQ(0, tc_recv_done(t, 5));
+	EXPECT_EQ(0, tc_close(t, false));
+	EXPECT_TRUE(one_seg(t, TH_FIN | TH_ACK, t->rcv, t->snd, 0)) {
+		TH_LOG("half-close: CLOSE -> FIN (LAST-ACK)");
+	}
 	t->rcv++;
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
-	tap_ok(ev && !ev->res && t->nev == 1 && !t->nseg && !stats(t)->conns &&
-	       !stats(t)->established,
-	       "half-close: the ACK of our FIN -> DEAD res 0; no TIME_WAIT for the passive closer");
-	tc_fini(t);
+	ASSERT_NE(NULL, ev);
+	EXPECT_FALSE(ev->res);
+	EXPECT_EQ(1, t->nev);
+	EXPECT_FALSE(t->nseg);
+	EXPECT_FALSE(stats(t)->conns);
+	EXPECT_FALSE(stats(t)->established) {
+		TH_LOG("half-close: the ACK of our FIN -> DEAD res 0; no TIME_WAIT for the passive closer");
+	}
 }
 
 /* After CLOSE, a copy of data we already had is acknowledged, not reset. */
-static void test_close_duplicate(void)
+TEST_F(tcp_state_established, close_duplicate)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 seq;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	seq = t->snd;
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
 	tc_close(t, false);
 	t->rcv++;
 	tc_seg(t, TH_ACK | TH_PSH, seq, t->rcv - 1, data, 100, 0);
-	tap_ok(is_ack(t) && !t->nev,
-	       "close: an old duplicate after CLOSE -> ACK, not RST (RFC 9293 §3.10.7.4)");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev) {
+		TH_LOG("close: an old duplicate after CLOSE -> ACK, not RST (RFC 9293 §3.10.7.4)");
+	}
 	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
-	tap_ok(ev && !ev->res && is_ack(t), "close: then the FIN exchange ends it: DEAD 0");
-	tc_fini(t);
+	ASSERT_NE(NULL, ev);
+	EXPECT_FALSE(ev->res);
+	EXPECT_TRUE(is_ack(t)) TH_LOG("close: then the FIN exchange ends it: DEAD 0");
+}
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
+TEST_F(tcp_state_established, close_new_data_resets)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = self->t;
+
 	tc_close(t, false);
 	t->rcv++;
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
 	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
-	tap_ok(t->nseg == 1 && (t->seg[0].flags & TH_RST) && ev && ev->res == -ECONNRESET,
-	       "close: new data after CLOSE -> RST and DEAD -ECONNRESET (RFC 2525 §2.17)");
-	tc_fini(t);
+	EXPECT_EQ(1, t->nseg);
+	ASSERT_TRUE(t->seg[0].flags & TH_RST);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(-ECONNRESET, ev->res) {
+		TH_LOG("close: new data after CLOSE -> RST and DEAD -ECONNRESET (RFC 2525 §2.17)");
+	}
 }
 
-static void test_abort(void)
+TEST_F(tcp_state_established, abort)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
-	tap_ok(tc_close(t, true) == 0 &&
-	       one_seg(t, TH_RST | TH_ACK, t->rcv, t->snd, 0),
-	       "abort: CLOSE with ABORT -> RST <SEQ=SND.NXT>");
+	EXPECT_EQ(0, tc_close(t, true));
+	EXPECT_TRUE(one_seg(t, TH_RST | TH_ACK, t->rcv, t->snd, 0)) {
+		TH_LOG("abort: CLOSE with ABORT -> RST <SEQ=SND.NXT>");
+	}
 	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
-	tap_ok(ev && ev->res == -ECONNABORTED && t->nev == 1 && !stats(t)->conns &&
-	       t->h->pool.nfree == t->h->pool.count,
-	       "abort: DEAD -ECONNABORTED; slot and buffers freed");
-	tc_fini(t);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(-ECONNABORTED, ev->res);
+	EXPECT_EQ(1, t->nev);
+	EXPECT_FALSE(stats(t)->conns);
+	EXPECT_EQ(t->h->pool.count, t->h->pool.nfree) {
+		TH_LOG("abort: DEAD -ECONNABORTED; slot and buffers freed");
+	}
 }
 
 /*
  * RFC 5961 and the acceptability of segments
  */
 
-static void test_rst(void)
+TEST_F(tcp_state_established, rst)
 {
 	const struct ixmod_event *ev;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u64 ooo;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	tc_seg(t, TH_RST, t->snd + 1, 0, NULL, 0, 0);
-	tap_ok(is_ack(t) && !t->nev && stats(t)->challenge_acks == 1,
-	       "RST: in the window but not at RCV.NXT -> challenge ACK (RFC 5961 §3.2)");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev);
+	EXPECT_EQ(1, stats(t)->challenge_acks) {
+		TH_LOG("RST: in the window but not at RCV.NXT -> challenge ACK (RFC 5961 §3.2)");
+	}
 	tc_seg(t, TH_RST | TH_ACK, t->snd + 60000, t->rcv, NULL, 0, 0);
-	tap_ok(is_ack(t) && !t->nev, "RST,ACK at the window's far end: challenge ACK too");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev) TH_LOG("RST,ACK at the window's far end: challenge ACK too");
 	ooo = stats(t)->out_of_window;
 	tc_seg(t, TH_RST, t->snd + 200000, 0, NULL, 0, 0);
 	tc_seg(t, TH_RST, t->snd - 1, 0, NULL, 0, 0);
-	tap_ok(!t->nseg && !t->nev && stats(t)->out_of_window == ooo + 2,
-	       "RST: outside the window (after it, or before RCV.NXT): dropped silently");
-	tap_ok(!strcmp(state(t), "ESTABLISHED"), "RST: none of them touched the connection");
+	EXPECT_FALSE(t->nseg);
+	EXPECT_FALSE(t->nev);
+	EXPECT_EQ(ooo + 2, stats(t)->out_of_window) {
+		TH_LOG("RST: outside the window (after it, or before RCV.NXT): dropped silently");
+	}
+	EXPECT_STREQ("ESTABLISHED", state(t)) TH_LOG("RST: none of them touched the connection");
 	tc_seg(t, TH_RST, t->snd, 0, NULL, 0, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
-	tap_ok(ev && ev->res == -ECONNRESET && t->nev == 1 && !t->nseg && ev->handle == t->ch,
-	       "RST at exactly RCV.NXT -> DEAD -ECONNRESET, nothing sent");
-	tap_ok(!stats(t)->conns && !stats(t)->established && stats(t)->resets_in == 1,
-	       "RST: slot freed, resets_in counted");
-	tap_eq((u64)tc_sendv(t, 0, 10), (u64)-EBADF, "RST: the handle is stale: -EBADF");
-	tc_fini(t);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(-ECONNRESET, ev->res);
+	EXPECT_EQ(1, t->nev);
+	EXPECT_FALSE(t->nseg);
+	EXPECT_EQ(t->ch, ev->handle) {
+		TH_LOG("RST at exactly RCV.NXT -> DEAD -ECONNRESET, nothing sent");
+	}
+	EXPECT_FALSE(stats(t)->conns);
+	EXPECT_FALSE(stats(t)->established);
+	EXPECT_EQ(1, stats(t)->resets_in) TH_LOG("RST: slot freed, resets_in counted");
+	EXPECT_EQ(-EBADF, tc_sendv(t, 0, 10)) TH_LOG("RST: the handle is stale: -EBADF");
 }
 
-static void test_syn_challenge(void)
+TEST_F(tcp_state_established, syn_challenge)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u64 ch;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	ch = stats(t)->challenge_acks;
 	tc_seg(t, TH_SYN, t->snd + 100, 0, NULL, 0, O_MSS);
-	tap_ok(is_ack(t) && !t->nev && stats(t)->challenge_acks == ch + 1,
-	       "SYN in ESTABLISHED, in window -> challenge ACK (RFC 5961 §4.2)");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev);
+	EXPECT_EQ(ch + 1, stats(t)->challenge_acks) {
+		TH_LOG("SYN in ESTABLISHED, in window -> challenge ACK (RFC 5961 §4.2)");
+	}
 	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, O_MSS);
-	tap_ok(is_ack(t) && !t->nev, "SYN at exactly RCV.NXT -> challenge ACK, no reset");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev) TH_LOG("SYN at exactly RCV.NXT -> challenge ACK, no reset");
 	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, O_MSS);
-	tap_ok(is_ack(t) && !t->nev, "the original SYN again -> ACK");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev) TH_LOG("the original SYN again -> ACK");
 	tc_seg(t, TH_ACK, t->snd, t->rcv + 10, NULL, 0, 0);
-	tap_ok(is_ack(t) && !t->nev,
-	       "an ACK of bytes never sent -> challenge ACK, dropped (RFC 5961 §5.2)");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev) {
+		TH_LOG("an ACK of bytes never sent -> challenge ACK, dropped (RFC 5961 §5.2)");
+	}
 	tc_send(t, TH_ACK | TH_PSH, data, 20);
-	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 20) &&
-	       !strcmp(state(t), "ESTABLISHED"),
-	       "challenges: the connection is unharmed, data flows");
-	tc_fini(t);
+	ASSERT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 20));
+	EXPECT_STREQ("ESTABLISHED", state(t)) {
+		TH_LOG("challenges: the connection is unharmed, data flows");
+	}
 }
 
-static void test_out_of_window(void)
+TEST_F(tcp_state_established, out_of_window)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 seq;
 	u64 ow;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	ow = stats(t)->out_of_window;
 	tc_seg(t, TH_ACK | TH_PSH, t->snd + 70000, t->rcv, data, 100, 0);
-	tap_ok(is_ack(t) && !t->nev && stats(t)->out_of_window == ow + 1,
-	       "data beyond the window -> ACK, dropped, out_of_window counted");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev);
+	EXPECT_EQ(ow + 1, stats(t)->out_of_window) {
+		TH_LOG("data beyond the window -> ACK, dropped, out_of_window counted");
+	}
 	seq = t->snd;
 	tc_send(t, TH_ACK | TH_PSH, data, 100);
 	tc_recv_done(t, 100);
 	tc_seg(t, TH_ACK | TH_PSH, seq, t->rcv, data, 100, 0);
-	tap_ok(is_ack(t) && !t->nev && stats(t)->dup_data == 1,
-	       "an exact duplicate -> ACK, dropped, counted in dup_data (%llu)",
-	       stats(t)->dup_data);
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev);
+	EXPECT_EQ(1, stats(t)->dup_data) {
+		TH_LOG("an exact duplicate -> ACK, dropped, counted in dup_data (%llu)",
+		       stats(t)->dup_data);
+	}
 	tc_seg(t, TH_ACK | TH_PSH, seq - 50, t->rcv, data, 50, 0);
-	tap_ok(is_ack(t) && !t->nev,
-	       "data all before RCV.NXT -> ACK, dropped");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev) TH_LOG("data all before RCV.NXT -> ACK, dropped");
 	tc_seg(t, TH_ACK | TH_PSH, seq + 50, t->rcv, data + 50, 100, 0);
-	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data + 100, 50),
-	       "a segment overlapping RCV.NXT: only its new bytes are delivered");
-	tap_ok(t->h->pool.nfree == t->h->pool.count - 1,
-	       "dropped segments' buffers are back in the pool");
-	tc_fini(t);
+	EXPECT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data + 100, 50)) {
+		TH_LOG("a segment overlapping RCV.NXT: only its new bytes are delivered");
+	}
+	EXPECT_EQ(t->h->pool.count - 1, t->h->pool.nfree) {
+		TH_LOG("dropped segments' buffers are back in the pool");
+	}
 }
 
-static void test_paws(void)
+TEST(tcp_state_paws)
 {
 	struct tc *t = &T;
 
 	tc_init(t);
 	t->tsval = 1000;
-	tc_passive(t, O_MSS | O_TS);
+	ASSERT_TRUE(tc_passive(t, O_MSS | O_TS)) TH_LOG("the handshake");
 	t->tsval = 2000;
 	tc_send(t, TH_ACK | TH_PSH, data, 10);
-	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 10), "PAWS: TSval 2000 accepted");
+	EXPECT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 10)) {
+		TH_LOG("PAWS: TSval 2000 accepted");
+	}
 	t->tsval = 1500;
 	tc_seg(t, TH_ACK | TH_PSH, t->snd, t->rcv, data + 10, 10, 0);
-	tap_ok(!t->nev && is_ack(t) && stats(t)->paws_drops == 1,
-	       "PAWS: new data with an older TSval (1500) -> ACK, dropped (RFC 7323 §5.3)");
+	EXPECT_FALSE(t->nev);
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_EQ(1, stats(t)->paws_drops) {
+		TH_LOG("PAWS: new data with an older TSval (1500) -> ACK, dropped (RFC 7323 §5.3)");
+	}
 	t->tsval = 2001;
 	tc_send(t, TH_ACK | TH_PSH, data + 10, 10);
-	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data + 10, 10) &&
-	       t->nseg == 1 && t->seg[0].tsecr == 2001,
-	       "PAWS: the same data with TSval 2001 is taken, and 2001 echoed");
+	ASSERT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data + 10, 10));
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(2001, t->seg[0].tsecr) {
+		TH_LOG("PAWS: the same data with TSval 2001 is taken, and 2001 echoed");
+	}
 	tc_fini(t);
 }
 
 /* RFC 9293 §3.10.7.1: the RST for a segment that belongs to no connection. */
-static void test_no_connection(void)
+TEST(tcp_state_no_connection)
 {
 	struct ixmod_call c;
 	struct tc *t = &T;
@@ -931,36 +1145,44 @@ static void test_no_connection(void)
 	tc_init(t);
 	t->hport = 81;
 	tc_seg(t, TH_ACK, 1000, 5000, NULL, 0, 0);
-	tap_ok(one_seg(t, TH_RST, 5000, 0, 0) && t->seg[0].sport == 81 &&
-	       t->seg[0].dport == P_PORT && t->seg[0].dst == P_IP &&
-	       !memcmp(t->seg[0].dmac, peer_mac, 6),
-	       "no connection: an ACK -> <SEQ=SEG.ACK><CTL=RST> back to its sender");
+	ASSERT_TRUE(one_seg(t, TH_RST, 5000, 0, 0));
+	EXPECT_EQ(81, t->seg[0].sport);
+	EXPECT_EQ(P_PORT, t->seg[0].dport);
+	EXPECT_EQ(P_IP, t->seg[0].dst);
+	EXPECT_EQ(0, memcmp(t->seg[0].dmac, peer_mac, 6)) {
+		TH_LOG("no connection: an ACK -> <SEQ=SEG.ACK><CTL=RST> back to its sender");
+	}
 	tc_seg(t, TH_SYN, 7000, 0, NULL, 0, O_MSS);
-	tap_ok(one_seg(t, TH_RST | TH_ACK, 0, 7001, 0),
-	       "no connection: a SYN -> <SEQ=0><ACK=SEG.SEQ+1><CTL=RST,ACK>");
+	EXPECT_TRUE(one_seg(t, TH_RST | TH_ACK, 0, 7001, 0)) {
+		TH_LOG("no connection: a SYN -> <SEQ=0><ACK=SEG.SEQ+1><CTL=RST,ACK>");
+	}
 	tc_seg(t, TH_PSH | TH_FIN, 9000, 0, data, 10, 0);
-	tap_ok(one_seg(t, TH_RST | TH_ACK, 0, 9011, 0),
-	       "no connection: 10 bytes and FIN without ACK -> ack = SEG.SEQ + 11");
+	EXPECT_TRUE(one_seg(t, TH_RST | TH_ACK, 0, 9011, 0)) {
+		TH_LOG("no connection: 10 bytes and FIN without ACK -> ack = SEG.SEQ + 11");
+	}
 	out = stats(t)->resets_out;
 	tc_seg(t, TH_RST, 1000, 0, NULL, 0, 0);
 	tc_seg(t, TH_RST | TH_ACK, 1000, 5000, NULL, 0, 0);
-	tap_ok(!t->nseg && stats(t)->resets_out == out, "no connection: an RST is not answered");
-	tap_ok(stats(t)->no_conn >= 3 && t->h->stats.drops[IXM_DROP_TCP_NO_SOCK] >= 3 &&
-	       t->h->pool.nfree == t->h->pool.count,
-	       "no connection: counted (no_conn, tcp_no_sock); buffers back");
+	EXPECT_FALSE(t->nseg);
+	EXPECT_EQ(out, stats(t)->resets_out) TH_LOG("no connection: an RST is not answered");
+	EXPECT_GE(stats(t)->no_conn, 3);
+	EXPECT_GE(t->h->stats.drops[IXM_DROP_TCP_NO_SOCK], 3);
+	EXPECT_EQ(t->h->pool.count, t->h->pool.nfree) {
+		TH_LOG("no connection: counted (no_conn, tcp_no_sock); buffers back");
+	}
 	c = tn_call_listen(81, 4, 1);
 	tc_call(t, &c);
 	tc_seg(t, TH_ACK, 1000, 5000, NULL, 0, 0);
-	tap_ok(one_seg(t, TH_RST, 5000, 0, 0) && !t->nev,
-	       "LISTEN: an ACK that opens nothing -> <SEQ=SEG.ACK><CTL=RST>");
+	ASSERT_TRUE(one_seg(t, TH_RST, 5000, 0, 0));
+	EXPECT_FALSE(t->nev) TH_LOG("LISTEN: an ACK that opens nothing -> <SEQ=SEG.ACK><CTL=RST>");
 	tc_seg(t, TH_ACK | TH_SYN, 1000, 5000, NULL, 0, O_MSS);
-	tap_ok(one_seg(t, TH_RST, 5000, 0, 0) && !t->nev,
-	       "LISTEN: a SYN-ACK -> <SEQ=SEG.ACK><CTL=RST>");
+	ASSERT_TRUE(one_seg(t, TH_RST, 5000, 0, 0));
+	EXPECT_FALSE(t->nev) TH_LOG("LISTEN: a SYN-ACK -> <SEQ=SEG.ACK><CTL=RST>");
 	tc_fini(t);
 }
 
 /* RFC 4987 §3.6: a SYN beyond the backlog is answered from a cookie. */
-static void test_syncookies(void)
+TEST(tcp_state_syncookies)
 {
 	struct ixmod_call c = tn_call_listen(H_PORT, 1, 0x11);
 	const struct ixmod_event *ev;
@@ -970,55 +1192,83 @@ static void test_syncookies(void)
 	bool ok;
 
 	tc_init(t);
-	tap_eq(t->h->tcp_cfg.syncookies, 1, "cookies: the default is 1 (when the backlog is full)");
+	EXPECT_EQ(1, t->h->tcp_cfg.syncookies) {
+		TH_LOG("cookies: the default is 1 (when the backlog is full)");
+	}
 	t->hport = H_PORT;
 	tc_call(t, &c);
 	t->pport = 40000;
 	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, O_ALL);
-	tap_ok(t->nseg == 1 && t->seg[0].flags == (TH_SYN | TH_ACK) && t->seg[0].has_ts &&
-	       !stats(t)->syncookies_sent && stats(t)->conns == 1,
-	       "cookies: the first SYN (backlog 1) gets a stateful SYN-ACK");
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ((TH_SYN | TH_ACK), t->seg[0].flags);
+	ASSERT_TRUE(t->seg[0].has_ts);
+	EXPECT_FALSE(stats(t)->syncookies_sent);
+	EXPECT_EQ(1, stats(t)->conns) {
+		TH_LOG("cookies: the first SYN (backlog 1) gets a stateful SYN-ACK");
+	}
 	t->pport = 40001;
 	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, O_ALL);
-	tap_ok(t->nseg == 1 && t->seg[0].flags == (TH_SYN | TH_ACK) &&
-	       t->seg[0].ack == P_ISS + 1 && t->seg[0].mss && t->seg[0].wscale < 0 &&
-	       !t->seg[0].has_ts && stats(t)->syncookies_sent == 1 && stats(t)->conns == 1,
-	       "cookies: the second gets a SYN-ACK with MSS only, and no slot");
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ((TH_SYN | TH_ACK), t->seg[0].flags);
+	EXPECT_EQ(P_ISS + 1, t->seg[0].ack);
+	ASSERT_TRUE(t->seg[0].mss);
+	EXPECT_LT(t->seg[0].wscale, 0);
+	EXPECT_FALSE(t->seg[0].has_ts);
+	EXPECT_EQ(1, stats(t)->syncookies_sent);
+	EXPECT_EQ(1, stats(t)->conns) {
+		TH_LOG("cookies: the second gets a SYN-ACK with MSS only, and no slot");
+	}
 	cookie = t->seg[0].seq;
 	t->pport = 40002;
 	tc_seg(t, TH_SYN, P_ISS, 0, NULL, 0, O_MSS);
 	t->ts = false;
 	tc_seg(t, TH_ACK, P_ISS + 1, t->seg[0].seq + 1 + 0x100, NULL, 0, 0);
-	tap_ok(t->nseg == 1 && (t->seg[0].flags & TH_RST) && !t->nev &&
-	       stats(t)->syncookies_bad == 1 && stats(t)->conns == 1,
-	       "cookies: an ACK with a wrong cookie: RST, syncookies_bad, no connection");
+	EXPECT_EQ(1, t->nseg);
+	ASSERT_TRUE(t->seg[0].flags & TH_RST);
+	EXPECT_FALSE(t->nev);
+	EXPECT_EQ(1, stats(t)->syncookies_bad);
+	EXPECT_EQ(1, stats(t)->conns) {
+		TH_LOG("cookies: an ACK with a wrong cookie: RST, syncookies_bad, no connection");
+	}
 	t->pport = 40003;
 	tc_seg(t, TH_ACK, P_ISS + 1, cookie + 1, NULL, 0, 0);
-	tap_ok(!t->nev && stats(t)->syncookies_bad == 2 && stats(t)->conns == 1,
-	       "cookies: another pair's cookie does not validate");
+	EXPECT_FALSE(t->nev);
+	EXPECT_EQ(2, stats(t)->syncookies_bad);
+	EXPECT_EQ(1, stats(t)->conns) TH_LOG("cookies: another pair's cookie does not validate");
 	t->pport = 40001;
 	for (i = 1, ok = true; i < 8; i++) {
 		tc_seg(t, TH_ACK, P_ISS + 1, (cookie ^ i << 24) + 1, NULL, 0, 0);
 		ok &= t->nseg == 1 && (t->seg[0].flags & TH_RST) && !t->nev;
 	}
-	tap_ok(ok && stats(t)->syncookies_bad == 2 + 7 && stats(t)->conns == 1,
-	       "cookies: the MSS index (bits 24-26) is under the hash: each of its 7 changes fails");
+	ASSERT_TRUE(ok);
+	EXPECT_EQ(2 + 7, stats(t)->syncookies_bad);
+	EXPECT_EQ(1, stats(t)->conns) {
+		TH_LOG("cookies: the MSS index (bits 24-26) is under the hash: each of its 7 changes fails");
+	}
 	t->rcv = cookie + 1;
 	t->snd = P_ISS + 1;
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_KNOCK);
-	tap_ok(ev && ev->port == ixm_htons(40001) && !t->nseg && stats(t)->syncookies_ok == 1 &&
-	       stats(t)->conns == 2,
-	       "cookies: the ACK of the cookie opens the connection: KNOCK, syncookies_ok");
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(ixm_htons(40001), ev->port);
+	EXPECT_FALSE(t->nseg);
+	EXPECT_EQ(1, stats(t)->syncookies_ok);
+	EXPECT_EQ(2, stats(t)->conns) {
+		TH_LOG("cookies: the ACK of the cookie opens the connection: KNOCK, syncookies_ok");
+	}
 	t->ch = ev ? ev->handle : 0;
 	c = tn_call_accept(t->ch, 0xc0);
 	tc_call(t, &c);
 	tc_send(t, TH_ACK | TH_PSH, data, 300);
-	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 300),
-	       "cookies: data on it arrives");
-	tap_ok(tc_sendv(t, 0, 3000) > 0 && t->nseg >= 1 && t->seg[0].seq == cookie + 1 &&
-	       t->seg[0].dlen <= 1460,
-	       "cookies: it sends from the cookie's ISN + 1, within the cookie's MSS");
+	EXPECT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 300)) {
+		TH_LOG("cookies: data on it arrives");
+	}
+	EXPECT_GT(tc_sendv(t, 0, 3000), 0);
+	EXPECT_GE(t->nseg, 1);
+	EXPECT_EQ(cookie + 1, t->seg[0].seq);
+	EXPECT_LE(t->seg[0].dlen, 1460) {
+		TH_LOG("cookies: it sends from the cookie's ISN + 1, within the cookie's MSS");
+	}
 	/* each of the eight MSS values: it comes back, and no other index validates */
 	for (i = 0, ok = true; i < 8; i++) {
 		static const u16 mss[8] = { 536, 1000, 1200, 1300, 1360, 1400, 1440, 1460 };
@@ -1032,7 +1282,9 @@ static void test_syncookies(void)
 		for (x = 1; x < 8; x++)
 			ok &= !ixm_tcp_cookie_check(tt, la, lp, ra, rp, 1234, ck ^ x << 24, T0);
 	}
-	tap_ok(ok, "cookies: for each of the 8 MSS values the cookie gives it back; 56 index changes fail");
+	EXPECT_TRUE(ok) {
+		TH_LOG("cookies: for each of the 8 MSS values the cookie gives it back; 56 index changes fail");
+	}
 	tc_fini(t);
 }
 
@@ -1040,7 +1292,7 @@ static void test_syncookies(void)
  * Sending
  */
 
-static void test_sendv_window(void)
+TEST(tcp_state_sendv_window)
 {
 	const struct ixmod_event *ev;
 	struct tc *t = &T;
@@ -1049,23 +1301,32 @@ static void test_sendv_window(void)
 
 	tc_init(t);
 	t->pwin = 10000;
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 20000);
 	for (sent = 0, i = 0; i < t->nseg; i++)
 		sent += t->seg[i].dlen;
-	tap_ok(res > 0 && res <= 10000 && sent == (u32)res,
-	       "sendv: 20000 bytes to a window of 10000: res %d, all of it sent now", res);
-	tap_ok(t->nseg && t->seg[0].seq == t->rcv && t->seg[0].dlen <= 1460 &&
-	       !memcmp(t->seg[0].data, t->a->arena, t->seg[0].dlen),
-	       "sendv: the segments carry the arena's bytes in MSS-sized pieces");
+	EXPECT_GT(res, 0);
+	EXPECT_LE(res, 10000);
+	EXPECT_EQ((u32)res, sent) {
+		TH_LOG("sendv: 20000 bytes to a window of 10000: res %d, all of it sent now", res);
+	}
+	ASSERT_TRUE(t->nseg);
+	EXPECT_EQ(t->rcv, t->seg[0].seq);
+	EXPECT_LE(t->seg[0].dlen, 1460);
+	EXPECT_EQ(0, memcmp(t->seg[0].data, t->a->arena, t->seg[0].dlen)) {
+		TH_LOG("sendv: the segments carry the arena's bytes in MSS-sized pieces");
+	}
 	t->rcv += (u32)res;
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
 	win = ev ? ev->win : 0;
-	tap_ok(ev && ev->res == res && win > 0 && win <= 10000 && ev->user_data == 0xc0,
-	       "sendv: the ACK -> SENT res %d, win %u", res, win);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(res, ev->res);
+	EXPECT_GT(win, 0);
+	EXPECT_LE(win, 10000);
+	EXPECT_EQ(0xc0, ev->user_data) TH_LOG("sendv: the ACK -> SENT res %d, win %u", res, win);
 	res = tc_sendv(t, (u32)res, 20000);
-	tap_eq((u64)res, win, "sendv: the next SENDV takes exactly SENT's win");
+	EXPECT_EQ(win, (u64)res) TH_LOG("sendv: the next SENDV takes exactly SENT's win");
 	t->rcv += (u32)res;
 	while (res == (int)win && t->rcv - t->hiss - 1 < 10000) {
 		tc_send(t, TH_ACK, NULL, 0);
@@ -1075,27 +1336,42 @@ static void test_sendv_window(void)
 		t->rcv += (u32)res;
 	}
 	res = tc_sendv(t, 0, 1000);
-	tap_ok(res == 0 && stats(t)->window_stalls >= 1,
-	       "sendv: with the window full: res 0, window_stalls counted");
+	EXPECT_EQ(0, res);
+	EXPECT_GE(stats(t)->window_stalls, 1) {
+		TH_LOG("sendv: with the window full: res 0, window_stalls counted");
+	}
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
-	tap_ok(ev && ev->res > 0 && ev->win > 0,
-	       "sendv: the ACK that opens it -> SENT with res and win > 0");
+	ASSERT_NE(NULL, ev);
+	EXPECT_GT(ev->res, 0);
+	EXPECT_GT(ev->win, 0) TH_LOG("sendv: the ACK that opens it -> SENT with res and win > 0");
 	tc_fini(t);
+}
 
-	/* a window that opens with nothing acknowledged */
+/* a window that opens with nothing acknowledged */
+TEST(tcp_state_sendv_window_update_unacked)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	int res;
+
 	tc_init(t);
 	t->pwin = 3000;
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 3000);
-	tap_ok(res == 3000 && tc_sendv(t, 3000, 3000) == 0,
-	       "sendv: a window of 3000 holding 3000 unacknowledged bytes: res 0");
+	EXPECT_EQ(3000, res);
+	EXPECT_EQ(0, tc_sendv(t, 3000, 3000)) {
+		TH_LOG("sendv: a window of 3000 holding 3000 unacknowledged bytes: res 0");
+	}
 	t->pwin = 6000;
 	tc_send(t, TH_ACK, NULL, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
-	tap_ok(ev && ev->res == 0 && ev->win > 0,
-	       "sendv: a window update, nothing acknowledged -> SENT res 0, win %u > 0",
-	       ev ? ev->win : 0);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(0, ev->res);
+	EXPECT_GT(ev->win, 0) {
+		TH_LOG("sendv: a window update, nothing acknowledged -> SENT res 0, win %u > 0",
+		       ev ? ev->win : 0);
+	}
 	tc_fini(t);
 }
 
@@ -1127,7 +1403,7 @@ static bool tc_sendv_pieces(struct tc *t, const u32 *off, const u32 *len, unsign
  * more, and the data is copied.  Odd offsets and lengths keep the
  * checksum honest (tc_run() checks every frame's).
  */
-static void test_sendv_gather(void)
+TEST_F(tcp_state_established, sendv_gather)
 {
 	static const u32 off1[] = { 4096 - 701 }, len1[] = { 1400 };
 	static const u32 off4[] = { 8192 + 5, 3 * 4096 + 77, 4096 + 1, 7 * 4096 + 4000 },
@@ -1140,35 +1416,42 @@ static void test_sendv_gather(void)
 				    21 * 4096 },
 			 len6[] = { 101, 99, 133, 167, 400, 196, 50 };
 	const struct ixm_tcp_stats *st;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u64 zc, cp;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	st = &t->h->tcp->stats;
 	zc = st->tx_zerocopy;
 	cp = st->tx_copied;
-	tap_ok(tc_sendv_pieces(t, off1, len1, 1) && st->tx_zerocopy == zc + 1 &&
-	       st->tx_copied == cp,
-	       "gather: 1400 bytes across a page boundary go out in place");
-	tap_ok(tc_sendv_pieces(t, off4, len4, 4) && st->tx_zerocopy == zc + 2 &&
-	       st->tx_copied == cp,
-	       "gather: 4 pieces of odd lengths on 4 pages go out in place");
-	tap_ok(tc_sendv_pieces(t, off5, len5, 5) && st->tx_zerocopy == zc + 2 &&
-	       st->tx_copied == cp + 1,
-	       "gather: 5 pieces on 5 pages need too many fragments: copied");
-	tap_ok(tc_sendv_pieces(t, off6, len6, 7) && st->tx_zerocopy == zc + 3 &&
-	       st->tx_copied == cp + 1,
-	       "gather: 7 pieces, 6 of them in a row on one page: 2 fragments, in place");
+	ASSERT_TRUE(tc_sendv_pieces(t, off1, len1, 1));
+	EXPECT_EQ(zc + 1, st->tx_zerocopy);
+	EXPECT_EQ(cp, st->tx_copied) {
+		TH_LOG("gather: 1400 bytes across a page boundary go out in place");
+	}
+	ASSERT_TRUE(tc_sendv_pieces(t, off4, len4, 4));
+	EXPECT_EQ(zc + 2, st->tx_zerocopy);
+	EXPECT_EQ(cp, st->tx_copied) {
+		TH_LOG("gather: 4 pieces of odd lengths on 4 pages go out in place");
+	}
+	ASSERT_TRUE(tc_sendv_pieces(t, off5, len5, 5));
+	EXPECT_EQ(zc + 2, st->tx_zerocopy);
+	EXPECT_EQ(cp + 1, st->tx_copied) {
+		TH_LOG("gather: 5 pieces on 5 pages need too many fragments: copied");
+	}
+	ASSERT_TRUE(tc_sendv_pieces(t, off6, len6, 7));
+	EXPECT_EQ(zc + 3, st->tx_zerocopy);
+	EXPECT_EQ(cp + 1, st->tx_copied) {
+		TH_LOG("gather: 7 pieces, 6 of them in a row on one page: 2 fragments, in place");
+	}
 	tn_app_copy_only(t->a, true);
-	tap_ok(tc_sendv_pieces(t, off1, len1, 1) && st->tx_zerocopy == zc + 3 &&
-	       st->tx_copied == cp + 2,
-	       "gather: no mapping of the arena for the port: copied");
-	tap_eq(t->a->txmap.inflight, 0, "gather: no frame reads the arena once sent");
-	tc_fini(t);
+	ASSERT_TRUE(tc_sendv_pieces(t, off1, len1, 1));
+	EXPECT_EQ(zc + 3, st->tx_zerocopy);
+	EXPECT_EQ(cp + 2, st->tx_copied) {
+		TH_LOG("gather: no mapping of the arena for the port: copied");
+	}
+	EXPECT_EQ(0, t->a->txmap.inflight) TH_LOG("gather: no frame reads the arena once sent");
 }
 
-static void test_zero_window(void)
+TEST(tcp_state_zero_window)
 {
 	struct tc *t = &T;
 	u64 first, second;
@@ -1176,74 +1459,92 @@ static void test_zero_window(void)
 
 	tc_init(t);
 	t->pwin = 0;
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	res = tc_sendv(t, 0, 1000);
-	tap_ok(res > 0 && !t->nseg,
-	       "zero window: SENDV takes a probe's worth (%d) and sends nothing", res);
+	EXPECT_GT(res, 0);
+	EXPECT_FALSE(t->nseg) {
+		TH_LOG("zero window: SENDV takes a probe's worth (%d) and sends nothing", res);
+	}
 	first = tc_wait_seg(t, 5000 * MS, MS);
-	tap_ok(first && one_seg(t, TH_ACK, t->rcv, t->snd, 1) &&
-	       t->seg[0].data[0] == t->a->arena[0] && stats(t)->zero_window_probes == 1,
-	       "zero window: after %llu ms a probe of one byte at SND.UNA", first / MS);
+	ASSERT_TRUE(first);
+	ASSERT_TRUE(one_seg(t, TH_ACK, t->rcv, t->snd, 1));
+	EXPECT_EQ(t->a->arena[0], t->seg[0].data[0]);
+	EXPECT_EQ(1, stats(t)->zero_window_probes) {
+		TH_LOG("zero window: after %llu ms a probe of one byte at SND.UNA", first / MS);
+	}
 	second = tc_wait_seg(t, 10000 * MS, MS);
-	tap_ok(second && t->nseg == 1 && t->seg[0].seq == t->rcv && second >= first * 3 / 2,
-	       "zero window: the next probe %llu ms later (backed off)", second / MS);
+	ASSERT_TRUE(second);
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(t->rcv, t->seg[0].seq);
+	EXPECT_GE(second, first * 3 / 2) {
+		TH_LOG("zero window: the next probe %llu ms later (backed off)", second / MS);
+	}
 	t->pwin = 65535;
 	tc_send(t, TH_ACK, NULL, 0);
-	tap_ok(t->nseg == 1 && t->seg[0].seq == t->rcv && t->seg[0].dlen == (u32)res,
-	       "zero window: it opens (the probe byte not taken) -> all %d bytes from SND.UNA", res);
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(t->rcv, t->seg[0].seq);
+	EXPECT_EQ((u32)res, t->seg[0].dlen) {
+		TH_LOG("zero window: it opens (the probe byte not taken) -> all %d bytes from SND.UNA",
+		       res);
+	}
 	if (t->nseg && t->seg[0].seq != t->rcv) {
 		u64 hole;
 
-		tap_diag("sent: seq SND.UNA%+d, %zu bytes", (int)(t->seg[0].seq - t->rcv),
-			 t->seg[0].dlen);
+		TH_LOG("sent: seq SND.UNA%+d, %zu bytes", (int)(t->seg[0].seq - t->rcv),
+		       t->seg[0].dlen);
 		hole = tc_wait_seg(t, 120000 * MS, MS);
-		tap_diag("the byte at SND.UNA went out %llu ms later (seq SND.UNA%+d)", hole / MS,
-			 t->nseg ? (int)(t->seg[0].seq - t->rcv) : 0);
+		TH_LOG("the byte at SND.UNA went out %llu ms later (seq SND.UNA%+d)", hole / MS,
+		       t->nseg ? (int)(t->seg[0].seq - t->rcv) : 0);
 	}
 	tc_fini(t);
 }
 
 /* RFC 6298 §5.5: each timeout doubles the RTO; Karn: no sample from a retransmission. */
-static void test_rto_backoff(void)
+TEST_F(tcp_state_established, rto_backoff)
 {
 	u64 iv[4], next;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	unsigned int i;
 	bool ok = true;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	tc_sendv(t, 0, 100);
 	for (i = 0; i < 4; i++) {
 		iv[i] = tc_wait_seg(t, 60000 * MS, MS);
 		if (!iv[i] || !one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 100))
 			ok = false;
 	}
-	tap_ok(ok, "RTO: the segment is sent again 4 times");
-	tap_ok(iv[0] >= 999 * MS && iv[0] <= 1001 * MS,
-	       "RTO: the first timeout is the initial RTO, 1 s (RFC 6298 §2.1): %llu ms",
-	       iv[0] / MS);
+	EXPECT_TRUE(ok) TH_LOG("RTO: the segment is sent again 4 times");
+	EXPECT_GE(iv[0], 999 * MS);
+	EXPECT_LE(iv[0], 1001 * MS) {
+		TH_LOG("RTO: the first timeout is the initial RTO, 1 s (RFC 6298 §2.1): %llu ms",
+		       iv[0] / MS);
+	}
 	for (i = 1; i < 4; i++)
 		ok = ok && iv[i] >= 2 * iv[i - 1] - MS && iv[i] <= 2 * iv[i - 1] + MS;
-	tap_ok(ok, "RTO: each timeout doubles it: %llu, %llu, %llu, %llu ms",
-	       iv[0] / MS, iv[1] / MS, iv[2] / MS, iv[3] / MS);
-	tap_ok(stats(t)->timeouts == 4 && stats(t)->retrans == 4,
-	       "RTO: timeouts and retrans counted (%llu, %llu)", stats(t)->timeouts,
-	       stats(t)->retrans);
+	EXPECT_TRUE(ok) {
+		TH_LOG("RTO: each timeout doubles it: %llu, %llu, %llu, %llu ms",
+		       iv[0] / MS, iv[1] / MS, iv[2] / MS, iv[3] / MS);
+	}
+	EXPECT_EQ(4, stats(t)->timeouts);
+	EXPECT_EQ(4, stats(t)->retrans) {
+		TH_LOG("RTO: timeouts and retrans counted (%llu, %llu)",
+		       stats(t)->timeouts, stats(t)->retrans);
+	}
 	t->rcv += 100;
 	tc_send(t, TH_ACK, NULL, 0);
-	tap_ok(tc_nev(t, IXMOD_EV_TCP_SENT) == 1, "RTO: the ACK of the retransmission -> SENT");
+	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_SENT)) {
+		TH_LOG("RTO: the ACK of the retransmission -> SENT");
+	}
 	tc_sendv(t, 100, 100);
 	next = tc_wait_seg(t, 60000 * MS, MS);
-	tap_ok((next >= 999 * MS && next <= 1001 * MS) ||
-	       (next >= iv[3] * 2 - MS && next <= iv[3] * 2 + MS),
-	       "Karn: that ACK gave no RTT sample (next RTO %llu ms: 1 s, or still backed off)",
-	       next / MS);
-	tc_fini(t);
+	EXPECT_TRUE((next >= 999 * MS && next <= 1001 * MS) || (next >= iv[3] * 2 - MS && next <= iv[3] * 2 + MS)) {
+		TH_LOG("Karn: that ACK gave no RTT sample (next RTO %llu ms: 1 s, or still backed off)",
+		       next / MS);
+	}
 }
 
 /* The RTT of the handshake is measured from when the SYN went out. */
-static void test_syn_rtt(void)
+TEST(tcp_state_syn_rtt)
 {
 	struct ixmod_call c = tn_call_connect(P_IP, P_PORT, 0xc0);
 	struct tc *t = &T;
@@ -1257,28 +1558,29 @@ static void test_syn_rtt(void)
 	t->snd = P_ISS;
 	tc_advance(t, MS);
 	tc_seg(t, TH_SYN | TH_ACK, t->snd++, t->rcv, NULL, 0, O_MSS);
-	tap_ok(tc_ev(t, IXMOD_EV_TCP_CONNECTED) && is_ack(t), "SYN RTT: connected after 1 ms");
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_CONNECTED));
+	EXPECT_TRUE(is_ack(t)) TH_LOG("SYN RTT: connected after 1 ms");
 	tc_sendv(t, 0, 100);
 	rto = tc_wait_seg(t, 120000 * MS, MS);
-	tap_ok(rto && rto <= 1000 * MS,
-	       "SYN RTT: with a 1 ms handshake the first data RTO is at most 1 s: %llu ms",
-	       rto / MS);
+	EXPECT_TRUE(rto);
+	EXPECT_LE(rto, 1000 * MS) {
+		TH_LOG("SYN RTT: with a 1 ms handshake the first data RTO is at most 1 s: %llu ms",
+		       rto / MS);
+	}
 	if (conn(t))
-		tap_diag("srtt %u us, rttvar %u us, rto %u us", conn(t)->srtt_us,
-			 conn(t)->rttvar_us, conn(t)->rto_us);
+		TH_LOG("srtt %u us, rttvar %u us, rto %u us", conn(t)->srtt_us,
+		       conn(t)->rttvar_us, conn(t)->rto_us);
 	tc_fini(t);
 }
 
 /* RFC 5681 §3.2: three duplicate ACKs resend the first unacknowledged segment. */
-static void test_fast_retransmit(void)
+TEST_F(tcp_state_established, fast_retransmit)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 una, end;
 	int res, i;
 	bool quiet = true;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	res = tc_sendv(t, 0, 4380);
 	end = t->rcv + (u32)res;
 	t->rcv += 1460;
@@ -1286,22 +1588,29 @@ static void test_fast_retransmit(void)
 	res = tc_sendv(t, end - t->hiss - 1, 2920);
 	end += (u32)res;
 	una = t->rcv;
-	tap_ok(end - una >= 4 * 1460, "fast retransmit: %u bytes outstanding past SND.UNA",
-	       end - una);
+	EXPECT_GE(end - una, 4 * 1460) {
+		TH_LOG("fast retransmit: %u bytes outstanding past SND.UNA", end - una);
+	}
 	for (i = 0; i < 2; i++) {
 		tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
 		quiet = quiet && !t->nseg;
 	}
-	tap_ok(quiet && !stats(t)->fast_retrans, "fast retransmit: two duplicate ACKs: nothing yet");
+	ASSERT_TRUE(quiet);
+	EXPECT_FALSE(stats(t)->fast_retrans) {
+		TH_LOG("fast retransmit: two duplicate ACKs: nothing yet");
+	}
 	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
-	tap_ok(one_seg(t, TH_ACK | TH_PSH, una, t->snd, 1460) || one_seg(t, TH_ACK, una, t->snd, 1460),
-	       "fast retransmit: the third -> the segment at SND.UNA again");
-	tap_ok(stats(t)->fast_retrans == 1 && stats(t)->retrans == 1 && !stats(t)->timeouts,
-	       "fast retransmit: counted, without a timeout");
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una, t->snd, 1460) || one_seg(t, TH_ACK, una, t->snd, 1460)) {
+		TH_LOG("fast retransmit: the third -> the segment at SND.UNA again");
+	}
+	EXPECT_EQ(1, stats(t)->fast_retrans);
+	EXPECT_EQ(1, stats(t)->retrans);
+	EXPECT_FALSE(stats(t)->timeouts) TH_LOG("fast retransmit: counted, without a timeout");
 	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
-	tap_ok(tc_ev(t, IXMOD_EV_TCP_SENT) && tc_ev(t, IXMOD_EV_TCP_SENT)->res == (int)(end - una),
-	       "fast retransmit: the ACK of everything -> SENT of the rest");
-	tc_fini(t);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_SENT));
+	EXPECT_EQ((int)(end - una), tc_ev(t, IXMOD_EV_TCP_SENT)->res) {
+		TH_LOG("fast retransmit: the ACK of everything -> SENT of the rest");
+	}
 }
 
 /*
@@ -1309,33 +1618,36 @@ static void test_fast_retransmit(void)
  */
 
 /* RFC 9293 §3.8.6.3, RFC 5681 §4.2: an ACK for every second full segment, else a timer. */
-static void test_delayed_ack(void)
+TEST_F(tcp_state_established, delayed_ack)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	unsigned int quick;
 	u64 wait;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	for (quick = 0; quick < 40; quick++) {
 		tc_send(t, TH_ACK, data, 1460);
 		if (!t->nseg)
 			break;
 	}
-	tap_ok(quick < 40, "delayed ACK: after %u quick ACKs a full segment is not ACKed at once",
-	       quick);
+	EXPECT_LT(quick, 40) {
+		TH_LOG("delayed ACK: after %u quick ACKs a full segment is not ACKed at once",
+		       quick);
+	}
 	tc_send(t, TH_ACK, data, 1460);
-	tap_ok(is_ack(t), "delayed ACK: the second full segment is ACKed at once");
+	EXPECT_TRUE(is_ack(t)) TH_LOG("delayed ACK: the second full segment is ACKed at once");
 	tc_send(t, TH_ACK, data, 1460);
-	tap_ok(!t->nseg, "delayed ACK: one more is not");
+	EXPECT_FALSE(t->nseg) TH_LOG("delayed ACK: one more is not");
 	wait = tc_wait_seg(t, 100 * MS, 100000);
-	tap_ok(wait >= 3900000 && wait <= 4200000 && is_ack(t) && stats(t)->delayed_acks == 1,
-	       "delayed ACK: it is ACKed after delack_us (4 ms): %llu us", wait / 1000);
-	tc_fini(t);
+	EXPECT_GE(wait, 3900000);
+	EXPECT_LE(wait, 4200000);
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_EQ(1, stats(t)->delayed_acks) {
+		TH_LOG("delayed ACK: it is ACKed after delack_us (4 ms): %llu us", wait / 1000);
+	}
 }
 
 /* RFC 9293 §3.8.6.2.2: RECV_DONE reopens the window, and the peer is told. */
-static void test_window_update(void)
+TEST(tcp_state_window_update)
 {
 	struct ixm_tcp_config cfg;
 	struct tc *t = &T;
@@ -1344,7 +1656,7 @@ static void test_window_update(void)
 	ixm_tcp_config_default(&cfg);
 	cfg.rcv_buf = 16384;
 	tc_init_cfg(t, &cfg);
-	tc_passive(t, O_MSS | O_WS);
+	ASSERT_TRUE(tc_passive(t, O_MSS | O_WS)) TH_LOG("the handshake");
 	while (got < 16384) {
 		n = 16384 - got < 1460 ? 16384 - got : 1460;
 		tc_send(t, TH_ACK, data, n);
@@ -1352,20 +1664,36 @@ static void test_window_update(void)
 		if (!tc_nev(t, IXMOD_EV_TCP_RECV))
 			break;
 	}
-	tap_ok(got == 16384 && t->nseg == 1 && !host_win(t, &t->seg[0]),
-	       "window: 16384 bytes fill the buffer; the last ACK offers 0 (%u taken)", got);
+	EXPECT_EQ(16384, got);
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_FALSE(host_win(t, &t->seg[0])) {
+		TH_LOG("window: 16384 bytes fill the buffer; the last ACK offers 0 (%u taken)",
+		       got);
+	}
 	tc_send(t, TH_ACK, data, 100);
 	t->snd -= 100;
-	tap_ok(!t->nev && is_ack(t) && !host_win(t, &t->seg[0]),
-	       "window: a byte more is not taken: ACK, window still 0");
-	tap_ok(tc_recv_done(t, 100) == 0 && !t->nseg,
-	       "window: RECV_DONE of 100 bytes: no update for so little (SWS avoidance)");
-	tap_ok(tc_recv_done(t, 16284) == 0 && is_ack(t) && host_win(t, &t->seg[0]) >= 2920,
-	       "window: RECV_DONE of the rest -> a window update (%u)",
-	       t->nseg ? host_win(t, &t->seg[0]) : 0);
-	tap_ok(t->h->pool.nfree == t->h->pool.count, "window: every buffer is back in the pool");
+	EXPECT_FALSE(t->nev);
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(host_win(t, &t->seg[0])) {
+		TH_LOG("window: a byte more is not taken: ACK, window still 0");
+	}
+	EXPECT_EQ(0, tc_recv_done(t, 100));
+	EXPECT_FALSE(t->nseg) {
+		TH_LOG("window: RECV_DONE of 100 bytes: no update for so little (SWS avoidance)");
+	}
+	EXPECT_EQ(0, tc_recv_done(t, 16284));
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_GE(host_win(t, &t->seg[0]), 2920) {
+		TH_LOG("window: RECV_DONE of the rest -> a window update (%u)",
+		       t->nseg ? host_win(t, &t->seg[0]) : 0);
+	}
+	EXPECT_EQ(t->h->pool.count, t->h->pool.nfree) {
+		TH_LOG("window: every buffer is back in the pool");
+	}
 	tc_send(t, TH_ACK, data, 1000);
-	tap_ok(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 1000), "window: data flows again");
+	EXPECT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 1000)) {
+		TH_LOG("window: data flows again");
+	}
 	tc_fini(t);
 }
 
@@ -1379,40 +1707,41 @@ static void test_window_update(void)
  * everything, accepts a zero-length segment only at RCV.NXT or later
  * (RFC 9293 §3.10.7.4), and drops the ACK otherwise.
  */
-static void test_ack_seq_after_rto(void)
+TEST_F(tcp_state_established, ack_seq_after_rto)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 top;
 	int res;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	res = tc_sendv(t, 0, 4380);
 	top = t->rcv + (u32)res;
-	tap_ok(res == 4380 && t->nseg == 3, "ACK after RTO: 3 segments out (%d bytes)", res);
-	tap_ok(tc_wait_seg(t, 2000 * MS, MS) && t->nseg == 1 && t->seg[0].seq == t->rcv,
-	       "ACK after RTO: the timeout sends the first again");
+	EXPECT_EQ(4380, res);
+	EXPECT_EQ(3, t->nseg) TH_LOG("ACK after RTO: 3 segments out (%d bytes)", res);
+	ASSERT_TRUE(tc_wait_seg(t, 2000 * MS, MS));
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(t->rcv, t->seg[0].seq) TH_LOG("ACK after RTO: the timeout sends the first again");
 	tc_seg(t, TH_ACK | TH_PSH, t->snd, t->rcv, data, 100, 0);
 	t->snd += 100;
-	tap_ok(t->nseg == 1 && t->seg[0].flags == TH_ACK && !t->seg[0].dlen &&
-	       t->seg[0].seq == top && t->seg[0].ack == t->snd,
-	       "ACK after RTO: the ACK of the peer's data has SEQ = SND.UNA + %u (the next new byte)",
-	       top - t->rcv);
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(TH_ACK, t->seg[0].flags);
+	EXPECT_FALSE(t->seg[0].dlen);
+	EXPECT_EQ(top, t->seg[0].seq);
+	EXPECT_EQ(t->snd, t->seg[0].ack) {
+		TH_LOG("ACK after RTO: the ACK of the peer's data has SEQ = SND.UNA + %u (the next new byte)",
+		       top - t->rcv);
+	}
 	if (t->nseg)
-		tap_diag("its SEQ is SND.UNA + %u", t->seg[0].seq - t->rcv);
-	tc_fini(t);
+		TH_LOG("its SEQ is SND.UNA + %u", t->seg[0].seq - t->rcv);
 }
 
 /* RFC 5681 §4.2: a receiver SHOULD send a duplicate ACK for every out-of-order segment. */
-static void test_dupack_per_segment(void)
+TEST_F(tcp_state_established, dupack_per_segment)
 {
 	static u8 f[3][IXM_MBUF_SIZE];
 	size_t len[3];
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	unsigned int i, dups = 0;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	for (i = 0; i < 3; i++) {
 		struct tcp_args a = {
 			.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
@@ -1427,13 +1756,17 @@ static void test_dupack_per_segment(void)
 	tc_run(t);
 	for (i = 0; i < t->nseg; i++)
 		dups += t->seg[i].flags == TH_ACK && t->seg[i].ack == t->snd && !t->seg[i].dlen;
-	tap_ok(dups == 3 && stats(t)->ooo == 3,
-	       "dup ACKs: 3 out-of-order segments in one batch -> 3 duplicate ACKs (%u)", dups);
+	EXPECT_EQ(3, dups);
+	EXPECT_EQ(3, stats(t)->ooo) {
+		TH_LOG("dup ACKs: 3 out-of-order segments in one batch -> 3 duplicate ACKs (%u)",
+		       dups);
+	}
 	tc_send(t, TH_ACK, data, 1000);
-	tap_ok(t->nseg == 1 && t->seg[0].ack == t->snd + 3000 &&
-	       tc_nev(t, IXMOD_EV_TCP_RECV) == 4,
-	       "dup ACKs: the hole filled -> one ACK of all 4000 bytes, 4 TCP_RECV");
-	tc_fini(t);
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(t->snd + 3000, t->seg[0].ack);
+	EXPECT_EQ(4, tc_nev(t, IXMOD_EV_TCP_RECV)) {
+		TH_LOG("dup ACKs: the hole filled -> one ACK of all 4000 bytes, 4 TCP_RECV");
+	}
 }
 
 /*
@@ -1441,67 +1774,84 @@ static void test_dupack_per_segment(void)
  * data before it arrives (RFC 9293 §3.10.7.4, eighth check: the FIN is
  * processed in sequence).  Data past a queued FIN cancels it.
  */
-static void test_ooo_fin(void)
+TEST_F(tcp_state_established, ooo_fin)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u32 seq;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	seq = t->snd;
 	tc_seg(t, TH_ACK | TH_FIN, seq + 1000, t->rcv, data + 1000, 500, 0);
-	tap_ok(!t->nev && is_ack(t) && !strcmp(state(t), "ESTABLISHED") && stats(t)->ooo == 1,
-	       "ooo FIN: data and FIN past a hole -> queued, duplicate ACK, still ESTABLISHED");
+	EXPECT_FALSE(t->nev);
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_STREQ("ESTABLISHED", state(t));
+	EXPECT_EQ(1, stats(t)->ooo) {
+		TH_LOG("ooo FIN: data and FIN past a hole -> queued, duplicate ACK, still ESTABLISHED");
+	}
 	t->snd += 1500 + 1;
 	tc_seg(t, TH_ACK, seq, t->rcv, data, 1000, 0);
-	tap_ok(t->nev == 3 && recv_is(t, &t->ev[0], data, 1000) &&
-	       recv_is(t, &t->ev[1], data + 1000, 500) &&
-	       t->ev[2].type == IXMOD_EV_TCP_RECV && !t->ev[2].res && !t->ev[2].off,
-	       "ooo FIN: the hole filled -> RECV 1000, RECV 500, end of stream");
-	tap_ok(is_ack(t) && !strcmp(state(t), "CLOSE_WAIT"),
-	       "ooo FIN: one ACK covers the data and the FIN; CLOSE-WAIT");
-	tc_fini(t);
+	EXPECT_EQ(3, t->nev);
+	ASSERT_TRUE(recv_is(t, &t->ev[0], data, 1000));
+	ASSERT_TRUE(recv_is(t, &t->ev[1], data + 1000, 500));
+	EXPECT_EQ(IXMOD_EV_TCP_RECV, t->ev[2].type);
+	EXPECT_FALSE(t->ev[2].res);
+	EXPECT_FALSE(t->ev[2].off) {
+		TH_LOG("ooo FIN: the hole filled -> RECV 1000, RECV 500, end of stream");
+	}
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_STREQ("CLOSE_WAIT", state(t)) {
+		TH_LOG("ooo FIN: one ACK covers the data and the FIN; CLOSE-WAIT");
+	}
+}
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
+TEST_F(tcp_state_established, ooo_fin_cancelled)
+{
+	struct tc *t = self->t;
+	u32 seq;
+
 	seq = t->snd;
 	tc_seg(t, TH_ACK | TH_FIN, seq + 1000, t->rcv, data, 100, 0);
 	tc_seg(t, TH_ACK, seq, t->rcv, data, 1200, 0);
-	tap_ok(!strcmp(state(t), "ESTABLISHED") && tc_nev(t, IXMOD_EV_TCP_RECV) == 1 &&
-	       t->nseg == 1 && t->seg[0].ack == seq + 1200,
-	       "ooo FIN: data past the queued FIN cancels it (ACK %u, ESTABLISHED)", seq + 1200);
+	EXPECT_STREQ("ESTABLISHED", state(t));
+	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_RECV));
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(seq + 1200, t->seg[0].ack) {
+		TH_LOG("ooo FIN: data past the queued FIN cancels it (ACK %u, ESTABLISHED)",
+		       seq + 1200);
+	}
 	t->snd = seq + 1200;
 	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
-	tap_ok(is_ack(t) && !strcmp(state(t), "CLOSE_WAIT"),
-	       "ooo FIN: the FIN sent again in order closes it");
-	tc_fini(t);
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_STREQ("CLOSE_WAIT", state(t)) {
+		TH_LOG("ooo FIN: the FIN sent again in order closes it");
+	}
 }
 
 /* At most IXM_TCP_OOO_MAX out-of-order segments wait; the next is dropped. */
-static void test_ooo_bound(void)
+TEST_F(tcp_state_established, ooo_bound)
 {
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	unsigned int i;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	for (i = 0; i <= IXM_TCP_OOO_MAX; i++)
 		tc_seg(t, TH_ACK, t->snd + 200 * (i + 1), t->rcv, data, 100, 0);
-	tap_ok(stats(t)->ooo == IXM_TCP_OOO_MAX && stats(t)->rcv_drops == 1,
-	       "out of order: %u segments wait, the next is dropped (ooo %llu, rcv_drops %llu)",
-	       IXM_TCP_OOO_MAX, (unsigned long long)stats(t)->ooo,
-	       (unsigned long long)stats(t)->rcv_drops);
+	EXPECT_EQ(IXM_TCP_OOO_MAX, stats(t)->ooo);
+	EXPECT_EQ(1, stats(t)->rcv_drops) {
+		TH_LOG("out of order: %u segments wait, the next is dropped (ooo %llu, rcv_drops %llu)",
+		       IXM_TCP_OOO_MAX, (unsigned long long)stats(t)->ooo,
+		       (unsigned long long)stats(t)->rcv_drops);
+	}
 	tc_send(t, TH_ACK, data, 200);
-	tap_ok(tc_nev(t, IXMOD_EV_TCP_RECV) >= 1 && stats(t)->conns == 1,
-	       "out of order: the hole filled, the connection goes on");
-	tc_fini(t);
+	EXPECT_GE(tc_nev(t, IXMOD_EV_TCP_RECV), 1);
+	EXPECT_EQ(1, stats(t)->conns) {
+		TH_LOG("out of order: the hole filled, the connection goes on");
+	}
 }
 
 /*
  * A peer ISN in the upper half of the sequence space (0x90000000): the
  * window is still the buffer's, and data far past it is not taken.
  */
-static void test_isn_upper_half(void)
+TEST(tcp_state_isn_upper_half)
 {
 	static const char * const how[2] = { "passive", "active" };
 	struct tc *t = &T;
@@ -1513,8 +1863,8 @@ static void test_isn_upper_half(void)
 		tc_init(t);
 		t->piss = 0x90000000u;
 		if (!(k ? tc_active(t, O_ALL) : tc_passive(t, O_ALL))) {
-			tap_ok(false, "ISN 0x90000000, %s: connected", how[k]);
-			tap_ok(false, "ISN 0x90000000, %s: (skipped)", how[k]);
+			EXPECT_TRUE(false) TH_LOG("ISN 0x90000000, %s: connected", how[k]);
+			EXPECT_TRUE(false) TH_LOG("ISN 0x90000000, %s: (skipped)", how[k]);
 			tc_fini(t);
 			continue;
 		}
@@ -1522,15 +1872,20 @@ static void test_isn_upper_half(void)
 		ooo = stats(t)->ooo;
 		nfree = t->h->pool.nfree;
 		tc_seg(t, TH_ACK | TH_PSH, t->snd + 1000000, t->rcv, data, 100, 0);
-		tap_ok(is_ack(t) && stats(t)->out_of_window == ow + 1 && stats(t)->ooo == ooo &&
-		       t->h->pool.nfree == nfree,
-		       "ISN 0x90000000, %s: data 1 MB past the window: ACK, dropped, out_of_window",
-		       how[k]);
+		ASSERT_TRUE(is_ack(t));
+		EXPECT_EQ(ow + 1, stats(t)->out_of_window);
+		EXPECT_EQ(ooo, stats(t)->ooo);
+		EXPECT_EQ(nfree, t->h->pool.nfree) {
+			TH_LOG("ISN 0x90000000, %s: data 1 MB past the window: ACK, dropped, out_of_window",
+			       how[k]);
+		}
 		for (i = 0; i < 20; i++)
 			tc_send(t, TH_ACK, data, 1460);
-		tap_ok(t->nseg == 1 && host_win(t, &t->seg[0]) <= 131072 - 20 * 1460 + (1u << t->hws),
-		       "ISN 0x90000000, %s: 20 segments held: the window shrank to %u (buffer 131072)",
-		       how[k], t->nseg ? host_win(t, &t->seg[0]) : 0);
+		EXPECT_EQ(1, t->nseg);
+		EXPECT_LE(host_win(t, &t->seg[0]), 131072 - 20 * 1460 + (1u << t->hws)) {
+			TH_LOG("ISN 0x90000000, %s: 20 segments held: the window shrank to %u (buffer 131072)",
+			       how[k], t->nseg ? host_win(t, &t->seg[0]) : 0);
+		}
 		tc_fini(t);
 	}
 }
@@ -1540,7 +1895,7 @@ static void test_isn_upper_half(void)
  */
 
 /* RFC 6298 §5.5 for the SYN: 1, 2, 4 ... s, then CONNECTED and DEAD -ETIMEDOUT. */
-static void test_syn_timeout(void)
+TEST(tcp_state_syn_timeout)
 {
 	struct ixmod_call c = tn_call_connect(P_IP, P_PORT, 0x5a);
 	const struct ixmod_event *ev = NULL;
@@ -1565,21 +1920,28 @@ static void test_syn_timeout(void)
 	for (i = 0; i < n; i++)
 		ok = ok && iv[i] >= (1000ULL << i) * MS - 10 * MS &&
 		     iv[i] <= (1000ULL << i) * MS + 10 * MS;
-	tap_ok(ok && n == 6, "SYN timeout: 6 retransmissions, 1 s apart doubling (%u)", n);
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(6, n) TH_LOG("SYN timeout: 6 retransmissions, 1 s apart doubling (%u)", n);
 	if (!ev) {
 		total += tc_wait_ev(t, IXMOD_EV_TCP_CONNECTED, 200000 * MS, 10 * MS);
 		ev = tc_ev(t, IXMOD_EV_TCP_CONNECTED);
 	}
-	tap_ok(ev && ev->res == -ETIMEDOUT && tc_nev(t, IXMOD_EV_TCP_DEAD) == 1 &&
-	       tc_ev(t, IXMOD_EV_TCP_DEAD)->res == -ETIMEDOUT && !stats(t)->conns &&
-	       stats(t)->attempt_fails == 1 && total >= 122900 * MS && total <= 123100 * MS,
-	       "SYN timeout: after %llu ms (1 + 2 + ... + 32 + 60 s, the RTO's cap) CONNECTED and DEAD -ETIMEDOUT",
-	       total / MS);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(-ETIMEDOUT, ev->res);
+	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_DEAD));
+	EXPECT_EQ(-ETIMEDOUT, tc_ev(t, IXMOD_EV_TCP_DEAD)->res);
+	EXPECT_FALSE(stats(t)->conns);
+	EXPECT_EQ(1, stats(t)->attempt_fails);
+	EXPECT_GE(total, 122900 * MS);
+	EXPECT_LE(total, 123100 * MS) {
+		TH_LOG("SYN timeout: after %llu ms (1 + 2 + ... + 32 + 60 s, the RTO's cap) CONNECTED and DEAD -ETIMEDOUT",
+		       total / MS);
+	}
 	tc_fini(t);
 }
 
 /* FIN-WAIT-2 does not last for ever: after tw_ns the connection goes. */
-static void test_fin_wait_2_timeout(void)
+TEST(tcp_state_fin_wait_2_timeout)
 {
 	struct ixm_tcp_config cfg;
 	const struct ixmod_event *ev;
@@ -1588,21 +1950,25 @@ static void test_fin_wait_2_timeout(void)
 	ixm_tcp_config_default(&cfg);
 	cfg.tw_ns = 10000 * MS;
 	tc_init_cfg(t, &cfg);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	tc_close(t, false);
 	t->rcv++;
 	tc_send(t, TH_ACK, NULL, 0);
 	tc_advance(t, cfg.tw_ns - MS);
-	tap_ok(!t->nev && stats(t)->conns == 1, "FIN-WAIT-2: still waiting for the peer's FIN");
+	EXPECT_FALSE(t->nev);
+	EXPECT_EQ(1, stats(t)->conns) TH_LOG("FIN-WAIT-2: still waiting for the peer's FIN");
 	tc_advance(t, 2 * MS);
 	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
-	tap_ok(ev && !ev->res && !stats(t)->conns,
-	       "FIN-WAIT-2: after tw_ns without a FIN -> DEAD 0, slot freed");
+	ASSERT_NE(NULL, ev);
+	EXPECT_FALSE(ev->res);
+	EXPECT_FALSE(stats(t)->conns) {
+		TH_LOG("FIN-WAIT-2: after tw_ns without a FIN -> DEAD 0, slot freed");
+	}
 	tc_fini(t);
 }
 
 /* RFC 1122 §4.2.3.6: keep-alives on an idle connection, when turned on. */
-static void test_keepalive(void)
+TEST(tcp_state_keepalive)
 {
 	struct ixm_tcp_config cfg;
 	const struct ixmod_event *ev = NULL;
@@ -1614,25 +1980,33 @@ static void test_keepalive(void)
 	ixm_tcp_config_default(&cfg);
 	cfg.keepalive_ns = 10000 * MS;
 	tc_init_cfg(t, &cfg);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	first = tc_wait_seg(t, 30000 * MS, 100 * MS);
-	tap_ok(first && first <= 10100 * MS,
-	       "keepalive: an idle connection is probed after 10 s (%llu ms)", first / MS);
-	tap_ok(first && t->nseg == 1 && t->seg[0].flags == TH_ACK && !t->seg[0].dlen &&
-	       t->seg[0].seq == t->rcv - 1 && t->seg[0].ack == t->snd,
-	       "keepalive: the probe has SEG.SEQ = SND.NXT - 1, so the peer must answer");
+	EXPECT_TRUE(first);
+	EXPECT_LE(first, 10100 * MS) {
+		TH_LOG("keepalive: an idle connection is probed after 10 s (%llu ms)", first / MS);
+	}
+	ASSERT_TRUE(first);
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(TH_ACK, t->seg[0].flags);
+	EXPECT_FALSE(t->seg[0].dlen);
+	EXPECT_EQ(t->rcv - 1, t->seg[0].seq);
+	EXPECT_EQ(t->snd, t->seg[0].ack) {
+		TH_LOG("keepalive: the probe has SEG.SEQ = SND.NXT - 1, so the peer must answer");
+	}
 	if (first && t->nseg)
-		tap_diag("probe SEQ = SND.NXT%+d", (int)(t->seg[0].seq - t->rcv));
+		TH_LOG("probe SEQ = SND.NXT%+d", (int)(t->seg[0].seq - t->rcv));
 	else
-		tap_diag("no probe in 30 s of silence");
+		TH_LOG("no probe in 30 s of silence");
 	for (i = 0; first && i < 20; i++) {
 		if (!tc_wait_seg(t, 20000 * MS, 100 * MS))
 			break;
 		tc_send(t, TH_ACK, NULL, 0);
 		alive = alive && !tc_ev(t, IXMOD_EV_TCP_DEAD);
 	}
-	tap_ok(first && alive && stats(t)->conns == 1,
-	       "keepalive: a peer that answers keeps the connection");
+	ASSERT_TRUE(first);
+	ASSERT_TRUE(alive);
+	EXPECT_EQ(1, stats(t)->conns) TH_LOG("keepalive: a peer that answers keeps the connection");
 	for (i = 0; i < 40 && !ev; i++) {
 		/* _any: the DEAD comes in a step that sends nothing */
 		waited = tc_wait_any(t, 20000 * MS, 100 * MS);
@@ -1641,8 +2015,11 @@ static void test_keepalive(void)
 		if (!waited)
 			break;
 	}
-	tap_ok(ev && ev->res == -ETIMEDOUT && !stats(t)->conns,
-	       "keepalive: a silent peer -> DEAD -ETIMEDOUT after %u probes", probes);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(-ETIMEDOUT, ev->res);
+	EXPECT_FALSE(stats(t)->conns) {
+		TH_LOG("keepalive: a silent peer -> DEAD -ETIMEDOUT after %u probes", probes);
+	}
 	tc_fini(t);
 }
 
@@ -1651,10 +2028,9 @@ static void test_keepalive(void)
  */
 
 /* Data before ACCEPT waits for it; a connection that dies before ACCEPT gets a DEAD. */
-static void test_before_accept(void)
+TEST(tcp_state_before_accept)
 {
 	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
-	const struct ixmod_event *ev;
 	struct tc *t = &T;
 	u64 h;
 
@@ -1667,12 +2043,23 @@ static void test_before_accept(void)
 	tc_send(t, TH_ACK, NULL, 0);
 	h = tc_ev(t, IXMOD_EV_TCP_KNOCK) ? tc_ev(t, IXMOD_EV_TCP_KNOCK)->handle : 0;
 	tc_send(t, TH_ACK | TH_PSH, data, 300);
-	tap_ok(is_ack(t) && !t->nev, "before accept: data is acknowledged, no event yet");
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(t->nev) TH_LOG("before accept: data is acknowledged, no event yet");
 	c = tn_call_accept(h, 0xc0);
-	tap_ok(tc_call(t, &c) == 0 && recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 300) &&
-	       tc_ev(t, IXMOD_EV_TCP_RECV)->user_data == 0xc0,
-	       "before accept: ACCEPT -> the data's TCP_RECV, with the accept's cookie");
+	EXPECT_EQ(0, tc_call(t, &c));
+	ASSERT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 300));
+	EXPECT_EQ(0xc0, tc_ev(t, IXMOD_EV_TCP_RECV)->user_data) {
+		TH_LOG("before accept: ACCEPT -> the data's TCP_RECV, with the accept's cookie");
+	}
 	tc_fini(t);
+}
+
+TEST(tcp_state_before_accept_reset)
+{
+	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u64 h;
 
 	tc_init(t);
 	t->hport = H_PORT;
@@ -1685,16 +2072,22 @@ static void test_before_accept(void)
 	h = tc_ev(t, IXMOD_EV_TCP_KNOCK) ? tc_ev(t, IXMOD_EV_TCP_KNOCK)->handle : 0;
 	tc_seg(t, TH_RST, t->snd, 0, NULL, 0, 0);
 	ev = tc_ev(t, IXMOD_EV_TCP_DEAD);
-	tap_ok(ev && ev->handle == h && ev->user_data == 0x11 && ev->res == -ECONNRESET,
-	       "before accept: reset -> DEAD -ECONNRESET with the listener's cookie");
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(h, ev->handle);
+	EXPECT_EQ(0x11, ev->user_data);
+	EXPECT_EQ(-ECONNRESET, ev->res) {
+		TH_LOG("before accept: reset -> DEAD -ECONNRESET with the listener's cookie");
+	}
 	c = tn_call_accept(h, 0xc0);
-	tap_ok(tc_call(t, &c) == -EBADF && !stats(t)->conns,
-	       "before accept: then ACCEPT of it -> -EBADF; the slot is free");
+	EXPECT_EQ(-EBADF, tc_call(t, &c));
+	EXPECT_FALSE(stats(t)->conns) {
+		TH_LOG("before accept: then ACCEPT of it -> -EBADF; the slot is free");
+	}
 	tc_fini(t);
 }
 
 /* A full event ring: TCP_RECVs are owed, not lost, and come in order. */
-static void test_event_ring_full(void)
+TEST(tcp_state_event_ring_full)
 {
 	static u8 f[IXM_MBUF_SIZE];
 	struct ixmod_event ev;
@@ -1706,7 +2099,7 @@ static void test_event_ring_full(void)
 	tc_init(t);
 	tn_app_free(t->a);
 	t->a = tn_app_new(t->h, 64, 4, ARENA);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	for (i = 0; i < 20; i++) {
 		struct tcp_args a = {
 			.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
@@ -1719,9 +2112,11 @@ static void test_event_ring_full(void)
 		tn_host_run(t->h);
 		tn_tx_flush(t->h);
 	}
-	tap_ok(tn_app_nevents(t->a) == 4 && t->a->app.hold_count == 4 &&
-	       (*tn_ring_word(t->a->events, IXM_RING_OFF_FLAGS) & IXMOD_RING_OVERFLOW),
-	       "full ring: 20 segments, ring of 4: 4 in the ring, 4 held, OVERFLOW set");
+	EXPECT_EQ(4, tn_app_nevents(t->a));
+	EXPECT_EQ(4, t->a->app.hold_count);
+	EXPECT_TRUE(*tn_ring_word(t->a->events, IXM_RING_OFF_FLAGS) & IXMOD_RING_OVERFLOW) {
+		TH_LOG("full ring: 20 segments, ring of 4: 4 in the ring, 4 held, OVERFLOW set");
+	}
 	for (rounds = 0; rounds < 20 && got < 20; rounds++) {
 		unsigned int n = 0;
 
@@ -1739,10 +2134,16 @@ static void test_event_ring_full(void)
 		tn_host_run(t->h);
 		tn_tx_flush(t->h);
 	}
-	tap_ok(ok && got == 20 && most <= 8,
-	       "full ring: all 20 TCP_RECVs come, in order, as the ring drains (%u)", got);
-	tap_ok(tc_recv_done(t, 2000) == 0 && t->h->pool.nfree == t->h->pool.count &&
-	       !t->a->app.stats.rx_bufs, "full ring: RECV_DONE of the 2000 bytes frees them all");
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(20, got);
+	EXPECT_LE(most, 8) {
+		TH_LOG("full ring: all 20 TCP_RECVs come, in order, as the ring drains (%u)", got);
+	}
+	EXPECT_EQ(0, tc_recv_done(t, 2000));
+	EXPECT_EQ(t->h->pool.count, t->h->pool.nfree);
+	EXPECT_FALSE(t->a->app.stats.rx_bufs) {
+		TH_LOG("full ring: RECV_DONE of the 2000 bytes frees them all");
+	}
 	tc_fini(t);
 }
 
@@ -1765,36 +2166,54 @@ static unsigned int oow_burst(struct tc *t, unsigned int n, u32 seq, const u8 *d
  * are limited per connection to one per 500 ms (Linux's
  * tcp_invalid_ratelimit); segments with data are always answered.
  */
-static void test_ack_ratelimit(void)
+TEST(tcp_state_ack_ratelimit)
 {
-	struct ixm_tcp_config cfg;
 	struct tc *t = &T;
 	unsigned int n;
 	u64 ow, rl;
 
 	tc_init(t);
-	tap_eq(t->h->tcp_cfg.invalid_ratelimit_ns, 500 * MS, "ratelimit: the default is 500 ms");
-	tc_passive(t, O_MSS);
+	EXPECT_EQ(500 * MS, t->h->tcp_cfg.invalid_ratelimit_ns) {
+		TH_LOG("ratelimit: the default is 500 ms");
+	}
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	ow = stats(t)->out_of_window;
 	rl = stats(t)->ack_ratelimited;
 	n = oow_burst(t, 100, t->snd + 70000, NULL, 0);
-	tap_ok(n == 1 && stats(t)->out_of_window == ow + 100 && stats(t)->ack_ratelimited == rl + 99,
-	       "ratelimit: 100 ACKs beyond the window -> 1 ACK, 99 in ack_ratelimited (%u)", n);
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(ow + 100, stats(t)->out_of_window);
+	EXPECT_EQ(rl + 99, stats(t)->ack_ratelimited) {
+		TH_LOG("ratelimit: 100 ACKs beyond the window -> 1 ACK, 99 in ack_ratelimited (%u)",
+		       n);
+	}
 	tc_advance(t, 400 * MS);
 	n = oow_burst(t, 1, t->snd - 5000, NULL, 0);
 	tc_advance(t, 100 * MS);
 	n = n * 10 + oow_burst(t, 3, t->snd + 70000, NULL, 0);
-	tap_ok(n == 1 && stats(t)->ack_ratelimited == rl + 99 + 1 + 2,
-	       "ratelimit: 400 ms later still none; 500 ms after the first ACK, one more (%u)", n);
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(rl + 99 + 1 + 2, stats(t)->ack_ratelimited) {
+		TH_LOG("ratelimit: 400 ms later still none; 500 ms after the first ACK, one more (%u)",
+		       n);
+	}
 	tc_advance(t, 100 * MS);
 	n = oow_burst(t, 10, t->snd + 70000, data, 100);
-	tap_ok(n == 10 && stats(t)->ack_ratelimited == rl + 99 + 1 + 2,
-	       "ratelimit: 10 data segments beyond the window: 10 ACKs, none limited (%u)", n);
+	EXPECT_EQ(10, n);
+	EXPECT_EQ(rl + 99 + 1 + 2, stats(t)->ack_ratelimited) {
+		TH_LOG("ratelimit: 10 data segments beyond the window: 10 ACKs, none limited (%u)",
+		       n);
+	}
 	tc_fini(t);
+}
+
+TEST(tcp_state_ack_ratelimit_paws)
+{
+	struct tc *t = &T;
+	unsigned int n;
+	u64 ow, rl;
 
 	tc_init(t);
 	t->tsval = 1000;
-	tc_passive(t, O_MSS | O_TS);
+	ASSERT_TRUE(tc_passive(t, O_MSS | O_TS)) TH_LOG("the handshake");
 	t->tsval = 2000;
 	tc_send(t, TH_ACK, NULL, 0);
 	rl = stats(t)->ack_ratelimited;
@@ -1803,17 +2222,29 @@ static void test_ack_ratelimit(void)
 		tc_seg(t, TH_ACK, t->snd, t->rcv, NULL, 0, 0);
 		n += t->nseg;
 	}
-	tap_ok(n == 1 && stats(t)->paws_drops == 100 && stats(t)->ack_ratelimited == rl + 99,
-	       "ratelimit: 100 ACKs with an old TSval (PAWS) -> 1 ACK, 99 limited (%u)", n);
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(100, stats(t)->paws_drops);
+	EXPECT_EQ(rl + 99, stats(t)->ack_ratelimited) {
+		TH_LOG("ratelimit: 100 ACKs with an old TSval (PAWS) -> 1 ACK, 99 limited (%u)", n);
+	}
 	tc_fini(t);
+}
+
+TEST(tcp_state_ack_ratelimit_off)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+	unsigned int n;
 
 	ixm_tcp_config_default(&cfg);
 	cfg.invalid_ratelimit_ns = 0;
 	tc_init_cfg(t, &cfg);
-	tc_passive(t, O_MSS);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
 	n = oow_burst(t, 20, t->snd + 70000, NULL, 0);
-	tap_ok(n == 20 && !stats(t)->ack_ratelimited,
-	       "ratelimit: 0 turns it off: 20 ACKs beyond the window, 20 ACKs (%u)", n);
+	EXPECT_EQ(20, n);
+	EXPECT_FALSE(stats(t)->ack_ratelimited) {
+		TH_LOG("ratelimit: 0 turns it off: 20 ACKs beyond the window, 20 ACKs (%u)", n);
+	}
 	tc_fini(t);
 }
 
@@ -1860,7 +2291,7 @@ static bool mss_absorb(struct tc *t, u32 budget, u32 base, u8 *rx, u32 *got)
 
 		if (tot > 1500 || s->dlen > budget || tot != 20 + 20 + s->dlen +
 		    (s->has_ts ? 12 : 0)) {
-			tap_diag("segment of %zu data bytes, IP length %u: budget %u, MTU 1500",
+			ixm_diag("segment of %zu data bytes, IP length %u: budget %u, MTU 1500",
 				 s->dlen, tot, budget);
 			ok = false;
 		}
@@ -1905,12 +2336,12 @@ static bool mss_stream(struct tc *t, u32 budget)
 		ok &= mss_absorb(t, budget, base, rx, &got);
 	}
 	if (got != sizeof(rx) || memcmp(rx, t->a->arena, sizeof(rx))) {
-		tap_diag("%u of 65536 bytes arrived in %u rounds%s", got, rounds,
+		ixm_diag("%u of 65536 bytes arrived in %u rounds%s", got, rounds,
 			 got == sizeof(rx) ? ", not the ones sent" : "");
 		ok = false;
 	}
 	if (most != budget && got == sizeof(rx)) {
-		tap_diag("the largest segment carried %u bytes, want the budget %u", most, budget);
+		ixm_diag("the largest segment carried %u bytes, want the budget %u", most, budget);
 		ok = false;
 	}
 	return ok;
@@ -1924,7 +2355,7 @@ static bool mss_stream(struct tc *t, u32 budget)
  * without timestamps, in place and copied: 64 KiB go out in segments no
  * longer than the budget, inside the MTU, with a right IP length.
  */
-static void test_mss_option(void)
+TEST(tcp_state_mss_option)
 {
 	unsigned int side, ts, i, copy;
 	struct tc *t = &T;
@@ -1944,8 +2375,8 @@ static void test_mss_option(void)
 					up = side ? tc_active(t, O_MSS | O_WS | (ts ? O_TS : 0)) :
 						    tc_passive(t, O_MSS | O_WS | (ts ? O_TS : 0));
 					if (!up || t->ts != !!ts || conn(t)->mss != budget) {
-						tap_diag("handshake: %d, timestamps %d, mss %u",
-							 up, t->ts, conn(t) ? conn(t)->mss : 0);
+						TH_LOG("handshake: %d, timestamps %d, mss %u",
+						       up, t->ts, conn(t) ? conn(t)->mss : 0);
 						ok = false;
 					} else {
 						ok &= mss_stream(t, budget);
@@ -1953,9 +2384,11 @@ static void test_mss_option(void)
 					ok &= !stats(t)->tx_oversize && !ixm_host_warnings;
 					tc_fini(t);
 				}
-				tap_ok(ok, "MSS %u on the %s%s: 64 KiB in segments of <= %u bytes, in place and copied",
-				       mss_cases[i], side ? "SYN-ACK" : "SYN",
-				       ts ? " with timestamps" : "", budget);
+				EXPECT_TRUE(ok) {
+					TH_LOG("MSS %u on the %s%s: 64 KiB in segments of <= %u bytes, in place and copied",
+					       mss_cases[i], side ? "SYN-ACK" : "SYN",
+					       ts ? " with timestamps" : "", budget);
+				}
 			}
 		}
 	}
@@ -1966,67 +2399,32 @@ static void test_mss_option(void)
  * counted in tx_oversize, one warning, nothing on the wire, and the
  * connection is not left spinning on the pending list.
  */
-static void test_mss_oversize(void)
+TEST_F(tcp_state_established, mss_oversize)
 {
 	unsigned int warned = ixm_host_warnings;
-	struct tc *t = &T;
+	struct tc *t = self->t;
 	u64 segs;
 
-	tc_init(t);
-	tc_passive(t, O_MSS);
 	conn(t)->mss = 4000;		/* what the wrap gave: never, now */
 	segs = stats(t)->segs_out;
-	tap_ok(tc_sendv(t, 0, 3000) == 3000 && !t->nseg && stats(t)->tx_oversize == 1 &&
-	       stats(t)->segs_out == segs && ixm_host_warnings == warned + 1 &&
-	       !(conn(t)->flags & IXM_TCPF_PENDING),
-	       "oversize: a 3000-byte segment is refused: tcp_tx_oversize 1, one warning, no frame");
+	EXPECT_EQ(3000, tc_sendv(t, 0, 3000));
+	EXPECT_FALSE(t->nseg);
+	EXPECT_EQ(1, stats(t)->tx_oversize);
+	EXPECT_EQ(segs, stats(t)->segs_out);
+	EXPECT_EQ(warned + 1, ixm_host_warnings);
+	EXPECT_FALSE(conn(t)->flags & IXM_TCPF_PENDING) {
+		TH_LOG("oversize: a 3000-byte segment is refused: tcp_tx_oversize 1, one warning, no frame");
+	}
 	ixm_host_warnings = warned;
-	tc_fini(t);
 }
 
-int main(void)
+/* The peer's bytes, filled once before the harness forks the first test. */
+static void __attribute__((constructor)) data_fill(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (u8)(i * 7 + i / 256 + 3);
-	tap_plan(2 + 16 + 16 + 4 + 6 + 9 + 8 + 3 + 2 + 7 + 5 + 5 + 3 + 7 + 8 + 8 + 4 + 6 + 2 +
-		 5 + 4 + 6 + 3 + 2 + 4 + 2 + 2 + 4 + 4 + 3 + 6 + 5 +
-		 2 * 2 * (int)ARRAY_SIZE(mss_cases) + 1 + 2 + 6);
-	test_passive_open();
-	test_active_open();
-	test_simultaneous_open();
-	test_simultaneous_close();
-	test_time_wait();
-	test_half_close();
-	test_close_duplicate();
-	test_abort();
-	test_rst();
-	test_syn_challenge();
-	test_out_of_window();
-	test_paws();
-	test_no_connection();
-	test_syncookies();
-	test_sendv_window();
-	test_sendv_gather();
-	test_zero_window();
-	test_rto_backoff();
-	test_syn_rtt();
-	test_fast_retransmit();
-	test_delayed_ack();
-	test_window_update();
-	test_ack_seq_after_rto();
-	test_dupack_per_segment();
-	test_ooo_fin();
-	test_ooo_bound();
-	test_isn_upper_half();
-	test_syn_timeout();
-	test_fin_wait_2_timeout();
-	test_keepalive();
-	test_before_accept();
-	test_event_ring_full();
-	test_mss_option();
-	test_mss_oversize();
-	test_ack_ratelimit();
-	return tap_exit();
 }
+
+TEST_HARNESS_MAIN

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timer.h"
-#include "tap.h"
+#include "harness.h"
 
 #define N	2048
 #define TICK	IXM_TIMER_TICK_NS
@@ -40,8 +40,8 @@ static void on_fire(struct ixm_timer *t, u64 now_ns)
 
 	x->fires++;
 	if (!x->armed || now_ns < x->due) {
-		if (bad++ < 5)
-			tap_diag("timer %ld fired at %llu, due %llu, armed %d", (long)(x - tt),
+		if (bad++ < IXM_DIAG_MAX)
+			ixm_diag("timer %ld fired at %llu, due %llu, armed %d", (long)(x - tt),
 				 (unsigned long long)now_ns, (unsigned long long)x->due, x->armed);
 	}
 	x->armed = false;
@@ -59,7 +59,7 @@ static u64 due_of(u64 ns, u64 wheel_now_tick)
 	return tick * TICK;
 }
 
-static void test_model(void)
+TEST(timer_model)
 {
 	unsigned int i, op, late = 0, fired_total = 0;
 	u64 t0 = 5 * SEC;
@@ -83,9 +83,9 @@ static void test_model(void)
 		} else if (r < 80) {	/* cancel: the common fate */
 			bool was = ixm_timer_cancel(&w, &x->t);
 
-			if (was != x->armed && bad++ < 5)
-				tap_diag("cancel of timer %ld said %d, model %d", (long)(x - tt),
-					 was, x->armed);
+			if (was != x->armed && bad++ < IXM_DIAG_MAX)
+				TH_LOG("cancel of timer %ld said %d, model %d", (long)(x - tt),
+				       was, x->armed);
 			x->armed = false;
 		} else {		/* time passes */
 			u64 step = r < 95 ? rnd() % (8 * TICK) : rnd() % (SEC / 2);
@@ -95,37 +95,43 @@ static void test_model(void)
 			for (i = 0; i < N; i++)
 				if (tt[i].armed && tt[i].due < first)
 					first = tt[i].due;
-			if (next > first && next_bad++ < 5)
-				tap_diag("next %llu after the first due timer %llu",
-					 (unsigned long long)next, (unsigned long long)first);
+			if (next > first && next_bad++ < IXM_DIAG_MAX)
+				TH_LOG("next %llu after the first due timer %llu",
+				       (unsigned long long)next, (unsigned long long)first);
 			/* and not much before it: a core would wake for nothing */
 			if (first - w.now * TICK < 64 * TICK && first - next >= 64 * TICK &&
-			    next_bad++ < 5)
-				tap_diag("next %llu, 64+ ticks before the first due timer %llu",
-					 (unsigned long long)next, (unsigned long long)first);
+			    next_bad++ < IXM_DIAG_MAX)
+				TH_LOG("next %llu, 64+ ticks before the first due timer %llu",
+				       (unsigned long long)next, (unsigned long long)first);
 			next_checks++;
 
 			run_now += step;
 			fired_total += ixm_timer_run(&w, run_now);
 			for (i = 0; i < N; i++) {
 				if (tt[i].armed && tt[i].due <= run_now) {
-					if (late++ < 5)
-						tap_diag("timer %u due %llu still pending at %llu", i,
-							 (unsigned long long)tt[i].due,
-							 (unsigned long long)run_now);
+					if (late++ < IXM_DIAG_MAX)
+						TH_LOG("timer %u due %llu still pending at %llu", i,
+						       (unsigned long long)tt[i].due,
+						       (unsigned long long)run_now);
 				}
 			}
 		}
 	}
-	tap_ok(!bad, "400000 random arms, moves, cancels and runs: nothing fires early, late, twice or after a cancel");
-	tap_ok(!late, "every timer fires at the first run that reaches its tick");
-	tap_ok(!next_bad && next_checks > 50000,
-	       "ixm_timer_next_ns() is never after the first due timer, nor 64 ticks before one that close (%u checks)",
-	       next_checks);
+	EXPECT_FALSE(bad) {
+		TH_LOG("400000 random arms, moves, cancels and runs: nothing fires early, late, twice or after a cancel");
+	}
+	EXPECT_FALSE(late) TH_LOG("every timer fires at the first run that reaches its tick");
+	EXPECT_FALSE(next_bad);
+	EXPECT_GT(next_checks, 50000) {
+		TH_LOG("ixm_timer_next_ns() is never after the first due timer, nor 64 ticks before one that close (%u checks)",
+		       next_checks);
+	}
 	for (i = 0, op = 0; i < N; i++)
 		op += tt[i].armed;
-	tap_ok(w.pending == op && fired_total > 10000,
-	       "pending count matches the model (%u), %u fired", op, fired_total);
+	EXPECT_EQ(op, w.pending);
+	EXPECT_GT(fired_total, 10000) {
+		TH_LOG("pending count matches the model (%u), %u fired", op, fired_total);
+	}
 }
 
 static struct ixm_timer periodic, victim;
@@ -144,7 +150,7 @@ static void on_victim(struct ixm_timer *t, u64 now_ns)
 	victim_fires++;
 }
 
-static void test_callbacks(void)
+TEST(timer_callbacks)
 {
 	u64 now = 1000 * SEC;
 	unsigned int i;
@@ -158,31 +164,34 @@ static void test_callbacks(void)
 		now += TICK;
 		ixm_timer_run(&w, now);
 	}
-	tap_ok(periodic_fires == 10 && !ixm_timer_pending(&periodic),
-	       "a callback re-arms itself: fires 10 times, then stops (%u)", periodic_fires);
-	tap_ok(victim_fires <= 1 && !ixm_timer_pending(&victim) && w.pending == 0,
-	       "a callback cancels a timer due in the same tick: it fires at most once, nothing stays pending");
+	EXPECT_EQ(10, periodic_fires);
+	EXPECT_FALSE(ixm_timer_pending(&periodic)) {
+		TH_LOG("a callback re-arms itself: fires 10 times, then stops (%u)",
+		       periodic_fires);
+	}
+	EXPECT_LE(victim_fires, 1);
+	EXPECT_FALSE(ixm_timer_pending(&victim));
+	EXPECT_EQ(0, w.pending) {
+		TH_LOG("a callback cancels a timer due in the same tick: it fires at most once, nothing stays pending");
+	}
 
 	ixm_timer_arm(&w, &victim, now - 5 * SEC);
 	victim_fires = 0;
 	ixm_timer_run(&w, now);
-	tap_ok(victim_fires == 0, "armed in the past: not in a run of the tick already processed");
+	EXPECT_EQ(0, victim_fires) {
+		TH_LOG("armed in the past: not in a run of the tick already processed");
+	}
 	ixm_timer_run(&w, now + TICK);
-	tap_ok(victim_fires == 1, "armed in the past: fires in the next tick's run");
+	EXPECT_EQ(1, victim_fires) TH_LOG("armed in the past: fires in the next tick's run");
 
 	ixm_timer_arm(&w, &victim, now + 100000 * SEC);
-	tap_ok(victim.expires - w.now == IXM_TIMER_MAX_TICKS,
-	       "armed past the wheel's reach: clamped to IXM_TIMER_MAX_TICKS (%.0f s)",
-	       (double)IXM_TIMER_MAX_TICKS * TICK / SEC);
+	EXPECT_EQ(IXM_TIMER_MAX_TICKS, victim.expires - w.now) {
+		TH_LOG("armed past the wheel's reach: clamped to IXM_TIMER_MAX_TICKS (%.0f s)",
+		       (double)IXM_TIMER_MAX_TICKS * TICK / SEC);
+	}
 	ixm_timer_cancel(&w, &victim);
-	tap_ok(!ixm_timer_cancel(&w, &victim) && w.pending == 0,
-	       "a second cancel is a no-op");
+	EXPECT_FALSE(ixm_timer_cancel(&w, &victim));
+	EXPECT_EQ(0, w.pending) TH_LOG("a second cancel is a no-op");
 }
 
-int main(void)
-{
-	tap_plan(4 + 6);
-	test_model();
-	test_callbacks();
-	return tap_exit();
-}
+TEST_HARNESS_MAIN

@@ -15,7 +15,7 @@
 
 #include "toeplitz.h"
 #include "ref.h"
-#include "tap.h"
+#include "harness.h"
 
 #define NR_RANDOM	100000
 
@@ -67,21 +67,38 @@ static void tuple_bytes(u8 in[12], __be32 s, __be32 d, __be16 sp, __be16 dp)
 	memcpy(in + 10, &dp, 2);
 }
 
-static void test_vectors(void)
+TEST(toeplitz_ipv4_vectors)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vectors); i++) {
+		EXPECT_EQ(vectors[i].ipv4,
+			  ixm_toeplitz_ipv4(ms_key, ixm_htonl(vectors[i].saddr),
+					    ixm_htonl(vectors[i].daddr))) {
+			TH_LOG("RSS IPv4 vector %s", vectors[i].name);
+		}
+	}
+}
+
+TEST(toeplitz_ipv4_tcp_vectors)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vectors); i++) {
+		EXPECT_EQ(vectors[i].tcp,
+			  ixm_toeplitz_ipv4_l4(ms_key, ixm_htonl(vectors[i].saddr),
+					       ixm_htonl(vectors[i].daddr),
+					       ixm_htons(vectors[i].sport),
+					       ixm_htons(vectors[i].dport))) {
+			TH_LOG("RSS IPv4/TCP vector %s", vectors[i].name);
+		}
+	}
+}
+
+TEST(toeplitz_reference_vectors)
 {
 	unsigned int i;
 	int bad = 0;
-
-	for (i = 0; i < ARRAY_SIZE(vectors); i++)
-		tap_eq(ixm_toeplitz_ipv4(ms_key, ixm_htonl(vectors[i].saddr),
-					 ixm_htonl(vectors[i].daddr)),
-		       vectors[i].ipv4, "RSS IPv4 vector %s", vectors[i].name);
-	for (i = 0; i < ARRAY_SIZE(vectors); i++)
-		tap_eq(ixm_toeplitz_ipv4_l4(ms_key, ixm_htonl(vectors[i].saddr),
-					    ixm_htonl(vectors[i].daddr),
-					    ixm_htons(vectors[i].sport),
-					    ixm_htons(vectors[i].dport)),
-		       vectors[i].tcp, "RSS IPv4/TCP vector %s", vectors[i].name);
 
 	/* The reference is only a reference if it passes them too. */
 	for (i = 0; i < ARRAY_SIZE(vectors); i++) {
@@ -93,10 +110,10 @@ static void test_vectors(void)
 		    ref_toeplitz(ms_key, sizeof(ms_key), in, 12) != vectors[i].tcp)
 			bad++;
 	}
-	tap_ok(!bad, "the bit-serial reference computes all ten vectors");
+	EXPECT_FALSE(bad) TH_LOG("the bit-serial reference computes all ten vectors");
 }
 
-static void test_random_vs_reference(void)
+TEST(toeplitz_random_vs_reference)
 {
 	u8 *key = malloc(IXM_RSS_KEY_LEN);	/* exact size: ASan sees over-reads */
 	u8 in[IXM_RSS_KEY_LEN - 4];
@@ -113,14 +130,14 @@ static void test_random_vs_reference(void)
 		len = ref_rand(&seed) % (sizeof(in) + 1);	/* 0..36 */
 		ref_rand_fill(&seed, in, len);
 		if (ixm_toeplitz(key, IXM_RSS_KEY_LEN, in, len) !=
-		    ref_toeplitz(key, IXM_RSS_KEY_LEN, in, len) && bad++ < 5)
-			tap_diag("case %d, length %zu", i, len);
+		    ref_toeplitz(key, IXM_RSS_KEY_LEN, in, len) && bad++ < IXM_DIAG_MAX)
+			TH_LOG("case %d, length %zu", i, len);
 	}
-	tap_ok(!bad, "random keys and inputs of 0..36 bytes match the reference");
+	EXPECT_FALSE(bad) TH_LOG("random keys and inputs of 0..36 bytes match the reference");
 	free(key);
 }
 
-static void test_short_key(void)
+TEST(toeplitz_short_key)
 {
 	u8 padded[64] = { 0 };
 	u64 seed = 4;
@@ -144,11 +161,11 @@ static void test_short_key(void)
 		ref_rand_fill(&seed, key, key_len);
 		memcpy(padded, key, key_len);
 		if (ixm_toeplitz(key, key_len, in, sizeof(in)) !=
-		    ixm_toeplitz(padded, sizeof(padded), in, sizeof(in)) && bad++ < 5)
-			tap_diag("key_len %zu", key_len);
+		    ixm_toeplitz(padded, sizeof(padded), in, sizeof(in)) && bad++ < IXM_DIAG_MAX)
+			TH_LOG("key_len %zu", key_len);
 		free(key);
 	}
-	tap_ok(!bad, "a short key reads as zero-padded and is not over-read");
+	EXPECT_FALSE(bad) TH_LOG("a short key reads as zero-padded and is not over-read");
 }
 
 static void random_tuple(u64 *seed, __be32 *s, __be32 *d, __be16 *sp, __be16 *dp)
@@ -159,7 +176,7 @@ static void random_tuple(u64 *seed, __be32 *s, __be32 *d, __be16 *sp, __be16 *dp
 	ref_rand_fill(seed, dp, 2);
 }
 
-static void test_symmetric(void)
+TEST(toeplitz_symmetric)
 {
 	const u8 *k = ixm_rss_key_symmetric;
 	int bad2 = 0, bad4 = 0, i;
@@ -176,13 +193,15 @@ static void test_symmetric(void)
 		    ixm_toeplitz_ipv4_l4(k, d, s, dp, sp))
 			bad4++;
 	}
-	tap_ok(!bad2, "symmetric key: IPv4 hash(a, b) == hash(b, a) on %d tuples",
-	       NR_RANDOM);
-	tap_ok(!bad4, "symmetric key: IPv4/L4 hash(a, b) == hash(b, a) on %d tuples",
-	       NR_RANDOM);
+	EXPECT_FALSE(bad2) {
+		TH_LOG("symmetric key: IPv4 hash(a, b) == hash(b, a) on %d tuples", NR_RANDOM);
+	}
+	EXPECT_FALSE(bad4) {
+		TH_LOG("symmetric key: IPv4/L4 hash(a, b) == hash(b, a) on %d tuples", NR_RANDOM);
+	}
 }
 
-static void test_ms_key_not_symmetric(void)
+TEST(toeplitz_ms_key_not_symmetric)
 {
 	unsigned int i, asym = 0;
 
@@ -196,11 +215,13 @@ static void test_ms_key_not_symmetric(void)
 		    ixm_toeplitz_ipv4_l4(ms_key, d, s, dp, sp))
 			asym++;
 	}
-	tap_ok(asym > 0, "the sample key is not symmetric (%u of %zu vectors differ)",
-	       asym, ARRAY_SIZE(vectors));
+	EXPECT_GT(asym, 0) {
+		TH_LOG("the sample key is not symmetric (%u of %zu vectors differ)",
+		       asym, ARRAY_SIZE(vectors));
+	}
 }
 
-static void test_symmetric_xor_fold(void)
+TEST(toeplitz_symmetric_xor_fold)
 {
 	u64 seed = 16;
 	int bad = 0, i;
@@ -226,17 +247,7 @@ static void test_symmetric_xor_fold(void)
 		    ixm_toeplitz(ixm_rss_key_symmetric, IXM_RSS_KEY_LEN, b, 12))
 			bad++;
 	}
-	tap_ok(!bad, "symmetric key hashes only the XOR of the 16-bit words");
+	EXPECT_FALSE(bad) TH_LOG("symmetric key hashes only the XOR of the 16-bit words");
 }
 
-int main(void)
-{
-	tap_plan(17);
-	test_vectors();			/* 11 */
-	test_random_vs_reference();	/* 1 */
-	test_short_key();		/* 1 */
-	test_symmetric();		/* 2 */
-	test_ms_key_not_symmetric();	/* 1 */
-	test_symmetric_xor_fold();	/* 1 */
-	return tap_exit();
-}
+TEST_HARNESS_MAIN
