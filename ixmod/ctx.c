@@ -57,6 +57,7 @@
 
 /* Contexts attached anywhere (ixm_cfg_lock); ports and cores stay put while any is. */
 unsigned int ixm_ctx_count;
+unsigned int ixm_arenas_kept;	/* under ixm_cfg_lock: ixm_ctx_busy's length */
 
 /* Closed contexts whose arena the NIC never let go (ixm_cfg_lock); freed at unload. */
 static LIST_HEAD(ixm_ctx_busy);
@@ -141,9 +142,44 @@ static void ixm_ctx_unmap_arena(struct ixm_ctx *ctx)
  * it all (an IOMMU or bounce-buffer space that ran out) gets none, and
  * TCP copies there: slower, never wrong, counted in tcp_tx_copied.
  */
-static int ixm_ctx_map_arena(struct ixm_ctx *ctx, struct ixm_core_work *work)
+/*
+ * Map the whole arena for @dev as slice @i, or nothing.  Injectable
+ * (ERRNO): the fallback to copying below.
+ */
+static noinline int ixm_ctx_map_slice(struct ixm_ctx *ctx, unsigned int i,
+				      struct device *dev)
 {
-	unsigned int npages = ctx->txarena_bytes >> PAGE_SHIFT, i, j;
+	unsigned int npages = ctx->txarena_bytes >> PAGE_SHIFT, j;
+	dma_addr_t *dma = kvcalloc(npages, sizeof(*dma), GFP_KERNEL);
+
+	if (!dma)
+		return -ENOMEM;
+	for (j = 0; j < npages; j++) {
+		struct page *pg = vmalloc_to_page(ctx->txarena + (size_t)j * PAGE_SIZE);
+
+		dma[j] = dma_map_page(dev, pg, 0, PAGE_SIZE, DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, dma[j]))
+			break;
+	}
+	ctx->txmap[i].page_dma = dma;
+	ctx->txmap_dev[i] = get_device(dev);
+	if (j < npages) {
+		ixm_ctx_unmap_slice(ctx, i, j);
+		return -ENOMEM;
+	}
+	return 0;
+}
+ALLOW_ERROR_INJECTION(ixm_ctx_map_slice, ERRNO);
+
+/*
+ * Map the arena for every port's device.  A port whose device cannot map
+ * it all (an IOMMU or bounce-buffer space that ran out) gets none, and
+ * TCP copies there: slower, never wrong, counted in tcp_tx_copied.
+ * Injectable (ERRNO): setup fails.
+ */
+static noinline int ixm_ctx_map_arena(struct ixm_ctx *ctx, struct ixm_core_work *work)
+{
+	unsigned int i;
 
 	ctx->txmap = kcalloc(work->nr, sizeof(*ctx->txmap), GFP_KERNEL);
 	ctx->txmap_dev = kcalloc(work->nr, sizeof(*ctx->txmap_dev), GFP_KERNEL);
@@ -152,27 +188,14 @@ static int ixm_ctx_map_arena(struct ixm_ctx *ctx, struct ixm_core_work *work)
 	ctx->ntxmap = work->nr;
 	for (i = 0; i < work->nr; i++) {
 		struct device *dev = &work->qp[i]->port->pdev->dev;
-		dma_addr_t *dma = kvcalloc(npages, sizeof(*dma), GFP_KERNEL);
 
-		if (!dma)
-			return -ENOMEM;
-		for (j = 0; j < npages; j++) {
-			struct page *pg = vmalloc_to_page(ctx->txarena + (size_t)j * PAGE_SIZE);
-
-			dma[j] = dma_map_page(dev, pg, 0, PAGE_SIZE, DMA_TO_DEVICE);
-			if (dma_mapping_error(dev, dma[j]))
-				break;
-		}
-		ctx->txmap[i].page_dma = dma;
-		ctx->txmap_dev[i] = get_device(dev);
-		if (j < npages) {
-			ixm_ctx_unmap_slice(ctx, i, j);
+		if (ixm_ctx_map_slice(ctx, i, dev))
 			pr_warn_ratelimited("setup: %s cannot map the %zu KiB transmit arena; TCP copies on that port (smaller txarena_size may fit)\n",
 					    dev_name(dev), ctx->txarena_bytes >> 10);
-		}
 	}
 	return 0;
 }
+ALLOW_ERROR_INJECTION(ixm_ctx_map_arena, ERRNO);
 
 static void ixm_ctx_free(struct ixm_ctx *ctx)
 {
@@ -196,8 +219,11 @@ static void ixm_ctx_free(struct ixm_ctx *ctx)
 	kfree(ctx);
 }
 
-/* Take a reference on every page of the core's pools, in slice order. */
-static int ixm_ctx_grab_rx(struct ixm_ctx *ctx, struct ixm_core_work *work)
+/*
+ * Take a reference on every page of the core's pools, in slice order.
+ * Injectable (ERRNO).
+ */
+static noinline int ixm_ctx_grab_rx(struct ixm_ctx *ctx, struct ixm_core_work *work)
 {
 	unsigned int per = IXM_RX_SLICE / PAGE_SIZE, i, j;
 
@@ -216,6 +242,35 @@ static int ixm_ctx_grab_rx(struct ixm_ctx *ctx, struct ixm_core_work *work)
 	}
 	return 0;
 }
+ALLOW_ERROR_INJECTION(ixm_ctx_grab_rx, ERRNO);
+
+/*
+ * The context and its rings, arena and hold list, sized from the request.
+ * Injectable (ERRNO_NULL would not do: the caller wants a pointer).
+ */
+static noinline struct ixm_ctx *ixm_ctx_alloc(u32 calls, u32 events, u32 arena)
+{
+	struct ixm_ctx *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return NULL;
+	init_waitqueue_head(&ctx->wq);
+	INIT_LIST_HEAD(&ctx->node);
+	ctx->call_bytes = PAGE_ALIGN(ixm_ring_bytes(calls, sizeof(struct ixmod_call)));
+	ctx->event_bytes = PAGE_ALIGN(ixm_ring_bytes(events, sizeof(struct ixmod_event)));
+	ctx->txarena_bytes = arena;
+	ctx->call_region = vmalloc_user(ctx->call_bytes);
+	ctx->event_region = vmalloc_user(ctx->event_bytes);
+	ctx->txarena = vmalloc_user(ctx->txarena_bytes);
+	ctx->hold = kvcalloc(events, sizeof(*ctx->hold), GFP_KERNEL);
+	if (!ctx->call_region || !ctx->event_region || !ctx->txarena || !ctx->hold) {
+		ixm_ctx_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+ALLOW_ERROR_INJECTION(ixm_ctx_alloc, NULL);
 
 /**
  * ixm_ctx_setup() - IXMOD_IOC_SETUP: attach a file to a dataplane core
@@ -258,21 +313,11 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	}
 	arena = PAGE_ALIGN(arena);
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
+	ctx = ixm_ctx_alloc(calls, events, arena);
+	if (!ctx) {
+		pr_warn_ratelimited("setup: out of memory for %u calls, %u events and a %u KiB arena; smaller rings or txarena_size may fit\n",
+				    calls, events, arena >> 10);
 		return -ENOMEM;
-	init_waitqueue_head(&ctx->wq);
-	INIT_LIST_HEAD(&ctx->node);
-	ctx->call_bytes = PAGE_ALIGN(ixm_ring_bytes(calls, sizeof(struct ixmod_call)));
-	ctx->event_bytes = PAGE_ALIGN(ixm_ring_bytes(events, sizeof(struct ixmod_event)));
-	ctx->txarena_bytes = arena;
-	ctx->call_region = vmalloc_user(ctx->call_bytes);
-	ctx->event_region = vmalloc_user(ctx->event_bytes);
-	ctx->txarena = vmalloc_user(ctx->txarena_bytes);
-	ctx->hold = kvcalloc(events, sizeof(*ctx->hold), GFP_KERNEL);
-	if (!ctx->call_region || !ctx->event_region || !ctx->txarena || !ctx->hold) {
-		err = -ENOMEM;
-		goto err_free_ctx;
 	}
 	mmgrab(current->mm);
 	ctx->mm = current->mm;
@@ -305,8 +350,11 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	err = ixm_ctx_grab_rx(ctx, work);
 	if (!err)
 		err = ixm_ctx_map_arena(ctx, work);
-	if (err)
+	if (err) {
+		pr_warn_ratelimited("setup: cannot attach to cpu %u's %u queue pairs (%d); nothing changed\n",
+				    p.cpu, work->nr, err);
 		goto err_unlock;
+	}
 
 	/* a new owner must not see what the last one received */
 	if (!core->nctx && core->last_owner != task_tgid(current))
@@ -360,7 +408,6 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 
 err_unlock:
 	mutex_unlock(&ixm_cfg_lock);
-err_free_ctx:
 	ixm_ctx_free(ctx);
 	return err;
 }
@@ -539,24 +586,39 @@ static u32 ixm_ctx_arena_inflight(struct ixm_ctx *ctx)
 
 /*
  * Wait until the NIC has sent every frame that reads the arena (bounded:
- * a second), keeping the core awake to reap them.  The ports stay up
- * meanwhile: ixm_cfg_lock is held.  A NIC that never finishes leaves the
- * arena allocated and mapped for good rather than freed under its DMA.
+ * a second), keeping the core awake to reap them.  Injectable (ERRNO,
+ * -ETIMEDOUT): a NIC that keeps reading past the bound.
+ */
+static noinline int ixm_ctx_drain_arena(struct ixm_ctx *ctx)
+{
+	unsigned long deadline = jiffies + HZ;
+
+	might_sleep();
+	while (ixm_ctx_arena_inflight(ctx)) {
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+		ixm_core_wake(ctx->core);
+		usleep_range(50, 100);
+	}
+	return 0;
+}
+ALLOW_ERROR_INJECTION(ixm_ctx_drain_arena, ERRNO);
+
+/*
+ * The ports stay up while the arena drains: ixm_cfg_lock is held.  A NIC
+ * that never finishes leaves the arena allocated and mapped until rmmod
+ * (ixm_ctx_exit(), after every port is down) rather than freed under its
+ * DMA; /sys/kernel/ixmod/arenas_kept counts them.
  */
 static void ixm_ctx_wait_arena(struct ixm_ctx *ctx)
 {
-	unsigned long deadline = jiffies + HZ;
-	u32 n;
-
-	while ((n = ixm_ctx_arena_inflight(ctx))) {
-		if (time_after(jiffies, deadline)) {
-			ctx->arena_busy = true;
-			pr_warn("release: the NIC still reads %u frames from a closed context's transmit arena after 1 s; keeping its %zu KiB until rmmod\n",
-				n, ctx->txarena_bytes >> 10);
-			return;
-		}
-		ixm_core_wake(ctx->core);
-		usleep_range(50, 100);
+	lockdep_assert_held(&ixm_cfg_lock);
+	if (ixm_ctx_drain_arena(ctx)) {
+		ctx->arena_busy = true;
+		ixm_arenas_kept++;
+		pr_warn("release: the NIC still reads %u frames from a closed context's transmit arena after 1 s; keeping its %zu KiB until rmmod\n",
+			ixm_ctx_arena_inflight(ctx), ctx->txarena_bytes >> 10);
+		return;
 	}
 	ixm_ctx_unmap_arena(ctx);
 }
@@ -633,7 +695,47 @@ void ixm_ctx_release(struct file *file)
 }
 
 /**
+ * ixm_ctx_device_reset() - let go of kept arenas a reset device read
+ * @dev: a port's device, just reset: it reads no memory any more
+ *
+ * Unmaps the arenas ixm_ctx_wait_arena() kept from @dev, and frees each
+ * one no other device maps any more.
+ *
+ * Context: process; takes ixm_cfg_lock.
+ */
+void ixm_ctx_device_reset(struct device *dev)
+{
+	unsigned int npages, i;
+	struct ixm_ctx *ctx, *tmp;
+	bool mapped;
+
+	mutex_lock(&ixm_cfg_lock);
+	list_for_each_entry_safe(ctx, tmp, &ixm_ctx_busy, node) {
+		npages = ctx->txarena_bytes >> PAGE_SHIFT;
+		mapped = false;
+		for (i = 0; i < ctx->ntxmap; i++) {
+			if (ctx->txmap_dev[i] == dev)
+				ixm_ctx_unmap_slice(ctx, i, npages);
+			else if (ctx->txmap_dev[i])
+				mapped = true;
+		}
+		if (mapped)
+			continue;
+		list_del(&ctx->node);
+		ctx->arena_busy = false;
+		ixm_arenas_kept--;
+		pr_info("release: %s was reset; a kept %zu KiB transmit arena is freed\n",
+			dev_name(dev), ctx->txarena_bytes >> 10);
+		ixm_ctx_free(ctx);
+	}
+	mutex_unlock(&ixm_cfg_lock);
+}
+
+/**
  * ixm_ctx_exit() - free the arenas kept by ixm_ctx_wait_arena()
+ *
+ * Every port's device was reset by then (ixm_ctx_device_reset() freed
+ * them all); this is the net under that.
  *
  * Context: module unload, after every port is down (no NIC reads them).
  */
@@ -642,10 +744,12 @@ void ixm_ctx_exit(void)
 	struct ixm_ctx *ctx, *tmp;
 
 	list_for_each_entry_safe(ctx, tmp, &ixm_ctx_busy, node) {
+		WARN_ON_ONCE(1);
 		list_del(&ctx->node);
 		ctx->arena_busy = false;
 		ixm_ctx_free(ctx);
 	}
+	ixm_arenas_kept = 0;
 }
 
 /* ---- the dataplane thread's side; called with rcu_read_lock() held ---- */
@@ -664,6 +768,8 @@ void ixm_ctx_exit(void)
 void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work)
 {
 	struct ixm_ctx *ctx;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: context list walked outside the thread's RCU read side");
 
 	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
 		if (ctx->app.dead || (work && work->gen == ctx->work_gen))
@@ -687,6 +793,8 @@ unsigned int ixm_ctx_run_calls(struct ixm_core *core)
 	unsigned int budget = READ_ONCE(ixm_rx_batch), done = 0;
 	struct ixm_ctx *ctx;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: context list walked outside the thread's RCU read side");
+
 	list_for_each_entry_rcu(ctx, &core->ctxs, node)
 		done += ixm_app_run_calls(&ctx->app, budget);
 	return done;
@@ -701,6 +809,8 @@ unsigned int ixm_ctx_run_calls(struct ixm_core *core)
 void ixm_ctx_flush(struct ixm_core *core)
 {
 	struct ixm_ctx *ctx;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: context list walked outside the thread's RCU read side");
 
 	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
 		/* held-back events that just moved in count too */
@@ -722,6 +832,8 @@ void ixm_ctx_flush(struct ixm_core *core)
 void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on)
 {
 	struct ixm_ctx *ctx;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: context list walked outside the thread's RCU read side");
 
 	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
 		if (on)

@@ -18,6 +18,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuhotplug.h>
+#include <linux/error-injection.h>
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/pci.h>
@@ -37,6 +38,19 @@
 #include "trace.h"
 
 DEFINE_MUTEX(ixm_cfg_lock);
+
+/*
+ * What lockdep sees of the run-to-completion loop: each iteration of a
+ * dataplane thread "holds" this map, and a process that waits for a
+ * thread (ixm_core_request()) takes it for a moment first, as flush_work()
+ * does.  The waiters hold ixm_cfg_lock, so a thread that took
+ * ixm_cfg_lock, or any lock held across a request, inside its loop would
+ * be reported as the deadlock it is.
+ */
+#ifdef CONFIG_LOCKDEP
+static struct lockdep_map ixm_dp_iter_map =
+	STATIC_LOCKDEP_MAP_INIT("ixmod_dp_iteration", &ixm_dp_iter_map);
+#endif
 unsigned int ixm_idle_us = IXM_IDLE_US_DEFAULT;
 unsigned int ixm_rx_batch = IXM_RX_BATCH_DEFAULT;
 
@@ -306,6 +320,7 @@ static unsigned int ixm_dp_iterate(struct ixm_core *core)
 	unsigned int i, done = 0;
 	u64 now = ktime_get_ns();
 
+	lock_map_acquire(&ixm_dp_iter_map);
 	rcu_read_lock();
 	work = rcu_dereference(core->work);
 	core->stack.ports = work ? work->net : NULL;
@@ -322,6 +337,7 @@ static unsigned int ixm_dp_iterate(struct ixm_core *core)
 		done += ixm_dp_tx_qpair(core, work->qp[i]);
 	ixm_ctx_flush(core);
 	rcu_read_unlock();
+	lock_map_release(&ixm_dp_iter_map);
 	return done;
 }
 
@@ -436,6 +452,10 @@ static int ixm_dp_thread(void *arg)
 static void __ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *ctx,
 			       struct ixm_mbuf_pool *pool)
 {
+	might_sleep();
+	/* the thread's iteration completes the request (see ixm_dp_iter_map) */
+	lock_map_acquire(&ixm_dp_iter_map);
+	lock_map_release(&ixm_dp_iter_map);
 	mutex_lock(&core->req_lock);
 	reinit_completion(&core->req_done);
 	core->req_ctx = ctx;
@@ -510,12 +530,32 @@ void ixm_dp_wake_all(void)
 		ixm_core_wake(ixm_cores[cpu]);
 }
 
-static struct ixm_core *ixm_core_create(unsigned int cpu, struct kobject *parent)
+/*
+ * Create @core's thread, bound to its CPU, not yet woken.  Injectable
+ * (ERRNO), as is ixm_core_create(): the operator's write to cores fails
+ * and nothing changes.
+ */
+static noinline int ixm_dp_thread_create(struct ixm_core *core)
 {
 	struct task_struct *task;
+
+	task = kthread_create_on_node(ixm_dp_thread, core, cpu_to_node(core->cpu),
+				      "ixmod/%u", core->cpu);
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	kthread_bind(task, core->cpu);
+	get_task_struct(task);
+	core->task = task;
+	return 0;
+}
+ALLOW_ERROR_INJECTION(ixm_dp_thread_create, ERRNO);
+
+static noinline struct ixm_core *ixm_core_create(unsigned int cpu, struct kobject *parent)
+{
 	struct ixm_core *core;
 	int err;
 
+	might_sleep();
 	core = kzalloc_node(sizeof(*core), GFP_KERNEL, cpu_to_node(cpu));
 	if (!core)
 		return ERR_PTR(-ENOMEM);
@@ -540,31 +580,26 @@ static struct ixm_core *ixm_core_create(unsigned int cpu, struct kobject *parent
 	ixm_dp_tcp_init(core);
 	kobject_init(&core->kobj, &ixm_core_ktype);	/* from here kobject_put() frees */
 
-	task = kthread_create_on_node(ixm_dp_thread, core, cpu_to_node(cpu),
-				      "ixmod/%u", cpu);
-	if (IS_ERR(task)) {
-		err = PTR_ERR(task);
+	err = ixm_dp_thread_create(core);
+	if (err)
 		goto err_put_core;
-	}
-	kthread_bind(task, cpu);
-	get_task_struct(task);
-	core->task = task;
 
 	err = kobject_add(&core->kobj, parent, "cpu%u", cpu);
 	if (err)
 		goto err_stop_thread;
 
-	wake_up_process(task);
+	wake_up_process(core->task);
 	trace_ixm_core_start(cpu, 0);
 	return core;
 
 err_stop_thread:
-	kthread_stop(task);	/* never woken: threadfn does not run */
-	put_task_struct(task);
+	kthread_stop(core->task);	/* never woken: threadfn does not run */
+	put_task_struct(core->task);
 err_put_core:
 	kobject_put(&core->kobj);
 	return ERR_PTR(err);
 }
+ALLOW_ERROR_INJECTION(ixm_core_create, ERRNO);
 
 static void ixm_core_destroy(struct ixm_core *core)
 {

@@ -298,6 +298,7 @@ void ixm_core_pool_gone(struct ixm_core *core, struct ixm_mbuf_pool *pool);
 
 /* ctx.c: application contexts */
 extern unsigned int ixm_ctx_count;
+extern unsigned int ixm_arenas_kept;
 long ixm_ctx_setup(struct file *file, void __user *argp);
 int ixm_ctx_mmap(struct file *file, struct vm_area_struct *vma);
 __poll_t ixm_ctx_poll(struct file *file, struct poll_table_struct *wait);
@@ -305,6 +306,7 @@ int ixm_ctx_wake(struct file *file);
 void ixm_ctx_release(struct file *file);
 void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work);
 void ixm_ctx_port_gone(struct device *dev);
+void ixm_ctx_device_reset(struct device *dev);
 void ixm_ctx_exit(void);
 void ixm_ctx_flush(struct ixm_core *core);
 unsigned int ixm_ctx_run_calls(struct ixm_core *core);

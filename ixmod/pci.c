@@ -92,8 +92,10 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_master(pdev);
 
 	port = kzalloc(sizeof(*port), GFP_KERNEL);
-	if (!port)
+	if (!port) {
+		dev_err(&pdev->dev, "ixmod: out of memory for the port\n");
 		return -ENOMEM;
+	}
 	port->pdev = pdev;
 	port->nic.regs = pcim_iomap_table(pdev)[0];
 	port->nic.ops = chip->ops;
@@ -112,8 +114,10 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 
 	err = ixm_port_register(port);	/* from here the kobject owns @port */
-	if (err)
+	if (err) {
+		dev_err(&pdev->dev, "ixmod: cannot register the port (%d)\n", err);
 		return err;
+	}
 	pci_set_drvdata(pdev, port);
 	dev_info(&pdev->dev, "ixmod: %s port %pM ready; configure it in /sys/kernel/ixmod/ports/%s\n",
 		 chip->name, port->nic.mac, pci_name(pdev));

@@ -92,8 +92,44 @@ static void ixm_qpair_free(struct ixm_qpair *qp)
 	kfree(qp);
 }
 
-static struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigned int q,
-					 unsigned int cpu)
+/*
+ * Fill @qp's pool with zeroed pages, each mapped for the device.
+ * Injectable (ERRNO): a DMA mapping that fails.
+ */
+static noinline int ixm_qpair_map_pool(struct ixm_qpair *qp, struct device *dev, int node)
+{
+	unsigned int i;
+
+	/*
+	 * Buffers live in ordinary pages, not DMA-coherent memory, so that
+	 * applications can map them (read-only, zero-copy receive) and each
+	 * mapping can hold its own page references.  Streaming mappings need
+	 * syncs, which the loop does (free on coherent x86 without bounce
+	 * buffering).
+	 */
+	BUILD_BUG_ON(PAGE_SIZE % IXM_MBUF_SIZE);
+	for (i = 0; i < IXM_POOL_PAGES; i++) {
+		struct page *pg = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		dma_addr_t dma;
+
+		if (!pg)
+			return -ENOMEM;
+		dma = dma_map_page(dev, pg, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, dma)) {
+			__free_page(pg);
+			return -ENOMEM;
+		}
+		qp->pages[i] = pg;
+		qp->page_dma[i] = dma;
+		qp->npages++;
+	}
+	return 0;
+}
+ALLOW_ERROR_INJECTION(ixm_qpair_map_pool, ERRNO);
+
+/* A queue pair for queue @q, served by @cpu.  Injectable (NULL). */
+static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigned int q,
+						  unsigned int cpu)
 {
 	struct device *dev = ixm_port_dev(port);
 	int node = cpu_to_node(cpu);
@@ -129,29 +165,8 @@ static struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigned int q,
 	    !qp->mbufs || !qp->free || !qp->pages || !qp->page_dma)
 		goto err_free;
 
-	/*
-	 * Buffers live in ordinary pages, not DMA-coherent memory, so that
-	 * applications can map them (read-only, zero-copy receive) and each
-	 * mapping can hold its own page references.  Streaming mappings need
-	 * syncs, which the loop does (free on coherent x86 without bounce
-	 * buffering).
-	 */
-	BUILD_BUG_ON(PAGE_SIZE % IXM_MBUF_SIZE);
-	for (i = 0; i < IXM_POOL_PAGES; i++) {
-		struct page *pg = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
-		dma_addr_t dma;
-
-		if (!pg)
-			goto err_free;
-		dma = dma_map_page(dev, pg, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
-		if (dma_mapping_error(dev, dma)) {
-			__free_page(pg);
-			goto err_free;
-		}
-		qp->pages[i] = pg;
-		qp->page_dma[i] = dma;
-		qp->npages++;
-	}
+	if (ixm_qpair_map_pool(qp, dev, node))
+		goto err_free;
 	for (i = 0; i < IXM_POOL_BUFS; i++) {
 		unsigned int pg = i / (PAGE_SIZE / IXM_MBUF_SIZE);
 		unsigned int off = (i % (PAGE_SIZE / IXM_MBUF_SIZE)) * IXM_MBUF_SIZE;
@@ -175,6 +190,7 @@ err_free:
 	ixm_qpair_free(qp);
 	return NULL;
 }
+ALLOW_ERROR_INJECTION(ixm_qpair_alloc, NULL);
 
 static irqreturn_t ixm_qpair_irq(int irq, void *data)
 {
@@ -188,6 +204,19 @@ static irqreturn_t ixm_qpair_irq(int irq, void *data)
 
 /* ---- publishing queue pairs to the cores' loops ---- */
 
+/*
+ * A work list for @nr queue pairs.  Adding one may fail (injectable,
+ * NULL); removing one may not, or a queue pair about to be freed would
+ * stay published: that small allocation does not fail (__GFP_NOFAIL).
+ */
+static noinline struct ixm_core_work *ixm_core_work_alloc(unsigned int nr)
+{
+	struct ixm_core_work *w;	/* its type, for struct_size() */
+
+	return kzalloc(struct_size(w, qp, nr) + nr * sizeof(*w->net), GFP_KERNEL);
+}
+ALLOW_ERROR_INJECTION(ixm_core_work_alloc, NULL);
+
 /* Give @qp's core a work list with @qp added (@add) or removed. */
 static int ixm_core_work_update(struct ixm_qpair *qp, bool add)
 {
@@ -196,13 +225,17 @@ static int ixm_core_work_update(struct ixm_qpair *qp, bool add)
 	static u64 ixm_work_gen;	/* under ixm_cfg_lock */
 	unsigned int i, n = 0, nr;
 
+	lockdep_assert_held(&ixm_cfg_lock);
 	old = rcu_dereference_protected(core->work, lockdep_is_held(&ixm_cfg_lock));
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (!add)
 		nr--;
 	if (nr) {
-		new = kzalloc(struct_size(new, qp, nr) + nr * sizeof(*new->net),
-			      GFP_KERNEL);
+		if (add)
+			new = ixm_core_work_alloc(nr);
+		else
+			new = kzalloc(struct_size(new, qp, nr) + nr * sizeof(*new->net),
+				      GFP_KERNEL | __GFP_NOFAIL);
 		if (!new)
 			return -ENOMEM;
 		new->net = (struct ixm_net_port **)&new->qp[nr];
@@ -295,6 +328,9 @@ static void ixm_port_down_locked(struct ixm_port *port)
 {
 	unsigned int i;
 
+	lockdep_assert_held(&ixm_cfg_lock);
+	lockdep_assert_held(&port->lock);
+
 	for (i = 0; i < port->nq; i++)
 		WARN_ON_ONCE(ixm_core_work_update(port->qp[i], false));
 	synchronize_rcu();	/* no loop holds a queue pair any more */
@@ -319,6 +355,8 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	unsigned int i, n;
 	int err;
 
+	lockdep_assert_held(&ixm_cfg_lock);
+	lockdep_assert_held(&port->lock);
 	n = ixm_dp_cpus(cpus, ARRAY_SIZE(cpus));
 	if (!n) {
 		pr_err("ports: %s: no dataplane cores; write /sys/kernel/ixmod/cores first\n",
@@ -332,18 +370,20 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	}
 
 	port->qp = kcalloc(n, sizeof(*port->qp), GFP_KERNEL);
-	if (!port->qp)
+	if (!port->qp) {
+		pr_err("ports: %s: out of memory for %u queue pairs; nothing changed\n",
+		       pci_name(port->pdev), n);
 		return -ENOMEM;
+	}
 	port->nq = n;
 	for (i = 0; i < n; i++) {
 		port->qp[i] = ixm_qpair_alloc(port, i, cpus[i]);
-		if (!port->qp[i]) {
-			err = -ENOMEM;
+		err = port->qp[i] ? ixm_adv_rxq_fill(&port->qp[i]->rxq) : -ENOMEM;
+		if (err) {
+			pr_err("ports: %s: no memory for queue pair %u's rings and %lu buffer pages (%d); nothing changed\n",
+			       pci_name(port->pdev), i, (unsigned long)IXM_POOL_PAGES, err);
 			goto err_free;
 		}
-		err = ixm_adv_rxq_fill(&port->qp[i]->rxq);
-		if (err)
-			goto err_free;
 	}
 
 	/* MSI-X vector per queue pair: it only wakes a sleeping core */
@@ -356,8 +396,11 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	for (i = 0; i < (unsigned int)port->nvec; i++) {
 		err = request_irq(pci_irq_vector(port->pdev, i), ixm_qpair_irq, 0,
 				  "ixmod", port->qp[i]);
-		if (err)
+		if (err) {
+			pr_err("ports: %s: cannot request queue %u's interrupt (%d); nothing changed\n",
+			       pci_name(port->pdev), i, err);
 			goto err_free;
+		}
 		port->qp[i]->vector = i;
 	}
 
@@ -379,6 +422,8 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	for (i = 0; i < n; i++) {
 		err = ixm_core_work_update(port->qp[i], true);
 		if (err) {
+			pr_err("ports: %s: out of memory for cpu %u's work list; nothing changed\n",
+			       pci_name(port->pdev), cpus[i]);
 			while (i--)
 				ixm_core_work_update(port->qp[i], false);
 			synchronize_rcu();
@@ -892,6 +937,7 @@ void ixm_port_unregister(struct ixm_port *port)
 	mutex_unlock(&ixm_cfg_lock);
 	cancel_delayed_work_sync(&port->gc_work);
 	port->nic.ops->shutdown(&port->nic);
+	ixm_ctx_device_reset(&port->pdev->dev);
 	synchronize_rcu();
 	ixm_arp_table_free(port->arp);
 	kobject_put(&port->kobj);

@@ -138,14 +138,15 @@ static ssize_t cores_store(struct kobject *kobj, struct kobj_attribute *attr,
 		op = *list++;
 
 	if (!alloc_cpumask_var(&req, GFP_KERNEL))
-		return -ENOMEM;
+		goto out_nomem;
 	if (!alloc_cpumask_var(&cur, GFP_KERNEL)) {
-		err = -ENOMEM;
-		goto out_free_req;
+		free_cpumask_var(req);
+		goto out_nomem;
 	}
 	if (!alloc_cpumask_var(&want, GFP_KERNEL)) {
-		err = -ENOMEM;
-		goto out_free_cur;
+		free_cpumask_var(cur);
+		free_cpumask_var(req);
+		goto out_nomem;
 	}
 
 	err = cpulist_parse(list, req);
@@ -191,21 +192,25 @@ static ssize_t cores_store(struct kobject *kobj, struct kobj_attribute *attr,
 		goto out_unlock;
 	}
 
-	ixm_cores_warn_isolation(want, cur);
 	err = ixm_dp_set_cores(want, ixm_dp_kobj);
-	if (!err)
+	if (!err) {
+		/* only about what took effect: a failure says one thing */
+		ixm_cores_warn_isolation(want, cur);
 		pr_info("cores: dataplane cores are now '%*pbl'\n",
 			cpumask_pr_args(want));
+	}
 out_unlock:
 	cpus_read_unlock();
 	mutex_unlock(&ixm_cfg_lock);
 out_free_want:
 	free_cpumask_var(want);
-out_free_cur:
 	free_cpumask_var(cur);
-out_free_req:
 	free_cpumask_var(req);
 	return err ? err : count;
+
+out_nomem:
+	pr_err("cores: out of memory for the cpu masks; nothing changed\n");
+	return -ENOMEM;
 }
 static struct kobj_attribute cores_attr = __ATTR_RW(cores);
 
@@ -240,9 +245,24 @@ static ssize_t idle_us_store(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute idle_us_attr = __ATTR_RW(idle_us);
 
+/* ---- /sys/kernel/ixmod/arenas_kept ---- */
+
+static ssize_t arenas_kept_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	unsigned int n;
+
+	mutex_lock(&ixm_cfg_lock);
+	n = ixm_arenas_kept;
+	mutex_unlock(&ixm_cfg_lock);
+	return sysfs_emit(buf, "%u\n", n);
+}
+static struct kobj_attribute arenas_kept_attr = __ATTR_RO(arenas_kept);
+
 static struct attribute *ixm_top_attrs[] = {
 	&cores_attr.attr,
 	&idle_us_attr.attr,
+	&arenas_kept_attr.attr,
 	NULL,
 };
 

@@ -24,6 +24,7 @@
 #include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/delay.h>
+#include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
@@ -94,6 +95,14 @@
 #define ixm_spin_lock_init(l)		spin_lock_init(l)
 #define ixm_spin_lock(l)		spin_lock_bh(l)
 #define ixm_spin_unlock(l)		spin_unlock_bh(l)
+
+/*
+ * Failure injection (Documentation/fault-injection/fault-injection.rst):
+ * a helper marked with this can be made to return an error (@type ERRNO)
+ * or NULL through /sys/kernel/debug/fail_function on a kernel built with
+ * CONFIG_FUNCTION_ERROR_INJECTION.  The helper must be noinline.
+ */
+#define ixm_allow_error_injection(fn, type)	ALLOW_ERROR_INJECTION(fn, type)
 
 /* Allocation on the rare path; may fail (tests inject failures). */
 #define ixm_zalloc(size)		kzalloc((size), GFP_ATOMIC)

@@ -263,9 +263,9 @@ static void ixm_tcp_unhash(struct ixm_tcp_conn *c)
  * When every slot is taken, the oldest TIME_WAIT connection gives its
  * slot up (counted in tw_recycled).
  *
- * Return: the connection, or NULL (conn_full counted).
+ * Return: the connection, or NULL (conn_full counted).  Injectable (NULL).
  */
-struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32 laddr,
+noinline struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32 laddr,
 					__be16 lport, __be32 raddr, __be16 rport)
 {
 	struct ixm_tcp_conn *c;
@@ -306,6 +306,7 @@ struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32 laddr,
 	t->stats.conns++;
 	return c;
 }
+ixm_allow_error_injection(ixm_tcp_conn_alloc, NULL);
 
 static void ixm_tcp_listener_unqueue(struct ixm_tcp_conn *c)
 {

@@ -29,8 +29,12 @@ static inline void igb_flush(struct ixm_nic *nic)
 	rd32(nic, IGB_STATUS);
 }
 
-/* Wait up to @ms milliseconds for (@reg & @mask) == @want. */
-static int igb_poll(struct ixm_nic *nic, u32 reg, u32 mask, u32 want,
+/*
+ * Wait up to @ms milliseconds for (@reg & @mask) == @want.  Injectable
+ * (-ETIMEDOUT): a device that never comes back from reset or never starts
+ * a queue.
+ */
+static noinline int igb_wait_reg(struct ixm_nic *nic, u32 reg, u32 mask, u32 want,
 		    unsigned int ms)
 {
 	unsigned int i;
@@ -42,6 +46,7 @@ static int igb_poll(struct ixm_nic *nic, u32 reg, u32 mask, u32 want,
 	}
 	return -ETIMEDOUT;
 }
+ixm_allow_error_injection(igb_wait_reg, ERRNO);
 
 static void igb_irq_disable(struct ixm_nic *nic)
 {
@@ -62,14 +67,14 @@ static int igb_reset(struct ixm_nic *nic)
 
 	wr32(nic, IGB_CTRL, rd32(nic, IGB_CTRL) | IGB_CTRL_RST);
 	ixm_msleep(1);
-	if (igb_poll(nic, IGB_CTRL, IGB_CTRL_RST, 0, 10))
+	if (igb_wait_reg(nic, IGB_CTRL, IGB_CTRL_RST, 0, 10))
 		return -ETIMEDOUT;
 	/*
 	 * §4.5.1: the NVM auto-read follows.  A part without an NVM (and
 	 * QEMU's model) never sets AUTO_RD; the MAC address check in init
 	 * catches a device that really did not load, so wait, don't fail.
 	 */
-	igb_poll(nic, IGB_EECD, IGB_EECD_AUTO_RD, IGB_EECD_AUTO_RD, 10);
+	igb_wait_reg(nic, IGB_EECD, IGB_EECD_AUTO_RD, IGB_EECD_AUTO_RD, 10);
 
 	igb_irq_disable(nic);
 	rd32(nic, IGB_ICR);	/* clear pending causes */
@@ -85,7 +90,7 @@ static int igb_phy_write(struct ixm_nic *nic, u32 reg, u16 val)
 
 	wr32(nic, IGB_MDIC, val | reg << IGB_MDIC_REG_SHIFT |
 	     IGB_PHY_ADDR << IGB_MDIC_PHY_SHIFT | IGB_MDIC_OP_WRITE);
-	err = igb_poll(nic, IGB_MDIC, IGB_MDIC_READY, IGB_MDIC_READY, 10);
+	err = igb_wait_reg(nic, IGB_MDIC, IGB_MDIC_READY, IGB_MDIC_READY, 10);
 	if (err)
 		return err;
 	mdic = rd32(nic, IGB_MDIC);
@@ -154,7 +159,7 @@ static int igb_rxq_start(struct ixm_nic *nic, struct ixm_rxq *q)
 	int err;
 
 	wr32(nic, IGB_RXDCTL(n), 0);
-	if (igb_poll(nic, IGB_RXDCTL(n), IGB_XDCTL_ENABLE, 0, 10))
+	if (igb_wait_reg(nic, IGB_RXDCTL(n), IGB_XDCTL_ENABLE, 0, 10))
 		return -ETIMEDOUT;
 	wr32(nic, IGB_RDBAL(n), lower_32_bits(q->desc_dma));
 	wr32(nic, IGB_RDBAH(n), upper_32_bits(q->desc_dma));
@@ -168,7 +173,7 @@ static int igb_rxq_start(struct ixm_nic *nic, struct ixm_rxq *q)
 	wr32(nic, IGB_RDH(n), 0);
 	wr32(nic, IGB_RDT(n), 0);
 	wr32(nic, IGB_RXDCTL(n), IGB_XDCTL_ENABLE | IGB_XDCTL_THRESH(8, 8, 1));
-	err = igb_poll(nic, IGB_RXDCTL(n), IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10);
+	err = igb_wait_reg(nic, IGB_RXDCTL(n), IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10);
 	if (err)
 		return err;
 	/* the tail only after the queue is enabled (§4.5.9) */
@@ -181,7 +186,7 @@ static int igb_rxq_start(struct ixm_nic *nic, struct ixm_rxq *q)
 static void igb_rxq_stop(struct ixm_nic *nic, struct ixm_rxq *q)
 {
 	wr32(nic, IGB_RXDCTL(q->idx), 0);
-	igb_poll(nic, IGB_RXDCTL(q->idx), IGB_XDCTL_ENABLE, 0, 10);
+	igb_wait_reg(nic, IGB_RXDCTL(q->idx), IGB_XDCTL_ENABLE, 0, 10);
 }
 
 /* §4.5.10 (transmit initialization) for one queue */
@@ -194,7 +199,7 @@ static int igb_txq_start(struct ixm_nic *nic, struct ixm_txq *q)
 	q->next_to_use = 0;
 	q->next_to_clean = 0;
 	wr32(nic, IGB_TXDCTL(n), 0);
-	if (igb_poll(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10))
+	if (igb_wait_reg(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10))
 		return -ETIMEDOUT;
 	wr32(nic, IGB_TDBAL(n), lower_32_bits(q->desc_dma));
 	wr32(nic, IGB_TDBAH(n), upper_32_bits(q->desc_dma));
@@ -202,7 +207,7 @@ static int igb_txq_start(struct ixm_nic *nic, struct ixm_txq *q)
 	wr32(nic, IGB_TDH(n), 0);
 	wr32(nic, IGB_TDT(n), 0);
 	wr32(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE | IGB_XDCTL_THRESH(8, 1, 1));
-	err = igb_poll(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10);
+	err = igb_wait_reg(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10);
 	if (err)
 		return err;
 	q->tail = IGB_TDT(n);
@@ -216,9 +221,9 @@ static void igb_txq_stop(struct ixm_nic *nic, struct ixm_txq *q)
 	unsigned int n = q->idx;
 
 	/* let the queue drain (head reaches tail), then disable it */
-	igb_poll(nic, IGB_TDH(n), 0xffff, rd32(nic, IGB_TDT(n)) & 0xffff, 10);
+	igb_wait_reg(nic, IGB_TDH(n), 0xffff, rd32(nic, IGB_TDT(n)) & 0xffff, 10);
 	wr32(nic, IGB_TXDCTL(n), 0);
-	igb_poll(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10);
+	igb_wait_reg(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10);
 }
 
 /* §7.1.2.8: RSS key, redirection table, hashed fields */

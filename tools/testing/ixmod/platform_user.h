@@ -167,6 +167,9 @@ typedef struct { int locked; } ixm_spinlock_t;
 #define ixm_spin_lock(l)		((l)->locked++)
 #define ixm_spin_unlock(l)		((l)->locked--)
 
+/* The kernel's fail_function marks; the host injects its own way. */
+#define ixm_allow_error_injection(fn, type)	extern int ixm_host_no_error_injection
+
 /*
  * Allocation with failure injection (the tools/testing/vma way): a test
  * sets ixm_host_fail_alloc to N to make the Nth next allocation fail.
