@@ -8,6 +8,9 @@
 #                        build/<release>/ (W=1 and C=1 pass through)
 #   make libixu          libixu.a, libixu.so, libixu.pc
 #   make check           every test: host, libixu, VM on 6.1 and 6.12
+#   make check-debug     every VM selftest on a debug kernel (KASAN, lockdep,
+#                        kmemleak, fault injection) that scripts/build-debug-kernel
+#                        builds first; not run by CI (too slow)
 #   make demo            boot a VM and show the dataplane running
 #   make lint            checkpatch, kernel-doc, shellcheck
 #
@@ -28,7 +31,7 @@ ifneq ($(IXMOD_DEBUG),)
 IXM_KCONFIG += CONFIG_IXMOD_DEBUG=y
 endif
 
-.PHONY: all modules modules-debian libixu check demo lint clean help
+.PHONY: all modules modules-debian libixu check check-debug demo lint clean help
 
 all: modules libixu
 
@@ -45,6 +48,9 @@ libixu:
 
 check:
 	scripts/check
+
+check-debug:
+	scripts/check-debug
 
 demo:
 	scripts/demo

@@ -32,6 +32,14 @@ _ixm_err_report() {	# status line command; runs in the ERR trap
 # that series with both an image and headers, e.g. 6.12 -> 6.12.95+deb12-amd64
 ixm_kernel_release() {
 	local want=$1 rel best=
+	# "debug": scripts/build-debug-kernel's kernel
+	if [ "$want" = debug ] || [[ $want == *-ixmod-debug ]]; then
+		rel=$(cat "$(ixm_debug_kernel_dir)/obj/include/config/kernel.release" 2>/dev/null) ||
+			return 1
+		[ -f "$(ixm_debug_kernel_dir)/obj/arch/x86/boot/bzImage" ] || return 1
+		echo "$rel"
+		return 0
+	fi
 	for img in /boot/vmlinuz-*; do
 		rel=${img#/boot/vmlinuz-}
 		[ -d "/usr/src/linux-headers-$rel" ] || [ -d "/lib/modules/$rel/build" ] || continue
@@ -49,10 +57,21 @@ ixm_kernel_release() {
 IXMOD_KERNELS=${IXMOD_KERNELS:-"6.12 6.1"}
 
 ixm_kdir() {	# release -> build tree
-	if [ -d "/lib/modules/$1/build" ]; then
+	if [[ $1 == *-ixmod-debug ]]; then
+		echo "$(ixm_debug_kernel_dir)/obj"
+	elif [ -d "/lib/modules/$1/build" ]; then
 		echo "/lib/modules/$1/build"
 	else
 		echo "/usr/src/linux-headers-$1"
+	fi
+}
+
+# ixm_kernel_image RELEASE -> the kernel image vm-run boots
+ixm_kernel_image() {
+	if [[ $1 == *-ixmod-debug ]]; then
+		echo "$(ixm_debug_kernel_dir)/obj/arch/x86/boot/bzImage"
+	else
+		echo "/boot/vmlinuz-$1"
 	fi
 }
 
