@@ -448,7 +448,7 @@ TEST_F(ixm, per_core_files_are_read_only)
  * Several processes write random good and bad lists at once; afterwards
  * the list, the per-core directories and the running threads must agree.
  */
-TEST_F(ixm, concurrent_writers_stay_consistent)
+TEST_F_TIMEOUT(ixm, concurrent_writers_stay_consistent, 180)
 {
 	static const char * const inputs[] = {
 		"1", "2", "1-2", "\n", "+1", "+2", "-1", "-2", "abc", "0-2", "99",
