@@ -98,11 +98,14 @@
 
 /*
  * Failure injection (Documentation/fault-injection/fault-injection.rst):
- * a helper marked with this can be made to return an error (@type ERRNO)
- * or NULL through /sys/kernel/debug/fail_function on a kernel built with
- * CONFIG_FUNCTION_ERROR_INJECTION.  The helper must be noinline.
+ * a helper marked with one of these can be made to return NULL or an
+ * error through /sys/kernel/debug/fail_function on a kernel built with
+ * CONFIG_FUNCTION_ERROR_INJECTION.  The helper must be noinline.  (Two
+ * macros, not one with the type as an argument: NULL would be expanded
+ * before ALLOW_ERROR_INJECTION() pastes it.)
  */
-#define ixm_allow_error_injection(fn, type)	ALLOW_ERROR_INJECTION(fn, type)
+#define ixm_injectable_null(fn)		ALLOW_ERROR_INJECTION(fn, NULL)
+#define ixm_injectable_errno(fn)	ALLOW_ERROR_INJECTION(fn, ERRNO)
 
 /* Allocation on the rare path; may fail (tests inject failures). */
 #define ixm_zalloc(size)		kzalloc((size), GFP_ATOMIC)

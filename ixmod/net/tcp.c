@@ -306,7 +306,7 @@ noinline struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32
 	t->stats.conns++;
 	return c;
 }
-ixm_allow_error_injection(ixm_tcp_conn_alloc, NULL);
+ixm_injectable_null(ixm_tcp_conn_alloc);
 
 static void ixm_tcp_listener_unqueue(struct ixm_tcp_conn *c)
 {

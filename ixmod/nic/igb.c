@@ -46,7 +46,7 @@ static noinline int igb_wait_reg(struct ixm_nic *nic, u32 reg, u32 mask, u32 wan
 	}
 	return -ETIMEDOUT;
 }
-ixm_allow_error_injection(igb_wait_reg, ERRNO);
+ixm_injectable_errno(igb_wait_reg);
 
 static void igb_irq_disable(struct ixm_nic *nic)
 {
