@@ -97,7 +97,7 @@ ixmod_unload() {
 dp_threads() {
 	local n=0 c
 	for c in /proc/[0-9]*/comm; do
-		read -r comm < "$c" 2>/dev/null || continue
+		{ read -r comm < "$c"; } 2>/dev/null || continue
 		case "$comm" in ixmod/*) n=$((n + 1)) ;; esac
 	done
 	echo "$n"
