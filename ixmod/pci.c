@@ -92,10 +92,8 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_master(pdev);
 
 	port = kzalloc(sizeof(*port), GFP_KERNEL);
-	if (!port) {
-		dev_err(&pdev->dev, "ixmod: out of memory for the port\n");
-		return -ENOMEM;
-	}
+	if (!port)
+		goto err_nomem;
 	port->pdev = pdev;
 	port->nic.regs = pcim_iomap_table(pdev)[0];
 	port->nic.ops = chip->ops;
@@ -128,6 +126,10 @@ err_shutdown:
 err_free_port:
 	kfree(port);
 	return err;
+
+err_nomem:
+	dev_err(&pdev->dev, "ixmod: out of memory for the port\n");
+	return -ENOMEM;
 }
 
 static void ixm_pci_remove(struct pci_dev *pdev)

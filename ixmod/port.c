@@ -370,11 +370,8 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	}
 
 	port->qp = kcalloc(n, sizeof(*port->qp), GFP_KERNEL);
-	if (!port->qp) {
-		pr_err("ports: %s: out of memory for %u queue pairs; nothing changed\n",
-		       pci_name(port->pdev), n);
-		return -ENOMEM;
-	}
+	if (!port->qp)
+		goto err_nomem;
 	port->nq = n;
 	for (i = 0; i < n; i++) {
 		port->qp[i] = ixm_qpair_alloc(port, i, cpus[i]);
@@ -439,6 +436,11 @@ err_stop:
 err_free:
 	ixm_port_free_qpairs(port);
 	return err;
+
+err_nomem:
+	pr_err("ports: %s: out of memory for %u queue pairs; nothing changed\n",
+	       pci_name(port->pdev), n);
+	return -ENOMEM;
 }
 
 /**

@@ -168,8 +168,8 @@ typedef struct { int locked; } ixm_spinlock_t;
 #define ixm_spin_unlock(l)		((l)->locked--)
 
 /* The kernel's fail_function marks; the host injects its own way. */
-#define ixm_injectable_null(fn)		extern int ixm_host_no_error_injection
-#define ixm_injectable_errno(fn)	extern int ixm_host_no_error_injection
+#define ixm_injectable_null(fn)		extern int ixm_host_injectable_##fn
+#define ixm_injectable_errno(fn)	extern int ixm_host_injectable_##fn
 
 /*
  * Allocation with failure injection (the tools/testing/vma way): a test

@@ -102,7 +102,7 @@ static int map_all(int fd, const struct ixmod_setup *p)
 	for (i = 0; i < IXMOD_REGION_NR && !rc; i++) {
 		int prot = i == IXMOD_REGION_RXBUF ? PROT_READ : PROT_READ | PROT_WRITE;
 		size_t size = p->regions[i].size;
-		volatile unsigned char *m;
+		unsigned char *m;
 		size_t off;
 
 		m = mmap(NULL, size, prot, MAP_SHARED, fd, p->regions[i].mmap_offset);
@@ -111,8 +111,8 @@ static int map_all(int fd, const struct ixmod_setup *p)
 			break;
 		}
 		for (off = 0; off < size; off += pg)
-			(void)m[off];
-		munmap((void *)m, size);
+			(void)__atomic_load_n(&m[off], __ATOMIC_RELAXED);
+		munmap(m, size);
 	}
 	return rc;
 }
