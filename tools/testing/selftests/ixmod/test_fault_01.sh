@@ -10,9 +10,10 @@
 #    /proc/thread-self/fail-nth over each operation: assigning cores,
 #    binding the port, bringing it up, attaching a context, mapping and
 #    touching its regions, taking the port down.  Fail-nth N makes the
-#    Nth such allocation of the operation fail: N = 1, 2, ... 48, then
-#    every fourth-larger N (the sites past 48 are the same buffer-page
-#    loop), until an operation reaches no Nth site and succeeds.
+#    Nth such allocation of the operation fail: N = 1, 2, ... 24, then
+#    every half-again-larger N (the sites past the first tens are the
+#    same page loops: a core's tables, a queue pair's buffer pages),
+#    until an operation reaches no Nth site and succeeds.
 # 2. Each function ixmod marks with ALLOW_ERROR_INJECTION
 #    (/sys/kernel/debug/fail_function/injectable), failed once by
 #    fail_function during the operation that calls it.
@@ -174,7 +175,8 @@ walk() {
 			return 1 ;;
 		esac
 		[ -z "$(kernel_report)" ] || bad+="$name n=$n: kernel report:"$'\n'"$(kernel_report)"$'\n'
-		if [ "$n" -lt 48 ]; then n=$((n + 1)); else n=$((n + n / 4)); fi
+		echo "# $name: fail-nth $n: $out" >&2	# progress
+		if [ "$n" -lt 24 ]; then n=$((n + 1)); else n=$((n + n / 2)); fi
 	done
 	bad+="$name: still failing at n=$n"$'\n'
 	return 1
@@ -199,7 +201,7 @@ nothing() { :; }
 # an injected page allocation failure logs the whole memory state: to
 # the log, not to the (emulated, slow) serial console
 read -r console_level _ < /proc/sys/kernel/printk
-echo 1 > /proc/sys/kernel/printk
+echo 4 > /proc/sys/kernel/printk
 dmesg_mark
 mark0=$_dmesg_mark
 if ! ports_setup; then
