@@ -112,13 +112,21 @@ fi_reset() {
 
 # allocations count only when ixmod's code is on the stack
 fi_filter_setup() {
-	local lo hi a
+	local lo hi klo khi a
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	read -r lo hi < <(awk '$4 == "[ixmod]" && ($2 == "t" || $2 == "T") {
 		a = strtonum("0x" $1); if (lo == "" || a < lo) lo = a; if (a > hi) hi = a }
 		END { printf "%d %d\n", lo, hi + 65536 }' /proc/kallsyms)
 	[ -n "$lo" ] && [ "$lo" != 0 ] || return 1
+	# kmemleak's own allocations, made inside every allocation ixmod
+	# makes, are not ixmod's (they fall back to kmemleak's pool): the
+	# range of kmemleak's entry points on the stack rejects them
+	read -r klo khi < <(awk '$3 == "kmemleak_alloc" { lo = strtonum("0x" $1) }
+		$3 == "kmemleak_no_scan" { hi = strtonum("0x" $1) }
+		END { if (lo && hi > lo) printf "%d %d\n", lo, hi; else print "0 0" }' /proc/kallsyms)
 	for a in failslab fail_page_alloc; do
+		printf '%#x\n' "$klo" > "$DBG/$a/reject-start"
+		printf '%#x\n' "$khi" > "$DBG/$a/reject-end"
 		echo N > "$DBG/$a/ignore-gfp-wait"
 		echo 1 > "$DBG/$a/verbose"
 		echo 0 > "$DBG/$a/space"
