@@ -149,4 +149,7 @@ TEST_F(dev, many_opens)
 		close(fds[i]);
 }
 
-TEST_HARNESS_MAIN
+int main(int argc, char **argv)
+{
+	return ixt_harness_run(argc, argv);
+}

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kselftest_harness.h"	/* ixt_harness_run() */
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
@@ -199,6 +201,25 @@ static inline void ixt_kmsg_close(struct ixt_kmsg *k)
 	if (k->fd >= 0)
 		close(k->fd);
 	k->fd = -1;
+}
+
+/*
+ * The harness's test_harness_run(), with every test's timeout multiplied
+ * by IXMOD_TEST_TIMEOUT_SCALE when set: a debug kernel (KASAN, lockdep,
+ * kmemleak) runs the tests several times slower, and run_in_vm.sh says
+ * how much.  main() calls this instead of TEST_HARNESS_MAIN.
+ */
+static inline int ixt_harness_run(int argc, char **argv)
+{
+	const char *s = getenv("IXMOD_TEST_TIMEOUT_SCALE");
+	int scale = s ? atoi(s) : 1;
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+
+	for (f = __fixture_list; scale > 1 && f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout *= scale;
+	return test_harness_run(argc, argv);
 }
 
 #endif /* _IXMOD_TEST_H */

@@ -768,4 +768,7 @@ TEST_F_TIMEOUT(ctx, garbage_for_a_while, 300)
 	free(sent);
 }
 
-TEST_HARNESS_MAIN
+int main(int argc, char **argv)
+{
+	return ixt_harness_run(argc, argv);
+}

@@ -52,6 +52,7 @@ kmemleak_scan() {	# kmemleak_scan FILE
 # timeouts: the debug kernel runs every test a few times slower
 slow=1
 [ -n "$kmemleak" ] && slow=3
+export IXMOD_TEST_TIMEOUT_SCALE=$slow	# the harness programs' own (ixmod_test.h)
 
 run() {		# run NAME COMMAND...
 	local name=$1 limit=600 mark

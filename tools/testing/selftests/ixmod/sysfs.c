@@ -491,4 +491,7 @@ TEST_F_TIMEOUT(ixm, concurrent_writers_stay_consistent, 180)
 	}
 }
 
-TEST_HARNESS_MAIN
+int main(int argc, char **argv)
+{
+	return ixt_harness_run(argc, argv);
+}
