@@ -22,13 +22,32 @@ FIXTURE(ixm) {
 	struct ixt_kmsg kmsg;
 };
 
+/*
+ * Every cpu online again: a test killed by its timeout while it had one
+ * offline (offline_cpu_refused) must not fail every test after it.
+ */
+static void cpus_all_online(void)
+{
+	char path[64];
+	int cpu;
+
+	for (cpu = 1; cpu < 64; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+		if (!ixt_path_exists(path))
+			break;
+		if (ixt_read_u64("%s", path) == 0)
+			ixt_write(path, "1");
+	}
+}
+
 FIXTURE_SETUP(ixm)
 {
 	ASSERT_TRUE(ixt_path_exists(IXM_SYSFS "/cores"))
 		TH_LOG("ixmod is not loaded (insmod ixmod.ko first)");
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/cores", "\n"));
+	cpus_all_online();
 	ASSERT_GE(ixt_nr_online_cpus(), 3)
 		TH_LOG("these tests need 3 online cpus");
-	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/cores", "\n"));
 	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/idle_us", "1000"));
 	ASSERT_EQ(0, ixt_kmsg_open(&self->kmsg));
 }
