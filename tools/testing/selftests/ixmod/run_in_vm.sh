@@ -73,10 +73,9 @@ run() {		# run NAME COMMAND...
 	echo "# $name took $((SECONDS - t0)) s" | tee -a "$out/times.txt"
 }
 
-libixu_tests() {
-	"$top/libixu/tests/runtests.sh" "$top"/libixu/tests/abi "$top"/libixu/tests/open \
-		"$top"/libixu/tests/prep
-}
+# libixu's own tests (a command, not a function: run() starts it under timeout)
+libixu_tests=("$top/libixu/tests/runtests.sh" "$top"/libixu/tests/abi "$top"/libixu/tests/open
+	      "$top"/libixu/tests/prep)
 
 # in_groups GROUP...: the tests of the groups file in any of GROUPs, in
 # its order ("all": every test)
@@ -119,7 +118,7 @@ for name in $tests; do
 		continue
 	fi
 	if [ "$name" = libixu ]; then
-		run libixu libixu_tests
+		run libixu "${libixu_tests[@]}"
 	elif [ -f "$here/$name.sh" ]; then
 		run "$name" "$here/$name.sh"
 	else
