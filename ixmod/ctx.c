@@ -769,7 +769,7 @@ void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work)
 {
 	struct ixm_ctx *ctx;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: context list walked outside the thread's RCU read side");
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
 
 	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
 		if (ctx->app.dead || (work && work->gen == ctx->work_gen))
@@ -793,7 +793,7 @@ unsigned int ixm_ctx_run_calls(struct ixm_core *core)
 	unsigned int budget = READ_ONCE(ixm_rx_batch), done = 0;
 	struct ixm_ctx *ctx;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: context list walked outside the thread's RCU read side");
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
 
 	list_for_each_entry_rcu(ctx, &core->ctxs, node)
 		done += ixm_app_run_calls(&ctx->app, budget);
@@ -810,7 +810,7 @@ void ixm_ctx_flush(struct ixm_core *core)
 {
 	struct ixm_ctx *ctx;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: context list walked outside the thread's RCU read side");
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
 
 	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
 		/* held-back events that just moved in count too */
@@ -833,7 +833,7 @@ void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on)
 {
 	struct ixm_ctx *ctx;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: context list walked outside the thread's RCU read side");
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
 
 	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
 		if (on)
