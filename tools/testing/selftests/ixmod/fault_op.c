@@ -1,34 +1,63 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fault_op - one ixmod operation, optionally with the Nth fault-injection
- * site it reaches made to fail (/proc/thread-self/fail-nth,
- * Documentation/fault-injection/fault-injection.rst), for
- * test_fault_01.sh:
+ * fault_op - ixmod operations under fault injection, for test_fault_01.sh.
  *
- *   fault_op [-n N] write PATH VALUE   one write(2) of VALUE to PATH
- *   fault_op [-n N] setup CPU          open /dev/ixmod, IXMOD_IOC_SETUP
- *   fault_op [-n N] mmap CPU           setup, then map every region and
- *                                      touch each page (N counts from
- *                                      the first mmap)
+ *   fault_op [-d DUT] [-n N] write PATH VALUE
+ *                                  one write(2) of VALUE to PATH
+ *   fault_op [-d DUT] [-n N] setup CPU
+ *                                  open /dev/ixmod, IXMOD_IOC_SETUP
+ *   fault_op [-d DUT] [-n N] mmap CPU
+ *                                  setup, then map every region and touch
+ *                                  each page (N counts from the first mmap)
+ *   fault_op [-d DUT] state        the state under /sys/kernel/ixmod
+ *   fault_op [-d DUT] walk [-u PATH VALUE] OP ARGS...
+ *                                  the fail-nth walk over OP (below)
  *
- * fail-nth is set right before the operation's system calls, in the
- * thread that makes them, and read back after: it prints one line,
+ * -n N makes the Nth fault-injection site the operation reaches fail
+ * (/proc/thread-self/fail-nth, Documentation/fault-injection/
+ * fault-injection.rst): set right before the operation's system calls, in
+ * the thread that makes them, and read back after.  One operation prints
  * "rc=0 injected=0" or "rc=-ENOMEM injected=1" (injected: the Nth site
- * was reached and failed), and exits 0 when the operation succeeded, 1
- * when it failed, 2 on a usage or test error.
+ * was reached and failed) and exits 0 when it succeeded, 1 when it
+ * failed, 2 on a usage or test error.
+ *
+ * walk runs OP with N = 1, 2, ... 24, then every half-again-larger N (the
+ * sites past the first tens are the same page loops), until OP reaches no
+ * Nth site and succeeds.  After each injected failure: OP returned an
+ * errno, ixmod logged exactly one line, the kernel logged no report
+ * (./kernel_reports), and the state reads as before.  An OP that
+ * survives its failure, or succeeds, is undone by writing VALUE and a
+ * newline to PATH (as echo VALUE > PATH).
+ * Everything runs in this one process: a step costs a few system calls,
+ * not the dozens of processes a shell needs (on the debug kernel under
+ * emulation a fork costs tens of milliseconds).  It prints a comment line
+ * per step and exits 0 when every step held, 1 otherwise.
+ *
+ * The state: the cores, dataplane threads and kept arenas; DUT's driver;
+ * each port's up, queues and buffers held; each core's contexts, owner
+ * and TCP connections.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/ixmod.h>
 
+#define SYSFS "/sys/kernel/ixmod"
+
 static int nth;
+static const char *dut = "";
 
 static void nth_arm(void)
 {
@@ -68,7 +97,7 @@ static int nth_disarm(void)
 	return left == 0;
 }
 
-static int op_write(const char *path, const char *val)
+static int write_file(const char *path, const char *val, int armed)
 {
 	int fd = open(path, O_WRONLY), rc = 0;
 
@@ -76,7 +105,8 @@ static int op_write(const char *path, const char *val)
 		perror(path);
 		exit(2);
 	}
-	nth_arm();
+	if (armed)
+		nth_arm();
 	if (write(fd, val, strlen(val)) < 0)
 		rc = -errno;
 	close(fd);
@@ -138,25 +168,359 @@ static int op_ctx(unsigned int cpu, int with_mmap)
 	return rc;
 }
 
+/* Run one operation (argv: write PATH VALUE | setup CPU | mmap CPU). */
+static int op_run(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[0], "write"))
+		return write_file(argv[1], argv[2], 1);
+	if (argc == 2 && !strcmp(argv[0], "setup"))
+		return op_ctx(strtoul(argv[1], NULL, 0), 0);
+	if (argc == 2 && !strcmp(argv[0], "mmap"))
+		return op_ctx(strtoul(argv[1], NULL, 0), 1);
+	fprintf(stderr, "usage: fault_op [-d DUT] [-n N] write PATH VALUE | setup CPU | mmap CPU\n"
+		"       fault_op [-d DUT] state\n"
+		"       fault_op [-d DUT] walk [-u PATH VALUE] OP ARGS...\n");
+	exit(2);
+}
+
+/* ---- the state a failure must leave as it found it ---- */
+
+struct buf {
+	char s[8192];
+	size_t len;
+};
+
+static void __attribute__((format(printf, 2, 3))) bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, sizeof(b->s) - b->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n < sizeof(b->s) - b->len ? (size_t)n : sizeof(b->s) - b->len - 1;
+}
+
+/* The first line of @path, without its newline ("" if unreadable). */
+static const char *rd(const char *dir, const char *name)
+{
+	static char v[256];
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", dir, name);
+	v[0] = 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return v;
+	n = read(fd, v, sizeof(v) - 1);
+	close(fd);
+	v[n > 0 ? n : 0] = 0;
+	v[strcspn(v, "\n")] = 0;
+	return v;
+}
+
+/* The dataplane threads: tasks named ixmod/N. */
+static int dp_threads(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char path[64], comm[32];
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/", e->d_name);
+		snprintf(comm, sizeof(comm), "%s", rd(path, "comm"));
+		if (!strncmp(comm, "ixmod/", 6))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void state(struct buf *b)
+{
+	char path[PATH_MAX], drv[PATH_MAX] = "";
+	glob_t g;
+	size_t i;
+	ssize_t n;
+
+	b->len = 0;
+	b->s[0] = 0;
+	bprintf(b, "cores=%s", rd(SYSFS, "/cores"));
+	bprintf(b, " threads=%d", dp_threads());
+	bprintf(b, " kept=%s\n", rd(SYSFS, "/arenas_kept"));
+	if (*dut) {
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", dut);
+		n = readlink(path, drv, sizeof(drv) - 1);
+		drv[n > 0 ? n : 0] = 0;
+		bprintf(b, "%s driver=%s\n", dut, strrchr(drv, '/') ? strrchr(drv, '/') + 1 : drv);
+	}
+	if (!glob(SYSFS "/ports/*/", 0, NULL, &g)) {
+		for (i = 0; i < g.gl_pathc; i++) {
+			bprintf(b, "%s up=%s", g.gl_pathv[i], rd(g.gl_pathv[i], "up"));
+			bprintf(b, " queues=%s", rd(g.gl_pathv[i], "queues"));
+			bprintf(b, " held=%s\n", rd(g.gl_pathv[i], "stats/bufs_held"));
+		}
+		globfree(&g);
+	}
+	if (!glob(SYSFS "/dataplane/cpu*/", 0, NULL, &g)) {
+		for (i = 0; i < g.gl_pathc; i++) {
+			bprintf(b, "%s contexts=%s", g.gl_pathv[i], rd(g.gl_pathv[i], "contexts"));
+			bprintf(b, " owner=%s", rd(g.gl_pathv[i], "owner"));
+			bprintf(b, " conns=%s\n", rd(g.gl_pathv[i], "stats/tcp_conns"));
+		}
+		globfree(&g);
+	}
+}
+
+/* ---- the kernel log, read from /dev/kmsg ---- */
+
+static int kmsg_fd = -1;
+static regex_t reports;
+
+/* Compile ./kernel_reports (beside this program) into one expression. */
+static void reports_load(void)
+{
+	char exe[PATH_MAX], line[256];
+	struct buf re = { .len = 0 };
+	ssize_t n;
+	FILE *f;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
+	if (n <= 0 || !memchr(exe, '/', n)) {
+		perror("fault_op: /proc/self/exe");
+		exit(2);
+	}
+	exe[n] = 0;
+	snprintf(strrchr(exe, '/') + 1, 32, "kernel_reports");
+	f = fopen(exe, "r");
+	if (!f) {
+		perror(exe);
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!line[0] || line[0] == '#')
+			continue;
+		bprintf(&re, "%s(%s)", re.len ? "|" : "", line);
+	}
+	fclose(f);
+	if (!re.len || regcomp(&reports, re.s, REG_EXTENDED | REG_NOSUB)) {
+		fprintf(stderr, "fault_op: %s: no valid expression\n", exe);
+		exit(2);
+	}
+}
+
+/* From now on, read only what is logged after this call. */
+static void kmsg_mark(void)
+{
+	if (kmsg_fd < 0) {
+		kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+		if (kmsg_fd < 0) {
+			perror("fault_op: /dev/kmsg");
+			exit(2);
+		}
+	}
+	lseek(kmsg_fd, 0, SEEK_END);
+}
+
+/*
+ * Everything logged since kmsg_mark, one message per line, into @b: a
+ * tag written to /dev/kmsg marks the end, so that what the operation
+ * logged is all there.  0, or -1 when the tag did not come back.
+ */
+static int kmsg_since(struct buf *b)
+{
+	static unsigned int seq;
+	char tag[64], rec[2048], *msg;
+	int fd, tries;
+	ssize_t n;
+
+	snprintf(tag, sizeof(tag), "fault_op sync %d %u", getpid(), ++seq);
+	fd = open("/dev/kmsg", O_WRONLY);
+	if (fd < 0 || write(fd, tag, strlen(tag)) < 0) {
+		perror("fault_op: /dev/kmsg");
+		exit(2);
+	}
+	close(fd);
+	b->len = 0;
+	b->s[0] = 0;
+	for (tries = 0; tries < 500;) {
+		n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EAGAIN) {
+			usleep(20000);
+			tries++;
+			continue;
+		}
+		if (n < 0)	/* EPIPE: records overwritten; go on from the next */
+			continue;
+		rec[n] = 0;
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		msg++;
+		msg[strcspn(msg, "\n")] = 0;
+		if (!strcmp(msg, tag))
+			return 0;
+		bprintf(b, "%s\n", msg);
+	}
+	return -1;
+}
+
+/* ixmod's own lines in @log (not the driver core's "probe of ... failed") */
+static int ixmod_lines(const char *log, struct buf *out)
+{
+	const char *l, *e;
+	int n = 0;
+
+	for (l = log; *l; l = e + 1) {
+		e = strchrnul(l, '\n');
+		if ((!strncmp(l, "ixmod:", 6) || !strncmp(l, "ixmod ", 6)) &&
+		    !memmem(l, e - l, "probe of ", 9)) {
+			n++;
+			if (out)
+				bprintf(out, "#   %.*s\n", (int)(e - l), l);
+		}
+		if (!*e)
+			break;
+	}
+	return n;
+}
+
+/* The lines of @log a kernel report matches, as comments into @out. */
+static int kernel_reports(const char *log, struct buf *out)
+{
+	char line[1024];
+	const char *l, *e;
+	int n = 0;
+
+	for (l = log; *l; l = e + 1) {
+		e = strchrnul(l, '\n');
+		snprintf(line, sizeof(line), "%.*s", (int)(e - l), l);
+		if (!regexec(&reports, line, 0, NULL, 0)) {
+			n++;
+			bprintf(out, "#   %s\n", line);
+		}
+		if (!*e)
+			break;
+	}
+	return n;
+}
+
+/* ---- the walk ---- */
+
+static int walk(int argc, char **argv, const char *undo_path, const char *undo_val)
+{
+	static struct buf before, after, log, why;
+	int n = 1, sites = 0, bad = 0, rc, injected, lines, tries;
+	time_t t0 = time(NULL);
+
+	reports_load();
+	while (n <= 4000) {
+		state(&before);
+		kmsg_mark();
+		nth = n;
+		rc = op_run(argc, argv);
+		injected = nth_disarm();
+		if (kmsg_since(&log)) {
+			printf("# n=%d: the kernel log did not come through /dev/kmsg\n", n);
+			return 1;
+		}
+		why.len = 0;
+		why.s[0] = 0;
+		if (injected && rc) {
+			sites++;
+			/* a stopped thread leaves /proc a moment later */
+			for (tries = 0; tries < 50; tries++) {
+				state(&after);
+				if (!strcmp(before.s, after.s))
+					break;
+				usleep(20000);
+			}
+			if (strcmp(before.s, after.s))
+				bprintf(&why, "#  the state changed:\n# before:\n%s# after:\n%s",
+					before.s, after.s);
+			lines = ixmod_lines(log.s, NULL);
+			if (lines != 1) {
+				bprintf(&why, "#  ixmod logged %d lines:\n", lines);
+				ixmod_lines(log.s, &why);
+			}
+		} else if (injected || !rc) {
+			/*
+			 * survived the failure (a port that copies instead of
+			 * mapping the arena), or never reached site n: undo
+			 */
+			if (undo_path && write_file(undo_path, undo_val, 0) < 0)
+				bprintf(&why, "#  undo (%s > %s) failed\n", undo_val, undo_path);
+		} else {
+			bprintf(&why, "#  failed without an injection (%s)\n", strerrorname_np(-rc) ? : "?");
+		}
+		if (kernel_reports(log.s, &why))
+			bprintf(&why, "#  (a kernel report, above)\n");
+		printf("# n=%d: rc=%s injected=%d (%ld s)\n", n,
+		       rc ? strerrorname_np(-rc) ? : "?" : "0", injected, (long)(time(NULL) - t0));
+		if (why.len) {
+			bad++;
+			fputs(why.s, stdout);
+		}
+		fflush(stdout);
+		if (!injected && !rc) {
+			printf("# %d sites failed, then it succeeded at n=%d\n", sites, n);
+			return bad ? 1 : 0;
+		}
+		if (!injected)
+			return 1;
+		n += n < 24 ? 1 : n / 2;
+	}
+	printf("# still failing at n=%d\n", n);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
+	const char *undo_path = NULL;
+	char *undo_val = NULL;
 	int rc, injected;
 
-	if (argc > 2 && !strcmp(argv[1], "-n")) {
-		nth = atoi(argv[2]);
+	argv++;
+	argc--;
+	while (argc > 1 && argv[0][0] == '-') {
+		if (!strcmp(argv[0], "-d"))
+			dut = argv[1];
+		else if (!strcmp(argv[0], "-n"))
+			nth = atoi(argv[1]);
+		else
+			break;
 		argv += 2;
 		argc -= 2;
 	}
-	if (argc == 4 && !strcmp(argv[1], "write"))
-		rc = op_write(argv[2], argv[3]);
-	else if (argc == 3 && !strcmp(argv[1], "setup"))
-		rc = op_ctx(strtoul(argv[2], NULL, 0), 0);
-	else if (argc == 3 && !strcmp(argv[1], "mmap"))
-		rc = op_ctx(strtoul(argv[2], NULL, 0), 1);
-	else {
-		fprintf(stderr, "usage: fault_op [-n N] write PATH VALUE | setup CPU | mmap CPU\n");
-		return 2;
+	if (argc == 1 && !strcmp(argv[0], "state")) {
+		static struct buf b;
+
+		state(&b);
+		fputs(b.s, stdout);
+		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[0], "walk")) {
+		argv++;
+		argc--;
+		if (argc > 3 && !strcmp(argv[0], "-u")) {
+			undo_path = argv[1];
+			if (asprintf(&undo_val, "%s\n", argv[2]) < 0)
+				return 2;
+			argv += 3;
+			argc -= 3;
+		}
+		return walk(argc, argv, undo_path, undo_val);
+	}
+	rc = op_run(argc, argv);
 	injected = nth_disarm();
 	if (rc)
 		printf("rc=-%s injected=%d\n", strerrorname_np(-rc) ? : "?", injected);
