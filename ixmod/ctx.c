@@ -59,7 +59,7 @@
 unsigned int ixm_ctx_count;
 unsigned int ixm_arenas_kept;	/* under ixm_cfg_lock: ixm_ctx_busy's length */
 
-/* Closed contexts whose arena the NIC never let go (ixm_cfg_lock); freed at unload. */
+/* Closed contexts whose arena the NIC never let go (ixm_cfg_lock); freed at its reset. */
 static LIST_HEAD(ixm_ctx_busy);
 
 static struct ixm_ctx *ixm_file_ctx(struct file *file)
@@ -606,9 +606,9 @@ ALLOW_ERROR_INJECTION(ixm_ctx_drain_arena, ERRNO);
 
 /*
  * The ports stay up while the arena drains: ixm_cfg_lock is held.  A NIC
- * that never finishes leaves the arena allocated and mapped until rmmod
- * (ixm_ctx_exit(), after every port is down) rather than freed under its
- * DMA; /sys/kernel/ixmod/arenas_kept counts them.
+ * that never finishes leaves the arena allocated and mapped until its
+ * device is reset (ixm_ctx_device_reset(): unbind, removal, rmmod) rather
+ * than freed under its DMA; /sys/kernel/ixmod/arenas_kept counts them.
  */
 static void ixm_ctx_wait_arena(struct ixm_ctx *ctx)
 {
@@ -616,7 +616,7 @@ static void ixm_ctx_wait_arena(struct ixm_ctx *ctx)
 	if (ixm_ctx_drain_arena(ctx)) {
 		ctx->arena_busy = true;
 		ixm_arenas_kept++;
-		pr_warn("release: the NIC still reads %u frames from a closed context's transmit arena after 1 s; keeping its %zu KiB until rmmod\n",
+		pr_warn("release: the NIC still reads %u frames from a closed context's transmit arena after 1 s; keeping its %zu KiB until the port's device is reset (unbind or rmmod)\n",
 			ixm_ctx_arena_inflight(ctx), ctx->txarena_bytes >> 10);
 		return;
 	}

@@ -148,7 +148,7 @@ enum ixm_core_req {
  *	entry without @page_dma (mapping failed, port gone) makes TCP copy.
  * @txmap_dev: the device of each mapped entry, referenced
  * @ntxmap: entries
- * @arena_busy: the NIC never finished with the arena: @ctx is kept (freed at unload)
+ * @arena_busy: the NIC never finished with the arena: @ctx is kept until its device is reset
  * @hold: hold-back queue of @app
  * @rx_pages: the receive region's pages (a reference on each)
  * @rx_npages: their number
