@@ -343,24 +343,29 @@ static int kmsg_since(struct buf *b)
 	int fd, tries;
 	ssize_t n;
 
-	snprintf(tag, sizeof(tag), "fault_op sync %d %u", getpid(), ++seq);
+	/*
+	 * with its newline: a record without one stays open for a
+	 * continuation, and readers see it only once the next one comes
+	 */
+	snprintf(tag, sizeof(tag), "fault_op sync %d %u\n", getpid(), ++seq);
 	fd = open("/dev/kmsg", O_WRONLY);
 	if (fd < 0 || write(fd, tag, strlen(tag)) < 0) {
 		perror("fault_op: /dev/kmsg");
 		exit(2);
 	}
 	close(fd);
+	tag[strcspn(tag, "\n")] = 0;
 	b->len = 0;
 	b->s[0] = 0;
 	for (tries = 0; tries < 500;) {
 		n = read(kmsg_fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EAGAIN) {
+		if (n < 0 && errno == EPIPE)	/* overwritten: go on from the next */
+			continue;
+		if (n <= 0) {
 			usleep(20000);
 			tries++;
 			continue;
 		}
-		if (n < 0)	/* EPIPE: records overwritten; go on from the next */
-			continue;
 		rec[n] = 0;
 		msg = strchr(rec, ';');
 		if (!msg)
