@@ -64,29 +64,29 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	int err;
 
 	if (!chip) {
-		dev_err(&pdev->dev, "ixmod: %04x:%04x is not a NIC ixmod drives (82576 only for now); clear driver_override\n",
+		dev_err(&pdev->dev, "%04x:%04x is not a NIC ixmod drives (82576 only for now); clear driver_override\n",
 			pdev->vendor, pdev->device);
 		return -ENODEV;
 	}
 	if (!chip->ops) {
-		dev_err(&pdev->dev, "ixmod: %s (8086:%04x) is recognised but its queue driver is not written yet\n",
+		dev_err(&pdev->dev, "%s (8086:%04x) is recognised but its queue driver is not written yet\n",
 			chip->name, pdev->device);
 		return -ENODEV;
 	}
 
 	err = pcim_enable_device(pdev);
 	if (err) {
-		dev_err(&pdev->dev, "ixmod: cannot enable the device (%d)\n", err);
+		dev_err(&pdev->dev, "cannot enable the device (%d)\n", err);
 		return err;
 	}
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err) {
-		dev_err(&pdev->dev, "ixmod: no usable DMA mask (%d)\n", err);
+		dev_err(&pdev->dev, "no usable DMA mask (%d)\n", err);
 		return err;
 	}
 	err = pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME);
 	if (err) {
-		dev_err(&pdev->dev, "ixmod: cannot map BAR 0 (%d)\n", err);
+		dev_err(&pdev->dev, "cannot map BAR 0 (%d)\n", err);
 		return err;
 	}
 	pci_set_master(pdev);
@@ -102,22 +102,22 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	err = port->nic.ops->reset(&port->nic);
 	if (err) {
-		dev_err(&pdev->dev, "ixmod: %s reset failed (%d)\n", chip->name, err);
+		dev_err(&pdev->dev, "%s reset failed (%d)\n", chip->name, err);
 		goto err_free_port;
 	}
 	err = port->nic.ops->init(&port->nic);
 	if (err) {
-		dev_err(&pdev->dev, "ixmod: %s init failed (%d)\n", chip->name, err);
+		dev_err(&pdev->dev, "%s init failed (%d)\n", chip->name, err);
 		goto err_shutdown;
 	}
 
 	err = ixm_port_register(port);	/* from here the kobject owns @port */
 	if (err) {
-		dev_err(&pdev->dev, "ixmod: cannot register the port (%d)\n", err);
+		dev_err(&pdev->dev, "cannot register the port (%d)\n", err);
 		return err;
 	}
 	pci_set_drvdata(pdev, port);
-	dev_info(&pdev->dev, "ixmod: %s port %pM ready; configure it in /sys/kernel/ixmod/ports/%s\n",
+	dev_info(&pdev->dev, "%s port %pM ready; configure it in /sys/kernel/ixmod/ports/%s\n",
 		 chip->name, port->nic.mac, pci_name(pdev));
 	return 0;
 
@@ -128,7 +128,7 @@ err_free_port:
 	return err;
 
 err_nomem:
-	dev_err(&pdev->dev, "ixmod: out of memory for the port\n");
+	dev_err(&pdev->dev, "out of memory for the port\n");
 	return -ENOMEM;
 }
 
@@ -137,7 +137,7 @@ static void ixm_pci_remove(struct pci_dev *pdev)
 	struct ixm_port *port = pci_get_drvdata(pdev);
 
 	ixm_port_unregister(port);	/* takes it down, resets the chip */
-	dev_info(&pdev->dev, "ixmod: port released\n");
+	dev_info(&pdev->dev, "port released\n");
 }
 
 /* Empty: ixmod binds only to devices whose driver_override names it. */

@@ -386,7 +386,7 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	/* MSI-X vector per queue pair: it only wakes a sleeping core */
 	port->nvec = pci_alloc_irq_vectors(port->pdev, n, n, PCI_IRQ_MSIX);
 	if (port->nvec < 0) {
-		dev_warn(ixm_port_dev(port), "ixmod: no MSI-X (%d); idle cores will not sleep\n",
+		dev_warn(ixm_port_dev(port), "no MSI-X (%d); idle cores will not sleep\n",
 			 port->nvec);
 		port->nvec = 0;
 	}

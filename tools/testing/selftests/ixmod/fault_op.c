@@ -379,7 +379,11 @@ static int kmsg_since(struct buf *b)
 	return -1;
 }
 
-/* ixmod's own lines in @log (not the driver core's "probe of ... failed") */
+/*
+ * ixmod's own lines in @log, not the driver core's after a failed probe
+ * ("ixmod: probe of DEV failed with error -12" on 6.1, "ixmod DEV: probe
+ * with driver ixmod failed with error -12" on 6.12)
+ */
 static int ixmod_lines(const char *log, struct buf *out)
 {
 	const char *l, *e;
@@ -388,7 +392,7 @@ static int ixmod_lines(const char *log, struct buf *out)
 	for (l = log; *l; l = e + 1) {
 		e = strchrnul(l, '\n');
 		if ((!strncmp(l, "ixmod:", 6) || !strncmp(l, "ixmod ", 6)) &&
-		    !memmem(l, e - l, "probe of ", 9)) {
+		    !memmem(l, e - l, "failed with error", 17)) {
 			n++;
 			if (out)
 				bprintf(out, "#   %.*s\n", (int)(e - l), l);

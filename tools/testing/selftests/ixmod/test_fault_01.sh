@@ -72,9 +72,10 @@ klog_since() {
 	return 1
 }
 
-# ixmod's lines in $SINCE (the driver core's "probe of ... failed" after
-# ixmod's own line is not ixmod's)
-ixmod_lines() { printf '%s\n' "$SINCE" | grep -E ';ixmod[: ]' | grep -v 'probe of .* failed with error' | sed 's/^[^;]*;//'; }
+# ixmod's lines in $SINCE (the driver core's "probe of DEV failed with
+# error" on 6.1, "probe with driver ixmod failed with error" on 6.12, after
+# ixmod's own line, is not ixmod's)
+ixmod_lines() { printf '%s\n' "$SINCE" | grep -E ';ixmod[: ]' | grep -v 'failed with error' | sed 's/^[^;]*;//'; }
 
 # a kernel report in $SINCE (./kernel_reports: an allocation failure's
 # own warning, with its stack, is not one: it is what was injected)
