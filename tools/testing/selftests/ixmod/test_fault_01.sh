@@ -203,7 +203,9 @@ inject() {
 # fails_once FUNC RETVAL EXPECT UNDO OP...: OP fails with EXPECT (an errno
 # name, or "ok" for a failure OP survives), one ixmod line, state as
 # before; then without injection OP succeeds (undone by UNDO)
-covered=" "
+# the functions failed so far, one per line (check runs each step in a
+# subshell: a variable would not outlive it)
+COVERED=$(mktemp)
 fails_once() {
 	local f=$1 ret=$2 want=$3 undo=$4 before after out lines
 	shift 4
@@ -229,7 +231,7 @@ fails_once() {
 	[ -z "$(kernel_report)" ] || { kernel_report | sed 's/^/# /'; return 1; }
 	out=$("$FAULT_OP" "$@" 2>&1) || { echo "# without injection: $out"; return 1; }
 	$undo
-	covered+="$f "
+	echo "$f" >> "$COVERED"
 }
 
 ENOMEM=-12
@@ -286,7 +288,7 @@ kept_then_freed() {
 	klog_since || return 1
 	ixmod_lines | grep -q 'kept .* transmit arena is freed' || return 1
 	[ -z "$(kernel_report)" ] || { kernel_report | sed 's/^/# /'; return 1; }
-	covered+="ixm_ctx_drain_arena "
+	echo ixm_ctx_drain_arena >> "$COVERED"
 }
 check "release: an arena the NIC still reads after 1 s is kept (arenas_kept 1) until the device's reset frees it" \
 	kept_then_freed
@@ -312,7 +314,7 @@ syn_dropped_then_served() {
 	stop_tcp_echo "$log" > /dev/null
 	rm -f "$log"
 	[ "$rc" -eq 0 ] && [ "$left" = 0 ] && tcp_stats_zero || return 1
-	covered+="ixm_tcp_conn_alloc "
+	echo ixm_tcp_conn_alloc >> "$COVERED"
 }
 if has_tcp; then
 	check "TCP: a connection that cannot be created drops the SYN; the retransmitted SYN is served" \
@@ -323,7 +325,7 @@ fi
 
 missing=""
 for f in "${MARKED[@]}"; do
-	[[ $covered == *" $f "* ]] || missing+="$f "
+	grep -qx "$f" "$COVERED" || missing+="$f "
 done
 marked=$(awk '$2 == "[ixmod]" {print $1}' $FF/injectable | sort | tr '\n' ' ')
 check "every function ixmod marks ($marked) was failed at least once" \
@@ -333,5 +335,5 @@ fi_reset
 ports_teardown
 echo "$console_level" > /proc/sys/kernel/printk
 kill "$klog_pid" 2>/dev/null
-rm -f "$KLOG"
+rm -f "$KLOG" "$COVERED"
 tap_done
