@@ -70,7 +70,9 @@ run() {		# run NAME COMMAND...
 	cat /proc/sys/kernel/tainted >> "$out/$name.taint"
 	dmesg | sed -n "/$mark/,\$p" > "$out/$name.dmesg"
 	grep -E '^(not )?ok ' "$out/$name.tap" | sed "s|^|# $name: |"
-	echo "# $name took $((SECONDS - t0)) s" | tee -a "$out/times.txt"
+	# and the memory left (a guest that ran out would die with its tests)
+	echo "# $name took $((SECONDS - t0)) s; $(awk '/^MemAvailable/ {print int($2 / 1024)}' /proc/meminfo) MiB available" |
+		tee -a "$out/times.txt"
 }
 
 # libixu's own tests (a command, not a function: run() starts it under timeout)
