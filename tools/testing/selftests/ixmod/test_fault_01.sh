@@ -6,7 +6,8 @@
 # with fault injection (scripts/build-debug-kernel), else it skips.
 #
 # 1. Kernel allocators (failslab, fail_page_alloc) with a stack filter
-#    that admits only allocations made under ixmod's code, walked with
+#    that admits only allocations with ixmod's code among the 12
+#    innermost frames (ixmod's own, and its helpers'), walked with
 #    /proc/thread-self/fail-nth over each operation: assigning cores,
 #    binding the port, bringing it up, attaching a context, mapping and
 #    touching its regions, taking the port down.  Fail-nth N makes the
@@ -113,7 +114,13 @@ fi_filter_setup() {
 		echo N > "$DBG/$a/ignore-gfp-wait"
 		echo 1 > "$DBG/$a/verbose"
 		echo 0 > "$DBG/$a/space"
-		echo 32 > "$DBG/$a/stacktrace-depth"
+		# ixmod within the 12 innermost frames: its own allocations and
+		# those of the helpers it calls (request_irq, kobject_add,
+		# kthread_create), not the ACPI interpreter's under
+		# pci_enable_device (20 frames down), whose error paths are not
+		# ixmod's: with 32, a failed _PRT evaluation left ACPICA's state
+		# freed and KASAN caught its use at the next unbind
+		echo 12 > "$DBG/$a/stacktrace-depth"
 		printf '%#x\n' "$lo" > "$DBG/$a/require-start"
 		printf '%#x\n' "$hi" > "$DBG/$a/require-end"
 	done
