@@ -420,52 +420,70 @@ IXM_CORE_APP_STAT(app_rx_dropped, rx_dropped);
 IXM_CORE_APP_STAT(app_ring_corrupt, ring_corrupt);
 IXM_CORE_APP_STAT(app_rx_bufs, rx_bufs);
 
-/* TCP counters of this core (struct ixm_tcp_stats), written by its thread. */
-#define IXM_CORE_TCP_STAT(_name)					\
-static ssize_t tcp_##_name##_show(struct kobject *kobj,			\
-				  struct kobj_attribute *attr, char *buf) \
-{									\
-	return sysfs_emit(buf, "%llu\n",				\
-			  READ_ONCE(to_core(kobj)->tcp->stats._name));	\
-}									\
-static struct kobj_attribute tcp_##_name##_attr = __ATTR_RO(tcp_##_name)
+/*
+ * TCP counters of this core (struct ixm_tcp_stats), written by its thread:
+ * a file stats/tcp_NAME for each, made at init from this one table.
+ */
+struct ixm_stat_desc {
+	const char	*name;
+	size_t		off;
+};
 
-IXM_CORE_TCP_STAT(active_opens);
-IXM_CORE_TCP_STAT(passive_opens);
-IXM_CORE_TCP_STAT(established);
-IXM_CORE_TCP_STAT(conns);
-IXM_CORE_TCP_STAT(attempt_fails);
-IXM_CORE_TCP_STAT(resets_in);
-IXM_CORE_TCP_STAT(resets_out);
-IXM_CORE_TCP_STAT(segs_in);
-IXM_CORE_TCP_STAT(segs_out);
-IXM_CORE_TCP_STAT(retrans);
-IXM_CORE_TCP_STAT(timeouts);
-IXM_CORE_TCP_STAT(fast_retrans);
-IXM_CORE_TCP_STAT(ooo);
-IXM_CORE_TCP_STAT(dup_data);
-IXM_CORE_TCP_STAT(bad_csum);
-IXM_CORE_TCP_STAT(bad_hdr);
-IXM_CORE_TCP_STAT(no_conn);
-IXM_CORE_TCP_STAT(paws_drops);
-IXM_CORE_TCP_STAT(challenge_acks);
-IXM_CORE_TCP_STAT(out_of_window);
-IXM_CORE_TCP_STAT(syncookies_sent);
-IXM_CORE_TCP_STAT(syncookies_ok);
-IXM_CORE_TCP_STAT(syncookies_bad);
-IXM_CORE_TCP_STAT(backlog_drops);
-IXM_CORE_TCP_STAT(rcv_drops);
-IXM_CORE_TCP_STAT(zero_window_probes);
-IXM_CORE_TCP_STAT(window_stalls);
-IXM_CORE_TCP_STAT(delayed_acks);
-IXM_CORE_TCP_STAT(tw_recycled);
-IXM_CORE_TCP_STAT(conn_full);
-IXM_CORE_TCP_STAT(tx_zerocopy);
-IXM_CORE_TCP_STAT(tx_copied);
-IXM_CORE_TCP_STAT(tx_oversize);
-IXM_CORE_TCP_STAT(ack_ratelimited);
+#define IXM_TCP_STAT(_name)	{ "tcp_" #_name, offsetof(struct ixm_tcp_stats, _name) }
 
-static struct attribute *ixm_core_stat_attrs[] = {
+static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
+	IXM_TCP_STAT(active_opens),
+	IXM_TCP_STAT(passive_opens),
+	IXM_TCP_STAT(established),
+	IXM_TCP_STAT(conns),
+	IXM_TCP_STAT(attempt_fails),
+	IXM_TCP_STAT(resets_in),
+	IXM_TCP_STAT(resets_out),
+	IXM_TCP_STAT(segs_in),
+	IXM_TCP_STAT(segs_out),
+	IXM_TCP_STAT(retrans),
+	IXM_TCP_STAT(timeouts),
+	IXM_TCP_STAT(fast_retrans),
+	IXM_TCP_STAT(ooo),
+	IXM_TCP_STAT(dup_data),
+	IXM_TCP_STAT(bad_csum),
+	IXM_TCP_STAT(bad_hdr),
+	IXM_TCP_STAT(no_conn),
+	IXM_TCP_STAT(paws_drops),
+	IXM_TCP_STAT(challenge_acks),
+	IXM_TCP_STAT(out_of_window),
+	IXM_TCP_STAT(syncookies_sent),
+	IXM_TCP_STAT(syncookies_ok),
+	IXM_TCP_STAT(syncookies_bad),
+	IXM_TCP_STAT(backlog_drops),
+	IXM_TCP_STAT(rcv_drops),
+	IXM_TCP_STAT(zero_window_probes),
+	IXM_TCP_STAT(window_stalls),
+	IXM_TCP_STAT(delayed_acks),
+	IXM_TCP_STAT(tw_recycled),
+	IXM_TCP_STAT(conn_full),
+	IXM_TCP_STAT(tx_zerocopy),
+	IXM_TCP_STAT(tx_copied),
+	IXM_TCP_STAT(tx_oversize),
+	IXM_TCP_STAT(ack_ratelimited),
+};
+static_assert(ARRAY_SIZE(ixm_tcp_stat_descs) == sizeof(struct ixm_tcp_stats) / sizeof(u64),
+	      "a file for every TCP counter");
+static struct kobj_attribute ixm_tcp_stat_attrs[ARRAY_SIZE(ixm_tcp_stat_descs)];
+
+static ssize_t ixm_core_tcp_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+				      char *buf)
+{
+	size_t off = ixm_tcp_stat_descs[attr - ixm_tcp_stat_attrs].off;
+
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(*(u64 *)((u8 *)&to_core(kobj)->tcp->stats + off)));
+}
+
+/* the files above, then the TCP counters' (filled by ixm_sysfs_init()) */
+#define IXM_CORE_STATS_FIXED	17
+static struct attribute *ixm_core_stat_attrs[IXM_CORE_STATS_FIXED +
+					     ARRAY_SIZE(ixm_tcp_stat_descs) + 1] = {
 	&rx_batch_hist_attr.attr,
 	&rx_packets_attr.attr,
 	&rx_bytes_attr.attr,
@@ -483,40 +501,6 @@ static struct attribute *ixm_core_stat_attrs[] = {
 	&app_rx_dropped_attr.attr,
 	&app_ring_corrupt_attr.attr,
 	&app_rx_bufs_attr.attr,
-	&tcp_active_opens_attr.attr,
-	&tcp_passive_opens_attr.attr,
-	&tcp_established_attr.attr,
-	&tcp_conns_attr.attr,
-	&tcp_attempt_fails_attr.attr,
-	&tcp_resets_in_attr.attr,
-	&tcp_resets_out_attr.attr,
-	&tcp_segs_in_attr.attr,
-	&tcp_segs_out_attr.attr,
-	&tcp_retrans_attr.attr,
-	&tcp_timeouts_attr.attr,
-	&tcp_fast_retrans_attr.attr,
-	&tcp_ooo_attr.attr,
-	&tcp_dup_data_attr.attr,
-	&tcp_bad_csum_attr.attr,
-	&tcp_bad_hdr_attr.attr,
-	&tcp_no_conn_attr.attr,
-	&tcp_paws_drops_attr.attr,
-	&tcp_challenge_acks_attr.attr,
-	&tcp_out_of_window_attr.attr,
-	&tcp_syncookies_sent_attr.attr,
-	&tcp_syncookies_ok_attr.attr,
-	&tcp_syncookies_bad_attr.attr,
-	&tcp_backlog_drops_attr.attr,
-	&tcp_rcv_drops_attr.attr,
-	&tcp_zero_window_probes_attr.attr,
-	&tcp_window_stalls_attr.attr,
-	&tcp_delayed_acks_attr.attr,
-	&tcp_tw_recycled_attr.attr,
-	&tcp_conn_full_attr.attr,
-	&tcp_tx_zerocopy_attr.attr,
-	&tcp_tx_copied_attr.attr,
-	&tcp_tx_oversize_attr.attr,
-	&tcp_ack_ratelimited_attr.attr,
 	NULL,
 };
 
@@ -554,8 +538,22 @@ const struct kobj_type ixm_core_ktype = {
  */
 int ixm_sysfs_init(void)
 {
+	unsigned int i;
 	int err;
 
+	/* a fixed file added without raising IXM_CORE_STATS_FIXED */
+	if (WARN_ON(!ixm_core_stat_attrs[IXM_CORE_STATS_FIXED - 1] ||
+		    ixm_core_stat_attrs[IXM_CORE_STATS_FIXED]))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(ixm_tcp_stat_descs); i++) {
+		struct kobj_attribute *a = &ixm_tcp_stat_attrs[i];
+
+		sysfs_attr_init(&a->attr);
+		a->attr.name = ixm_tcp_stat_descs[i].name;
+		a->attr.mode = 0444;
+		a->show = ixm_core_tcp_stat_show;
+		ixm_core_stat_attrs[IXM_CORE_STATS_FIXED + i] = &a->attr;
+	}
 	ixm_top_kobj = kobject_create_and_add("ixmod", kernel_kobj);
 	if (!ixm_top_kobj)
 		return -ENOMEM;

@@ -28,20 +28,6 @@ const char * const ixm_tcp_state_names[IXM_TCP_NSTATES] = {
 	[IXM_TCP_TIME_WAIT]	= "TIME_WAIT",
 };
 
-const char * const ixm_tcp_stat_names[] = {
-	"active_opens", "passive_opens", "established", "conns",
-	"attempt_fails", "resets_in", "resets_out", "segs_in", "segs_out",
-	"retrans", "timeouts", "fast_retrans", "ooo", "dup_data", "bad_csum",
-	"bad_hdr", "no_conn", "paws_drops", "challenge_acks", "out_of_window",
-	"syncookies_sent", "syncookies_ok", "syncookies_bad", "backlog_drops",
-	"rcv_drops", "zero_window_probes", "window_stalls", "delayed_acks",
-	"tw_recycled", "conn_full", "tx_zerocopy", "tx_copied",
-	"tx_oversize", "ack_ratelimited",
-};
-
-_Static_assert(ARRAY_SIZE(ixm_tcp_stat_names) == IXM_TCP_NSTATS,
-	       "ixm_tcp_stat_names[] must name every counter");
-
 /* Ephemeral ports (the IANA range is 49152-65535; Linux uses 32768-60999) */
 #define IXM_TCP_EPH_LO		32768
 #define IXM_TCP_EPH_HI		60999

@@ -496,6 +496,8 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @ack_ratelimited: ACKs not sent to out-of-window or PAWS-rejected
  *	segments, because the connection sent one less than
  *	@invalid_ratelimit_ns before
+ *
+ * Each is the file dataplane/cpuN/stats/tcp_NAME (the table in sysfs.c).
  */
 struct ixm_tcp_stats {
 	u64	active_opens;
@@ -533,10 +535,6 @@ struct ixm_tcp_stats {
 	u64	tx_oversize;
 	u64	ack_ratelimited;
 };
-
-/* The counters' sysfs names, in struct order (tcp.c). */
-#define IXM_TCP_NSTATS	(sizeof(struct ixm_tcp_stats) / sizeof(u64))
-extern const char * const ixm_tcp_stat_names[];
 
 /**
  * struct ixm_tcp_table - one core's TCP
