@@ -60,9 +60,16 @@ check "its connections are gone and it holds no buffer (app_rx_bufs 0, tcp_conns
 	busywait 5000 detached
 
 # the same device again, bound and addressed before the old context closes
-# (up waits for that: a port goes up only with no context attached)
+# (up waits for that: a port goes up only with no context attached).
+# Autoprobe is off during the rescan, so Linux's igb does not probe the
+# device only to be unbound from it at once: the device goes to ixmod as
+# it would with driver_override set (other tests take ports from igb).
 reprobe() {
-	echo 1 > /sys/bus/pci/rescan || return 1
+	local rc=0
+	echo 0 > /sys/bus/pci/drivers_autoprobe || return 1
+	echo 1 > /sys/bus/pci/rescan || rc=1
+	echo 1 > /sys/bus/pci/drivers_autoprobe
+	[ "$rc" -eq 0 ] || return 1
 	busywait 10000 test -e "/sys/bus/pci/devices/$DUT" || { echo "# no $DUT after rescan"; return 1; }
 	"$IXMOD_BIND" bind "$DUT" || return 1
 	echo $DUT_IP/24 > "$(port_dir)/ipv4"
