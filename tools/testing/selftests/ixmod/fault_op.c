@@ -55,6 +55,8 @@
 
 #include <linux/ixmod.h>
 
+#include "kselftest.h"	/* __printf */
+
 #define SYSFS "/sys/kernel/ixmod"
 
 static int nth;
@@ -191,7 +193,7 @@ struct buf {
 	size_t len;
 };
 
-static void __attribute__((format(printf, 2, 3))) bprintf(struct buf *b, const char *fmt, ...)
+static void __printf(2, 3) bprintf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -245,11 +247,27 @@ static int dp_threads(void)
 	return n;
 }
 
+/* A line per directory matching @pattern: its @files' first lines. */
+static void dirs_state(struct buf *b, const char *pattern, const char *const *files)
+{
+	const char *const *f;
+	glob_t g;
+	size_t i;
+
+	if (glob(pattern, 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc; i++) {
+		bprintf(b, "%s", g.gl_pathv[i]);
+		for (f = files; *f; f++)
+			bprintf(b, " %s=%s", *f, rd(g.gl_pathv[i], *f));
+		bprintf(b, "\n");
+	}
+	globfree(&g);
+}
+
 static void state(struct buf *b)
 {
 	char path[PATH_MAX], drv[PATH_MAX] = "";
-	glob_t g;
-	size_t i;
 	ssize_t n;
 
 	b->len = 0;
@@ -263,22 +281,9 @@ static void state(struct buf *b)
 		drv[n > 0 ? n : 0] = 0;
 		bprintf(b, "%s driver=%s\n", dut, strrchr(drv, '/') ? strrchr(drv, '/') + 1 : drv);
 	}
-	if (!glob(SYSFS "/ports/*/", 0, NULL, &g)) {
-		for (i = 0; i < g.gl_pathc; i++) {
-			bprintf(b, "%s up=%s", g.gl_pathv[i], rd(g.gl_pathv[i], "up"));
-			bprintf(b, " queues=%s", rd(g.gl_pathv[i], "queues"));
-			bprintf(b, " held=%s\n", rd(g.gl_pathv[i], "stats/bufs_held"));
-		}
-		globfree(&g);
-	}
-	if (!glob(SYSFS "/dataplane/cpu*/", 0, NULL, &g)) {
-		for (i = 0; i < g.gl_pathc; i++) {
-			bprintf(b, "%s contexts=%s", g.gl_pathv[i], rd(g.gl_pathv[i], "contexts"));
-			bprintf(b, " owner=%s", rd(g.gl_pathv[i], "owner"));
-			bprintf(b, " conns=%s\n", rd(g.gl_pathv[i], "stats/tcp_conns"));
-		}
-		globfree(&g);
-	}
+	dirs_state(b, SYSFS "/ports/*/", (const char *[]){ "up", "queues", "stats/bufs_held", NULL });
+	dirs_state(b, SYSFS "/dataplane/cpu*/",
+		   (const char *[]){ "contexts", "owner", "stats/tcp_conns", NULL });
 }
 
 /* ---- the kernel log, read from /dev/kmsg ---- */
@@ -470,7 +475,8 @@ static int walk(int argc, char **argv, const char *undo_path, const char *undo_v
 			if (undo_path && write_file(undo_path, undo_val, 0) < 0)
 				bprintf(&why, "#  undo (%s > %s) failed\n", undo_val, undo_path);
 		} else {
-			bprintf(&why, "#  failed without an injection (%s)\n", strerrorname_np(-rc) ? : "?");
+			bprintf(&why, "#  failed without an injection (%s)\n",
+				strerrorname_np(-rc) ? : "?");
 		}
 		if (kernel_reports(log.s, &why))
 			bprintf(&why, "#  (a kernel report, above)\n");

@@ -71,8 +71,9 @@ run() {		# run NAME COMMAND...
 	dmesg | sed -n "/$mark/,\$p" > "$out/$name.dmesg"
 	grep -E '^(not )?ok ' "$out/$name.tap" | sed "s|^|# $name: |"
 	# and the memory left (a guest that ran out would die with its tests)
-	echo "# $name took $((SECONDS - t0)) s; $(awk '/^MemAvailable/ {print int($2 / 1024)}' /proc/meminfo) MiB available" |
-		tee -a "$out/times.txt"
+	local avail
+	avail=$(awk '/^MemAvailable/ {print int($2 / 1024)}' /proc/meminfo)
+	echo "# $name took $((SECONDS - t0)) s; $avail MiB available" | tee -a "$out/times.txt"
 }
 
 # libixu's own tests (a command, not a function: run() starts it under timeout)
