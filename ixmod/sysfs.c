@@ -480,10 +480,7 @@ static ssize_t ixm_core_tcp_stat_show(struct kobject *kobj, struct kobj_attribut
 			  READ_ONCE(*(u64 *)((u8 *)&to_core(kobj)->tcp->stats + off)));
 }
 
-/* the files above, then the TCP counters' (filled by ixm_sysfs_init()) */
-#define IXM_CORE_STATS_FIXED	17
-static struct attribute *ixm_core_stat_attrs[IXM_CORE_STATS_FIXED +
-					     ARRAY_SIZE(ixm_tcp_stat_descs) + 1] = {
+static struct attribute *const ixm_core_stat_fixed[] = {
 	&rx_batch_hist_attr.attr,
 	&rx_packets_attr.attr,
 	&rx_bytes_attr.attr,
@@ -501,8 +498,11 @@ static struct attribute *ixm_core_stat_attrs[IXM_CORE_STATS_FIXED +
 	&app_rx_dropped_attr.attr,
 	&app_ring_corrupt_attr.attr,
 	&app_rx_bufs_attr.attr,
-	NULL,
 };
+
+/* the files above, then the TCP counters' (filled by ixm_sysfs_init()) */
+static struct attribute *ixm_core_stat_attrs[ARRAY_SIZE(ixm_core_stat_fixed) +
+					     ARRAY_SIZE(ixm_tcp_stat_descs) + 1];
 
 static const struct attribute_group ixm_core_stat_group = {
 	.name = "stats",
@@ -541,10 +541,7 @@ int ixm_sysfs_init(void)
 	unsigned int i;
 	int err;
 
-	/* a fixed file added without raising IXM_CORE_STATS_FIXED */
-	if (WARN_ON(!ixm_core_stat_attrs[IXM_CORE_STATS_FIXED - 1] ||
-		    ixm_core_stat_attrs[IXM_CORE_STATS_FIXED]))
-		return -EINVAL;
+	memcpy(ixm_core_stat_attrs, ixm_core_stat_fixed, sizeof(ixm_core_stat_fixed));
 	for (i = 0; i < ARRAY_SIZE(ixm_tcp_stat_descs); i++) {
 		struct kobj_attribute *a = &ixm_tcp_stat_attrs[i];
 
@@ -552,7 +549,7 @@ int ixm_sysfs_init(void)
 		a->attr.name = ixm_tcp_stat_descs[i].name;
 		a->attr.mode = 0444;
 		a->show = ixm_core_tcp_stat_show;
-		ixm_core_stat_attrs[IXM_CORE_STATS_FIXED + i] = &a->attr;
+		ixm_core_stat_attrs[ARRAY_SIZE(ixm_core_stat_fixed) + i] = &a->attr;
 	}
 	ixm_top_kobj = kobject_create_and_add("ixmod", kernel_kobj);
 	if (!ixm_top_kobj)
