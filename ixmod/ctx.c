@@ -22,14 +22,14 @@
  * attach as many contexts as they like.  When the owner changes, the
  * core's thread zeroes every buffer before the new owner can map them.
  *
- * Once published on core->ctxs, a context's struct ixm_app belongs to the
+ * Once published on core->stack.apps, a context's struct ixm_app belongs to the
  * core's thread.  Closing the file unpublishes it, asks the thread to take
  * back its buffers and sockets (IXM_REQ_PURGE), waits for a grace period
  * and frees it.  The file outlives every mapping of it (each VMA holds the
  * file), so nothing is freed while mapped.
  *
  * Locking: setup and release take ixm_cfg_lock; the dataplane thread reads
- * core->ctxs under RCU.
+ * core->stack.apps under RCU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -399,7 +399,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	}
 	WRITE_ONCE(core->nctx, core->nctx + 1);
 	ixm_ctx_count++;
-	list_add_tail_rcu(&ctx->node, &core->ctxs);
+	ixm_stack_add_app(&core->stack, &ctx->app);
 	/* pairs with ixm_file_ctx(): mmap and poll see a complete context */
 	smp_store_release(&file->private_data, ctx);
 	mutex_unlock(&ixm_cfg_lock);
@@ -635,7 +635,7 @@ static void ixm_ctx_wait_arena(struct ixm_ctx *ctx)
 void ixm_ctx_port_gone(struct device *dev)
 {
 	struct ixm_core *core;
-	struct ixm_ctx *ctx;
+	struct ixm_app *app;
 	unsigned int cpu, i;
 
 	lockdep_assert_held(&ixm_cfg_lock);
@@ -643,7 +643,8 @@ void ixm_ctx_port_gone(struct device *dev)
 		core = ixm_dp_core(cpu);
 		if (!core)
 			continue;
-		list_for_each_entry(ctx, &core->ctxs, node) {
+		ixm_stack_for_each_app_protected(app, &core->stack) {
+			struct ixm_ctx *ctx = container_of(app, struct ixm_ctx, app);
 			unsigned int npages = ctx->txarena_bytes >> PAGE_SHIFT;
 
 			for (i = 0; i < ctx->ntxmap; i++)
@@ -668,7 +669,7 @@ void ixm_ctx_release(struct file *file)
 		return;
 	core = ctx->core;
 	mutex_lock(&ixm_cfg_lock);
-	list_del_rcu(&ctx->node);
+	ixm_stack_del_app(&core->stack, &ctx->app);
 	/* the thread takes back buffers and sockets, then forgets @ctx */
 	ixm_core_request(core, IXM_REQ_PURGE, ctx);
 	/* no new frame points into the arena; wait out the queued ones */
@@ -685,7 +686,7 @@ void ixm_ctx_release(struct file *file)
 	mutex_unlock(&ixm_cfg_lock);
 	synchronize_rcu();
 	if (ctx->arena_busy) {
-		/* after the grace period: no loop walks @ctx->node any more */
+		/* after the grace period: no loop reaches @ctx any more */
 		mutex_lock(&ixm_cfg_lock);
 		list_add(&ctx->node, &ixm_ctx_busy);
 		mutex_unlock(&ixm_cfg_lock);
@@ -767,11 +768,13 @@ void ixm_ctx_exit(void)
  */
 void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work)
 {
-	struct ixm_ctx *ctx;
+	struct ixm_app *app;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
 
-	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
+	ixm_stack_for_each_app(app, &core->stack) {
+		struct ixm_ctx *ctx = container_of(app, struct ixm_ctx, app);
+
 		if (ctx->app.dead || (work && work->gen == ctx->work_gen))
 			continue;
 		ctx->app.dead = true;
@@ -782,41 +785,17 @@ void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work)
 }
 
 /**
- * ixm_ctx_run_calls() - one bounded batch of calls from every context
- * @core: the core
+ * ixm_app_notify() - events were published: wake whoever waits for them
+ * @app: the context (net/loop.c calls this hook)
  *
- * Context: @core's thread.
- * Return: calls consumed.
+ * Context: the core's loop.
  */
-unsigned int ixm_ctx_run_calls(struct ixm_core *core)
+void ixm_app_notify(struct ixm_app *app)
 {
-	unsigned int budget = READ_ONCE(ixm_rx_batch), done = 0;
-	struct ixm_ctx *ctx;
+	struct ixm_ctx *ctx = container_of(app, struct ixm_ctx, app);
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
-
-	list_for_each_entry_rcu(ctx, &core->ctxs, node)
-		done += ixm_app_run_calls(&ctx->app, budget);
-	return done;
-}
-
-/**
- * ixm_ctx_flush() - publish new events and wake whoever waits for them
- * @core: the core
- *
- * Context: @core's thread.
- */
-void ixm_ctx_flush(struct ixm_core *core)
-{
-	struct ixm_ctx *ctx;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
-
-	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
-		/* held-back events that just moved in count too */
-		if (ixm_app_flush(&ctx->app) && wq_has_sleeper(&ctx->wq))
-			wake_up(&ctx->wq);
-	}
+	if (wq_has_sleeper(&ctx->wq))
+		wake_up(&ctx->wq);
 }
 
 /**
@@ -831,15 +810,15 @@ void ixm_ctx_flush(struct ixm_core *core)
  */
 void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on)
 {
-	struct ixm_ctx *ctx;
+	struct ixm_app *app;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
 
-	list_for_each_entry_rcu(ctx, &core->ctxs, node) {
+	ixm_stack_for_each_app(app, &core->stack) {
 		if (on)
-			ixm_ring_set_flag(&ctx->app.calls, IXMOD_RING_NEED_WAKEUP);
+			ixm_ring_set_flag(&app->calls, IXMOD_RING_NEED_WAKEUP);
 		else
-			ixm_ring_clear_flag(&ctx->app.calls, IXMOD_RING_NEED_WAKEUP);
+			ixm_ring_clear_flag(&app->calls, IXMOD_RING_NEED_WAKEUP);
 	}
 	if (on)
 		smp_mb();	/* (E), pairs with (E) in ixu_call_submit() */

@@ -32,6 +32,7 @@
 
 #include "ixmod.h"
 #include "net/arp.h"
+#include "net/loop.h"
 #include "nic/intel_adv.h"
 
 #define CREATE_TRACE_POINTS
@@ -185,81 +186,36 @@ static void ixm_dp_tcp_init(struct ixm_core *core)
 	memzero_explicit(secret, sizeof(secret));
 }
 
-static void ixm_dp_count_batch(struct ixm_core *core, unsigned int n)
+void ixm_net_trace_rx_batch(const struct ixm_net_port *port, unsigned int n)
 {
-	unsigned int b = min_t(unsigned int, ilog2(n), IXM_BATCH_HIST - 1);
+	const struct ixm_qpair *qp = container_of(port, struct ixm_qpair, net);
 
-	core->rx_batch_hist[b]++;
+	trace_ixm_rx_batch(qp->cpu, qp->q.rx.idx, n);
+}
+
+void ixm_net_trace_tx_batch(const struct ixm_net_port *port, unsigned int sent,
+			    unsigned int dropped)
+{
+	const struct ixm_qpair *qp = container_of(port, struct ixm_qpair, net);
+
+	trace_ixm_tx_batch(qp->cpu, qp->q.tx.idx, sent, dropped);
 }
 
 /*
- * Receive half of one queue pair's pass: a bounded batch, each frame run
- * through the protocols to completion, then the RX ring refilled.
+ * What the kernel refreshes before an iteration: the configuration each
+ * queue pair's protocols read (RCU) and a pending ARP announcement.
  */
-static unsigned int ixm_dp_rx_qpair(struct ixm_core *core, struct ixm_qpair *qp,
-				    unsigned int batch, u64 now)
+static void ixm_dp_begin_qpair(struct ixm_qpair *qp)
 {
-	struct device *dev = &qp->port->pdev->dev;
-	struct ixm_mbuf *rx[IXM_RX_BATCH_MAX];
 	struct ixm_net_port *np = &qp->net;
-	unsigned int n, i;
 
-	np->now_ns = now;
 	np->cfg = rcu_dereference(qp->port->cfg);
-	n = ixm_adv_rx_burst(&qp->rxq, rx, batch);
-	if (n) {
-		ixm_dp_count_batch(core, n);
-		trace_ixm_rx_batch(core->cpu, qp->rxq.idx, n);
-		for (i = 0; i < n; i++) {
-			/* streaming DMA: a no-op unless bounce buffers are in play */
-			dma_sync_single_for_cpu(dev, rx[i]->dma, rx[i]->len,
-						DMA_BIDIRECTIONAL);
-			ixm_eth_input(np, rx[i]);
-		}
-	}
-	ixm_adv_rx_refill(&qp->rxq);
-
-	if (unlikely(qp->rxq.idx == 0 && test_bit(0, &qp->port->announce) &&
+	if (unlikely(qp->q.rx.idx == 0 && test_bit(0, &qp->port->announce) &&
 		     test_and_clear_bit(0, &qp->port->announce))) {
+		np->now_ns = qp->core->stack.now_ns;
 		if (np->cfg->ip)
 			ixm_arp_announce(np);
 	}
-	return n;
-}
-
-/*
- * Transmit half: hand what the protocols and the applications queued to
- * the NIC, then reap finished transmissions.
- */
-static unsigned int ixm_dp_tx_qpair(struct ixm_core *core, struct ixm_qpair *qp)
-{
-	struct device *dev = &qp->port->pdev->dev;
-	struct ixm_net_port *np = &qp->net;
-	unsigned int i, sent = 0, reaped;
-	u64 bytes = qp->txq.bytes;
-
-	if (np->ntx) {
-		for (i = 0; i < np->ntx; i++) {
-			struct ixm_mbuf *m = np->tx[i];
-			unsigned int f;
-
-			dma_sync_single_for_device(dev, ixm_mbuf_data_dma(m), m->len,
-						   DMA_BIDIRECTIONAL);
-			/* the arena as the application left it (bounce buffers) */
-			for (f = 0; f < m->nfrags; f++)
-				dma_sync_single_for_device(dev, m->frags[f].dma,
-							   m->frags[f].len, DMA_TO_DEVICE);
-		}
-		sent = ixm_adv_tx_burst(&qp->txq, np->tx, np->ntx);
-		for (i = sent; i < np->ntx; i++)
-			ixm_net_drop(np, np->tx[i], IXM_DROP_TX_FULL);
-		qp->stats.tx_packets += sent;
-		qp->stats.tx_bytes += qp->txq.bytes - bytes;	/* what the ring took */
-		trace_ixm_tx_batch(core->cpu, qp->txq.idx, sent, np->ntx - sent);
-		np->ntx = 0;
-	}
-	reaped = ixm_adv_tx_reap(&qp->txq);
-	return sent + reaped;
 }
 
 /*
@@ -275,8 +231,8 @@ static void ixm_dp_scrub(struct ixm_core_work *work)
 		struct ixm_qpair *qp = work->qp[i];
 
 		for (spins = 0; spins < 100000; spins++) {
-			ixm_adv_tx_reap(&qp->txq);
-			if (qp->txq.next_to_clean == qp->txq.next_to_use)
+			ixm_adv_tx_reap(&qp->q.tx);
+			if (qp->q.tx.next_to_clean == qp->q.tx.next_to_use)
 				break;
 			cpu_relax();
 		}
@@ -307,35 +263,29 @@ static void ixm_dp_handle_request(struct ixm_core *core, struct ixm_core_work *w
 }
 
 /*
- * Run one iteration of the run-to-completion loop and return how much work
- * it found, in IX's order: every queue pair's receive batch through the
- * protocols (posting events), then a bounded batch of every context's
- * calls, then every queue pair's transmissions, then the events are
- * published and waiting applications woken.
+ * Run one iteration of the run-to-completion loop (net/loop.c) and return
+ * how much work it found; before it, the kernel's part: the queue pairs
+ * this iteration serves (RCU), a request a process waits for, contexts
+ * that lost their ports, the configuration the protocols read.
  */
 static unsigned int ixm_dp_iterate(struct ixm_core *core)
 {
 	unsigned int batch = READ_ONCE(ixm_rx_batch);
 	struct ixm_core_work *work;
-	unsigned int i, done = 0;
-	u64 now = ktime_get_ns();
+	unsigned int i, done;
 
 	lock_map_acquire(&ixm_dp_iter_map);
 	rcu_read_lock();
 	work = rcu_dereference(core->work);
 	core->stack.ports = work ? work->net : NULL;
 	core->stack.nports = work ? work->nr : 0;
-	core->stack.now_ns = now;
+	core->stack.now_ns = ktime_get_ns();
 	ixm_dp_handle_request(core, work);
-	if (unlikely(!list_empty(&core->ctxs)))
+	if (unlikely(rcu_access_pointer(core->stack.apps)))
 		ixm_ctx_check_alive(core, work);
 	for (i = 0; work && i < work->nr; i++)
-		done += ixm_dp_rx_qpair(core, work->qp[i], batch, now);
-	done += ixm_ctx_run_calls(core);
-	ixm_tcp_poll(&core->stack);
-	for (i = 0; work && i < work->nr; i++)
-		done += ixm_dp_tx_qpair(core, work->qp[i]);
-	ixm_ctx_flush(core);
+		ixm_dp_begin_qpair(work->qp[i]);
+	done = ixm_loop_iterate(&core->stack, batch, batch);
 	rcu_read_unlock();
 	lock_map_release(&ixm_dp_iter_map);
 	return done;
@@ -353,7 +303,7 @@ static void ixm_dp_arm_irqs(struct ixm_core *core)
 		struct ixm_qpair *qp = work->qp[i];
 
 		if (qp->vector >= 0)
-			qp->port->nic.ops->irq_enable(&qp->port->nic, qp->rxq.idx,
+			qp->port->nic.ops->irq_enable(&qp->port->nic, qp->q.rx.idx,
 						      qp->vector);
 	}
 	rcu_read_unlock();
@@ -561,7 +511,6 @@ static noinline struct ixm_core *ixm_core_create(unsigned int cpu, struct kobjec
 		return ERR_PTR(-ENOMEM);
 	core->cpu = cpu;
 	init_waitqueue_head(&core->wq);
-	INIT_LIST_HEAD(&core->ctxs);
 	mutex_init(&core->req_lock);
 	init_completion(&core->req_done);
 	core->udp = vzalloc_node(sizeof(*core->udp), cpu_to_node(cpu));

@@ -59,16 +59,14 @@ struct ixm_core_stats {
 };
 
 #define IXM_RX_BATCH_DEFAULT	64		/* RX frames per queue per iteration */
-#define IXM_RX_BATCH_MAX	IXM_TX_BATCH
-#define IXM_BATCH_HIST		8		/* 1, 2-3, 4-7, ..., 64+ */
 
 /**
  * struct ixm_qpair - one port's queue pair owned by one dataplane core
  * @port: the port
  * @cpu: the owning core
- * @rxq: receive queue (hardware queue @rxq.idx)
- * @txq: transmit queue
- * @pool: the buffers @rxq receives into and the protocols build in
+ * @q: the receive and transmit queue (hardware queue @q.rx.idx) and
+ *	their data path (&ixm_adv_queue_ops)
+ * @pool: the buffers @q.rx receives into and the protocols build in
  * @net: what the protocols see of the port on this core
  * @stats: protocol counters of this port on this core
  * @mbufs: @pool's descriptors
@@ -86,8 +84,7 @@ struct ixm_core_stats {
 struct ixm_qpair {
 	struct ixm_port		*port;
 	unsigned int		cpu;
-	struct ixm_rxq		rxq;
-	struct ixm_txq		txq;
+	struct ixm_queue	q;
 	struct ixm_mbuf_pool	pool;
 	struct ixm_net_port	net;
 	struct ixm_net_stats	stats;
@@ -133,7 +130,7 @@ enum ixm_core_req {
  * @app: the dataplane's state of the context (only the core's thread
  *	touches it once published)
  * @core: the core
- * @node: in @core->ctxs (RCU; changed under ixm_cfg_lock)
+ * @node: in ixm_ctx_busy once released with its arena still busy
  * @mm: the address space the regions may be mapped into
  * @wq: poll() waiters
  * @work_gen: the core's work generation at setup
@@ -187,14 +184,13 @@ struct ixm_ctx {
  * @sleeping: true while the thread sleeps in @wq (written by the thread)
  * @work: queue pairs to poll (RCU), NULL when no port is up
  * @stats: loop counters, on their own cache line (written by the thread)
- * @rx_batch_hist: RX batch sizes, bucket i counts batches of 2^i..2^(i+1)-1
- * @stack: the protocols' state of this core (ports, sockets)
+ * @stack: the protocols' state of this core (ports, sockets, contexts,
+ *	receive batch sizes)
  * @udp: this core's UDP sockets
  * @tcp: this core's TCP connections, listeners and timer wheel
- * @ctxs: attached contexts (RCU list, changed under ixm_cfg_lock)
  * @app_closed: counters of the contexts closed so far (written by the thread)
- * @nctx: entries in @ctxs (written under ixm_cfg_lock)
- * @owner: the process all of @ctxs belong to (ixm_cfg_lock)
+ * @nctx: contexts attached (@stack.apps; written under ixm_cfg_lock)
+ * @owner: the process all its contexts belong to (ixm_cfg_lock)
  * @owner_nr: its pid for sysfs, 0 when none (written under ixm_cfg_lock)
  * @last_owner: the process that owned the core last, referenced (ixm_cfg_lock)
  * @req_lock: one request to the thread at a time
@@ -213,12 +209,10 @@ struct ixm_core {
 	struct ixm_core_work __rcu *work;
 
 	struct ixm_core_stats	stats ____cacheline_aligned_in_smp;
-	u64			rx_batch_hist[IXM_BATCH_HIST];
 
 	struct ixm_stack	stack;
 	struct ixm_udp_table	*udp;
 	struct ixm_tcp_table	*tcp;
-	struct list_head	ctxs;
 	struct ixm_app_stats	app_closed;
 	unsigned int		nctx;
 	struct pid		*owner;
@@ -308,8 +302,6 @@ void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work);
 void ixm_ctx_port_gone(struct device *dev);
 void ixm_ctx_device_reset(struct device *dev);
 void ixm_ctx_exit(void);
-void ixm_ctx_flush(struct ixm_core *core);
-unsigned int ixm_ctx_run_calls(struct ixm_core *core);
 void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on);
 
 /* port.c: ports, their sysfs and up/down */

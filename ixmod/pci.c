@@ -96,6 +96,7 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_nomem;
 	port->pdev = pdev;
 	port->nic.regs = pcim_iomap_table(pdev)[0];
+	port->nic.dev = &pdev->dev;
 	port->nic.ops = chip->ops;
 	port->nic.device_id = pdev->device;
 	port->nic.max_queues = min_t(u16, chip->max_queues, IXM_NIC_MAX_QUEUES);

@@ -69,12 +69,12 @@ static void ixm_qpair_free(struct ixm_qpair *qp)
 	struct device *dev = ixm_port_dev(qp->port);
 	unsigned int i;
 
-	if (qp->rxq.desc)
-		dma_free_coherent(dev, qp->rxq.count * sizeof(*qp->rxq.desc),
-				  qp->rxq.desc, qp->rxq.desc_dma);
-	if (qp->txq.desc)
-		dma_free_coherent(dev, qp->txq.count * sizeof(*qp->txq.desc),
-				  qp->txq.desc, qp->txq.desc_dma);
+	if (qp->q.rx.desc)
+		dma_free_coherent(dev, qp->q.rx.count * sizeof(*qp->q.rx.desc),
+				  qp->q.rx.desc, qp->q.rx.desc_dma);
+	if (qp->q.tx.desc)
+		dma_free_coherent(dev, qp->q.tx.count * sizeof(*qp->q.tx.desc),
+				  qp->q.tx.desc, qp->q.tx.desc_dma);
 	/*
 	 * Unmapped from the device now; a page still mapped into an
 	 * application lives on through the mapping's own reference.
@@ -85,8 +85,8 @@ static void ixm_qpair_free(struct ixm_qpair *qp)
 	}
 	kvfree(qp->pages);
 	kvfree(qp->page_dma);
-	kfree(qp->rxq.slot);
-	kfree(qp->txq.slot);
+	kfree(qp->q.rx.slot);
+	kfree(qp->q.tx.slot);
 	kfree(qp->mbufs);
 	kfree(qp->free);
 	kfree(qp);
@@ -144,24 +144,25 @@ static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigne
 	qp->core = ixm_dp_core(cpu);
 	qp->vector = -1;
 
-	qp->rxq.nic = &port->nic;
-	qp->rxq.idx = q;
-	qp->rxq.count = IXM_RING_SIZE;
-	qp->rxq.pool = &qp->pool;
-	qp->txq.nic = &port->nic;
-	qp->txq.idx = q;
-	qp->txq.count = IXM_RING_SIZE;
-	qp->rxq.desc = dma_alloc_coherent(dev, IXM_RING_SIZE * sizeof(*qp->rxq.desc),
-					  &qp->rxq.desc_dma, GFP_KERNEL);
-	qp->txq.desc = dma_alloc_coherent(dev, IXM_RING_SIZE * sizeof(*qp->txq.desc),
-					  &qp->txq.desc_dma, GFP_KERNEL);
-	qp->rxq.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
-	qp->txq.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
+	qp->q.ops = &ixm_adv_queue_ops;
+	qp->q.rx.nic = &port->nic;
+	qp->q.rx.idx = q;
+	qp->q.rx.count = IXM_RING_SIZE;
+	qp->q.rx.pool = &qp->pool;
+	qp->q.tx.nic = &port->nic;
+	qp->q.tx.idx = q;
+	qp->q.tx.count = IXM_RING_SIZE;
+	qp->q.rx.desc = dma_alloc_coherent(dev, IXM_RING_SIZE * sizeof(*qp->q.rx.desc),
+					  &qp->q.rx.desc_dma, GFP_KERNEL);
+	qp->q.tx.desc = dma_alloc_coherent(dev, IXM_RING_SIZE * sizeof(*qp->q.tx.desc),
+					  &qp->q.tx.desc_dma, GFP_KERNEL);
+	qp->q.rx.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
+	qp->q.tx.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
 	qp->mbufs = kcalloc_node(IXM_POOL_BUFS, sizeof(*qp->mbufs), GFP_KERNEL, node);
 	qp->free = kcalloc_node(IXM_POOL_BUFS, sizeof(void *), GFP_KERNEL, node);
 	qp->pages = kvcalloc(IXM_POOL_PAGES, sizeof(struct page *), GFP_KERNEL);
 	qp->page_dma = kvcalloc(IXM_POOL_PAGES, sizeof(dma_addr_t), GFP_KERNEL);
-	if (!qp->rxq.desc || !qp->txq.desc || !qp->rxq.slot || !qp->txq.slot ||
+	if (!qp->q.rx.desc || !qp->q.tx.desc || !qp->q.rx.slot || !qp->q.tx.slot ||
 	    !qp->mbufs || !qp->free || !qp->pages || !qp->page_dma)
 		goto err_free;
 
@@ -180,6 +181,7 @@ static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigne
 	qp->net.pool = &qp->pool;
 	qp->net.stats = &qp->stats;
 	qp->net.stack = &qp->core->stack;
+	qp->net.queue = &qp->q;
 	qp->net.rss_key = port->rss_key;
 	qp->net.rss_nq = port->nq;
 	qp->net.rss_q = q;
@@ -269,8 +271,8 @@ static void ixm_port_stop_queues(struct ixm_port *port)
 	ops->irq_disable(&port->nic);
 	ops->rx_enable(&port->nic, false);
 	for (i = 0; i < port->nq; i++) {
-		ops->rxq_stop(&port->nic, &port->qp[i]->rxq);
-		ops->txq_stop(&port->nic, &port->qp[i]->txq);
+		ops->rxq_stop(&port->nic, &port->qp[i]->q.rx);
+		ops->txq_stop(&port->nic, &port->qp[i]->q.tx);
 	}
 }
 
@@ -291,10 +293,10 @@ static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
 	b->udp_out += qp->stats.udp_out;
 	for (r = 0; r < IXM_DROP_MAX; r++)
 		b->drops[r] += qp->stats.drops[r];
-	port->qbase.rx_errors += qp->rxq.errors;
-	port->qbase.rx_no_buf += qp->rxq.no_buf;
-	port->qbase.rx_csum_hw += qp->rxq.csum_hw;
-	port->qbase.tx_full += qp->txq.full;
+	port->qbase.rx_errors += qp->q.rx.errors;
+	port->qbase.rx_no_buf += qp->q.rx.no_buf;
+	port->qbase.rx_csum_hw += qp->q.rx.csum_hw;
+	port->qbase.tx_full += qp->q.tx.full;
 }
 
 /* Free every queue pair; the queues are stopped and unpublished. */
@@ -310,8 +312,8 @@ static void ixm_port_free_qpairs(struct ixm_port *port)
 		if (qp->vector >= 0)
 			free_irq(pci_irq_vector(port->pdev, qp->vector), qp);
 		ixm_port_fold_stats(port, qp);
-		ixm_adv_rxq_release(&qp->rxq);
-		ixm_adv_txq_release(&qp->txq);
+		ixm_adv_rxq_release(&qp->q.rx);
+		ixm_adv_txq_release(&qp->q.tx);
 		/* nothing else may point into the pool now (see the top) */
 		WARN_ON_ONCE(qp->pool.nfree != qp->pool.count);
 		ixm_qpair_free(qp);
@@ -375,7 +377,7 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	port->nq = n;
 	for (i = 0; i < n; i++) {
 		port->qp[i] = ixm_qpair_alloc(port, i, cpus[i]);
-		err = port->qp[i] ? ixm_adv_rxq_fill(&port->qp[i]->rxq) : -ENOMEM;
+		err = port->qp[i] ? ixm_adv_rxq_fill(&port->qp[i]->q.rx) : -ENOMEM;
 		if (err) {
 			pr_err("ports: %s: no memory for queue pair %u's rings and %lu buffer pages (%d); nothing changed\n",
 			       pci_name(port->pdev), i, (unsigned long)IXM_POOL_PAGES, err);
@@ -402,9 +404,9 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	}
 
 	for (i = 0; i < n; i++) {
-		err = ops->rxq_start(&port->nic, &port->qp[i]->rxq);
+		err = ops->rxq_start(&port->nic, &port->qp[i]->q.rx);
 		if (!err)
-			err = ops->txq_start(&port->nic, &port->qp[i]->txq);
+			err = ops->txq_start(&port->nic, &port->qp[i]->q.tx);
 		if (err) {
 			pr_err("ports: %s: queue %u did not start (%d)\n",
 			       pci_name(port->pdev), i, err);
@@ -499,7 +501,7 @@ static ssize_t queues_show(struct kobject *kobj, struct kobj_attribute *a, char 
 	mutex_lock(&port->lock);
 	for (i = 0; i < port->nq; i++)
 		len += sysfs_emit_at(buf, len, "%s%u:%u", i ? " " : "",
-				     port->qp[i]->rxq.idx, port->qp[i]->cpu);
+				     port->qp[i]->q.rx.idx, port->qp[i]->cpu);
 	len += sysfs_emit_at(buf, len, "\n");
 	mutex_unlock(&port->lock);
 	return len;
@@ -737,10 +739,10 @@ static ssize_t bufs_held_show(struct kobject *kobj, struct kobj_attribute *a, ch
 		struct ixm_qpair *qp = port->qp[i];
 
 		sum += qp->pool.count - READ_ONCE(qp->pool.nfree);
-		sum -= ixm_ring_posted(READ_ONCE(qp->rxq.next_to_use),
-				       READ_ONCE(qp->rxq.next_to_clean), qp->rxq.count);
-		sum -= ixm_ring_posted(READ_ONCE(qp->txq.next_to_use),
-				       READ_ONCE(qp->txq.next_to_clean), qp->txq.count);
+		sum -= ixm_ring_posted(READ_ONCE(qp->q.rx.next_to_use),
+				       READ_ONCE(qp->q.rx.next_to_clean), qp->q.rx.count);
+		sum -= ixm_ring_posted(READ_ONCE(qp->q.tx.next_to_use),
+				       READ_ONCE(qp->q.tx.next_to_clean), qp->q.tx.count);
 	}
 	mutex_unlock(&port->lock);
 	return sysfs_emit(buf, "%lld\n", sum);
@@ -789,10 +791,10 @@ IXM_ARP_STAT(evicted);
 IXM_ARP_STAT(refused);
 IXM_ARP_STAT(ratelimited);
 
-IXM_QUEUE_STAT(rx_errors, rxq, errors, rx_errors);
-IXM_QUEUE_STAT(rx_no_buf, rxq, no_buf, rx_no_buf);
-IXM_QUEUE_STAT(rx_csum_hw, rxq, csum_hw, rx_csum_hw);
-IXM_QUEUE_STAT(tx_ring_full, txq, full, tx_full);
+IXM_QUEUE_STAT(rx_errors, q.rx, errors, rx_errors);
+IXM_QUEUE_STAT(rx_no_buf, q.rx, no_buf, rx_no_buf);
+IXM_QUEUE_STAT(rx_csum_hw, q.rx, csum_hw, rx_csum_hw);
+IXM_QUEUE_STAT(tx_ring_full, q.tx, full, tx_full);
 
 static struct attribute *ixm_port_stat_attrs[] = {
 	&port_rx_packets_attr.attr,

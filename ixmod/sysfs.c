@@ -350,7 +350,7 @@ static ssize_t rx_batch_hist_show(struct kobject *kobj, struct kobj_attribute *a
 
 	for (b = 0; b < IXM_BATCH_HIST; b++)
 		len += sysfs_emit_at(buf, len, "%s%llu", b ? " " : "",
-				     READ_ONCE(core->rx_batch_hist[b]));
+				     READ_ONCE(core->stack.rx_batch_hist[b]));
 	len += sysfs_emit_at(buf, len, "\n");
 	return len;
 }
@@ -392,13 +392,13 @@ IXM_CORE_TRAFFIC(tx_bytes);
  */
 static u64 ixm_core_app_stat(struct ixm_core *core, size_t off)
 {
-	struct ixm_ctx *ctx;
+	struct ixm_app *app;
 	u64 sum;
 
 	sum = READ_ONCE(*(u64 *)((u8 *)&core->app_closed + off));
 	rcu_read_lock();
-	list_for_each_entry_rcu(ctx, &core->ctxs, node)
-		sum += READ_ONCE(*(u64 *)((u8 *)&ctx->app.stats + off));
+	ixm_stack_for_each_app(app, &core->stack)
+		sum += READ_ONCE(*(u64 *)((u8 *)&app->stats + off));
 	rcu_read_unlock();
 	return sum;
 }

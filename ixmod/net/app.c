@@ -47,6 +47,50 @@ void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 	app->stack = stack;
 }
 
+/**
+ * ixm_stack_add_app() - attach a context to its core's loop
+ * @st: the core's stack
+ * @app: the context, initialised, not on any chain
+ *
+ * Appended, so that contexts are served in the order they came.  The
+ * writers of @st->apps serialise among themselves (the core's attach
+ * lock); the loop may walk the chain meanwhile (RCU).
+ */
+void ixm_stack_add_app(struct ixm_stack *st, struct ixm_app *app)
+{
+	struct ixm_app __rcu **pp = &st->apps;
+	struct ixm_app *a;
+
+	while ((a = ixm_rcu_dereference_protected(*pp)))
+		pp = &a->next;
+	app->next = NULL;
+	ixm_rcu_assign_pointer(*pp, app);
+}
+
+/**
+ * ixm_stack_del_app() - take a context off its core's loop
+ * @st: the core's stack
+ * @app: the context, on @st->apps
+ *
+ * A loop already walking may still reach @app until a grace period has
+ * passed; @app->next stays valid for it.  Writers serialise as for
+ * ixm_stack_add_app().
+ */
+void ixm_stack_del_app(struct ixm_stack *st, struct ixm_app *app)
+{
+	struct ixm_app __rcu **pp = &st->apps;
+	struct ixm_app *a;
+
+	while ((a = ixm_rcu_dereference_protected(*pp))) {
+		if (a == app) {
+			ixm_rcu_assign_pointer(*pp, ixm_rcu_dereference_protected(app->next));
+			return;
+		}
+		pp = &a->next;
+	}
+	WARN_ONCE(1, "ixmod: context not on its core's chain");
+}
+
 static void ixm_app_write(struct ixm_app *app, const struct ixmod_event *ev)
 {
 	struct ixmod_event *slot = app->events.entries;

@@ -37,14 +37,19 @@ struct ixm_tcp_table;
  * @nports: entries in @ports
  * @udp: the core's UDP sockets
  * @tcp: the core's TCP connections and listeners
+ * @apps: the contexts attached to the core, an RCU-protected chain
+ *	through &struct ixm_app.next (ixm_stack_add_app())
  * @now_ns: time at the start of the iteration
+ * @rx_batch_hist: receive batches by size: 1, 2-3, 4-7, ..., 64+
  */
 struct ixm_stack {
 	struct ixm_net_port	**ports;
 	unsigned int		nports;
 	struct ixm_udp_table	*udp;
 	struct ixm_tcp_table	*tcp;
+	struct ixm_app __rcu	*apps;
 	u64			now_ns;
+	u64			rx_batch_hist[IXM_BATCH_HIST];
 };
 
 /**
@@ -99,6 +104,7 @@ struct ixm_app_txmap {
  * @dirty: events written since the last publish
  * @dead: the context lost its ports; it takes no calls and gets no events
  * @stack: the core's protocol state
+ * @next: the next context of @stack->apps
  * @stats: counters
  */
 struct ixm_app {
@@ -115,8 +121,25 @@ struct ixm_app {
 	bool			dirty;
 	bool			dead;
 	struct ixm_stack	*stack;
+	struct ixm_app __rcu	*next;
 	struct ixm_app_stats	stats;
 };
+
+/* Every context of @st, under ixm_rcu_read_lock() (or the writers' lock). */
+#define ixm_stack_for_each_app(app, st)				\
+	for ((app) = ixm_rcu_dereference((st)->apps); (app);		\
+	     (app) = ixm_rcu_dereference((app)->next))
+
+/* The same, for the writers of @st->apps (under their lock) */
+#define ixm_stack_for_each_app_protected(app, st)			\
+	for ((app) = ixm_rcu_dereference_protected((st)->apps); (app);	\
+	     (app) = ixm_rcu_dereference_protected((app)->next))
+
+void ixm_stack_add_app(struct ixm_stack *st, struct ixm_app *app);
+void ixm_stack_del_app(struct ixm_stack *st, struct ixm_app *app);
+
+/* Hook: events were published to @app; the kernel glue wakes its waiters. */
+void ixm_app_notify(struct ixm_app *app);
 
 void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 		  void *call_region, u32 call_nr, void *event_region, u32 event_nr,

@@ -19,6 +19,8 @@
 #include "mbuf.h"
 
 #define IXM_TX_BATCH	64	/* frames a core may queue per port per iteration */
+#define IXM_RX_BATCH_MAX IXM_TX_BATCH	/* frames a port may receive per iteration */
+#define IXM_BATCH_HIST	8	/* receive batch sizes: 1, 2-3, 4-7, ..., 64+ */
 
 /*
  * Why a frame was dropped.  The names (ixm_drop_names[]) are the sysfs
@@ -120,6 +122,7 @@ struct ixm_if_config {
 
 struct ixm_arp_table;
 struct ixm_stack;
+struct ixm_queue;
 
 /**
  * struct ixm_net_port - one port as seen by one core's protocols
@@ -129,6 +132,8 @@ struct ixm_stack;
  * @stats: this core's counters for this port
  * @stack: this core's protocol state (sockets); NULL in tests of the
  *	lower layers
+ * @queue: the device queue pair ixm_loop_iterate() receives from and
+ *	transmits to
  * @rss_key: the port's Toeplitz key; NULL if flows are not steered
  * @rss_nq: queues RSS spreads flows over
  * @rss_q: this core's queue
@@ -142,6 +147,7 @@ struct ixm_net_port {
 	struct ixm_mbuf_pool		*pool;
 	struct ixm_net_stats		*stats;
 	struct ixm_stack		*stack;
+	struct ixm_queue		*queue;
 	const u8			*rss_key;
 	u16				rss_nq;
 	u16				rss_q;

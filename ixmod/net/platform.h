@@ -24,10 +24,13 @@
 #include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/delay.h>
+#include <linux/dma-mapping.h>
 #include <linux/error-injection.h>
 #include <linux/etherdevice.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
@@ -78,6 +81,28 @@
 #define ixm_index_nospec(i, n)		array_index_nospec((i), (n))
 #define ixm_add_overflow(a, b, d)	check_add_overflow((a), (b), (d))
 #define IXM_PAGE_SHIFT			PAGE_SHIFT	/* the transmit arena's pages */
+
+/*
+ * Streaming DMA of the buffers a ring hands over (nic/): a no-op unless
+ * bounce buffers (swiotlb) or a non-coherent machine are in play.  Receive
+ * buffers are mapped both ways (the stack answers in place); arena pages
+ * only to the device.
+ */
+#define ixm_dma_sync_for_cpu(dev, dma, len) \
+	dma_sync_single_for_cpu((dev), (dma), (len), DMA_BIDIRECTIONAL)
+#define ixm_dma_sync_for_device(dev, dma, len) \
+	dma_sync_single_for_device((dev), (dma), (len), DMA_BIDIRECTIONAL)
+#define ixm_dma_sync_to_device(dev, dma, len) \
+	dma_sync_single_for_device((dev), (dma), (len), DMA_TO_DEVICE)
+
+/*
+ * Calls through an operations table (nic/ queue ops) name the likely
+ * target, which the kernel then calls directly when it matches (no
+ * retpoline): INDIRECT_CALL_1() of <linux/indirect_call_wrapper.h>.
+ */
+#define IXM_INDIRECT_CALL_1(f, f1, ...)	INDIRECT_CALL_1(f, f1, __VA_ARGS__)
+
+#define ixm_ilog2(n)			ilog2(n)
 
 /* Monotonic time in nanoseconds, for ARP ageing and, later, timers. */
 #define ixm_now_ns()			ktime_get_ns()

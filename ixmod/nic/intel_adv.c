@@ -158,6 +158,8 @@ unsigned int ixm_adv_rx_burst(struct ixm_rxq *q, struct ixm_mbuf **out,
 		m->data = m->buf;
 		m->len = len;
 		m->next = NULL;
+		/* streaming DMA: a no-op unless bounce buffers are in play */
+		ixm_dma_sync_for_cpu(q->nic->dev, m->dma, len);
 		ixm_adv_rx_meta(m, d, st);
 		if (st & IXM_ADV_RXD_STAT_IPCS)
 			q->csum_hw++;
@@ -261,6 +263,11 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 			break;
 		}
 		room -= 1 + mb->nfrags;
+		/* the header as built, the arena as the application left it */
+		ixm_dma_sync_for_device(q->nic->dev, ixm_mbuf_data_dma(mb), mb->len);
+		for (f = 0; f < mb->nfrags; f++)
+			ixm_dma_sync_to_device(q->nic->dev, mb->frags[f].dma,
+					       mb->frags[f].len);
 		ixm_adv_tx_desc(&q->desc[i], ixm_mbuf_data_dma(mb), mb->len, cmd,
 				len << IXM_ADV_TXD_PAYLEN_SHIFT);
 		for (f = 0; f < mb->nfrags; f++) {
@@ -325,3 +332,33 @@ void ixm_adv_txq_release(struct ixm_txq *q)
 	q->next_to_clean = 0;
 	q->next_to_use = 0;
 }
+
+/* struct ixm_queue_ops over the rings above (nic.h) */
+unsigned int ixm_adv_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				unsigned int max)
+{
+	return ixm_adv_rx_burst(&q->rx, m, max);
+}
+
+void ixm_adv_q_rx_refill(struct ixm_queue *q)
+{
+	ixm_adv_rx_refill(&q->rx);
+}
+
+unsigned int ixm_adv_q_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				unsigned int n)
+{
+	return ixm_adv_tx_burst(&q->tx, m, n);
+}
+
+unsigned int ixm_adv_q_tx_reap(struct ixm_queue *q)
+{
+	return ixm_adv_tx_reap(&q->tx);
+}
+
+const struct ixm_queue_ops ixm_adv_queue_ops = {
+	.rx_burst	= ixm_adv_q_rx_burst,
+	.rx_refill	= ixm_adv_q_rx_refill,
+	.tx_burst	= ixm_adv_q_tx_burst,
+	.tx_reap	= ixm_adv_q_tx_reap,
+};

@@ -138,6 +138,7 @@ struct ixm_nic_ops {
 /**
  * struct ixm_nic - one device
  * @regs: BAR 0 mapping
+ * @dev: the device buffers are DMA-mapped for (NULL on the host build)
  * @ops: the chip's table
  * @device_id: PCI device id
  * @max_queues: queue pairs the chip has
@@ -145,10 +146,49 @@ struct ixm_nic_ops {
  */
 struct ixm_nic {
 	u8 __iomem			*regs;
+	struct device			*dev;
 	const struct ixm_nic_ops	*ops;
 	u16				device_id;
 	u16				max_queues;
 	u8				mac[ETH_ALEN];
+};
+
+struct ixm_queue;
+
+/**
+ * struct ixm_queue_ops - one queue pair's data path, as the loop calls it
+ * @rx_burst: up to @max received frames, already readable by the CPU;
+ *	returns how many were written to @m
+ * @rx_refill: give the device fresh buffers for the ones taken
+ * @tx_burst: hand @m[0..@n) to the device, each already readable by it;
+ *	returns how many it took, a prefix of @m (the caller drops the rest)
+ * @tx_reap: take back the buffers of finished transmissions; returns the
+ *	descriptors reaped
+ *
+ * The portable loop (net/loop.c) calls these through INDIRECT_CALL_1()
+ * with the Intel advanced-descriptor functions as the likely target, so
+ * the common case pays no retpoline.  Buffers travel as struct ixm_mbuf;
+ * DMA synchronisation is the implementation's business, not the loop's.
+ */
+struct ixm_queue_ops {
+	unsigned int	(*rx_burst)(struct ixm_queue *q, struct ixm_mbuf **m,
+				    unsigned int max);
+	void		(*rx_refill)(struct ixm_queue *q);
+	unsigned int	(*tx_burst)(struct ixm_queue *q, struct ixm_mbuf **m,
+				    unsigned int n);
+	unsigned int	(*tx_reap)(struct ixm_queue *q);
+};
+
+/**
+ * struct ixm_queue - one core's receive and transmit queue on a port
+ * @ops: its data path
+ * @rx: the receive ring (Intel advanced descriptors)
+ * @tx: the transmit ring
+ */
+struct ixm_queue {
+	const struct ixm_queue_ops	*ops;
+	struct ixm_rxq			rx;
+	struct ixm_txq			tx;
 };
 
 /* Chips: the PCI glue picks the ops by device id. */
@@ -164,5 +204,14 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 			      unsigned int n);
 unsigned int ixm_adv_tx_reap(struct ixm_txq *q);
 void ixm_adv_txq_release(struct ixm_txq *q);
+
+/* intel_adv.c: struct ixm_queue_ops over those rings */
+extern const struct ixm_queue_ops ixm_adv_queue_ops;
+unsigned int ixm_adv_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				unsigned int max);
+void ixm_adv_q_rx_refill(struct ixm_queue *q);
+unsigned int ixm_adv_q_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				unsigned int n);
+unsigned int ixm_adv_q_tx_reap(struct ixm_queue *q);
 
 #endif /* _IXM_NIC_NIC_H */

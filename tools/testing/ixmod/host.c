@@ -44,6 +44,25 @@ void ixm_net_trace_drop(const struct ixm_net_port *port, unsigned int reason,
 	ixm_host_last_drop = reason;
 }
 
+/* The loop's hooks (net/loop.h, net/app.h): batches and notified contexts. */
+unsigned long ixm_host_rx_batches, ixm_host_tx_dropped, ixm_host_notified;
+
+void ixm_net_trace_rx_batch(const struct ixm_net_port *port, unsigned int n)
+{
+	ixm_host_rx_batches++;
+}
+
+void ixm_net_trace_tx_batch(const struct ixm_net_port *port, unsigned int sent,
+			    unsigned int dropped)
+{
+	ixm_host_tx_dropped += dropped;
+}
+
+void ixm_app_notify(struct ixm_app *app)
+{
+	ixm_host_notified++;
+}
+
 /* TCP's tracepoint hooks: the host build counts them. */
 unsigned long ixm_host_tcp_state_changes, ixm_host_tcp_retrans, ixm_host_tcp_stalls;
 

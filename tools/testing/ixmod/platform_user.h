@@ -143,6 +143,17 @@ void ixm_host_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		__warn;							\
 	})
 
+/* DMA on the host: buffers are plain memory, nothing to synchronise. */
+struct device;
+#define ixm_dma_sync_for_cpu(dev, dma, len)	((void)(dev), (void)(dma), (void)(len))
+#define ixm_dma_sync_for_device(dev, dma, len)	((void)(dev), (void)(dma), (void)(len))
+#define ixm_dma_sync_to_device(dev, dma, len)	((void)(dev), (void)(dma), (void)(len))
+
+/* No retpolines here: a plain indirect call. */
+#define IXM_INDIRECT_CALL_1(f, f1, ...)	((void)(f1), (f)(__VA_ARGS__))
+
+#define ixm_ilog2(n)			(31 - __builtin_clz((unsigned int)(n)))
+
 /* Time: tests set it (deterministic ageing); starts at 0. */
 extern u64 ixm_host_now_ns;
 #define ixm_now_ns()			(ixm_host_now_ns)

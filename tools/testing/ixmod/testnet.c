@@ -55,6 +55,66 @@ u32 *tn_ring_word(u8 *region, size_t off)
 	return (u32 *)(region + off);
 }
 
+static unsigned int tn_wire_rx(struct tn_link *l, unsigned int to,
+			       struct ixm_mbuf **m, unsigned int max);
+static void tn_wire_tx(struct tn_link *l, unsigned int from, struct ixm_mbuf *m);
+
+/*
+ * The host's queue pair (struct ixm_queue_ops): on a link, the frames due
+ * at its end arrive and what it sends goes on the wire; the buffers sent
+ * go back to the pool at the next reap, as a NIC's would.
+ */
+static unsigned int tn_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				  unsigned int max)
+{
+	struct tn_host *h = container_of(q, struct tn_host, queue);
+
+	return h->link ? tn_wire_rx(h->link, h->end, m, max) : 0;
+}
+
+static void tn_q_rx_refill(struct ixm_queue *q)
+{
+}
+
+/*
+ * With no link, nothing is taken: the frames stay in port.tx for the test
+ * to read (the loop drops what the queue did not take, so tn_host_run()
+ * puts them back; see there).
+ */
+static unsigned int tn_q_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				  unsigned int n)
+{
+	struct tn_host *h = container_of(q, struct tn_host, queue);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (h->link)
+			tn_wire_tx(h->link, h->end, m[i]);
+		h->sent[h->nsent++] = m[i];
+	}
+	return n;
+}
+
+static unsigned int tn_q_tx_reap(struct ixm_queue *q)
+{
+	struct tn_host *h = container_of(q, struct tn_host, queue);
+	unsigned int i, n = h->nsent;
+
+	if (!h->link)
+		return 0;	/* tn_host_run() gives them back to the test */
+	for (i = 0; i < n; i++)
+		ixm_mbuf_free(h->sent[i]);
+	h->nsent = 0;
+	return n;
+}
+
+static const struct ixm_queue_ops tn_queue_ops = {
+	.rx_burst	= tn_q_rx_burst,
+	.rx_refill	= tn_q_rx_refill,
+	.tx_burst	= tn_q_tx_burst,
+	.tx_reap	= tn_q_tx_reap,
+};
+
 /**
  * tn_host_new() - a core with one port, its pool and its tables
  * @cfg: what to build; NULL for every default
@@ -136,7 +196,10 @@ void tn_host_reset(struct tn_host *h)
 	h->port.pool = &h->pool;
 	h->port.stats = &h->stats;
 	h->port.stack = &h->stack;
+	h->port.queue = &h->queue;
+	h->queue.ops = &tn_queue_ops;
 	h->port.ntx = 0;
+	h->nsent = 0;
 	h->ports[0] = &h->port;
 	h->stack.ports = h->ports;
 	h->stack.nports = 1;
@@ -182,23 +245,24 @@ void tn_host_begin(struct tn_host *h)
 }
 
 /**
- * tn_host_run() - the rest of an iteration after the receive batch
+ * tn_host_run() - one iteration of the core's loop (ixm_loop_iterate())
  * @h: the host
  *
- * Every context's calls (as many as its ring holds), TCP's timers and
- * pending output, then the events are published.  The frames queued stay
- * in @h->port.tx for the caller (or the link) to take.
+ * The frames due from the link (if any), every context's calls (as many
+ * as its ring holds), TCP's timers and pending output, the frames queued
+ * sent, the events published.  With no link, the frames sent are left in
+ * @h->port.tx for the caller to read or tn_tx_flush().
  */
 void tn_host_run(struct tn_host *h)
 {
-	unsigned int i;
-
 	tn_host_begin(h);
-	for (i = 0; i < h->napps; i++)
-		ixm_app_run_calls(&h->apps[i]->app, h->apps[i]->call_nr);
-	ixm_tcp_poll(&h->stack);
-	for (i = 0; i < h->napps; i++)
-		ixm_app_flush(&h->apps[i]->app);
+	ixm_loop_iterate(&h->stack, h->link ? h->link->cfg.rx_batch : TN_RX_BATCH,
+			 ~0u);
+	if (!h->link) {
+		memcpy(h->port.tx, h->sent, h->nsent * sizeof(h->sent[0]));
+		h->port.ntx = h->nsent;
+		h->nsent = 0;
+	}
 }
 
 /**
@@ -391,6 +455,8 @@ void tn_app_reset(struct tn_app *a)
 {
 	memset(a->calls, 0, ixm_ring_bytes(a->call_nr, sizeof(struct ixmod_call)));
 	memset(a->events, 0, ixm_ring_bytes(a->event_nr, sizeof(struct ixmod_event)));
+	if (a->on_loop)
+		ixm_stack_del_app(&a->host->stack, &a->app);
 	ixm_app_init(&a->app, &a->host->stack, a->calls, a->call_nr, a->events,
 		     a->event_nr, a->hold, a->arena, a->arena_size, 1);
 	/* a host reset forgot the frames that counted in it */
@@ -398,6 +464,8 @@ void tn_app_reset(struct tn_app *a)
 	tn_app_copy_only(a, a->copy_only);
 	a->call_prod = 0;
 	a->event_cons = 0;
+	ixm_stack_add_app(&a->host->stack, &a->app);
+	a->on_loop = true;
 }
 
 /**
@@ -413,6 +481,7 @@ void tn_app_free(struct tn_app *a)
 	unsigned int i;
 
 	ixm_app_release_all(&a->app);
+	ixm_stack_del_app(&h->stack, &a->app);
 	if (a->txmap.inflight) {
 		/* the kernel waits for the NIC here (ixm_ctx_release()) */
 		fprintf(stderr, "%s: %u frames still read the arena; send or flush them first\n",
@@ -601,6 +670,10 @@ struct tn_link *tn_link_new(struct tn_host *a, struct tn_host *b,
 
 	l->host[0] = a;
 	l->host[1] = b;
+	a->link = l;
+	a->end = 0;
+	b->link = l;
+	b->end = 1;
 	if (cfg)
 		l->cfg = *cfg;
 	if (!l->cfg.reorder_steps)
@@ -624,10 +697,16 @@ struct tn_link *tn_link_new(struct tn_host *a, struct tn_host *b,
 void tn_link_free(struct tn_link *l)
 {
 	struct tn_frame *f, *next;
+	unsigned int i;
 
 	for (f = l->head; f; f = next) {
 		next = f->next;
 		free(f);
+	}
+	for (i = 0; i < 2; i++) {
+		/* the buffers on the wire go back to the pool */
+		tn_q_tx_reap(&l->host[i]->queue);
+		l->host[i]->link = NULL;
 	}
 	free(l);
 }
@@ -673,59 +752,51 @@ static void tn_corrupt(struct tn_link *l, u8 *f, size_t len)
 	l->stats.corrupted++;
 }
 
-/* What end @from queued goes on the wire; its buffers go back to its pool. */
-static void tn_wire_take(struct tn_link *l, unsigned int from)
+/* A frame end @from sends goes on the wire (its buffer stays the sender's). */
+static void tn_wire_tx(struct tn_link *l, unsigned int from, struct ixm_mbuf *m)
 {
-	struct tn_host *h = l->host[from];
 	static u8 copy[IXM_MBUF_SIZE];
-	unsigned int i, n;
+	size_t len = frame_gather(m, copy, sizeof(copy));
+	unsigned int n;
 
-	for (i = 0; i < h->port.ntx; i++) {
-		struct ixm_mbuf *m = h->port.tx[i];
-		size_t len = frame_gather(m, copy, sizeof(copy));
-
-		if (!len)
-			die("a frame over a buffer's size or IXM_MBUF_FRAGS fragments");
-		l->stats.sent++;
-		h->stats.tx_packets++;
-		h->stats.tx_bytes += len;
-		if (l->tap)
-			l->tap(l->tap_arg, from, copy, len);
-		if (tn_chance(l, l->cfg.loss_ppm)) {
-			l->stats.lost++;
-			ixm_mbuf_free(m);
-			continue;
-		}
-		if (len > 14 && get16(copy + 12) == 0x0800 &&
-		    tn_chance(l, l->cfg.corrupt_ppm))
-			tn_corrupt(l, copy, len);
-		n = 1;
-		if (tn_chance(l, l->cfg.dup_ppm)) {
-			l->stats.duplicated++;
-			n = 2;
-		}
-		while (n--) {
-			u64 extra = 0;
-
-			if (tn_chance(l, l->cfg.reorder_ppm)) {
-				l->stats.reordered++;
-				extra = 1 + ref_rand(&l->rng) % l->cfg.reorder_steps;
-			}
-			tn_wire_put(l, !from, copy, len, extra);
-		}
-		ixm_mbuf_free(m);
+	if (!len)
+		die("a frame over a buffer's size or IXM_MBUF_FRAGS fragments");
+	l->stats.sent++;
+	if (l->tap)
+		l->tap(l->tap_arg, from, copy, len);
+	if (tn_chance(l, l->cfg.loss_ppm)) {
+		l->stats.lost++;
+		return;
 	}
-	h->port.ntx = 0;
+	if (len > 14 && get16(copy + 12) == 0x0800 &&
+	    tn_chance(l, l->cfg.corrupt_ppm))
+		tn_corrupt(l, copy, len);
+	n = 1;
+	if (tn_chance(l, l->cfg.dup_ppm)) {
+		l->stats.duplicated++;
+		n = 2;
+	}
+	while (n--) {
+		u64 extra = 0;
+
+		if (tn_chance(l, l->cfg.reorder_ppm)) {
+			l->stats.reordered++;
+			extra = 1 + ref_rand(&l->rng) % l->cfg.reorder_steps;
+		}
+		tn_wire_put(l, !from, copy, len, extra);
+	}
 }
 
 /* The frames due at end @to arrive, oldest first, a batch at most. */
-static void tn_wire_deliver(struct tn_link *l, unsigned int to)
+static unsigned int tn_wire_rx(struct tn_link *l, unsigned int to,
+			       struct ixm_mbuf **out, unsigned int max)
 {
 	struct tn_host *h = l->host[to];
 	struct tn_frame **pp = &l->head, *prev = NULL, *f;
 	unsigned int n = 0;
 
-	while ((f = *pp) && n < l->cfg.rx_batch) {
+	max = min_t(unsigned int, max, l->cfg.rx_batch);
+	while ((f = *pp) && n < max) {
 		struct ixm_mbuf *m;
 
 		if (f->to != to || f->due > l->step) {
@@ -744,21 +815,21 @@ static void tn_wire_deliver(struct tn_link *l, unsigned int to)
 			memcpy(m->data, f->data, f->len);
 			m->len = (u16)f->len;
 			m->flags = 0;
-			ixm_eth_input(&h->port, m);
+			out[n++] = m;
 			l->stats.delivered++;
-			n++;
 		}
 		free(f);
 	}
+	return n;
 }
 
 /**
  * tn_step() - one iteration of both cores and the wire between them
  * @l: the link
  *
- * The clock advances by @l->cfg.step_ns; each host takes the frames due,
- * runs its contexts' calls and TCP's timers and output; what they queued
- * goes on the wire.
+ * The clock advances by @l->cfg.step_ns; each host runs one iteration of
+ * the loop (tn_host_run()): it takes the frames due at its end, and what
+ * it sends is due at the other end a step later at the earliest.
  */
 void tn_step(struct tn_link *l)
 {
@@ -766,14 +837,8 @@ void tn_step(struct tn_link *l)
 
 	ixm_host_now_ns += l->cfg.step_ns;
 	l->step++;
-	for (i = 0; i < 2; i++) {
-		tn_host_begin(l->host[i]);
-		tn_wire_deliver(l, i);
-	}
 	for (i = 0; i < 2; i++)
 		tn_host_run(l->host[i]);
-	for (i = 0; i < 2; i++)
-		tn_wire_take(l, i);
 }
 
 /**

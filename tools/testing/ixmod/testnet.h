@@ -33,7 +33,9 @@
 
 #include "app.h"
 #include "arp.h"
+#include "loop.h"
 #include "net.h"
+#include "nic.h"
 #include "tcp.h"
 #include "udp.h"
 
@@ -68,6 +70,13 @@ struct tn_host_cfg {
  * struct tn_host - one core with one port
  * @stack: the core's protocol state
  * @port: the port as the core sees it
+ * @queue: the port's queue pair as ixm_loop_iterate() sees it: the wire of
+ *	@link, or, with no link, nothing received and what is sent left in
+ *	@port.tx for the test to read
+ * @link: the link the port is on, or NULL
+ * @end: its end of @link
+ * @sent: frames on the wire whose buffers the next reap frees
+ * @nsent: how many
  * @ports: @stack's port array
  * @cfg: the port's address
  * @stats: the port's counters
@@ -82,9 +91,16 @@ struct tn_host_cfg {
  * @apps: its contexts
  * @napps: how many
  */
+struct tn_link;
+
 struct tn_host {
 	struct ixm_stack	stack;
 	struct ixm_net_port	port;
+	struct ixm_queue	queue;
+	struct tn_link		*link;
+	unsigned int		end;
+	struct ixm_mbuf		*sent[IXM_TX_BATCH];
+	unsigned int		nsent;
 	struct ixm_net_port	*ports[1];
 	struct ixm_if_config	cfg;
 	struct ixm_net_stats	stats;
@@ -116,6 +132,7 @@ struct tn_host {
  * @page_dma: each arena page's address in @devview
  * @txmap: what @app.txmap points to
  * @copy_only: TCP is given no mapping and copies (tn_app_copy_only())
+ * @on_loop: @app is on its host's &struct ixm_stack.apps
  * @call_nr: call ring entries
  * @event_nr: event ring entries
  * @call_prod: the application's producer index of the call ring
@@ -134,6 +151,7 @@ struct tn_app {
 	dma_addr_t		*page_dma;
 	struct ixm_app_txmap	txmap;
 	bool			copy_only;
+	bool			on_loop;
 	u32			call_nr;
 	u32			event_nr;
 	u32			call_prod;

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * loop.c - one iteration of the run-to-completion loop (net/loop.c), with
+ * a recording queue pair in place of the NIC
+ *
+ * The kernel's dataplane thread and the host harness both run
+ * ixm_loop_iterate(); these tests pin what it promises them: the receive
+ * batch bound and histogram, frames answered and transmitted within the
+ * same iteration, the device's calls in order (receive, refill, transmit,
+ * reap), frames the ring did not take dropped and counted, the transmit
+ * counters, and a context notified only when events were published.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "harness.h"
+#include "testnet.h"
+
+#define FQ_FRAMES	16
+
+/* A queue pair that plays the NIC and writes down what the loop asked. */
+struct fq {
+	struct ixm_queue	q;
+	struct tn_host		*h;
+	u8			frame[FQ_FRAMES][128];
+	size_t			len[FQ_FRAMES];
+	unsigned int		nframes;	/* offered to the next rx_burst calls */
+	unsigned int		asked;		/* the last rx_burst's max */
+	unsigned int		take;		/* frames tx_burst takes at most */
+	unsigned int		offered;	/* frames the last tx_burst was given */
+	struct ixm_mbuf		*taken[IXM_TX_BATCH];
+	unsigned int		ntaken;
+	unsigned int		reaped;
+	char			order[64];	/* R, F, T, P: one letter per call */
+};
+
+static void fq_note(struct fq *fq, char c)
+{
+	size_t n = strlen(fq->order);
+
+	if (n + 1 < sizeof(fq->order))
+		fq->order[n] = c;
+}
+
+static unsigned int fq_rx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				unsigned int max)
+{
+	struct fq *fq = container_of(q, struct fq, q);
+	unsigned int n = 0;
+
+	fq_note(fq, 'R');
+	fq->asked = max;
+	while (n < max && fq->nframes) {
+		struct ixm_mbuf *b = ixm_mbuf_alloc(&fq->h->pool);
+		unsigned int i = --fq->nframes;
+
+		if (!b)
+			die("pool empty");
+		memcpy(b->data, fq->frame[i], fq->len[i]);
+		b->len = (u16)fq->len[i];
+		b->flags = 0;
+		m[n++] = b;
+	}
+	return n;
+}
+
+static void fq_rx_refill(struct ixm_queue *q)
+{
+	fq_note(container_of(q, struct fq, q), 'F');
+}
+
+static unsigned int fq_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				unsigned int n)
+{
+	struct fq *fq = container_of(q, struct fq, q);
+	unsigned int k = n < fq->take ? n : fq->take;
+
+	fq_note(fq, 'T');
+	fq->offered = n;
+	memcpy(fq->taken + fq->ntaken, m, k * sizeof(*m));
+	fq->ntaken += k;
+	return k;
+}
+
+static unsigned int fq_tx_reap(struct ixm_queue *q)
+{
+	struct fq *fq = container_of(q, struct fq, q);
+	unsigned int i, n = fq->ntaken;
+
+	fq_note(fq, 'P');
+	for (i = 0; i < n; i++)
+		ixm_mbuf_free(fq->taken[i]);
+	fq->ntaken = 0;
+	fq->reaped += n;
+	return n;
+}
+
+static const struct ixm_queue_ops fq_ops = {
+	.rx_burst	= fq_rx_burst,
+	.rx_refill	= fq_rx_refill,
+	.tx_burst	= fq_tx_burst,
+	.tx_reap	= fq_tx_reap,
+};
+
+static struct tn_host *fq_host(struct fq *fq)
+{
+	struct tn_host_cfg cfg = { .ip = OUR_IP, .mac = our_mac };
+
+	memset(fq, 0, sizeof(*fq));
+	fq->h = tn_host_new(&cfg);
+	fq->q.ops = &fq_ops;
+	fq->h->port.queue = &fq->q;
+	fq->take = IXM_TX_BATCH;
+	return fq->h;
+}
+
+static void fq_add_echo(struct fq *fq, u16 seq)
+{
+	fq->len[fq->nframes] = echo_request(fq->frame[fq->nframes], 32, seq);
+	fq->nframes++;
+}
+
+static unsigned int hist_total(const struct ixm_stack *st)
+{
+	unsigned int b, n = 0;
+
+	for (b = 0; b < IXM_BATCH_HIST; b++)
+		n += st->rx_batch_hist[b];
+	return n;
+}
+
+TEST(loop_rx_batch_answered_in_the_same_iteration)
+{
+	struct fq fq;
+	struct tn_host *h = fq_host(&fq);
+	unsigned int i, done;
+
+	for (i = 0; i < 6; i++)
+		fq_add_echo(&fq, (u16)i);
+	done = ixm_loop_iterate(&h->stack, 4, ~0u);
+	EXPECT_EQ(4, fq.asked) TH_LOG("the receive batch bound reaches the queue");
+	EXPECT_EQ(2, fq.nframes) TH_LOG("so 4 of the 6 frames are taken");
+	EXPECT_EQ(4, fq.offered) TH_LOG("4 echo replies sent in the same iteration");
+	EXPECT_EQ(4, fq.reaped);
+	EXPECT_STREQ("RFTP", fq.order) TH_LOG("receive, refill, transmit, reap");
+	EXPECT_EQ(1, h->stack.rx_batch_hist[2]) TH_LOG("a batch of 4: bucket 4-7");
+	EXPECT_EQ(4, h->stats.rx_packets);
+	EXPECT_EQ(4, h->stats.tx_packets);
+	EXPECT_EQ(4 * (14 + 20 + 8 + 32), h->stats.tx_bytes);
+	EXPECT_EQ(4 + 4 + 4, done) TH_LOG("received + sent + reaped");
+
+	memset(fq.order, 0, sizeof(fq.order));
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(0, fq.nframes);
+	EXPECT_EQ(2, fq.offered);
+	EXPECT_EQ(1, h->stack.rx_batch_hist[1]) TH_LOG("then a batch of 2");
+
+	memset(fq.order, 0, sizeof(fq.order));
+	done = ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(0, done) TH_LOG("nothing left: an idle iteration");
+	EXPECT_STREQ("RFP", fq.order) TH_LOG("no transmit call when nothing is queued");
+	EXPECT_EQ(2, hist_total(&h->stack)) TH_LOG("an empty receive is not a batch");
+	tn_host_free(h);
+}
+
+TEST(loop_tx_ring_full_drops_the_rest)
+{
+	struct fq fq;
+	struct tn_host *h = fq_host(&fq);
+	unsigned int i;
+
+	fq.take = 1;
+	for (i = 0; i < 3; i++)
+		fq_add_echo(&fq, (u16)i);
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(3, fq.offered);
+	EXPECT_EQ(1, fq.reaped) TH_LOG("the ring took one");
+	EXPECT_EQ(2, h->stats.drops[IXM_DROP_TX_FULL]);
+	EXPECT_EQ(1, h->stats.tx_packets) TH_LOG("only what the ring took counts as sent");
+	EXPECT_EQ(0, h->port.ntx) TH_LOG("nothing stays queued for the next iteration");
+	EXPECT_EQ(h->nbufs, h->pool.nfree) TH_LOG("every buffer back in the pool");
+	tn_host_free(h);
+}
+
+TEST(loop_notifies_only_contexts_with_new_events)
+{
+	struct fq fq;
+	struct tn_host *h = fq_host(&fq);
+	struct tn_app *a = tn_app_new(h, 8, 8, 4096);
+	struct tn_app *b = tn_app_new(h, 8, 8, 4096);
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_UDP_BIND, .user_data = 7, .port = ixm_htons(5000),
+	};
+	unsigned long before = ixm_host_notified;
+	struct ixmod_event ev;
+
+	tn_app_submit(a, &c);
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(before + 1, ixm_host_notified) TH_LOG("a got its bind's event, b nothing");
+	EXPECT_EQ(1, tn_app_nevents(a)) TH_LOG("published before the notification");
+	EXPECT_EQ(0, tn_app_nevents(b));
+	ASSERT_TRUE(tn_app_event(a, &ev));
+	EXPECT_EQ(7, ev.user_data);
+
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(before + 1, ixm_host_notified) TH_LOG("no new event: no notification");
+	tn_app_free(b);
+	tn_app_free(a);
+	tn_host_free(h);
+}
+
+TEST_HARNESS_MAIN
