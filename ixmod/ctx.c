@@ -1,21 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ctx.c - application contexts: setup, shared regions, poll, release
+ * ctx.c - application contexts: setup, poll, release
  *
  * IXMOD_IOC_SETUP attaches an open file to one dataplane core and creates
  * its four regions: the call and event rings and the transmit arena
  * (vmalloc_user(), zeroed), and the receive region, which is the core's
- * own buffer pages (one slice per port, mapped read-only), on which the
- * context holds a reference each.  All four are PFN mappings filled by a
- * fault handler (ixm_ctx_mmap()): no page reference can be taken through
- * them, so none outlives the context, and the context outlives every
- * mapping of it: a page can never be freed, or reused, under a mapping.
- *
- * TCP transmits from the arena in place, so the arena is also mapped for
- * every port's device (DMA_TO_DEVICE, page by page: it is vmalloc memory).
- * The NIC may read it until it has sent the last frame that points into
- * it, so release waits for that (each port's @inflight count drops to 0)
- * before it unmaps and frees the arena.
+ * own buffer pages (one slice per port), on which the context holds a
+ * reference each.  ctx_map.c maps them into the application; ctx_arena.c
+ * maps the arena for the ports' devices and, at release, waits until the
+ * NICs have stopped reading it.
  *
  * A core serves one process at a time (its receive region shows that
  * process everything the core receives); the threads of that process may
@@ -49,24 +42,11 @@
 
 #include <linux/ixmod.h>
 
-#include "compat.h"
 #include "ixmod.h"
-
-/* The distance between two regions' IXMOD_OFF_* offsets. */
-#define IXM_REGION_SPAN		0x10000000ULL
+#include "ctx.h"
 
 /* Contexts attached anywhere (ixm_cfg_lock); ports and cores stay put while any is. */
 unsigned int ixm_ctx_count;
-unsigned int ixm_arenas_kept;	/* under ixm_cfg_lock: ixm_ctx_busy's length */
-
-/* Closed contexts whose arena the NIC never let go (ixm_cfg_lock); freed at its reset. */
-static LIST_HEAD(ixm_ctx_busy);
-
-static struct ixm_ctx *ixm_file_ctx(struct file *file)
-{
-	/* pairs with the release store at the end of ixm_ctx_setup() */
-	return smp_load_acquire(&file->private_data);
-}
 
 /* Round a requested ring size: 0 means the default, CLAMP caps it. */
 static int ixm_ring_size(u32 want, u32 flags, u32 *out)
@@ -113,91 +93,7 @@ static void ixm_ring_offsets_fill(struct ixmod_ring_offsets *o)
 	o->entries = IXM_RING_OFF_ENTRIES;
 }
 
-/* Unmap the arena from slice @i's device. */
-static void ixm_ctx_unmap_slice(struct ixm_ctx *ctx, unsigned int i, unsigned int npages)
-{
-	dma_addr_t *dma = (dma_addr_t *)ctx->txmap[i].page_dma;
-	unsigned int j;
-
-	if (!dma)
-		return;
-	for (j = 0; j < npages; j++)
-		dma_unmap_page(ctx->txmap_dev[i], dma[j], PAGE_SIZE, DMA_TO_DEVICE);
-	ctx->txmap[i].page_dma = NULL;
-	put_device(ctx->txmap_dev[i]);
-	ctx->txmap_dev[i] = NULL;
-	kvfree(dma);
-}
-
-static void ixm_ctx_unmap_arena(struct ixm_ctx *ctx)
-{
-	unsigned int i;
-
-	for (i = 0; i < ctx->ntxmap; i++)
-		ixm_ctx_unmap_slice(ctx, i, ctx->txarena_bytes >> PAGE_SHIFT);
-}
-
-/*
- * Map the arena for every port's device.  A port whose device cannot map
- * it all (an IOMMU or bounce-buffer space that ran out) gets none, and
- * TCP copies there: slower, never wrong, counted in tcp_tx_copied.
- */
-/*
- * Map the whole arena for @dev as slice @i, or nothing.  Injectable
- * (ERRNO): the fallback to copying below.
- */
-static noinline int ixm_ctx_map_slice(struct ixm_ctx *ctx, unsigned int i,
-				      struct device *dev)
-{
-	unsigned int npages = ctx->txarena_bytes >> PAGE_SHIFT, j;
-	dma_addr_t *dma = kvcalloc(npages, sizeof(*dma), GFP_KERNEL);
-
-	if (!dma)
-		return -ENOMEM;
-	for (j = 0; j < npages; j++) {
-		struct page *pg = vmalloc_to_page(ctx->txarena + (size_t)j * PAGE_SIZE);
-
-		dma[j] = dma_map_page(dev, pg, 0, PAGE_SIZE, DMA_TO_DEVICE);
-		if (dma_mapping_error(dev, dma[j]))
-			break;
-	}
-	ctx->txmap[i].page_dma = dma;
-	ctx->txmap_dev[i] = get_device(dev);
-	if (j < npages) {
-		ixm_ctx_unmap_slice(ctx, i, j);
-		return -ENOMEM;
-	}
-	return 0;
-}
-ALLOW_ERROR_INJECTION(ixm_ctx_map_slice, ERRNO);
-
-/*
- * Map the arena for every port's device.  A port whose device cannot map
- * it all (an IOMMU or bounce-buffer space that ran out) gets none, and
- * TCP copies there: slower, never wrong, counted in tcp_tx_copied.
- * Injectable (ERRNO): setup fails.
- */
-static noinline int ixm_ctx_map_arena(struct ixm_ctx *ctx, struct ixm_core_work *work)
-{
-	unsigned int i;
-
-	ctx->txmap = kcalloc(work->nr, sizeof(*ctx->txmap), GFP_KERNEL);
-	ctx->txmap_dev = kcalloc(work->nr, sizeof(*ctx->txmap_dev), GFP_KERNEL);
-	if (!ctx->txmap || !ctx->txmap_dev)
-		return -ENOMEM;
-	ctx->ntxmap = work->nr;
-	for (i = 0; i < work->nr; i++) {
-		struct device *dev = &work->qp[i]->port->pdev->dev;
-
-		if (ixm_ctx_map_slice(ctx, i, dev))
-			pr_warn_ratelimited("setup: %s cannot map the %zu KiB transmit arena; TCP copies on that port (smaller txarena_size may fit)\n",
-					    dev_name(dev), ctx->txarena_bytes >> 10);
-	}
-	return 0;
-}
-ALLOW_ERROR_INJECTION(ixm_ctx_map_arena, ERRNO);
-
-static void ixm_ctx_free(struct ixm_ctx *ctx)
+void ixm_ctx_free(struct ixm_ctx *ctx)
 {
 	unsigned int i;
 
@@ -412,114 +308,6 @@ err_unlock:
 	return err;
 }
 
-/*
- * Where a region lives: @vaddr for the vmalloc regions, NULL for the
- * receive region (its pages are @ctx->rx_pages).  False for an offset
- * that names no region.
- */
-static bool ixm_ctx_region(struct ixm_ctx *ctx, u64 base, void **vaddr, size_t *size)
-{
-	switch (base) {
-	case IXMOD_OFF_CALL_RING:
-		*vaddr = ctx->call_region;
-		*size = ctx->call_bytes;
-		return true;
-	case IXMOD_OFF_EVENT_RING:
-		*vaddr = ctx->event_region;
-		*size = ctx->event_bytes;
-		return true;
-	case IXMOD_OFF_TXARENA:
-		*vaddr = ctx->txarena;
-		*size = ctx->txarena_bytes;
-		return true;
-	case IXMOD_OFF_RXBUF:
-		*vaddr = NULL;
-		*size = (size_t)ctx->rx_npages * PAGE_SIZE;
-		return true;
-	}
-	return false;
-}
-
-/*
- * Fill in one page of a region.  The pages belong to @ctx (the vmalloc
- * areas, and a reference on each receive page) until the file is released,
- * which is after the last mapping is gone: a mapping never outlives them.
- * (MADV_DONTNEED is refused on PFN mappings; mremap() moves the entries.)
- */
-static vm_fault_t ixm_ctx_fault(struct vm_fault *vmf)
-{
-	struct ixm_ctx *ctx = vmf->vma->vm_private_data;
-	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
-	u64 base = off & ~(u64)(IXM_REGION_SPAN - 1);
-	unsigned long pfn;
-	void *vaddr;
-	size_t size;
-
-	if (!ixm_ctx_region(ctx, base, &vaddr, &size) || off - base >= size)
-		return VM_FAULT_SIGBUS;
-	if (vaddr)
-		pfn = vmalloc_to_pfn(vaddr + (off - base));
-	else
-		pfn = page_to_pfn(ctx->rx_pages[(off - base) >> PAGE_SHIFT]);
-	return vmf_insert_pfn(vmf->vma, vmf->address, pfn);
-}
-
-static const struct vm_operations_struct ixm_ctx_vm_ops = {
-	.fault		= ixm_ctx_fault,
-};
-
-/**
- * ixm_ctx_mmap() - map one of the context's regions
- * @file: an attached /dev/ixmod file
- * @vma: the mapping; its offset names the region (IXMOD_OFF_*) and its
- *	length must be exactly the region's size
- *
- * Every region is a PFN mapping (VM_PFNMAP | VM_IO), filled page by page
- * by ixm_ctx_fault().  Its page table entries are special, so nothing can
- * take a page reference through it: get_user_pages() and its fast path,
- * hence vmsplice(), O_DIRECT, io_uring's registered buffers and
- * process_vm_readv(), fail with -EFAULT.  A receive page is therefore only
- * ever reachable through a mapping of a live context of the core's owner,
- * never pinned past it (loads, write() and send() copy, and work).
- * VM_IO also makes MADV_DOFORK fail, so VM_DONTCOPY holds: a forked child
- * never inherits a region.
- *
- * Context: process, mmap lock held.
- * Return: 0; -EINVAL (not attached, unknown offset, wrong length, not
- * MAP_SHARED); -EPERM (another address space, or a writable receive
- * mapping).
- */
-int ixm_ctx_mmap(struct file *file, struct vm_area_struct *vma)
-{
-	struct ixm_ctx *ctx = ixm_file_ctx(file);
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	unsigned long len = vma->vm_end - vma->vm_start;
-	unsigned long clear = 0;
-	void *vaddr;
-	size_t size;
-
-	if (!ctx)
-		return -EINVAL;
-	if (vma->vm_mm != ctx->mm)
-		return -EPERM;
-	if (!ixm_ctx_region(ctx, off, &vaddr, &size) || len != size)
-		return -EINVAL;
-	/* a private (copy-on-write) PFN mapping has no pages to copy */
-	if (!(vma->vm_flags & VM_SHARED))
-		return -EINVAL;
-	if (off == IXMOD_OFF_RXBUF) {
-		/* ublk_ch_mmap: refuse write, and forbid mprotect() from adding it */
-		if (vma->vm_flags & VM_WRITE)
-			return -EPERM;
-		clear = VM_MAYWRITE;
-	}
-	ixm_vma_set_flags(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
-			  clear);
-	vma->vm_private_data = ctx;
-	vma->vm_ops = &ixm_ctx_vm_ops;
-	return 0;
-}
-
 /**
  * ixm_ctx_poll() - poll()/epoll on an attached file
  * @file: the file
@@ -574,86 +362,6 @@ int ixm_ctx_wake(struct file *file)
 	return 0;
 }
 
-static u32 ixm_ctx_arena_inflight(struct ixm_ctx *ctx)
-{
-	u32 n = 0;
-	unsigned int i;
-
-	for (i = 0; i < ctx->ntxmap; i++)
-		n += READ_ONCE(ctx->txmap[i].inflight);
-	return n;
-}
-
-/*
- * Wait until the NIC has sent every frame that reads the arena (bounded:
- * a second), keeping the core awake to reap them.  Injectable (ERRNO,
- * -ETIMEDOUT): a NIC that keeps reading past the bound.
- */
-static noinline int ixm_ctx_drain_arena(struct ixm_ctx *ctx)
-{
-	unsigned long deadline = jiffies + HZ;
-
-	might_sleep();
-	while (ixm_ctx_arena_inflight(ctx)) {
-		if (time_after(jiffies, deadline))
-			return -ETIMEDOUT;
-		ixm_core_wake(ctx->core);
-		usleep_range(50, 100);
-	}
-	return 0;
-}
-ALLOW_ERROR_INJECTION(ixm_ctx_drain_arena, ERRNO);
-
-/*
- * The ports stay up while the arena drains: ixm_cfg_lock is held.  A NIC
- * that never finishes leaves the arena allocated and mapped until its
- * device is reset (ixm_ctx_device_reset(): unbind, removal, rmmod) rather
- * than freed under its DMA; /sys/kernel/ixmod/arenas_kept counts them.
- */
-static void ixm_ctx_wait_arena(struct ixm_ctx *ctx)
-{
-	lockdep_assert_held(&ixm_cfg_lock);
-	if (ixm_ctx_drain_arena(ctx)) {
-		ctx->arena_busy = true;
-		ixm_arenas_kept++;
-		pr_warn("release: the NIC still reads %u frames from a closed context's transmit arena after 1 s; keeping its %zu KiB until the port's device is reset (unbind or rmmod)\n",
-			ixm_ctx_arena_inflight(ctx), ctx->txarena_bytes >> 10);
-		return;
-	}
-	ixm_ctx_unmap_arena(ctx);
-}
-
-/**
- * ixm_ctx_port_gone() - a port is down under its contexts (PCI removal)
- * @dev: its device; its queues are stopped and their frames freed
- *
- * Unmaps every context's arena from @dev: those contexts are dead (their
- * work generation is gone) and TCP sends nothing for them any more.
- *
- * Context: process, ixm_cfg_lock held.
- */
-void ixm_ctx_port_gone(struct device *dev)
-{
-	struct ixm_core *core;
-	struct ixm_app *app;
-	unsigned int cpu, i;
-
-	lockdep_assert_held(&ixm_cfg_lock);
-	for_each_possible_cpu(cpu) {
-		core = ixm_dp_core(cpu);
-		if (!core)
-			continue;
-		ixm_stack_for_each_app_protected(app, &core->stack) {
-			struct ixm_ctx *ctx = container_of(app, struct ixm_ctx, app);
-			unsigned int npages = ctx->txarena_bytes >> PAGE_SHIFT;
-
-			for (i = 0; i < ctx->ntxmap; i++)
-				if (ctx->txmap_dev[i] == dev && !ctx->txmap[i].inflight)
-					ixm_ctx_unmap_slice(ctx, i, npages);
-		}
-	}
-}
-
 /**
  * ixm_ctx_release() - detach and free a file's context
  * @file: the file being released (no mapping of it is left)
@@ -687,102 +395,13 @@ void ixm_ctx_release(struct file *file)
 	synchronize_rcu();
 	if (ctx->arena_busy) {
 		/* after the grace period: no loop reaches @ctx any more */
-		mutex_lock(&ixm_cfg_lock);
-		list_add(&ctx->node, &ixm_ctx_busy);
-		mutex_unlock(&ixm_cfg_lock);
+		ixm_ctx_keep_arena(ctx);
 		return;
 	}
 	ixm_ctx_free(ctx);
 }
 
-/**
- * ixm_ctx_device_reset() - let go of kept arenas a reset device read
- * @dev: a port's device, just reset: it reads no memory any more
- *
- * Unmaps the arenas ixm_ctx_wait_arena() kept from @dev, and frees each
- * one no other device maps any more.
- *
- * Context: process; takes ixm_cfg_lock.
- */
-void ixm_ctx_device_reset(struct device *dev)
-{
-	unsigned int npages, i;
-	struct ixm_ctx *ctx, *tmp;
-	bool mapped;
-
-	mutex_lock(&ixm_cfg_lock);
-	list_for_each_entry_safe(ctx, tmp, &ixm_ctx_busy, node) {
-		npages = ctx->txarena_bytes >> PAGE_SHIFT;
-		mapped = false;
-		for (i = 0; i < ctx->ntxmap; i++) {
-			if (ctx->txmap_dev[i] == dev)
-				ixm_ctx_unmap_slice(ctx, i, npages);
-			else if (ctx->txmap_dev[i])
-				mapped = true;
-		}
-		if (mapped)
-			continue;
-		list_del(&ctx->node);
-		ctx->arena_busy = false;
-		ixm_arenas_kept--;
-		pr_info("release: %s was reset; a kept %zu KiB transmit arena is freed\n",
-			dev_name(dev), ctx->txarena_bytes >> 10);
-		ixm_ctx_free(ctx);
-	}
-	mutex_unlock(&ixm_cfg_lock);
-}
-
-/**
- * ixm_ctx_exit() - free the arenas kept by ixm_ctx_wait_arena()
- *
- * Every port's device was reset by then (ixm_ctx_device_reset() freed
- * them all); this is the net under that.
- *
- * Context: module unload, after every port is down (no NIC reads them).
- */
-void ixm_ctx_exit(void)
-{
-	struct ixm_ctx *ctx, *tmp;
-
-	list_for_each_entry_safe(ctx, tmp, &ixm_ctx_busy, node) {
-		WARN_ON_ONCE(1);
-		list_del(&ctx->node);
-		ctx->arena_busy = false;
-		ixm_ctx_free(ctx);
-	}
-	ixm_arenas_kept = 0;
-}
-
 /* ---- the dataplane thread's side; called with rcu_read_lock() held ---- */
-
-/**
- * ixm_ctx_check_alive() - retire contexts whose receive region went away
- * @core: the core
- * @work: its current work
- *
- * A port that vanished under its contexts (PCI removal) rebuilt @work; the
- * contexts set up before that are marked dead: IXMOD_RING_DEAD in both
- * rings, EPOLLERR, no more calls or events.
- *
- * Context: @core's thread.
- */
-void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work)
-{
-	struct ixm_app *app;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
-
-	ixm_stack_for_each_app(app, &core->stack) {
-		struct ixm_ctx *ctx = container_of(app, struct ixm_ctx, app);
-
-		if (ctx->app.dead || (work && work->gen == ctx->work_gen))
-			continue;
-		ctx->app.dead = true;
-		ixm_ring_set_flag(&ctx->app.calls, IXMOD_RING_DEAD);
-		ixm_ring_set_flag(&ctx->app.events, IXMOD_RING_DEAD);
-		wake_up_all(&ctx->wq);
-	}
-}
 
 /**
  * ixm_app_notify() - events were published: wake whoever waits for them
@@ -798,28 +417,3 @@ void ixm_app_notify(struct ixm_app *app)
 		wake_up(&ctx->wq);
 }
 
-/**
- * ixm_ctx_set_need_wakeup() - tell applications whether the thread sleeps
- * @core: the core
- * @on: set IXMOD_RING_NEED_WAKEUP before sleeping, clear it after
- *
- * Setting is followed by a full barrier (E) so that the caller's last look
- * at the call rings cannot be ordered before it (net/ring.h).
- *
- * Context: @core's thread.
- */
-void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on)
-{
-	struct ixm_app *app;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
-
-	ixm_stack_for_each_app(app, &core->stack) {
-		if (on)
-			ixm_ring_set_flag(&app->calls, IXMOD_RING_NEED_WAKEUP);
-		else
-			ixm_ring_clear_flag(&app->calls, IXMOD_RING_NEED_WAKEUP);
-	}
-	if (on)
-		smp_mb();	/* (E), pairs with (E) in ixu_call_submit() */
-}

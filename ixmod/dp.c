@@ -32,6 +32,7 @@
 
 #include "ixmod.h"
 #include "net/arp.h"
+#include "net/call.h"
 #include "net/loop.h"
 #include "nic/intel_adv.h"
 
@@ -241,6 +242,61 @@ static void ixm_dp_scrub(struct ixm_core_work *work)
 	}
 }
 
+/*
+ * ixm_dp_check_alive() - retire contexts whose receive region went away
+ * @core: the core
+ * @work: its current work
+ *
+ * A port that vanished under its contexts (PCI removal) rebuilt @work; the
+ * contexts set up before that are marked dead: IXMOD_RING_DEAD in both
+ * rings, EPOLLERR, no more calls or events.
+ *
+ * Context: @core's thread.
+ */
+static void ixm_dp_check_alive(struct ixm_core *core, struct ixm_core_work *work)
+{
+	struct ixm_app *app;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
+
+	ixm_stack_for_each_app(app, &core->stack) {
+		struct ixm_ctx *ctx = container_of(app, struct ixm_ctx, app);
+
+		if (ctx->app.dead || (work && work->gen == ctx->work_gen))
+			continue;
+		ctx->app.dead = true;
+		ixm_ring_set_flag(&ctx->app.calls, IXMOD_RING_DEAD);
+		ixm_ring_set_flag(&ctx->app.events, IXMOD_RING_DEAD);
+		wake_up_all(&ctx->wq);
+	}
+}
+
+/*
+ * ixm_dp_set_need_wakeup() - tell applications whether the thread sleeps
+ * @core: the core
+ * @on: set IXMOD_RING_NEED_WAKEUP before sleeping, clear it after
+ *
+ * Setting is followed by a full barrier (E) so that the caller's last look
+ * at the call rings cannot be ordered before it (net/ring.h).
+ *
+ * Context: @core's thread.
+ */
+static void ixm_dp_set_need_wakeup(struct ixm_core *core, bool on)
+{
+	struct ixm_app *app;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "ixmod: contexts walked outside RCU");
+
+	ixm_stack_for_each_app(app, &core->stack) {
+		if (on)
+			ixm_ring_set_flag(&app->calls, IXMOD_RING_NEED_WAKEUP);
+		else
+			ixm_ring_clear_flag(&app->calls, IXMOD_RING_NEED_WAKEUP);
+	}
+	if (on)
+		smp_mb();	/* (E), pairs with (E) in ixu_call_submit() */
+}
+
 /* Carry out a request a process is waiting for (ixm_core_request()). */
 static void ixm_dp_handle_request(struct ixm_core *core, struct ixm_core_work *work)
 {
@@ -255,7 +311,7 @@ static void ixm_dp_handle_request(struct ixm_core *core, struct ixm_core_work *w
 		ixm_dp_scrub(work);
 	} else if (req == IXM_REQ_POOL_GONE) {
 		/* the contexts that lost the port are dead before TCP looks */
-		ixm_ctx_check_alive(core, work);
+		ixm_dp_check_alive(core, work);
 		ixm_stack_pool_gone(&core->stack, core->req_pool);
 	}
 	WRITE_ONCE(core->req, IXM_REQ_NONE);
@@ -282,7 +338,7 @@ static unsigned int ixm_dp_iterate(struct ixm_core *core)
 	core->stack.now_ns = ktime_get_ns();
 	ixm_dp_handle_request(core, work);
 	if (unlikely(rcu_access_pointer(core->stack.apps)))
-		ixm_ctx_check_alive(core, work);
+		ixm_dp_check_alive(core, work);
 	for (i = 0; work && i < work->nr; i++)
 		ixm_dp_begin_qpair(work->qp[i]);
 	done = ixm_loop_iterate(&core->stack, batch, batch);
@@ -338,11 +394,11 @@ static void ixm_dp_sleep(struct ixm_core *core)
 	 */
 	ixm_dp_arm_irqs(core);
 	rcu_read_lock();
-	ixm_ctx_set_need_wakeup(core, true);
+	ixm_dp_set_need_wakeup(core, true);
 	rcu_read_unlock();
 	if (ixm_dp_iterate(core)) {
 		rcu_read_lock();
-		ixm_ctx_set_need_wakeup(core, false);
+		ixm_dp_set_need_wakeup(core, false);
 		rcu_read_unlock();
 		core->stats.busy++;
 		return;
@@ -367,7 +423,7 @@ static void ixm_dp_sleep(struct ixm_core *core)
 		core->stats.wakeups++;
 	}
 	rcu_read_lock();
-	ixm_ctx_set_need_wakeup(core, false);
+	ixm_dp_set_need_wakeup(core, false);
 	rcu_read_unlock();
 	trace_ixm_core_wake(core->cpu, core->stats.iterations);
 }

@@ -298,11 +298,9 @@ int ixm_ctx_mmap(struct file *file, struct vm_area_struct *vma);
 __poll_t ixm_ctx_poll(struct file *file, struct poll_table_struct *wait);
 int ixm_ctx_wake(struct file *file);
 void ixm_ctx_release(struct file *file);
-void ixm_ctx_check_alive(struct ixm_core *core, struct ixm_core_work *work);
 void ixm_ctx_port_gone(struct device *dev);
 void ixm_ctx_device_reset(struct device *dev);
 void ixm_ctx_exit(void);
-void ixm_ctx_set_need_wakeup(struct ixm_core *core, bool on);
 
 /* port.c: ports, their sysfs and up/down */
 int ixm_port_register(struct ixm_port *port);

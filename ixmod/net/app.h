@@ -148,21 +148,16 @@ void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev);
 bool ixm_app_can_post(struct ixm_app *app);
 bool ixm_app_flush(struct ixm_app *app);
-unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget);
 u32 ixm_app_rx_off(const struct ixm_mbuf *m);
-void ixm_app_release_all(struct ixm_app *app);
-void ixm_stack_pool_gone(struct ixm_stack *st, struct ixm_mbuf_pool *pool);
 struct ixm_net_port *ixm_stack_route(struct ixm_stack *st, __be32 daddr,
 				     unsigned int *idx);
 void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats *s);
 
-/* call.c; ixm_call_exec() returns this for "not now, keep the entry" */
+/*
+ * What a protocol's send returns for "not now, keep the call's entry"
+ * (the TX batch is full); ixm_call_exec() passes it on.
+ */
 #define IXM_CALL_RETRY		(-4096)	/* below every errno */
-
-int ixm_call_check(const struct ixmod_call *c);
-bool ixm_call_always_completes(u8 opcode);
-int ixm_call_exec(struct ixm_app *app, const struct ixmod_call *c,
-		  struct ixmod_event *ev);
 
 /* Handles: index in the low 32 bits, generation (never 0) in the high. */
 static inline u64 ixm_handle(u32 idx, u32 gen)

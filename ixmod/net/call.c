@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * call.c - validation and execution of application calls
+ * call.c - validation and execution of application calls, and what a
+ * context's close takes back
  *
  * Copy once, validate everything, then act (io_uring prep/issue).  The
  * caller hands in a kernel copy of the entry; ixm_call_check() looks only
@@ -10,7 +11,7 @@
  * before it changes anything.  A bad call is answered with an error event
  * and changes nothing else.
  */
-#include "app.h"
+#include "call.h"
 #include "tcp.h"
 #include "udp.h"
 
@@ -267,4 +268,127 @@ int ixm_call_exec(struct ixm_app *app, const struct ixmod_call *c,
 		  struct ixmod_event *ev)
 {
 	return ixm_opdefs[ixm_index_nospec(c->opcode, IXMOD_OP_LAST)].exec(app, c, ev);
+}
+
+/**
+ * ixm_app_run_calls() - consume a bounded batch of calls
+ * @app: the context
+ * @budget: most calls to consume
+ *
+ * Each entry is copied once into kernel memory, validated and executed
+ * from the copy; a call that fails or asks for notification is answered
+ * with an IXMOD_EV_CALL event.  A call that cannot run now for lack of
+ * room (TX batch full) stays in the ring for the next iteration.
+ *
+ * Context: the context's dataplane core.
+ * Return: calls consumed.
+ */
+unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget)
+{
+	const struct ixmod_call *ring = app->calls.entries;
+	unsigned int n, i;
+
+	if (unlikely(app->dead))
+		return 0;
+	n = ixm_ring_ready(&app->calls, &app->stats.ring_corrupt);
+	if (n > budget)
+		n = budget;
+	for (i = 0; i < n; i++) {
+		struct ixmod_event ev;
+		struct ixmod_call c;
+		int res;
+
+		if (!ixm_app_can_post(app))
+			break;
+		/* copy once: nothing below reads the shared entry again */
+		memcpy(&c, &ring[(app->calls.cached + i) & app->calls.mask], sizeof(c));
+		memset(&ev, 0, sizeof(ev));
+		res = ixm_call_check(&c);
+		if (!res)
+			res = ixm_call_exec(app, &c, &ev);
+		if (res == IXM_CALL_RETRY)
+			break;		/* the same entry again next iteration */
+		if (res < 0)
+			app->stats.call_errors++;
+		if (res < 0 || (c.flags & IXMOD_CALL_F_NOTIFY) ||
+		    ixm_call_always_completes(c.opcode)) {
+			ev.type = IXMOD_EV_CALL;
+			ev.op = c.opcode;
+			ev.res = res;
+			ev.user_data = c.user_data;
+			ixm_app_post(app, &ev);	/* cannot fail: checked above */
+		}
+	}
+	if (i)
+		ixm_ring_release(&app->calls, i);
+	app->stats.calls += i;
+	return i;
+}
+
+/**
+ * ixm_app_release_all() - take back everything a context holds on its core
+ * @app: the context, already unreachable from the application
+ *
+ * Returns every receive buffer the application still held and closes its
+ * sockets.
+ *
+ * Context: the context's dataplane core.
+ */
+void ixm_app_release_all(struct ixm_app *app)
+{
+	struct ixm_stack *st = app->stack;
+	unsigned int p;
+	u32 i;
+
+	for (p = 0; p < st->nports; p++) {
+		struct ixm_mbuf_pool *pool = st->ports[p]->pool;
+
+		for (i = 0; i < pool->count; i++) {
+			struct ixm_mbuf *m = &pool->mbufs[i];
+
+			if (m->owner == app) {
+				m->owner = NULL;
+				ixm_mbuf_free(m);
+			}
+		}
+	}
+	if (st->tcp)
+		ixm_tcp_close_all(st->tcp, app);
+	app->stats.rx_bufs = 0;
+	ixm_udp_close_all(st->udp, app);
+}
+
+/**
+ * ixm_stack_pool_gone() - detach a pool that is about to be freed
+ * @st: the core's protocol state; @pool is no longer among @st->ports
+ * @pool: the pool of a port that went away (still allocated)
+ *
+ * Lets go of every buffer of @pool that anything on the core still
+ * points to, so that @pool's memory can be freed: TCP connections holding
+ * its buffers end (ixm_tcp_pool_gone()), and the buffers applications
+ * were given (UDP datagrams not yet returned with recv_done) are
+ * forgotten: their contexts' @rx_bufs levels drop, and a later recv_done
+ * of one finds it is not the context's and is refused (-ENOENT; a dead
+ * context's calls are not run at all).  Every buffer is then free or on
+ * the NIC's rings.
+ *
+ * Context: the core's dataplane thread.
+ */
+void ixm_stack_pool_gone(struct ixm_stack *st, struct ixm_mbuf_pool *pool)
+{
+	u32 i;
+
+	if (st->tcp)
+		ixm_tcp_pool_gone(st->tcp, pool);
+	/* what is left with an owner, an application holds (UDP) */
+	for (i = 0; i < pool->count; i++) {
+		struct ixm_mbuf *m = &pool->mbufs[i];
+		struct ixm_app *app = m->owner;
+
+		if (!app)
+			continue;
+		app->stats.rx_bufs--;
+		m->owner = NULL;
+		ixm_mbuf_free(m);
+	}
 }

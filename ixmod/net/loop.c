@@ -18,6 +18,7 @@
  */
 #include "platform.h"
 #include "loop.h"
+#include "call.h"
 #include "nic.h"
 #include "tcp.h"
 

@@ -74,6 +74,10 @@
 #define IXM_TCP_RCV_BUFS	128	/* receive buffers a connection may hold */
 #define IXM_TCP_NONE		0xffffffffU
 
+/* Ephemeral ports (the IANA range is 49152-65535; Linux uses 32768-60999) */
+#define IXM_TCP_EPH_LO		32768
+#define IXM_TCP_EPH_HI		60999
+
 /* Handles of listeners carry this bit in their index. */
 #define IXM_TCP_LISTEN_BIT	0x80000000U
 
@@ -633,6 +637,9 @@ void ixm_tcp_done(struct ixm_tcp_conn *c, int err);
 void ixm_tcp_enter_time_wait(struct ixm_tcp_conn *c);
 void ixm_tcp_mark_pending(struct ixm_tcp_conn *c);
 void ixm_tcp_flush_events(struct ixm_tcp_conn *c);
+void ixm_tcp_zombie_check(struct ixm_tcp_conn *c);
+void ixm_tcp_rcv_purge(struct ixm_tcp_conn *c);
+void ixm_tcp_listener_unqueue(struct ixm_tcp_conn *c);
 u32 ixm_tcp_listener_find(struct ixm_tcp_table *t, __be16 port);
 u8 ixm_tcp_pick_wscale(u32 rcv_buf);
 struct ixm_net_port *ixm_tcp_port(const struct ixm_tcp_conn *c);

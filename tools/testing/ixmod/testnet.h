@@ -33,6 +33,7 @@
 
 #include "app.h"
 #include "arp.h"
+#include "call.h"
 #include "loop.h"
 #include "net.h"
 #include "nic.h"

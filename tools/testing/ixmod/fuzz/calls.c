@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "call.h"
 #include "frames.h"
 #include "testnet.h"
 #include "udp.h"

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "call.h"
 #include "csum.h"
 #include "frames.h"
 #include "harness.h"

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_call.c - the application's TCP calls: listen, accept, connect,
+ * sendv, recv_done, close, and the close of everything a context holds
+ *
+ * Each call names its connection or listener by handle (index and
+ * generation, tcp.c's tables), checks everything it reads before it
+ * changes anything, and answers with an errno the call's event carries.
+ */
+#include "tcp.h"
+#include "app.h"
+#include "toeplitz.h"
+
+/* The connection a handle names, if it belongs to @app and is not free. */
+struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
+				      const struct ixm_app *app, u64 handle)
+{
+	u32 idx = ixm_handle_idx(handle);
+	struct ixm_tcp_conn *c;
+
+	if (idx >= IXM_TCP_CONNS)
+		return NULL;
+	c = &t->conns[ixm_index_nospec(idx, IXM_TCP_CONNS)];
+	if (c->gen != ixm_handle_gen(handle) || !c->app || c->app != app)
+		return NULL;
+	/* a handle the application gave up or was told is dead is stale */
+	if ((c->flags & IXM_TCPF_CLOSED_APP) &&
+	    (c->flags & IXM_TCPF_DEAD_POSTED))
+		return NULL;
+	if (c->state == IXM_TCP_TIME_WAIT || (c->state == IXM_TCP_CLOSED &&
+					      !(c->flags & IXM_TCPF_DEAD_POSTED)))
+		return NULL;
+	return c;
+}
+
+static struct ixm_tcp_listener *ixm_tcp_listener_get(struct ixm_tcp_table *t,
+						     const struct ixm_app *app,
+						     u64 handle)
+{
+	u32 idx = ixm_handle_idx(handle);
+	struct ixm_tcp_listener *l;
+
+	if (!(idx & IXM_TCP_LISTEN_BIT))
+		return NULL;
+	idx &= ~IXM_TCP_LISTEN_BIT;
+	if (idx >= IXM_TCP_LISTENERS)
+		return NULL;
+	l = &t->listeners[ixm_index_nospec(idx, IXM_TCP_LISTENERS)];
+	if (l->gen != ixm_handle_gen(handle) || l->app != app)
+		return NULL;
+	return l;
+}
+
+/**
+ * ixm_tcp_listener_find() - the listener of a local port
+ * @t: the core's table
+ * @port: local port, network order
+ *
+ * Return: its index, or IXM_TCP_NONE.
+ */
+u32 ixm_tcp_listener_find(struct ixm_tcp_table *t, __be16 port)
+{
+	u32 i;
+
+	for (i = 0; i < IXM_TCP_LISTENERS; i++)
+		if (t->listeners[i].app && t->listeners[i].port == port)
+			return i;
+	return IXM_TCP_NONE;
+}
+
+/**
+ * ixm_tcp_listen() - listen on a local port
+ * @t: the core's table
+ * @app: the context
+ * @port: local port, network order, not 0
+ * @backlog: connections not yet accepted it may hold, 1 to
+ *	IXMOD_BACKLOG_MAX
+ * @cookie: user_data of the knock events
+ * @handle: the listener's handle
+ *
+ * Return: 0; -EADDRINUSE if a listener or a connection uses the port on
+ * this core; -EMFILE when every listener slot is taken.
+ */
+int ixm_tcp_listen(struct ixm_tcp_table *t, struct ixm_app *app, __be16 port,
+		   u32 backlog, u64 cookie, u64 *handle)
+{
+	struct ixm_tcp_listener *l = NULL;
+	u32 i;
+
+	if (ixm_tcp_listener_find(t, port) != IXM_TCP_NONE)
+		return -EADDRINUSE;
+	for (i = 0; i < IXM_TCP_LISTENERS; i++) {
+		if (!t->listeners[i].app) {
+			l = &t->listeners[i];
+			break;
+		}
+	}
+	if (!l)
+		return -EMFILE;
+	l->app = app;
+	l->cookie = cookie;
+	l->port = port;
+	l->backlog = backlog;
+	l->queued = 0;
+	*handle = ixm_handle(i | IXM_TCP_LISTEN_BIT, l->gen);
+	return 0;
+}
+
+static void ixm_tcp_listener_close(struct ixm_tcp_table *t,
+				   struct ixm_tcp_listener *l)
+{
+	u32 li = (u32)(l - t->listeners);
+	u32 i;
+
+	/* connections it handed out but nobody accepted go with it */
+	for (i = 0; i < IXM_TCP_CONNS && l->queued; i++) {
+		struct ixm_tcp_conn *c = &t->conns[i];
+
+		if (c->app && c->listener == li && !(c->flags & IXM_TCPF_ACCEPTED)) {
+			if (c->state != IXM_TCP_CLOSED)
+				ixm_tcp_send_rst(c);
+			ixm_tcp_conn_free(c);
+		}
+	}
+	l->app = NULL;
+	l->port = 0;
+	l->cookie = 0;
+	l->queued = 0;
+	l->gen = l->gen + 1 ? l->gen + 1 : 1;
+}
+
+/**
+ * ixm_tcp_accept() - take a connection a knock announced
+ * @t: the core's table
+ * @app: the context
+ * @handle: the knock's handle
+ * @cookie: user_data of the connection's events from now on
+ *
+ * Data that arrived before the accept is announced right after it.
+ *
+ * Return: 0; -EBADF (not a connection of @app, or gone); -EINVAL (already
+ * accepted).
+ */
+int ixm_tcp_accept(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		   u64 cookie)
+{
+	struct ixm_tcp_conn *c = ixm_tcp_conn_get(t, app, handle);
+
+	if (!c || (c->flags & IXM_TCPF_CLOSED_APP))
+		return -EBADF;
+	if ((c->flags & IXM_TCPF_ACCEPTED) || (c->flags & IXM_TCPF_ACTIVE) ||
+	    !(c->flags & IXM_TCPF_KNOCKED))
+		return -EINVAL;
+	c->flags |= IXM_TCPF_ACCEPTED;
+	c->cookie = cookie;
+	ixm_tcp_listener_unqueue(c);
+	ixm_tcp_flush_events(c);
+	return 0;
+}
+
+/* Does @lport to @raddr:@rport from @np come back to this core's queue? */
+static bool ixm_tcp_port_steers_here(const struct ixm_net_port *np, __be32 laddr,
+				     __be16 lport, __be32 raddr, __be16 rport)
+{
+	u32 h;
+
+	if (!np->rss_key || np->rss_nq <= 1)
+		return true;
+	/* the hash of the replies: source is the peer (IX §4.4) */
+	h = ixm_toeplitz_ipv4_l4(np->rss_key, raddr, laddr, rport, lport);
+	return ixm_rss_queue(h, np->rss_nq) == np->rss_q;
+}
+
+/**
+ * ixm_tcp_connect() - open a connection (active open, RFC 9293 §3.5)
+ * @t: the core's table
+ * @app: the context
+ * @daddr: the peer, a unicast address on a port's subnet
+ * @dport: its port, not 0
+ * @cookie: user_data of the connection's events
+ * @handle: the connection's handle
+ *
+ * Picks an ephemeral port whose flow hashes to this core's queue, sends
+ * the SYN and returns; TCP_CONNECTED tells how it went.
+ *
+ * Return: 0; -ENETUNREACH (no port's subnet holds @daddr); -EINVAL
+ * (@daddr is ours or our broadcast); -EADDRNOTAVAIL (no ephemeral port
+ * free that steers here); -EMFILE (the table is full).
+ */
+int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
+		    __be32 daddr, __be16 dport, u64 cookie, u64 *handle)
+{
+	struct ixm_stack *st = t->stack;
+	const u32 range = IXM_TCP_EPH_HI - IXM_TCP_EPH_LO + 1;
+	struct ixm_net_port *np;
+	struct ixm_tcp_conn *c;
+	unsigned int pidx;
+	__be16 lport = 0;
+	__be32 laddr;
+	u32 i;
+
+	np = ixm_stack_route(st, daddr, &pidx);
+	if (!np)
+		return -ENETUNREACH;
+	if (ixm_ip_src_is_bad(np->cfg, daddr))
+		return -EINVAL;
+	laddr = np->cfg->ip;
+	for (i = 0; i < range; i++) {
+		u16 p = IXM_TCP_EPH_LO + (t->eph_next + i) % range;
+		__be16 bp = ixm_htons(p);
+
+		if (!ixm_tcp_port_steers_here(np, laddr, bp, daddr, dport))
+			continue;
+		if (ixm_tcp_lookup(t, laddr, bp, daddr, dport) ||
+		    ixm_tcp_listener_find(t, bp) != IXM_TCP_NONE)
+			continue;
+		lport = bp;
+		t->eph_next = (t->eph_next + i + 1) % range;
+		break;
+	}
+	if (!lport)
+		return -EADDRNOTAVAIL;
+	c = ixm_tcp_conn_alloc(t, laddr, lport, daddr, dport);
+	if (!c)
+		return -EMFILE;
+	c->app = app;
+	c->cookie = cookie;
+	c->pidx = pidx;
+	c->flags |= IXM_TCPF_ACTIVE | IXM_TCPF_ACCEPTED | IXM_TCPF_NEED_ARP;
+	c->iss = ixm_tcp_isn(t, laddr, lport, daddr, dport, st->now_ns);
+	c->snd_una = c->iss;
+	c->snd_nxt = c->iss;
+	c->snd_max = c->iss;
+	c->snd_end = c->iss + 1;
+	c->rcv_wscale = ixm_tcp_pick_wscale(c->rcv_buf);
+	ixm_tcp_set_state(c, IXM_TCP_SYN_SENT);
+	t->stats.active_opens++;
+	ixm_tcp_send_syn(c);
+	ixm_tcp_arm_rexmit(c);
+	*handle = ixm_tcp_handle(c);
+	return 0;
+}
+
+/**
+ * ixm_tcp_send_space() - bytes a sendv would accept now
+ * @c: the connection
+ *
+ * What the peer's window and the congestion window let go out now,
+ * less what is queued.  When the peer's window is closed and nothing is
+ * outstanding, one segment is taken anyway: it is what the zero-window
+ * probes carry (RFC 9293 §3.8.6.1).
+ *
+ * Return: bytes.
+ */
+u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c)
+{
+	u32 wnd = min_t(u32, c->snd_wnd, c->cwnd);
+	u32 queued = c->snd_end - c->snd_una;
+	u32 space;
+
+	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
+		return 0;
+	if (c->flags & (IXM_TCPF_FIN_QUEUED | IXM_TCPF_CLOSED_APP))
+		return 0;
+	if (c->sndq_count == IXM_TCP_SNDQ)
+		return 0;
+	/* the SYN's sequence number is acknowledged here: queued is data */
+	space = wnd > queued ? wnd - queued : 0;
+	if (!c->snd_wnd && !queued)
+		space = c->mss;
+	return space;
+}
+
+/**
+ * ixm_tcp_sendv() - accept arena data for sending
+ * @t: the core's table
+ * @app: the context
+ * @handle: the connection
+ * @iov: the pieces (the caller copied and checked them against the arena)
+ * @niov: how many
+ *
+ * Return: bytes accepted (the first ones of @iov), possibly 0; -EBADF;
+ * -ENOTCONN (not yet established); -EPIPE (closed for sending).
+ */
+int ixm_tcp_sendv(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		  const struct ixmod_iov *iov, u32 niov)
+{
+	struct ixm_tcp_conn *c = ixm_tcp_conn_get(t, app, handle);
+	u32 space, asked = 0, took = 0, i;
+
+	if (!c || !(c->flags & IXM_TCPF_ACCEPTED) ||
+	    (c->flags & IXM_TCPF_CLOSED_APP))
+		return -EBADF;
+	if (c->state == IXM_TCP_SYN_SENT || c->state == IXM_TCP_SYN_RECEIVED)
+		return -ENOTCONN;
+	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
+		return -EPIPE;
+	space = ixm_tcp_send_space(c);
+	for (i = 0; i < niov; i++) {
+		u32 len = iov[i].len;
+
+		asked += len;
+		if (len > space - took)
+			len = space - took;
+		if (!len)
+			continue;
+		if (c->sndq_count) {
+			struct ixm_tcp_sndpiece *last;
+
+			last = &c->sndq[(c->sndq_head + c->sndq_count - 1) % IXM_TCP_SNDQ];
+			if (last->off + last->len == iov[i].off) {
+				last->len += len;
+				took += len;
+				goto next;
+			}
+		}
+		if (c->sndq_count == IXM_TCP_SNDQ)
+			break;
+		c->sndq[(c->sndq_head + c->sndq_count) % IXM_TCP_SNDQ] =
+			(struct ixm_tcp_sndpiece){ .off = iov[i].off, .len = len };
+		c->sndq_count++;
+		took += len;
+next:
+		if (len < iov[i].len)
+			break;
+	}
+	c->snd_end += took;
+	if (took < asked) {
+		/* tell the application when the window opens */
+		c->flags |= IXM_TCPF_WANT_SPACE;
+		if (!took) {
+			t->stats.window_stalls++;
+			ixm_tcp_trace_stall(c, asked);
+		}
+	}
+	if (took)
+		ixm_tcp_output(c);
+	return took;
+}
+
+/**
+ * ixm_tcp_recv_done() - the application is done with received bytes
+ * @t: the core's table
+ * @app: the context
+ * @handle: the connection
+ * @len: bytes, oldest first, of what TCP_RECV events gave it
+ *
+ * Frees the buffers it no longer needs and reopens the window (a window
+ * update goes out when it grew by enough, RFC 9293 §3.8.6.2.2).
+ *
+ * Return: 0; -EBADF; -EINVAL (more than it was given).
+ */
+int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
+		      u64 handle, u32 len)
+{
+	struct ixm_tcp_conn *c = ixm_tcp_conn_get(t, app, handle);
+	u32 old_wnd;
+
+	if (!c || (c->flags & IXM_TCPF_CLOSED_APP) ||
+	    !(c->flags & IXM_TCPF_ACCEPTED))
+		return -EBADF;
+	if (len > c->rcv_given)
+		return -EINVAL;
+	/* a FIN at the window's edge takes RCV.NXT one past it */
+	old_wnd = ixm_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+	c->rcv_given -= len;
+	c->rcv_held -= len;
+	while (len && c->rcvq) {
+		struct ixm_mbuf *m = c->rcvq;
+		u32 n = min_t(u32, len, m->len - c->rcvq_off);
+
+		c->rcvq_off += n;
+		len -= n;
+		if (c->rcvq_off == m->len) {
+			c->rcvq = m->next;
+			if (!c->rcvq)
+				c->rcvq_tail = NULL;
+			c->rcvq_off = 0;
+			c->rcv_bufs--;
+			app->stats.rx_bufs--;
+			m->owner = NULL;
+			ixm_mbuf_free(m);
+		}
+	}
+	if (c->state == IXM_TCP_CLOSED) {
+		ixm_tcp_zombie_check(c);
+		return 0;
+	}
+	if (ixm_tcp_rcv_window(c) >= old_wnd + min_t(u32, c->rcv_buf / 2, 2 * c->mss)) {
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_mark_pending(c);
+	}
+	return 0;
+}
+
+/**
+ * ixm_tcp_close() - close a connection or a listener
+ * @t: the core's table
+ * @app: the context
+ * @handle: a connection or a listener
+ * @abort: reset the connection instead (RFC 9293 §3.10.5 ABORT)
+ *
+ * A graceful close sends FIN after the queued data (§3.10.4); TCP_SENT
+ * events keep coming for that data and TCP_DEAD follows.  Receive
+ * buffers the application still held are taken back.
+ *
+ * Return: 0; -EBADF; -EALREADY (closed before, without @abort).
+ */
+int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		  bool abort)
+{
+	struct ixm_tcp_listener *l;
+	struct ixm_tcp_conn *c;
+
+	l = ixm_tcp_listener_get(t, app, handle);
+	if (l) {
+		ixm_tcp_listener_close(t, l);
+		return 0;
+	}
+	c = ixm_tcp_conn_get(t, app, handle);
+	if (!c)
+		return -EBADF;
+	if ((c->flags & IXM_TCPF_CLOSED_APP) && !abort)
+		return -EALREADY;
+	c->flags |= IXM_TCPF_CLOSED_APP;
+	c->flags &= ~IXM_TCPF_WANT_SPACE;
+	ixm_tcp_rcv_purge(c);
+	c->evpend &= ~IXM_TCPE_EOF;
+
+	/* not yet accepted: the application turns the connection away */
+	if (!(c->flags & IXM_TCPF_ACCEPTED)) {
+		if (c->state != IXM_TCP_CLOSED)
+			ixm_tcp_send_rst(c);
+		ixm_tcp_conn_free(c);
+		return 0;
+	}
+	if (c->state == IXM_TCP_CLOSED) {	/* dead already, told so */
+		ixm_tcp_zombie_check(c);
+		return 0;
+	}
+	if (abort || c->state == IXM_TCP_SYN_SENT) {
+		if (c->state != IXM_TCP_SYN_SENT)
+			ixm_tcp_send_rst(c);
+		c->evpend &= ~IXM_TCPE_CONNECTED;
+		c->conn_err = -ECONNABORTED;
+		ixm_tcp_done(c, -ECONNABORTED);
+		return 0;
+	}
+	switch (c->state) {
+	case IXM_TCP_SYN_RECEIVED:
+	case IXM_TCP_ESTABLISHED:
+		ixm_tcp_set_state(c, IXM_TCP_FIN_WAIT_1);
+		break;
+	case IXM_TCP_CLOSE_WAIT:
+		ixm_tcp_set_state(c, IXM_TCP_LAST_ACK);
+		break;
+	default:
+		return 0;	/* a FIN is queued or sent already */
+	}
+	c->flags |= IXM_TCPF_FIN_QUEUED;
+	ixm_tcp_output(c);
+	return 0;
+}
+
+/**
+ * ixm_tcp_close_all() - a context goes away: reset and free its TCP state
+ * @t: the core's table
+ * @app: the context
+ *
+ * Its peers get RSTs (when the ports are still there); no event is
+ * posted.
+ */
+void ixm_tcp_close_all(struct ixm_tcp_table *t, struct ixm_app *app)
+{
+	u32 i;
+
+	for (i = 0; i < IXM_TCP_LISTENERS; i++)
+		if (t->listeners[i].app == app)
+			ixm_tcp_listener_close(t, &t->listeners[i]);
+	for (i = 0; i < IXM_TCP_CONNS; i++) {
+		struct ixm_tcp_conn *c = &t->conns[i];
+
+		if (c->app != app)
+			continue;
+		if (c->state != IXM_TCP_CLOSED && c->state != IXM_TCP_TIME_WAIT &&
+		    c->state != IXM_TCP_SYN_SENT)
+			ixm_tcp_send_rst(c);
+		ixm_tcp_conn_free(c);
+	}
+}
