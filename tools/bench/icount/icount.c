@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * icount - a QEMU TCG plugin that counts the instructions each vCPU of an
+ * x86-64 guest executes, kernel and user apart, and writes the counts out
+ * at points the guest marks.
+ *
+ *   qemu-system-x86_64 -accel tcg -plugin build/icount/icount.so,out=FILE ...
+ *
+ * Counting.  At translation a block is kernel code when its first
+ * instruction's guest virtual address is at or above ICOUNT_KERNEL_BASE,
+ * user code below; a block never spans the two halves.  One inline add of
+ * the block's instruction count to the executing vCPU's kernel or user
+ * counter (a scoreboard entry) is all a block costs when it runs.  The add
+ * happens on entry, so a block left early (a fault, an exception) counts
+ * in full; the instructions it did not execute are counted again when the
+ * guest resumes at the faulting one.
+ *
+ * Marks.  The guest executes "xchg %bx,%bx" (66 87 db), a no-op.  Each
+ * instance gets an execution callback at translation, which appends to
+ * FILE
+ *   mark SEQ vcpu IDX k0=N u0=N k1=N u1=N ...
+ * with every vCPU's totals.  SEQ numbers marks from 0 in the order they
+ * are written.  The marking vCPU's count is exact: it includes the mark
+ * instruction and nothing after it (the rest of its block, already added
+ * on entry, is taken off).  Another vCPU's counts are read while it runs
+ * and include all of the block it is in: at most one block (512
+ * instructions) more than it has executed.  At exit one line
+ *   exit k0=N u0=N ...
+ * gives the totals.  The counts are by address, not privilege level.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <qemu-plugin.h>
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+#define ICOUNT_KERNEL_BASE	0xffff800000000000ULL
+
+/* The mark: xchg %bx,%bx. */
+static const uint8_t icount_mark_insn[] = { 0x66, 0x87, 0xdb };
+
+/*
+ * One vCPU's counters, written only by that vCPU's inline ops; read by any
+ * vCPU at a mark and at exit.  Padded to a cache line so that vCPUs never
+ * share a line (the scoreboard places entries back to back).
+ */
+struct icount_vcpu {
+	uint64_t kernel;
+	uint64_t user;
+	uint8_t pad[48];
+};
+
+static struct qemu_plugin_scoreboard *icount_sb;
+static qemu_plugin_u64 icount_kernel;
+static qemu_plugin_u64 icount_user;
+
+/* icount_lock guards icount_out and icount_seq. */
+static pthread_mutex_t icount_lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *icount_out;
+static uint64_t icount_seq;
+
+/*
+ * A mark's callback data: how many instructions of its block follow it,
+ * and whether the block is kernel code.  A block has at most 512.
+ */
+#define ICOUNT_MARK_KERNEL	1UL
+#define ICOUNT_MARK_TAIL_SHIFT	1
+
+/*
+ * Every vCPU's counts, less @tail instructions from @vcpu's kernel or user
+ * count.  Called with icount_lock held.
+ */
+static void icount_print_counts(unsigned int vcpu, uint64_t tail, bool kernel)
+{
+	int n = qemu_plugin_num_vcpus();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t k = qemu_plugin_u64_get(icount_kernel, i);
+		uint64_t u = qemu_plugin_u64_get(icount_user, i);
+
+		if ((unsigned int)i == vcpu) {
+			if (kernel)
+				k -= tail;
+			else
+				u -= tail;
+		}
+		fprintf(icount_out, " k%d=%" PRIu64 " u%d=%" PRIu64, i, k, i, u);
+	}
+	fputc('\n', icount_out);
+}
+
+static void icount_mark(unsigned int vcpu, void *data)
+{
+	uintptr_t v = (uintptr_t)data;
+
+	pthread_mutex_lock(&icount_lock);
+	if (!icount_out)
+		goto out;
+	fprintf(icount_out, "mark %" PRIu64 " vcpu %u", icount_seq++, vcpu);
+	icount_print_counts(vcpu, v >> ICOUNT_MARK_TAIL_SHIFT,
+			    v & ICOUNT_MARK_KERNEL);
+	fflush(icount_out);
+out:
+	pthread_mutex_unlock(&icount_lock);
+}
+
+static bool icount_is_mark(const struct qemu_plugin_insn *insn)
+{
+	uint8_t b[sizeof(icount_mark_insn)];
+
+	if (qemu_plugin_insn_size(insn) != sizeof(b))
+		return false;
+	if (qemu_plugin_insn_data(insn, b, sizeof(b)) != sizeof(b))
+		return false;
+	return !memcmp(b, icount_mark_insn, sizeof(b));
+}
+
+static void icount_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb);
+	bool kernel = qemu_plugin_tb_vaddr(tb) >= ICOUNT_KERNEL_BASE;
+	size_t i;
+
+	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
+		QEMU_PLUGIN_INLINE_ADD_U64,
+		kernel ? icount_kernel : icount_user, n);
+
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uintptr_t v;
+
+		if (!icount_is_mark(insn))
+			continue;
+		v = (uintptr_t)(n - 1 - i) << ICOUNT_MARK_TAIL_SHIFT;
+		if (kernel)
+			v |= ICOUNT_MARK_KERNEL;
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, icount_mark,
+						       QEMU_PLUGIN_CB_NO_REGS,
+						       (void *)v);
+	}
+}
+
+static void icount_exit(qemu_plugin_id_t id, void *data)
+{
+	pthread_mutex_lock(&icount_lock);
+	fputs("exit", icount_out);
+	icount_print_counts(0, 0, false);
+	fclose(icount_out);
+	icount_out = NULL;
+	pthread_mutex_unlock(&icount_lock);
+	qemu_plugin_scoreboard_free(icount_sb);
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info,
+					   int argc, char **argv)
+{
+	const char *path = NULL;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "out=", 4) && argv[i][4]) {
+			path = argv[i] + 4;
+		} else {
+			fprintf(stderr, "icount: unknown argument '%s'\n",
+				argv[i]);
+			return -1;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "icount: out=PATH is required\n");
+		return -1;
+	}
+	if (strcmp(info->target_name, "x86_64") || !info->system_emulation) {
+		fprintf(stderr, "icount: needs qemu-system-x86_64, not %s%s\n",
+			info->target_name,
+			info->system_emulation ? "" : " user mode");
+		return -1;
+	}
+
+	icount_out = fopen(path, "w");
+	if (!icount_out) {
+		fprintf(stderr, "icount: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(icount_out, "# icount: plugin API %d, %d vCPUs, kernel >= 0x%llx\n",
+		QEMU_PLUGIN_VERSION, info->system.smp_vcpus,
+		ICOUNT_KERNEL_BASE);
+	fflush(icount_out);
+
+	icount_sb = qemu_plugin_scoreboard_new(sizeof(struct icount_vcpu));
+	icount_kernel = qemu_plugin_scoreboard_u64_in_struct(icount_sb,
+					struct icount_vcpu, kernel);
+	icount_user = qemu_plugin_scoreboard_u64_in_struct(icount_sb,
+					struct icount_vcpu, user);
+
+	qemu_plugin_register_vcpu_tb_trans_cb(id, icount_tb_trans);
+	qemu_plugin_register_atexit_cb(id, icount_exit, NULL);
+	return 0;
+}
