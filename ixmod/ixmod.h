@@ -318,6 +318,53 @@ int ixm_sysfs_init(void);
 void ixm_sysfs_exit(void);
 extern const struct kobj_type ixm_core_ktype;
 
+/**
+ * struct ixm_stat_desc - one counter file of a set
+ * @name: the file's name
+ * @off: where the set's reader finds the counter (an offset in its struct)
+ * @base: the same counter in what the object kept from before (an offset),
+ *	for sets whose reader adds one
+ */
+struct ixm_stat_desc {
+	const char	*name;
+	size_t		off;
+	size_t		base;
+};
+
+struct ixm_stat_attr;
+
+/**
+ * struct ixm_stat_set - counter files of one kind, made from one table
+ * @descs: the table, one file per entry
+ * @n: its entries
+ * @read: the counter @d names, for the object @kobj shows
+ * @attrs: @n attributes, filled by ixm_stat_set_init()
+ */
+struct ixm_stat_set {
+	const struct ixm_stat_desc	*descs;
+	unsigned int			n;
+	u64				(*read)(struct kobject *kobj,
+						const struct ixm_stat_desc *d);
+	struct ixm_stat_attr		*attrs;
+};
+
+/* One file of a set (struct ixm_stat_set); its show calls @set->read. */
+struct ixm_stat_attr {
+	struct kobj_attribute		kattr;
+	const struct ixm_stat_set	*set;
+	const struct ixm_stat_desc	*desc;
+};
+
+/* A set from its table, reader and attribute array (one entry per row) */
+#define IXM_STAT_SET(_descs, _read, _attrs)				\
+	{								\
+		.descs = (_descs), .read = (_read), .attrs = (_attrs),	\
+		.n = ARRAY_SIZE(_descs) +				\
+		     BUILD_BUG_ON_ZERO(ARRAY_SIZE(_attrs) != ARRAY_SIZE(_descs)), \
+	}
+
+unsigned int ixm_stat_set_init(const struct ixm_stat_set *set, struct attribute **out);
+
 /* cdev.c: /dev/ixmod */
 int ixm_cdev_init(void);
 void ixm_cdev_exit(void);

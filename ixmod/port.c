@@ -682,25 +682,29 @@ static u64 ixm_port_sum(struct ixm_port *port, size_t off)
 	return sum;
 }
 
-#define IXM_PORT_STAT(_name)						\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *a, char *buf)	\
-{									\
-	return sysfs_emit(buf, "%llu\n", ixm_port_sum(to_port(kobj),	\
-				offsetof(struct ixm_net_stats, _name)));\
-}									\
-static struct kobj_attribute port_##_name##_attr = __ATTR_RO(_name)
+#define IXM_PORT_STAT(_name)	{ #_name, offsetof(struct ixm_net_stats, _name) }
 
-IXM_PORT_STAT(rx_packets);
-IXM_PORT_STAT(rx_bytes);
-IXM_PORT_STAT(tx_packets);
-IXM_PORT_STAT(tx_bytes);
-IXM_PORT_STAT(arp_requests_in);
-IXM_PORT_STAT(arp_replies_out);
-IXM_PORT_STAT(arp_requests_out);
-IXM_PORT_STAT(icmp_echo_replies);
-IXM_PORT_STAT(udp_in);
-IXM_PORT_STAT(udp_out);
+static const struct ixm_stat_desc ixm_port_stat_descs[] = {
+	IXM_PORT_STAT(rx_packets),
+	IXM_PORT_STAT(rx_bytes),
+	IXM_PORT_STAT(tx_packets),
+	IXM_PORT_STAT(tx_bytes),
+	IXM_PORT_STAT(arp_requests_in),
+	IXM_PORT_STAT(arp_replies_out),
+	IXM_PORT_STAT(arp_requests_out),
+	IXM_PORT_STAT(icmp_echo_replies),
+	IXM_PORT_STAT(udp_in),
+	IXM_PORT_STAT(udp_out),
+};
+static_assert(ARRAY_SIZE(ixm_port_stat_descs) ==
+	      offsetof(struct ixm_net_stats, drops) / sizeof(u64),
+	      "a file for every port counter (drops/ has the drops)");
+static struct ixm_stat_attr ixm_port_stat_attrs[ARRAY_SIZE(ixm_port_stat_descs)];
+
+static u64 ixm_port_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
+{
+	return ixm_port_sum(to_port(kobj), d->off);
+}
 
 /* Free buffers over the port's pools: back to its start once nothing is in use. */
 static ssize_t bufs_free_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
@@ -749,23 +753,6 @@ static ssize_t bufs_held_show(struct kobject *kobj, struct kobj_attribute *a, ch
 }
 static struct kobj_attribute port_bufs_held_attr = __ATTR_RO(bufs_held);
 
-#define IXM_QUEUE_STAT(_name, _q, _field, _base)			\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *a, char *buf)	\
-{									\
-	struct ixm_port *port = to_port(kobj);				\
-	u64 sum;							\
-	unsigned int i;							\
-									\
-	mutex_lock(&port->lock);					\
-	sum = port->qbase._base;					\
-	for (i = 0; i < port->nq; i++)					\
-		sum += READ_ONCE(port->qp[i]->_q._field);		\
-	mutex_unlock(&port->lock);					\
-	return sysfs_emit(buf, "%llu\n", sum);				\
-}									\
-static struct kobj_attribute port_##_name##_attr = __ATTR_RO(_name)
-
 /*
  * The port's ARP table, which lives from bind to unbind (sysfs readers are
  * gone before ixm_port_unregister() frees it).  Written under the table's
@@ -777,66 +764,70 @@ static ssize_t arp_entries_show(struct kobject *kobj, struct kobj_attribute *a, 
 }
 static struct kobj_attribute port_arp_entries_attr = __ATTR_RO(arp_entries);
 
-#define IXM_ARP_STAT(_name)						\
-static ssize_t arp_##_name##_show(struct kobject *kobj,		\
-				  struct kobj_attribute *a, char *buf)	\
-{									\
-	return sysfs_emit(buf, "%llu\n",				\
-			  READ_ONCE(to_port(kobj)->arp->_name));	\
-}									\
-static struct kobj_attribute port_arp_##_name##_attr = __ATTR_RO(arp_##_name)
+/* Counters of the NIC's rings: what down kept plus the live queue pairs. */
+#define IXM_QUEUE_STAT(_name, _field, _base)				\
+	{ #_name, offsetof(struct ixm_qpair, _field), offsetof(struct ixm_qstats, _base) }
 
-IXM_ARP_STAT(learned);
-IXM_ARP_STAT(evicted);
-IXM_ARP_STAT(refused);
-IXM_ARP_STAT(ratelimited);
-
-IXM_QUEUE_STAT(rx_errors, q.rx, errors, rx_errors);
-IXM_QUEUE_STAT(rx_no_buf, q.rx, no_buf, rx_no_buf);
-IXM_QUEUE_STAT(rx_csum_hw, q.rx, csum_hw, rx_csum_hw);
-IXM_QUEUE_STAT(tx_ring_full, q.tx, full, tx_full);
-
-static struct attribute *ixm_port_stat_attrs[] = {
-	&port_rx_packets_attr.attr,
-	&port_rx_bytes_attr.attr,
-	&port_tx_packets_attr.attr,
-	&port_tx_bytes_attr.attr,
-	&port_arp_requests_in_attr.attr,
-	&port_arp_replies_out_attr.attr,
-	&port_arp_requests_out_attr.attr,
-	&port_icmp_echo_replies_attr.attr,
-	&port_udp_in_attr.attr,
-	&port_udp_out_attr.attr,
-	&port_bufs_free_attr.attr,
-	&port_bufs_held_attr.attr,
-	&port_rx_errors_attr.attr,
-	&port_rx_no_buf_attr.attr,
-	&port_rx_csum_hw_attr.attr,
-	&port_tx_ring_full_attr.attr,
-	&port_arp_entries_attr.attr,
-	&port_arp_learned_attr.attr,
-	&port_arp_evicted_attr.attr,
-	&port_arp_refused_attr.attr,
-	&port_arp_ratelimited_attr.attr,
-	NULL,
+static const struct ixm_stat_desc ixm_queue_stat_descs[] = {
+	IXM_QUEUE_STAT(rx_errors, q.rx.errors, rx_errors),
+	IXM_QUEUE_STAT(rx_no_buf, q.rx.no_buf, rx_no_buf),
+	IXM_QUEUE_STAT(rx_csum_hw, q.rx.csum_hw, rx_csum_hw),
+	IXM_QUEUE_STAT(tx_ring_full, q.tx.full, tx_full),
 };
+static struct ixm_stat_attr ixm_queue_stat_attrs[ARRAY_SIZE(ixm_queue_stat_descs)];
+
+static u64 ixm_queue_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
+{
+	struct ixm_port *port = to_port(kobj);
+	unsigned int i;
+	u64 sum;
+
+	mutex_lock(&port->lock);
+	sum = *(u64 *)((u8 *)&port->qbase + d->base);
+	for (i = 0; i < port->nq; i++)
+		sum += READ_ONCE(*(u64 *)((u8 *)port->qp[i] + d->off));
+	mutex_unlock(&port->lock);
+	return sum;
+}
+
+/* The ARP table's counters, written under its lock by the cores. */
+#define IXM_ARP_STAT(_name)	{ "arp_" #_name, offsetof(struct ixm_arp_table, _name) }
+
+static const struct ixm_stat_desc ixm_arp_stat_descs[] = {
+	IXM_ARP_STAT(learned),
+	IXM_ARP_STAT(evicted),
+	IXM_ARP_STAT(refused),
+	IXM_ARP_STAT(ratelimited),
+};
+static struct ixm_stat_attr ixm_arp_stat_attrs[ARRAY_SIZE(ixm_arp_stat_descs)];
+
+static u64 ixm_arp_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
+{
+	return READ_ONCE(*(u64 *)((u8 *)to_port(kobj)->arp + d->off));
+}
+
+static const struct ixm_stat_set ixm_port_stat_sets[] = {
+	IXM_STAT_SET(ixm_port_stat_descs, ixm_port_stat, ixm_port_stat_attrs),
+	IXM_STAT_SET(ixm_queue_stat_descs, ixm_queue_stat, ixm_queue_stat_attrs),
+	IXM_STAT_SET(ixm_arp_stat_descs, ixm_arp_stat, ixm_arp_stat_attrs),
+};
+
+/* stats/: bufs_free, bufs_held, arp_entries, then the sets' files */
+static struct attribute *ixm_port_stat_ptrs[3 + ARRAY_SIZE(ixm_port_stat_descs) +
+					    ARRAY_SIZE(ixm_queue_stat_descs) +
+					    ARRAY_SIZE(ixm_arp_stat_descs) + 1];
 
 static const struct attribute_group ixm_port_stat_group = {
 	.name = "stats",
-	.attrs = ixm_port_stat_attrs,
+	.attrs = ixm_port_stat_ptrs,
 };
 
-/* drops/<reason>: one file per enum ixm_drop_reason, built at init */
-static struct kobj_attribute ixm_drop_attrs[IXM_DROP_MAX];
+/* drops/<reason>: one file per enum ixm_drop_reason, its row made at init */
+static struct ixm_stat_desc ixm_drop_descs[IXM_DROP_MAX];
+static struct ixm_stat_attr ixm_drop_attrs[IXM_DROP_MAX];
 static struct attribute *ixm_drop_attr_ptrs[IXM_DROP_MAX + 1];
-
-static ssize_t ixm_drop_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
-{
-	unsigned int r = a - ixm_drop_attrs;
-
-	return sysfs_emit(buf, "%llu\n", ixm_port_sum(to_port(kobj),
-			  offsetof(struct ixm_net_stats, drops) + r * sizeof(u64)));
-}
+static const struct ixm_stat_set ixm_drop_set =
+	IXM_STAT_SET(ixm_drop_descs, ixm_port_stat, ixm_drop_attrs);
 
 static const struct attribute_group ixm_port_drop_group = {
 	.name = "drops",
@@ -955,15 +946,19 @@ void ixm_port_unregister(struct ixm_port *port)
  */
 int ixm_ports_init(struct kobject *parent)
 {
-	unsigned int r;
+	unsigned int r, n = 0;
+
+	ixm_port_stat_ptrs[n++] = &port_bufs_free_attr.attr;
+	ixm_port_stat_ptrs[n++] = &port_bufs_held_attr.attr;
+	ixm_port_stat_ptrs[n++] = &port_arp_entries_attr.attr;
+	for (r = 0; r < ARRAY_SIZE(ixm_port_stat_sets); r++)
+		n += ixm_stat_set_init(&ixm_port_stat_sets[r], &ixm_port_stat_ptrs[n]);
 
 	for (r = 0; r < IXM_DROP_MAX; r++) {
-		sysfs_attr_init(&ixm_drop_attrs[r].attr);
-		ixm_drop_attrs[r].attr.name = ixm_drop_names[r];
-		ixm_drop_attrs[r].attr.mode = 0444;
-		ixm_drop_attrs[r].show = ixm_drop_show;
-		ixm_drop_attr_ptrs[r] = &ixm_drop_attrs[r].attr;
+		ixm_drop_descs[r].name = ixm_drop_names[r];
+		ixm_drop_descs[r].off = offsetof(struct ixm_net_stats, drops[r]);
 	}
+	ixm_stat_set_init(&ixm_drop_set, ixm_drop_attr_ptrs);
 	ixm_ports_kobj = kobject_create_and_add("ports", parent);
 	return ixm_ports_kobj ? 0 : -ENOMEM;
 }

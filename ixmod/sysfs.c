@@ -326,20 +326,43 @@ static const struct attribute_group ixm_core_group = {
 	.attrs = ixm_core_attrs,
 };
 
-#define IXM_CORE_STAT(_name)						\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
-{									\
-	return sysfs_emit(buf, "%llu\n",				\
-			  READ_ONCE(to_core(kobj)->stats._name));	\
-}									\
-static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+static ssize_t ixm_stat_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct ixm_stat_attr *a = container_of(attr, struct ixm_stat_attr, kattr);
 
-IXM_CORE_STAT(iterations);
-IXM_CORE_STAT(busy);
-IXM_CORE_STAT(idle);
-IXM_CORE_STAT(sleeps);
-IXM_CORE_STAT(wakeups);
+	return sysfs_emit(buf, "%llu\n", a->set->read(kobj, a->desc));
+}
+
+/**
+ * ixm_stat_set_init() - make a counter set's files
+ * @set: the set; its attributes are filled in
+ * @out: where the @set->n attribute pointers go
+ *
+ * Context: module init (the attributes are static; sysfs is not using them).
+ * Return: @set->n.
+ */
+unsigned int ixm_stat_set_init(const struct ixm_stat_set *set, struct attribute **out)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++) {
+		struct ixm_stat_attr *a = &set->attrs[i];
+
+		sysfs_attr_init(&a->kattr.attr);
+		a->kattr.attr.name = set->descs[i].name;
+		a->kattr.attr.mode = 0444;
+		a->kattr.show = ixm_stat_show;
+		a->set = set;
+		a->desc = &set->descs[i];
+		out[i] = &a->kattr.attr;
+	}
+	return set->n;
+}
+
+static u64 ixm_stat_at(const void *p, size_t off)
+{
+	return READ_ONCE(*(const u64 *)((const u8 *)p + off));
+}
 
 static ssize_t rx_batch_hist_show(struct kobject *kobj, struct kobj_attribute *attr,
 				  char *buf)
@@ -356,79 +379,82 @@ static ssize_t rx_batch_hist_show(struct kobject *kobj, struct kobj_attribute *a
 }
 static struct kobj_attribute rx_batch_hist_attr = __ATTR_RO(rx_batch_hist);
 
+/* The loop's own counters (struct ixm_core_stats), written by its thread. */
+#define IXM_LOOP_STAT(_name)	{ #_name, offsetof(struct ixm_core_stats, _name) }
+
+static const struct ixm_stat_desc ixm_loop_stat_descs[] = {
+	IXM_LOOP_STAT(iterations),
+	IXM_LOOP_STAT(busy),
+	IXM_LOOP_STAT(idle),
+	IXM_LOOP_STAT(sleeps),
+	IXM_LOOP_STAT(wakeups),
+};
+static_assert(ARRAY_SIZE(ixm_loop_stat_descs) == sizeof(struct ixm_core_stats) / sizeof(u64),
+	      "a file for every loop counter");
+
+static u64 ixm_loop_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
+{
+	return ixm_stat_at(&to_core(kobj)->stats, d->off);
+}
+
 /* Traffic of this core over the queue pairs it owns now. */
-static u64 ixm_core_traffic(struct ixm_core *core, size_t off)
+#define IXM_TRAFFIC_STAT(_name)	{ #_name, offsetof(struct ixm_net_stats, _name) }
+
+static const struct ixm_stat_desc ixm_traffic_stat_descs[] = {
+	IXM_TRAFFIC_STAT(rx_packets),
+	IXM_TRAFFIC_STAT(rx_bytes),
+	IXM_TRAFFIC_STAT(tx_packets),
+	IXM_TRAFFIC_STAT(tx_bytes),
+};
+
+static u64 ixm_traffic_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
 {
 	struct ixm_core_work *work;
 	unsigned int i;
 	u64 sum = 0;
 
 	rcu_read_lock();
-	work = rcu_dereference(core->work);
+	work = rcu_dereference(to_core(kobj)->work);
 	for (i = 0; work && i < work->nr; i++)
-		sum += READ_ONCE(*(u64 *)((u8 *)&work->qp[i]->stats + off));
+		sum += ixm_stat_at(&work->qp[i]->stats, d->off);
 	rcu_read_unlock();
 	return sum;
 }
-
-#define IXM_CORE_TRAFFIC(_name)						\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
-{									\
-	return sysfs_emit(buf, "%llu\n", ixm_core_traffic(to_core(kobj), \
-			  offsetof(struct ixm_net_stats, _name)));	\
-}									\
-static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
-
-IXM_CORE_TRAFFIC(rx_packets);
-IXM_CORE_TRAFFIC(rx_bytes);
-IXM_CORE_TRAFFIC(tx_packets);
-IXM_CORE_TRAFFIC(tx_bytes);
 
 /*
  * Application counters of this core: contexts closed so far plus those
  * attached now.  A context's counts move to the first term when the
  * thread purges it, so a read racing a close may miss them once.
  */
-static u64 ixm_core_app_stat(struct ixm_core *core, size_t off)
+#define IXM_APP_STAT(_name)	{ "app_" #_name, offsetof(struct ixm_app_stats, _name) }
+
+static const struct ixm_stat_desc ixm_app_stat_descs[] = {
+	IXM_APP_STAT(calls),
+	IXM_APP_STAT(call_errors),
+	IXM_APP_STAT(events),
+	{ "app_events_held", offsetof(struct ixm_app_stats, held) },
+	IXM_APP_STAT(rx_dropped),
+	IXM_APP_STAT(ring_corrupt),
+	IXM_APP_STAT(rx_bufs),
+};
+static_assert(ARRAY_SIZE(ixm_app_stat_descs) == sizeof(struct ixm_app_stats) / sizeof(u64),
+	      "a file for every application counter");
+
+static u64 ixm_app_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
 {
+	struct ixm_core *core = to_core(kobj);
 	struct ixm_app *app;
 	u64 sum;
 
-	sum = READ_ONCE(*(u64 *)((u8 *)&core->app_closed + off));
+	sum = ixm_stat_at(&core->app_closed, d->off);
 	rcu_read_lock();
 	ixm_stack_for_each_app(app, &core->stack)
-		sum += READ_ONCE(*(u64 *)((u8 *)&app->stats + off));
+		sum += ixm_stat_at(&app->stats, d->off);
 	rcu_read_unlock();
 	return sum;
 }
 
-#define IXM_CORE_APP_STAT(_name, _field)				\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
-{									\
-	return sysfs_emit(buf, "%llu\n", ixm_core_app_stat(to_core(kobj), \
-			  offsetof(struct ixm_app_stats, _field)));	\
-}									\
-static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
-
-IXM_CORE_APP_STAT(app_calls, calls);
-IXM_CORE_APP_STAT(app_call_errors, call_errors);
-IXM_CORE_APP_STAT(app_events, events);
-IXM_CORE_APP_STAT(app_events_held, held);
-IXM_CORE_APP_STAT(app_rx_dropped, rx_dropped);
-IXM_CORE_APP_STAT(app_ring_corrupt, ring_corrupt);
-IXM_CORE_APP_STAT(app_rx_bufs, rx_bufs);
-
-/*
- * TCP counters of this core (struct ixm_tcp_stats), written by its thread:
- * a file stats/tcp_NAME for each, made at init from this one table.
- */
-struct ixm_stat_desc {
-	const char	*name;
-	size_t		off;
-};
-
+/* TCP counters of this core (struct ixm_tcp_stats), written by its thread. */
 #define IXM_TCP_STAT(_name)	{ "tcp_" #_name, offsetof(struct ixm_tcp_stats, _name) }
 
 static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
@@ -469,39 +495,28 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 };
 static_assert(ARRAY_SIZE(ixm_tcp_stat_descs) == sizeof(struct ixm_tcp_stats) / sizeof(u64),
 	      "a file for every TCP counter");
-static struct kobj_attribute ixm_tcp_stat_attrs[ARRAY_SIZE(ixm_tcp_stat_descs)];
 
-static ssize_t ixm_core_tcp_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
-				      char *buf)
+static u64 ixm_tcp_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
 {
-	size_t off = ixm_tcp_stat_descs[attr - ixm_tcp_stat_attrs].off;
-
-	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(*(u64 *)((u8 *)&to_core(kobj)->tcp->stats + off)));
+	return ixm_stat_at(&to_core(kobj)->tcp->stats, d->off);
 }
 
-static struct attribute *const ixm_core_stat_fixed[] = {
-	&rx_batch_hist_attr.attr,
-	&rx_packets_attr.attr,
-	&rx_bytes_attr.attr,
-	&tx_packets_attr.attr,
-	&tx_bytes_attr.attr,
-	&iterations_attr.attr,
-	&busy_attr.attr,
-	&idle_attr.attr,
-	&sleeps_attr.attr,
-	&wakeups_attr.attr,
-	&app_calls_attr.attr,
-	&app_call_errors_attr.attr,
-	&app_events_attr.attr,
-	&app_events_held_attr.attr,
-	&app_rx_dropped_attr.attr,
-	&app_ring_corrupt_attr.attr,
-	&app_rx_bufs_attr.attr,
+/* A core's stats/ directory: the histogram, then these sets' files. */
+static struct ixm_stat_attr ixm_traffic_stat_attrs[ARRAY_SIZE(ixm_traffic_stat_descs)];
+static struct ixm_stat_attr ixm_loop_stat_attrs[ARRAY_SIZE(ixm_loop_stat_descs)];
+static struct ixm_stat_attr ixm_app_stat_attrs[ARRAY_SIZE(ixm_app_stat_descs)];
+static struct ixm_stat_attr ixm_tcp_stat_attrs[ARRAY_SIZE(ixm_tcp_stat_descs)];
+
+static const struct ixm_stat_set ixm_core_stat_sets[] = {
+	IXM_STAT_SET(ixm_traffic_stat_descs, ixm_traffic_stat, ixm_traffic_stat_attrs),
+	IXM_STAT_SET(ixm_loop_stat_descs, ixm_loop_stat, ixm_loop_stat_attrs),
+	IXM_STAT_SET(ixm_app_stat_descs, ixm_app_stat, ixm_app_stat_attrs),
+	IXM_STAT_SET(ixm_tcp_stat_descs, ixm_tcp_stat, ixm_tcp_stat_attrs),
 };
 
-/* the files above, then the TCP counters' (filled by ixm_sysfs_init()) */
-static struct attribute *ixm_core_stat_attrs[ARRAY_SIZE(ixm_core_stat_fixed) +
+static struct attribute *ixm_core_stat_attrs[1 + ARRAY_SIZE(ixm_traffic_stat_descs) +
+					     ARRAY_SIZE(ixm_loop_stat_descs) +
+					     ARRAY_SIZE(ixm_app_stat_descs) +
 					     ARRAY_SIZE(ixm_tcp_stat_descs) + 1];
 
 static const struct attribute_group ixm_core_stat_group = {
@@ -538,19 +553,13 @@ const struct kobj_type ixm_core_ktype = {
  */
 int ixm_sysfs_init(void)
 {
-	unsigned int i;
+	unsigned int i, n;
 	int err;
 
-	memcpy(ixm_core_stat_attrs, ixm_core_stat_fixed, sizeof(ixm_core_stat_fixed));
-	for (i = 0; i < ARRAY_SIZE(ixm_tcp_stat_descs); i++) {
-		struct kobj_attribute *a = &ixm_tcp_stat_attrs[i];
-
-		sysfs_attr_init(&a->attr);
-		a->attr.name = ixm_tcp_stat_descs[i].name;
-		a->attr.mode = 0444;
-		a->show = ixm_core_tcp_stat_show;
-		ixm_core_stat_attrs[ARRAY_SIZE(ixm_core_stat_fixed) + i] = &a->attr;
-	}
+	n = 0;
+	ixm_core_stat_attrs[n++] = &rx_batch_hist_attr.attr;
+	for (i = 0; i < ARRAY_SIZE(ixm_core_stat_sets); i++)
+		n += ixm_stat_set_init(&ixm_core_stat_sets[i], &ixm_core_stat_attrs[n]);
 	ixm_top_kobj = kobject_create_and_add("ixmod", kernel_kobj);
 	if (!ixm_top_kobj)
 		return -ENOMEM;
