@@ -62,9 +62,10 @@ tap_done() {
 }
 
 # busywait TIMEOUT_MS COMMAND...: retry every 10 ms until it succeeds or
-# TIMEOUT_MS of wall-clock time have passed (the command may be slow)
+# TIMEOUT_MS of wall-clock time have passed (the command may be slow;
+# times IXMOD_TEST_TIMEOUT_SCALE, which run_in_vm.sh sets on a debug kernel)
 busywait() {
-	local end=$(($(date +%s%3N) + $1))
+	local end=$(($(date +%s%3N) + $1 * ${IXMOD_TEST_TIMEOUT_SCALE:-1}))
 	shift
 	while ! "$@" >/dev/null 2>&1; do
 		[ "$(date +%s%3N)" -ge "$end" ] && return 1

@@ -68,6 +68,8 @@ flood=$!
 sleep 1
 check "unbind while traffic flows" "$IXMOD_BIND" unbind "$DUT"
 wait $flood
+# udev may still be renaming the new interface (eth0 to its stable name)
+udevadm settle -t 60 2>/dev/null
 dutif=$(ls "/sys/bus/pci/devices/$DUT/net" 2>/dev/null)
 check "igb owns the NIC again" test -n "$dutif"
 ip addr add $DUT_IP/24 dev "$dutif"
