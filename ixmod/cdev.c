@@ -93,6 +93,14 @@ static void __maybe_unused ixm_abi_check(void)
 	IXM_CHECK_FIELD(ixmod_event, port, 28);
 	IXM_CHECK_FIELD(ixmod_event, lport, 30);
 
+	BUILD_BUG_ON(sizeof(struct ixmod_run) != 40);
+	IXM_CHECK_FIELD(ixmod_run, min_events, 0);
+	IXM_CHECK_FIELD(ixmod_run, flags, 4);
+	IXM_CHECK_FIELD(ixmod_run, timeout_ns, 8);
+	IXM_CHECK_FIELD(ixmod_run, iterations, 16);
+	IXM_CHECK_FIELD(ixmod_run, resv, 24);
+	BUILD_BUG_ON(IXMOD_IOC_RUN != 0xc028e103);
+
 	/* the ring layout net/ring.h fixes: prod, cons, flags on their own lines */
 	BUILD_BUG_ON(IXM_RING_OFF_CONS - IXM_RING_OFF_PROD < 2 * SMP_CACHE_BYTES);
 	BUILD_BUG_ON(IXM_RING_OFF_FLAGS - IXM_RING_OFF_CONS < SMP_CACHE_BYTES);
@@ -124,6 +132,8 @@ static long ixm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ixm_ctx_setup(file, argp);
 	case IXMOD_IOC_WAKE:
 		return arg ? -EINVAL : ixm_ctx_wake(file);
+	case IXMOD_IOC_RUN:
+		return ixm_colo_run(file, argp);
 	default:
 		return -ENOTTY;
 	}

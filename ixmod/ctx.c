@@ -378,6 +378,8 @@ void ixm_ctx_release(struct file *file)
 	core = ctx->core;
 	mutex_lock(&ixm_cfg_lock);
 	ixm_stack_del_app(&core->stack, &ctx->app);
+	/* a co-located thread running through @ctx gives the core back */
+	ixm_colo_ctx_gone(ctx);
 	/* the thread takes back buffers and sockets, then forgets @ctx */
 	ixm_core_request(core, IXM_REQ_PURGE, ctx);
 	/* no new frame points into the arena; wait out the queued ones */

@@ -324,7 +324,7 @@ static void ixm_dp_handle_request(struct ixm_core *core, struct ixm_core_work *w
  * this iteration serves (RCU), a request a process waits for, contexts
  * that lost their ports, the configuration the protocols read.
  */
-static unsigned int ixm_dp_iterate(struct ixm_core *core)
+unsigned int ixm_dp_iterate(struct ixm_core *core)
 {
 	unsigned int batch = READ_ONCE(ixm_rx_batch);
 	struct ixm_core_work *work;
@@ -365,7 +365,7 @@ static void ixm_dp_arm_irqs(struct ixm_core *core)
 	rcu_read_unlock();
 }
 
-static bool ixm_dp_idle_expired(u64 idle_since)
+bool ixm_dp_idle_expired(u64 idle_since)
 {
 	unsigned int idle_us = READ_ONCE(ixm_idle_us);
 
@@ -386,7 +386,27 @@ static long ixm_dp_timer_wait(struct ixm_core *core)
 	return clamp_t(long, nsecs_to_jiffies(next - now), 1, HZ);
 }
 
-static void ixm_dp_sleep(struct ixm_core *core)
+/* What ends a sleep: a wake, and for the thread a stop, for an application a signal */
+static bool ixm_dp_sleep_over(struct ixm_core *core)
+{
+	if (READ_ONCE(core->wake))
+		return true;
+	if (current == core->task)
+		return kthread_should_stop();
+	return signal_pending(current);
+}
+
+/**
+ * ixm_dp_sleep() - sleep until a queue interrupt, a wake or a TCP timer
+ * @core: the core; the caller runs its loop (@core->loop_lock)
+ * @timeout: jiffies at most (MAX_SCHEDULE_TIMEOUT: no bound but the timers)
+ *
+ * The thread (TASK_IDLE: not in the load average) and a co-located
+ * application thread (interruptible: a signal ends it) sleep the same way.
+ *
+ * Return: false if one last look found work and no sleep happened.
+ */
+bool ixm_dp_sleep(struct ixm_core *core, long timeout)
 {
 	/*
 	 * Arm the queue interrupts, then look once more: a frame that
@@ -401,22 +421,21 @@ static void ixm_dp_sleep(struct ixm_core *core)
 		ixm_dp_set_need_wakeup(core, false);
 		rcu_read_unlock();
 		core->stats.busy++;
-		return;
+		return false;
 	}
 	trace_ixm_core_sleep(core->cpu, core->stats.iterations);
 	WRITE_ONCE(core->sleeping, true);
 	core->stats.sleeps++;
-	/*
-	 * TASK_IDLE: not counted in the load average.  The condition is
-	 * checked after the task is queued on @wq, so a wake-up between the
-	 * caller's last poll and here is not lost.
-	 */
 	if (core->tcp->wheel.pending)	/* TCP timers run even when idle */
-		wait_event_idle_timeout(core->wq, READ_ONCE(core->wake) ||
-					kthread_should_stop(), ixm_dp_timer_wait(core));
+		timeout = min(timeout, ixm_dp_timer_wait(core));
+	/*
+	 * The condition is checked after the task is queued on @wq, so a
+	 * wake-up between the caller's last poll and here is not lost.
+	 */
+	if (current == core->task)
+		wait_event_idle_timeout(core->wq, ixm_dp_sleep_over(core), timeout);
 	else
-		wait_event_idle(core->wq, READ_ONCE(core->wake) ||
-				kthread_should_stop());
+		wait_event_interruptible_timeout(core->wq, ixm_dp_sleep_over(core), timeout);
 	WRITE_ONCE(core->sleeping, false);
 	if (READ_ONCE(core->wake)) {
 		WRITE_ONCE(core->wake, false);
@@ -426,6 +445,7 @@ static void ixm_dp_sleep(struct ixm_core *core)
 	ixm_dp_set_need_wakeup(core, false);
 	rcu_read_unlock();
 	trace_ixm_core_wake(core->cpu, core->stats.iterations);
+	return true;
 }
 
 static int ixm_dp_thread(void *arg)
@@ -433,8 +453,17 @@ static int ixm_dp_thread(void *arg)
 	struct ixm_core *core = arg;
 	u64 idle_since = local_clock();
 
+	mutex_lock(&core->loop_lock);
 	while (!kthread_should_stop()) {
-		unsigned int work = ixm_dp_iterate(core);
+		unsigned int work;
+
+		/* a co-located thread runs the loop: stay out (colo.c) */
+		if (unlikely(READ_ONCE(core->colo_task)) && ixm_colo_has_core(core)) {
+			ixm_colo_park(core);
+			idle_since = local_clock();
+			continue;
+		}
+		work = ixm_dp_iterate(core);
 
 		core->stats.iterations++;
 		if (work) {
@@ -443,7 +472,7 @@ static int ixm_dp_thread(void *arg)
 		} else {
 			core->stats.idle++;
 			if (ixm_dp_idle_expired(idle_since)) {
-				ixm_dp_sleep(core);
+				ixm_dp_sleep(core, MAX_SCHEDULE_TIMEOUT);
 				idle_since = local_clock();
 			} else {
 				cpu_relax();
@@ -451,6 +480,7 @@ static int ixm_dp_thread(void *arg)
 		}
 		cond_resched();
 	}
+	mutex_unlock(&core->loop_lock);
 	return 0;
 }
 
@@ -518,6 +548,9 @@ void ixm_core_wake(struct ixm_core *core)
 {
 	WRITE_ONCE(core->wake, true);
 	wake_up(&core->wq);
+	/* a parked thread serves a request when no application is inside */
+	if (unlikely(wq_has_sleeper(&core->park_wq)))
+		wake_up(&core->park_wq);
 }
 
 /**
@@ -569,6 +602,9 @@ static noinline struct ixm_core *ixm_core_create(unsigned int cpu, struct kobjec
 	init_waitqueue_head(&core->wq);
 	mutex_init(&core->req_lock);
 	init_completion(&core->req_done);
+	mutex_init(&core->loop_lock);
+	init_waitqueue_head(&core->park_wq);
+	spin_lock_init(&core->colo_lock);
 	core->udp = vzalloc_node(sizeof(*core->udp), cpu_to_node(cpu));
 	if (!core->udp) {
 		kfree(core);

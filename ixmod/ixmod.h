@@ -37,6 +37,8 @@ struct ixm_port;
 
 #define IXM_IDLE_US_DEFAULT	1000		/* poll this long, then sleep */
 #define IXM_IDLE_US_MAX		(10 * USEC_PER_SEC)
+#define IXM_AWAY_US_DEFAULT	1000		/* a co-located thread away this long loses the core */
+#define IXM_AWAY_US_MAX		(10 * USEC_PER_SEC)
 
 /**
  * struct ixm_core_stats - per-core loop counters
@@ -45,9 +47,12 @@ struct ixm_port;
  * @idle: iterations that found no work
  * @sleeps: times the thread went to sleep after @idle_us of idleness
  * @wakeups: times the thread was woken from that sleep
+ * @runs: IXMOD_IOC_RUN calls: a co-located thread ran the loop
+ * @takeovers: times the thread took the core back from a co-located
+ *	thread that stayed away longer than away_us (or went)
  *
- * Written only by the owning dataplane thread (plain increments, no
- * atomics); read by sysfs with READ_ONCE.  64-bit loads are single-copy
+ * Written only by whoever runs the core's loop (@loop_lock: plain
+ * increments, no atomics); read by sysfs with READ_ONCE.  64-bit loads are single-copy
  * atomic on the 64-bit architectures ixmod supports.
  */
 struct ixm_core_stats {
@@ -56,6 +61,8 @@ struct ixm_core_stats {
 	u64	idle;
 	u64	sleeps;
 	u64	wakeups;
+	u64	runs;
+	u64	takeovers;
 };
 
 #define IXM_RX_BATCH_DEFAULT	64		/* RX frames per queue per iteration */
@@ -198,6 +205,15 @@ struct ixm_ctx {
  * @req_ctx: its context
  * @req_pool: the pool of IXM_REQ_POOL_GONE
  * @req_done: completed by the thread when the request is done
+ * @loop_lock: held by whoever runs the loop: the thread, or the
+ *	co-located application thread inside IXMOD_IOC_RUN (colo.c)
+ * @park_wq: the thread waits here while a co-located thread has the core
+ * @colo_lock: guards @colo_task and @colo_ctx
+ * @colo_task: the co-located application thread (a reference), or NULL
+ * @colo_ctx: the context it runs through (IXMOD_IOC_RUN's file)
+ * @colo_inside: it is inside IXMOD_IOC_RUN (or about to be)
+ * @colo_slept: it slept in the call it is in: leaving wakes @park_wq
+ * @colo_left_ns: local_clock() when it last left IXMOD_IOC_RUN
  */
 struct ixm_core {
 	struct kobject		kobj;
@@ -223,6 +239,14 @@ struct ixm_core {
 	struct ixm_ctx		*req_ctx;
 	struct ixm_mbuf_pool	*req_pool;
 	struct completion	req_done;
+	struct mutex		loop_lock;
+	wait_queue_head_t	park_wq;
+	spinlock_t		colo_lock;
+	struct task_struct	*colo_task;
+	struct ixm_ctx		*colo_ctx;
+	bool			colo_inside;
+	bool			colo_slept;
+	u64			colo_left_ns;
 };
 
 /**
@@ -280,6 +304,17 @@ void ixm_dp_get_cores(struct cpumask *out);
 unsigned int ixm_dp_nr_cores(void);
 void ixm_dp_wake_all(void);
 void ixm_core_wake(struct ixm_core *core);
+unsigned int ixm_dp_iterate(struct ixm_core *core);
+bool ixm_dp_sleep(struct ixm_core *core, long timeout);
+bool ixm_dp_idle_expired(u64 idle_since);
+
+/* colo.c: the co-located mode (IX's run_io) */
+extern unsigned int ixm_away_us;
+long ixm_colo_run(struct file *file, void __user *argp);
+bool ixm_colo_has_core(struct ixm_core *core);
+void ixm_colo_park(struct ixm_core *core);
+void ixm_colo_ctx_gone(struct ixm_ctx *ctx);
+int ixm_colo_mode(struct ixm_core *core, char *buf);
 bool ixm_cpu_is_isolated(unsigned int cpu);
 
 /* dp.c: the loop's use of queue pairs */

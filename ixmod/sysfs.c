@@ -245,6 +245,29 @@ static ssize_t idle_us_store(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute idle_us_attr = __ATTR_RW(idle_us);
 
+/* ---- /sys/kernel/ixmod/away_us ---- */
+
+static ssize_t away_us_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(ixm_away_us));
+}
+
+static ssize_t away_us_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	unsigned int val;
+
+	if (kstrtouint(buf, 10, &val) || !val || val > IXM_AWAY_US_MAX) {
+		pr_err("away_us: '%.*s' is not a number of microseconds 1-%lu (how long a co-located thread may stay out before its core's thread takes over)\n",
+		       ixm_input_len(buf), buf, IXM_AWAY_US_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(ixm_away_us, val);
+	return count;
+}
+static struct kobj_attribute away_us_attr = __ATTR_RW(away_us);
+
 /* ---- /sys/kernel/ixmod/arenas_kept ---- */
 
 static ssize_t arenas_kept_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -262,6 +285,7 @@ static struct kobj_attribute arenas_kept_attr = __ATTR_RO(arenas_kept);
 static struct attribute *ixm_top_attrs[] = {
 	&cores_attr.attr,
 	&idle_us_attr.attr,
+	&away_us_attr.attr,
 	&arenas_kept_attr.attr,
 	NULL,
 };
@@ -313,12 +337,19 @@ static ssize_t contexts_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute contexts_attr = __ATTR_RO(contexts);
 
+static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return ixm_colo_mode(to_core(kobj), buf);
+}
+static struct kobj_attribute mode_attr = __ATTR_RO(mode);
+
 static struct attribute *ixm_core_attrs[] = {
 	&pid_attr.attr,
 	&state_attr.attr,
 	&isolated_attr.attr,
 	&owner_attr.attr,
 	&contexts_attr.attr,
+	&mode_attr.attr,
 	NULL,
 };
 
@@ -388,6 +419,8 @@ static const struct ixm_stat_desc ixm_loop_stat_descs[] = {
 	IXM_LOOP_STAT(idle),
 	IXM_LOOP_STAT(sleeps),
 	IXM_LOOP_STAT(wakeups),
+	IXM_LOOP_STAT(runs),
+	IXM_LOOP_STAT(takeovers),
 };
 static_assert(ARRAY_SIZE(ixm_loop_stat_descs) == sizeof(struct ixm_core_stats) / sizeof(u64),
 	      "a file for every loop counter");

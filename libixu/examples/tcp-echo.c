@@ -3,14 +3,16 @@
  * tcp-echo - a TCP echo server over ixmod, with sink, source and a
  * checking client
  *
- *   tcp-echo [-p PORT] [-c CPULIST] [-b BACKLOG] [-q]	echo server
+ *   tcp-echo [-p PORT] [-c CPULIST] [-b BACKLOG] [-C] [-q]	echo server
  *   tcp-echo --sink [-p PORT] ...			count and checksum
  *   tcp-echo --source BYTES [-p PORT] ...		send a pattern
  *   tcp-echo --hold [-p PORT] ...			keep every byte received
  *   tcp-echo --connect IP:PORT [--conns N] [--bytes B] [--repeat R] [--rst]
  *
  * One thread per dataplane core (-c, default: every core in
- * /sys/kernel/ixmod/cores), each with its own handle attached to its core.
+ * /sys/kernel/ixmod/cores), each with its own handle attached to its core;
+ * with -C (--colocated) each thread runs its core's loop itself
+ * (IXU_MODE_COLOCATED) instead of the core's kernel thread.
  * A server listens on PORT (default 7) on every core: RSS sends each flow
  * to one core, and the core's thread serves it.
  *
@@ -200,6 +202,7 @@ static struct {
 	unsigned int	repeat;
 	bool		rst;
 	bool		quiet;
+	unsigned int	run_mode;	/* IXU_MODE_* (-C: co-located) */
 } opt = {
 	.mode = MODE_ECHO, .port = 7, .backlog = 128, .conns = 1,
 	.bytes = 65536, .repeat = 1,
@@ -785,7 +788,7 @@ static int worker_setup(struct worker *w)
 {
 	struct ixu_params prm = { .call_entries = CALL_ENTRIES,
 				  .event_entries = EVENT_ENTRIES,
-				  .txarena_size = ARENA_SIZE };
+				  .txarena_size = ARENA_SIZE, .mode = opt.run_mode };
 	unsigned int i;
 	int ret;
 
@@ -884,7 +887,7 @@ static bool parse_addr(const char *s)
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-p PORT] [-c CPULIST] [-b BACKLOG] [-q]       echo server\n"
+		"usage: %s [-p PORT] [-c CPULIST] [-b BACKLOG] [-C] [-q]  echo server\n"
 		"       %s --sink [-p PORT] ...                          count, CRC-32\n"
 		"       %s --source BYTES [-p PORT] ...                  send a pattern\n"
 		"       %s --hold [-p PORT] ...                          keep what comes\n"
@@ -898,7 +901,8 @@ static int parse_options(int argc, char **argv, char *list, size_t size)
 		{ "sink",	no_argument,		NULL, 'S' },
 		{ "source",	required_argument,	NULL, 'O' },
 		{ "hold",	no_argument,		NULL, 'H' },
-		{ "connect",	required_argument,	NULL, 'C' },
+		{ "connect",	required_argument,	NULL, 'K' },
+		{ "colocated",	no_argument,		NULL, 'C' },
 		{ "conns",	required_argument,	NULL, 'n' },
 		{ "bytes",	required_argument,	NULL, 'B' },
 		{ "repeat",	required_argument,	NULL, 'r' },
@@ -909,7 +913,7 @@ static int parse_options(int argc, char **argv, char *list, size_t size)
 	bool client_opts = false;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "p:c:b:qh", longopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "p:c:b:qCh", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'p':
 			opt.port = atoi(optarg);
@@ -934,6 +938,9 @@ static int parse_options(int argc, char **argv, char *list, size_t size)
 			opt.bytes = strtoull(optarg, NULL, 0);
 			break;
 		case 'C':
+			opt.run_mode = IXU_MODE_COLOCATED;
+			break;
+		case 'K':
 			opt.mode = MODE_CLIENT;
 			if (!parse_addr(optarg)) {
 				fprintf(stderr, "tcp-echo: --connect wants IPV4:PORT, not '%s'\n",

@@ -10,10 +10,12 @@
  * has read that area once the slot is free again), sends it back and
  * returns the receive buffer, all in one batch of calls.
  *
- *   udp-echo [-p PORT] [-c CPULIST] [-q]
+ *   udp-echo [-p PORT] [-c CPULIST] [-C] [-q]
  *
  * -p: port (default 7); -c: cores to serve (default: every dataplane
- * core, /sys/kernel/ixmod/cores); -q: no per-thread summary.  Prints
+ * core, /sys/kernel/ixmod/cores); -C: co-located mode (each thread runs
+ * its core's loop itself, IXU_MODE_COLOCATED); -q: no per-thread
+ * summary.  Prints
  * "udp-echo: ready" once every thread has bound its socket, and on
  * SIGINT/SIGTERM "udp-echo: N echoed, E errors" before exiting.
  */
@@ -75,11 +77,13 @@ static struct ixmod_call *get_call(struct ixu *ixu, unsigned int *seen)
 	return c;
 }
 
+static unsigned int mode = IXU_MODE_THREAD;
+
 static void *serve(void *arg)
 {
 	struct worker *w = arg;
 	struct ixu_params prm = { .call_entries = 512, .event_entries = 1024,
-				  .txarena_size = 512 * SLOT };
+				  .txarena_size = 512 * SLOT, .mode = mode };
 	__u64 handle = 0;
 	int ret;
 
@@ -178,7 +182,7 @@ int main(int argc, char **argv)
 	int opt, n, i, failed = 0;
 	bool quiet = false;
 
-	while ((opt = getopt(argc, argv, "p:c:q")) != -1) {
+	while ((opt = getopt(argc, argv, "p:c:Cq")) != -1) {
 		switch (opt) {
 		case 'p':
 			port = atoi(optarg);
@@ -186,11 +190,14 @@ int main(int argc, char **argv)
 		case 'c':
 			snprintf(list, sizeof(list), "%s", optarg);
 			break;
+		case 'C':
+			mode = IXU_MODE_COLOCATED;
+			break;
 		case 'q':
 			quiet = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-p PORT] [-c CPULIST] [-q]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-p PORT] [-c CPULIST] [-C] [-q]\n", argv[0]);
 			return 2;
 		}
 	}

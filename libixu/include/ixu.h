@@ -81,6 +81,7 @@ struct ixu {
 	const unsigned char	*rxbuf;
 	unsigned char		*txarena;
 	void			*maps[IXMOD_REGION_NR];
+	unsigned int		mode;
 };
 
 /*
@@ -154,13 +155,28 @@ bool ixu_has_feature(const struct ixu *ixu, __u64 feature);
  * @event_entries: event ring entries (0: default)
  * @txarena_size: transmit arena bytes (0: default)
  * @flags: IXMOD_SETUP_*
+ * @mode: who runs the core's loop: IXU_MODE_THREAD (the core's kernel
+ *	thread; the default) or IXU_MODE_COLOCATED (the calling thread, in
+ *	ixu_wait(); it is bound to @cpu)
  */
 struct ixu_params {
 	unsigned int	call_entries;
 	unsigned int	event_entries;
 	unsigned int	txarena_size;
 	unsigned int	flags;
+	unsigned int	mode;
 };
+
+/*
+ * The two execution modes (Documentation/userspace-api/ixmod.rst).  In
+ * IXU_MODE_COLOCATED the thread that attached runs the core's loop itself
+ * each time it calls ixu_wait() (IXMOD_IOC_RUN, IX's run_io): no context
+ * switch between the application and the dataplane.  It must then call
+ * ixu_wait() regularly: after away_us (/sys/kernel/ixmod/away_us) outside
+ * it, the core's kernel thread takes the core back until it returns.
+ */
+#define IXU_MODE_THREAD		0
+#define IXU_MODE_COLOCATED	1
 
 /*
  * ixu_attach - attach the handle to a dataplane core and map its regions
@@ -175,11 +191,14 @@ struct ixu_params {
  *	ring, the receive region (read-only) and the transmit arena, and
  *	fills ixu->setup, ixu->calls, ixu->events, ixu->rxbuf and
  *	ixu->txarena.  A core serves one process at a time; all threads of
- *	that process may attach their own handles to it.
+ *	that process may attach their own handles to it.  With
+ *	@params->mode IXU_MODE_COLOCATED the calling thread is also bound
+ *	to @cpu (sched_setaffinity(2)); one thread per core may run so.
  *
  * RETURN VALUE
  *	0 on success.  -EINVAL (bad parameters, @cpu is not a dataplane
- *	core, or the handle is already attached), -EBUSY (another process
+ *	core, or the handle is already attached), -EOPNOTSUPP (co-located
+ *	mode asked of a module without IXMOD_FEAT_RUN), -EBUSY (another process
  *	owns the core), -ENETDOWN (no port is up), -ENOMEM, or the errno of
  *	mmap(2).  On failure nothing stays mapped; the kernel side may stay
  *	attached until ixu_close().
@@ -322,12 +341,15 @@ static inline void ixu_event_advance(struct ixu *ixu, unsigned int n)
  * DESCRIPTION
  *	Returns at once if events are waiting, else sleeps in poll(2) on
  *	ixu->fd for at most @timeout_ms (-1: no limit).  Calls still in the
- *	ring wake the dataplane first.
+ *	ring wake the dataplane first.  In IXU_MODE_COLOCATED the calling
+ *	thread runs the core's loop instead (IXMOD_IOC_RUN): the calls are
+ *	executed, and it polls, then sleeps, until an event is there, for at
+ *	most @timeout_ms; with 0 it runs one iteration and returns.
  *
  * RETURN VALUE
  *	0 when events are waiting; -ETIME on timeout; -ENETDOWN when the
  *	context lost its port (IXMOD_RING_DEAD); -EINTR or another errno of
- *	poll(2).
+ *	poll(2) or of IXMOD_IOC_RUN (-EBUSY: another thread runs the core).
  */
 int ixu_wait(struct ixu *ixu, int timeout_ms);
 

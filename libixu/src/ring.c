@@ -3,6 +3,7 @@
  * ring.c - attach to a dataplane core, map the regions, submit and wait
  */
 #include <errno.h>
+#include <sched.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -52,6 +53,20 @@ int ixu_attach(struct ixu *ixu, unsigned int cpu, const struct ixu_params *param
 
 	if (!ixu || ixu->fd < 0 || ixu->maps[IXMOD_REGION_CALL_RING])
 		return -EINVAL;
+	if (params && params->mode == IXU_MODE_COLOCATED) {
+		cpu_set_t set;
+
+		if (!ixu_has_feature(ixu, IXMOD_FEAT_RUN))
+			return -EOPNOTSUPP;
+		CPU_ZERO(&set);
+		if (cpu >= CPU_SETSIZE)
+			return -EINVAL;
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			return -errno;
+	} else if (params && params->mode != IXU_MODE_THREAD) {
+		return -EINVAL;
+	}
 	memset(&p, 0, sizeof(p));
 	p.cpu = cpu;
 	if (params) {
@@ -80,6 +95,7 @@ int ixu_attach(struct ixu *ixu, unsigned int cpu, const struct ixu_params *param
 		      p.event_entries);
 	ixu->rxbuf = ixu->maps[IXMOD_REGION_RXBUF];
 	ixu->txarena = ixu->maps[IXMOD_REGION_TXARENA];
+	ixu->mode = params ? params->mode : IXU_MODE_THREAD;
 	return 0;
 }
 
@@ -88,6 +104,8 @@ int ixu_call_submit(struct ixu *ixu)
 	struct ixu_ring *r = &ixu->calls;
 
 	__atomic_store_n(r->kprod, r->cached, __ATOMIC_RELEASE);	/* (B) */
+	if (ixu->mode == IXU_MODE_COLOCATED)
+		return 0;	/* this thread runs them in ixu_wait() */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);			/* (E) */
 	if (__atomic_load_n(r->kflags, __ATOMIC_RELAXED) & IXMOD_RING_NEED_WAKEUP)
 		if (ioctl(ixu->fd, IXMOD_IOC_WAKE, 0) < 0)
@@ -102,6 +120,15 @@ int ixu_wait(struct ixu *ixu, int timeout_ms)
 
 	if (ixu_event_peek(ixu, 0))
 		return 0;
+	if (ixu->mode == IXU_MODE_COLOCATED) {
+		struct ixmod_run run = {
+			.min_events = 1,
+			.timeout_ns = timeout_ms < 0 ? ~0ULL :
+				      (unsigned long long)timeout_ms * 1000000,
+		};
+
+		return ioctl(ixu->fd, IXMOD_IOC_RUN, &run) < 0 ? -errno : 0;
+	}
 	n = poll(&pfd, 1, timeout_ms);
 	if (n < 0)
 		return -errno;

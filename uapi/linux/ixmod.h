@@ -40,13 +40,16 @@ extern "C" {
  *	dropping them (IXMOD_RING_OVERFLOW).
  * IXMOD_FEAT_TCP: the TCP calls and events (IXMOD_OP_TCP_*,
  *	IXMOD_EV_TCP_*), struct ixmod_iov and ixmod_event.win.
+ * IXMOD_FEAT_RUN: IXMOD_IOC_RUN, the co-located mode.
  */
 #define IXMOD_FEAT_RINGS	(1ULL << 0)
 #define IXMOD_FEAT_UDP		(1ULL << 1)
 #define IXMOD_FEAT_NODROP	(1ULL << 2)
 #define IXMOD_FEAT_TCP		(1ULL << 3)
+#define IXMOD_FEAT_RUN		(1ULL << 4)
 #define IXMOD_FEAT_ALL		(IXMOD_FEAT_RINGS | IXMOD_FEAT_UDP | \
-				 IXMOD_FEAT_NODROP | IXMOD_FEAT_TCP)
+				 IXMOD_FEAT_NODROP | IXMOD_FEAT_TCP | \
+				 IXMOD_FEAT_RUN)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -309,6 +312,24 @@ struct ixmod_event {
 	__be16	lport;
 };
 
+/**
+ * struct ixmod_run - argument of IXMOD_IOC_RUN
+ * @min_events: in: return once the event ring holds this many events
+ *	(0 means 1)
+ * @flags: in: zero
+ * @timeout_ns: in: return -ETIME after this long without @min_events
+ *	(0: one iteration; ~0: no bound)
+ * @iterations: in: zero; out: iterations of the loop the call ran
+ * @resv: in: zero
+ */
+struct ixmod_run {
+	__u32	min_events;
+	__u32	flags;
+	__u64	timeout_ns;
+	__u64	iterations;
+	__u64	resv[2];
+};
+
 /*
  * ioctl type 0xE1 ('\xe1'), commands 0x00-0x3f; registered in
  * Documentation/userspace-api/ixmod.rst (the kernel's ioctl-number.rst has
@@ -322,6 +343,11 @@ struct ixmod_event {
 #define IXMOD_IOC_SETUP		_IOWR(IXMOD_IOC_MAGIC, 0x01, struct ixmod_setup)
 /* Wake the dataplane thread (after it set IXMOD_RING_NEED_WAKEUP). */
 #define IXMOD_IOC_WAKE		_IO(IXMOD_IOC_MAGIC, 0x02)
+/*
+ * Run the context's core's loop in this thread (the co-located mode): the
+ * thread must be bound to that CPU alone.  See struct ixmod_run.
+ */
+#define IXMOD_IOC_RUN		_IOWR(IXMOD_IOC_MAGIC, 0x03, struct ixmod_run)
 
 #ifdef __cplusplus
 }

@@ -203,6 +203,15 @@ static inline void ixt_kmsg_close(struct ixt_kmsg *k)
 	k->fd = -1;
 }
 
+/* IXMOD_TEST_TIMEOUT_SCALE (run_in_vm.sh: larger on a debug kernel), or 1 */
+static inline int ixt_timeout_scale(void)
+{
+	const char *s = getenv("IXMOD_TEST_TIMEOUT_SCALE");
+	int scale = s ? atoi(s) : 1;
+
+	return scale > 1 ? scale : 1;
+}
+
 /*
  * The harness's test_harness_run(), with every test's timeout multiplied
  * by IXMOD_TEST_TIMEOUT_SCALE when set: a debug kernel (KASAN, lockdep,
@@ -211,8 +220,7 @@ static inline void ixt_kmsg_close(struct ixt_kmsg *k)
  */
 static inline int ixt_harness_run(int argc, char **argv)
 {
-	const char *s = getenv("IXMOD_TEST_TIMEOUT_SCALE");
-	int scale = s ? atoi(s) : 1;
+	int scale = ixt_timeout_scale();
 	struct __fixture_metadata *f;
 	struct __test_metadata *t;
 

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * colo.c - the co-located mode: an application thread runs its core's
+ * loop itself (IX's run_io, Belay et al., OSDI '14)
+ *
+ * In the default mode a core's kernel thread runs the loop and the
+ * application, on another core or sharing this one, talks to it through
+ * the rings; on a shared core every request then costs two scheduler
+ * hand-offs.  Here an application thread pinned to the dataplane core
+ * calls IXMOD_IOC_RUN instead: the call runs the same iterations
+ * (ixm_dp_iterate(), the calls it published included) in the thread's
+ * own kernel context until events wait for it, and sleeps when there is
+ * nothing to do exactly as the kernel thread would (queue interrupts,
+ * TCP timers, wakes).  No context switch separates the application from
+ * the dataplane.
+ *
+ * Exclusion: whoever runs the loop holds @core->loop_lock.  The kernel
+ * thread holds it except while it is parked.  The first IXMOD_IOC_RUN of
+ * a thread registers it as the core's co-located thread (@colo_task; one
+ * per core: another thread gets -EBUSY).  From then on the kernel thread
+ * parks at the end of an iteration whenever the registered thread is
+ * inside the call or left it less than away_us ago, and takes the core
+ * back (serving it, nothing lost) when the thread stays away longer,
+ * when a process waits for a request (ixm_core_request()) and no thread
+ * is inside, when the thread exits, or when its context is released.
+ * A thread that comes back later takes the core again.
+ *
+ * The parked kernel thread looks at the clock every away_us while the
+ * application comes and goes; while the application sleeps in the call,
+ * the kernel thread sleeps until the call returns (which wakes it).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/uaccess.h>
+
+#include <linux/ixmod.h>
+
+#include "ixmod.h"
+#include "ctx.h"
+
+unsigned int ixm_away_us = IXM_AWAY_US_DEFAULT;
+
+/* The registered thread, if it is still alive (a reference is held). */
+static bool ixm_colo_alive(struct task_struct *t)
+{
+	return t && !(READ_ONCE(t->flags) & PF_EXITING);
+}
+
+/**
+ * ixm_colo_has_core() - does the co-located thread keep the core now?
+ * @core: the core
+ *
+ * Context: the core's kernel thread.
+ * Return: true while the registered thread is inside IXMOD_IOC_RUN, or
+ * left it less than away_us ago and no request waits for the loop.
+ */
+bool ixm_colo_has_core(struct ixm_core *core)
+{
+	struct task_struct *t = READ_ONCE(core->colo_task);
+
+	if (!ixm_colo_alive(t))
+		return false;
+	if (READ_ONCE(core->colo_inside))
+		return true;
+	if (READ_ONCE(core->req) != IXM_REQ_NONE)
+		return false;
+	return local_clock() - READ_ONCE(core->colo_left_ns) <
+	       (u64)READ_ONCE(ixm_away_us) * NSEC_PER_USEC;
+}
+
+/**
+ * ixm_colo_park() - the kernel thread stays out while the application runs
+ * @core: the core; the caller holds @core->loop_lock and gives it up here
+ *
+ * Returns holding @core->loop_lock again, when the thread should run the
+ * loop (ixm_colo_has_core() is false) or stop.
+ *
+ * Context: the core's kernel thread.
+ */
+void ixm_colo_park(struct ixm_core *core)
+{
+	bool took = false;
+
+	mutex_unlock(&core->loop_lock);
+	while (!kthread_should_stop()) {
+		u64 away = (u64)READ_ONCE(ixm_away_us) * NSEC_PER_USEC;
+
+		if (!ixm_colo_has_core(core)) {
+			took = true;
+			break;
+		}
+		/*
+		 * Inside and asleep: the call's return wakes us.  Otherwise
+		 * look again when away_us could have passed since it left.
+		 */
+		if (READ_ONCE(core->colo_inside) && READ_ONCE(core->colo_slept))
+			wait_event_idle(core->park_wq, kthread_should_stop() ||
+					!READ_ONCE(core->colo_inside) ||
+					READ_ONCE(core->req) != IXM_REQ_NONE);
+		else
+			wait_event_idle_timeout(core->park_wq, kthread_should_stop() ||
+						!ixm_colo_has_core(core),
+						max(nsecs_to_jiffies(away), 1UL));
+	}
+	mutex_lock(&core->loop_lock);
+	if (took && READ_ONCE(core->colo_task))
+		core->stats.takeovers++;
+}
+
+/* Register current as @core's co-located thread through @ctx, or -EBUSY. */
+static int ixm_colo_register(struct ixm_core *core, struct ixm_ctx *ctx)
+{
+	struct task_struct *old = NULL;
+	int err = 0;
+
+	spin_lock(&core->colo_lock);
+	if (core->colo_task == current) {
+		if (core->colo_ctx != ctx)
+			err = -EBUSY;	/* one context per co-located thread */
+	} else if (ixm_colo_alive(core->colo_task)) {
+		err = -EBUSY;
+	} else {
+		old = core->colo_task;
+		get_task_struct(current);
+		WRITE_ONCE(core->colo_task, current);
+		core->colo_ctx = ctx;
+	}
+	spin_unlock(&core->colo_lock);
+	if (old)
+		put_task_struct(old);
+	return err;
+}
+
+/**
+ * ixm_colo_ctx_gone() - a context is released: its thread lets the core go
+ * @ctx: the context, unpublished from its core
+ *
+ * Context: process (ixm_ctx_release()).
+ */
+void ixm_colo_ctx_gone(struct ixm_ctx *ctx)
+{
+	struct ixm_core *core = ctx->core;
+	struct task_struct *t = NULL;
+
+	spin_lock(&core->colo_lock);
+	if (core->colo_ctx == ctx) {
+		t = core->colo_task;
+		WRITE_ONCE(core->colo_task, NULL);
+		core->colo_ctx = NULL;
+	}
+	spin_unlock(&core->colo_lock);
+	if (t) {
+		wake_up(&core->park_wq);
+		put_task_struct(t);
+	}
+}
+
+/* Events published and not yet taken by the application. */
+static u32 ixm_colo_events(struct ixm_ctx *ctx)
+{
+	struct ixm_ring *ev = &ctx->app.events;
+
+	return READ_ONCE(*ev->prod) - READ_ONCE(*ev->cons);
+}
+
+/**
+ * ixm_colo_run() - IXMOD_IOC_RUN: run the core's loop in this thread
+ * @file: an attached file
+ * @argp: struct ixmod_run
+ *
+ * Runs iterations until the context's event ring holds @min_events, a
+ * signal arrives, or @timeout_ns pass; with nothing to do it polls for
+ * idle_us and then sleeps as the kernel thread would.
+ *
+ * Context: process; the thread must be bound to the context's core.
+ * Return: 0 (the events are there), -ETIME (the time ran out first),
+ * -EINTR (a signal; what ran is published), -EBUSY (another thread runs
+ * this core), -EINVAL (not attached, not bound to the core's CPU alone,
+ * or a nonzero reserved field), -ENETDOWN (the context lost its port),
+ * -EFAULT.
+ */
+long ixm_colo_run(struct file *file, void __user *argp)
+{
+	struct ixm_ctx *ctx = ixm_file_ctx(file);
+	u64 start, deadline, idle_since, iters = 0;
+	struct ixmod_run r;
+	struct ixm_core *core;
+	u32 want;
+	long ret;
+
+	if (!ctx)
+		return -EINVAL;
+	if (copy_from_user(&r, argp, sizeof(r)))
+		return -EFAULT;
+	if (r.flags || r.iterations || r.resv[0] || r.resv[1])
+		return -EINVAL;
+	core = ctx->core;
+	if (current->nr_cpus_allowed != 1 ||
+	    !cpumask_test_cpu(core->cpu, current->cpus_ptr)) {
+		pr_warn_ratelimited("run: thread %d is not bound to cpu %u alone; pin it there (sched_setaffinity) to run the core's loop\n",
+				    task_pid_nr(current), core->cpu);
+		return -EINVAL;
+	}
+	if (READ_ONCE(ctx->app.dead))
+		return -ENETDOWN;
+	ret = ixm_colo_register(core, ctx);
+	if (ret)
+		return ret;
+
+	want = max(r.min_events, 1U);
+	/* the kernel thread parks at the end of its iteration */
+	WRITE_ONCE(core->colo_slept, false);
+	WRITE_ONCE(core->colo_inside, true);
+	ixm_core_wake(core);
+	if (mutex_lock_interruptible(&core->loop_lock)) {
+		ret = -EINTR;
+		goto out_left;
+	}
+	core->stats.runs++;
+	start = local_clock();
+	deadline = r.timeout_ns > U64_MAX - start ? U64_MAX : start + r.timeout_ns;
+	idle_since = start;
+	for (;;) {
+		unsigned int work = ixm_dp_iterate(core);
+
+		iters++;
+		core->stats.iterations++;
+		if (work) {
+			core->stats.busy++;
+			idle_since = local_clock();
+		} else {
+			core->stats.idle++;
+		}
+		if (ixm_colo_events(ctx) >= want) {
+			ret = 0;
+			break;
+		}
+		if (READ_ONCE(ctx->app.dead)) {
+			ret = -ENETDOWN;
+			break;
+		}
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (local_clock() >= deadline) {
+			ret = -ETIME;
+			break;
+		}
+		if (!work && ixm_dp_idle_expired(idle_since)) {
+			u64 left = deadline - local_clock();
+
+			WRITE_ONCE(core->colo_slept, true);
+			ixm_dp_sleep(core, deadline == U64_MAX ? MAX_SCHEDULE_TIMEOUT :
+				     (long)min_t(u64, nsecs_to_jiffies(left) + 1,
+						 MAX_SCHEDULE_TIMEOUT - 1));
+			idle_since = local_clock();
+		}
+		cond_resched();
+	}
+	mutex_unlock(&core->loop_lock);
+out_left:
+	WRITE_ONCE(core->colo_left_ns, local_clock());
+	WRITE_ONCE(core->colo_inside, false);
+	if (READ_ONCE(core->colo_slept))
+		wake_up(&core->park_wq);	/* it sleeps until we leave */
+	r.iterations = iters;
+	if (copy_to_user(argp, &r, sizeof(r)))
+		return -EFAULT;
+	return ret;
+}
+
+/**
+ * ixm_colo_mode() - the core's mode, for sysfs
+ * @core: the core
+ * @buf: a sysfs page
+ *
+ * Return: bytes written: "thread", or "application TID inside|away|taken"
+ * (inside IXMOD_IOC_RUN; outside for less than away_us; the kernel thread
+ * took the core back).
+ */
+int ixm_colo_mode(struct ixm_core *core, char *buf)
+{
+	struct task_struct *t;
+	const char *where;
+	pid_t tid = 0;
+
+	spin_lock(&core->colo_lock);
+	t = core->colo_task;
+	if (ixm_colo_alive(t))
+		tid = task_pid_nr(t);
+	spin_unlock(&core->colo_lock);
+	if (!tid)
+		return sysfs_emit(buf, "thread\n");
+	if (READ_ONCE(core->colo_inside))
+		where = "inside";
+	else if (local_clock() - READ_ONCE(core->colo_left_ns) >=
+		 (u64)READ_ONCE(ixm_away_us) * NSEC_PER_USEC)
+		where = "taken";
+	else
+		where = "away";
+	return sysfs_emit(buf, "application %d %s\n", tid, where);
+}
