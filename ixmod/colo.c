@@ -67,7 +67,7 @@ bool ixm_colo_has_core(struct ixm_core *core)
 
 	if (!ixm_colo_alive(t))
 		return false;
-	if (READ_ONCE(core->colo_inside))
+	if (smp_load_acquire(&core->colo_inside))	/* pairs with the call's exit */
 		return true;
 	if (READ_ONCE(core->req) != IXM_REQ_NONE)
 		return false;
@@ -97,17 +97,21 @@ void ixm_colo_park(struct ixm_core *core)
 			break;
 		}
 		/*
-		 * Inside and asleep: the call's return wakes us.  Otherwise
-		 * look again when away_us could have passed since it left.
+		 * Inside and asleep: the call's return wakes us (a request is
+		 * the inside thread's to serve: ixm_core_wake() wakes it).
+		 * Otherwise look again when away_us could have passed.
 		 */
-		if (READ_ONCE(core->colo_inside) && READ_ONCE(core->colo_slept))
+		if (READ_ONCE(core->colo_inside) && READ_ONCE(core->colo_slept)) {
+			/* (F): the call's exit sees this, or we see it left */
+			WRITE_ONCE(core->colo_park_untimed, true);
 			wait_event_idle(core->park_wq, kthread_should_stop() ||
-					!READ_ONCE(core->colo_inside) ||
-					READ_ONCE(core->req) != IXM_REQ_NONE);
-		else
+					!READ_ONCE(core->colo_inside));
+			WRITE_ONCE(core->colo_park_untimed, false);
+		} else {
 			wait_event_idle_timeout(core->park_wq, kthread_should_stop() ||
 						!ixm_colo_has_core(core),
 						max(nsecs_to_jiffies(away), 1UL));
+		}
 	}
 	mutex_lock(&core->loop_lock);
 	if (took && READ_ONCE(core->colo_task))
@@ -268,9 +272,10 @@ long ixm_colo_run(struct file *file, void __user *argp)
 	mutex_unlock(&core->loop_lock);
 out_left:
 	WRITE_ONCE(core->colo_left_ns, local_clock());
-	WRITE_ONCE(core->colo_inside, false);
-	if (READ_ONCE(core->colo_slept))
-		wake_up(&core->park_wq);	/* it sleeps until we leave */
+	smp_store_release(&core->colo_inside, false);	/* after @colo_left_ns */
+	smp_mb();	/* (F): pairs with the barrier in the thread's wait */
+	if (READ_ONCE(core->colo_park_untimed))
+		wake_up(&core->park_wq);	/* it waits for us to leave */
 	r.iterations = iters;
 	if (copy_to_user(argp, &r, sizeof(r)))
 		return -EFAULT;

@@ -212,7 +212,10 @@ struct ixm_ctx {
  * @colo_task: the co-located application thread (a reference), or NULL
  * @colo_ctx: the context it runs through (IXMOD_IOC_RUN's file)
  * @colo_inside: it is inside IXMOD_IOC_RUN (or about to be)
- * @colo_slept: it slept in the call it is in: leaving wakes @park_wq
+ * @colo_slept: it slept in the call it is in (then the parked thread
+ *	waits for it to leave instead of looking every away_us)
+ * @colo_park_untimed: the parked thread waits for the call to end: leaving
+ *	wakes @park_wq
  * @colo_left_ns: local_clock() when it last left IXMOD_IOC_RUN
  */
 struct ixm_core {
@@ -246,6 +249,7 @@ struct ixm_core {
 	struct ixm_ctx		*colo_ctx;
 	bool			colo_inside;
 	bool			colo_slept;
+	bool			colo_park_untimed;
 	u64			colo_left_ns;
 };
 
