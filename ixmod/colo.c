@@ -232,16 +232,9 @@ long ixm_colo_run(struct file *file, void __user *argp)
 	deadline = r.timeout_ns > U64_MAX - start ? U64_MAX : start + r.timeout_ns;
 	idle_since = start;
 	for (;;) {
-		unsigned int work = ixm_dp_iterate(core);
+		unsigned int work = ixm_dp_run_once(core, &idle_since);
 
 		iters++;
-		core->stats.iterations++;
-		if (work) {
-			core->stats.busy++;
-			idle_since = local_clock();
-		} else {
-			core->stats.idle++;
-		}
 		if (ixm_colo_events(ctx) >= want) {
 			ret = 0;
 			break;

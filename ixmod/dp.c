@@ -448,6 +448,28 @@ bool ixm_dp_sleep(struct ixm_core *core, long timeout)
 	return true;
 }
 
+/**
+ * ixm_dp_run_once() - one counted iteration, for whoever runs the loop
+ * @core: the core (@core->loop_lock held)
+ * @idle_since: local_clock() of the last iteration that found work;
+ *	updated
+ *
+ * Return: the work found (ixm_dp_iterate()).
+ */
+unsigned int ixm_dp_run_once(struct ixm_core *core, u64 *idle_since)
+{
+	unsigned int work = ixm_dp_iterate(core);
+
+	core->stats.iterations++;
+	if (work) {
+		core->stats.busy++;
+		*idle_since = local_clock();
+	} else {
+		core->stats.idle++;
+	}
+	return work;
+}
+
 static int ixm_dp_thread(void *arg)
 {
 	struct ixm_core *core = arg;
@@ -463,14 +485,8 @@ static int ixm_dp_thread(void *arg)
 			idle_since = local_clock();
 			continue;
 		}
-		work = ixm_dp_iterate(core);
-
-		core->stats.iterations++;
-		if (work) {
-			core->stats.busy++;
-			idle_since = local_clock();
-		} else {
-			core->stats.idle++;
+		work = ixm_dp_run_once(core, &idle_since);
+		if (!work) {
 			if (ixm_dp_idle_expired(idle_since)) {
 				ixm_dp_sleep(core, MAX_SCHEDULE_TIMEOUT);
 				idle_since = local_clock();

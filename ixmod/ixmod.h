@@ -309,6 +309,7 @@ unsigned int ixm_dp_nr_cores(void);
 void ixm_dp_wake_all(void);
 void ixm_core_wake(struct ixm_core *core);
 unsigned int ixm_dp_iterate(struct ixm_core *core);
+unsigned int ixm_dp_run_once(struct ixm_core *core, u64 *idle_since);
 bool ixm_dp_sleep(struct ixm_core *core, long timeout);
 bool ixm_dp_idle_expired(u64 idle_since);
 

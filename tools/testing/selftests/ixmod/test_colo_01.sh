@@ -34,13 +34,7 @@ echo_ready() {
 	grep -q ready "$LOG"
 }
 
-tap_plan $NTESTS
-dmesg_mark
-if ! ports_setup; then
-	for _ in $(seq $NTESTS); do tap_fail "port setup" "setup failed (# lines above)"; done
-	ports_teardown
-	tap_done
-fi
+port_test_begin $NTESTS
 echo 1000 > "$IXMOD_SYSFS/away_us"
 
 check "both cores start in the kernel thread's mode" \

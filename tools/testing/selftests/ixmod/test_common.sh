@@ -240,10 +240,9 @@ tcp_stats_zero() { [ "$(tcp_stat conns)" -eq 0 ] && [ "$(tcp_stat established)" 
 # that busywait reads the counter again on every try)
 bufs_held_zero() { [ "$(port_stat stats/bufs_held)" -eq 0 ]; }
 
-# tcp_test_begin N: the plan of a TCP test, its dmesg mark and the ports;
-# if the ports cannot be set up, N failures, and if the module has no TCP,
-# N skips, and the test ends there
-tcp_test_begin() {
+# port_test_begin N: the plan of a test of the ports, its dmesg mark and
+# the ports; if they cannot be set up, N failures, and the test ends there
+port_test_begin() {
 	local n=$1
 	tap_plan "$n"
 	dmesg_mark
@@ -252,6 +251,13 @@ tcp_test_begin() {
 		ports_teardown
 		tap_done
 	fi
+}
+
+# tcp_test_begin N: port_test_begin, and if the module has no TCP, N
+# skips, and the test ends there
+tcp_test_begin() {
+	local n=$1
+	port_test_begin "$n"
 	if ! has_tcp; then
 		for _ in $(seq "$n"); do tap_skip "TCP" "the module lacks IXMOD_FEAT_TCP"; done
 		ports_teardown
