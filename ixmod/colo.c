@@ -80,21 +80,28 @@ bool ixm_colo_has_core(struct ixm_core *core)
  * @core: the core; the caller holds @core->loop_lock and gives it up here
  *
  * Returns holding @core->loop_lock again, when the thread should run the
- * loop (ixm_colo_has_core() is false) or stop.
+ * loop (ixm_colo_has_core() is false) or stop.  The lock is only ever
+ * tried, never waited for: an application that came back meanwhile may
+ * sleep inside the call for hours, and the thread then parks again
+ * instead of blocking (a hung task) behind it.
  *
  * Context: the core's kernel thread.
  */
 void ixm_colo_park(struct ixm_core *core)
 {
-	bool took = false;
-
 	mutex_unlock(&core->loop_lock);
-	while (!kthread_should_stop()) {
+	for (;;) {
 		u64 away = (u64)READ_ONCE(ixm_away_us) * NSEC_PER_USEC;
 
-		if (!ixm_colo_has_core(core)) {
-			took = true;
-			break;
+		if (kthread_should_stop()) {
+			/* no context is left, so no application is inside */
+			mutex_lock(&core->loop_lock);
+			return;
+		}
+		if (!ixm_colo_has_core(core) && mutex_trylock(&core->loop_lock)) {
+			if (READ_ONCE(core->colo_task))
+				core->stats.takeovers++;
+			return;
 		}
 		/*
 		 * Inside and asleep: the call's return wakes us (a request is
@@ -113,9 +120,6 @@ void ixm_colo_park(struct ixm_core *core)
 						max(nsecs_to_jiffies(away), 1UL));
 		}
 	}
-	mutex_lock(&core->loop_lock);
-	if (took && READ_ONCE(core->colo_task))
-		core->stats.takeovers++;
 }
 
 /* Register current as @core's co-located thread through @ctx, or -EBUSY. */
