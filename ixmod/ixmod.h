@@ -287,7 +287,7 @@ struct ixm_port {
 	struct ixm_net_stats	base;
 	struct ixm_qstats {
 		u64 rx_packets, rx_bytes, tx_packets, tx_bytes;
-		u64 rx_errors, rx_no_buf, rx_csum_hw, tx_full;
+		u64 rx_errors, rx_no_buf, rx_csum_hw, tx_full, tx_csum_hw;
 	}			qbase;
 	int			nvec;
 	struct delayed_work	gc_work;

@@ -185,6 +185,7 @@ static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigne
 	qp->net.rss_key = port->rss_key;
 	qp->net.rss_nq = port->nq;
 	qp->net.rss_q = q;
+	qp->net.tx_offload = port->nic.ops->tx_csum ? IXM_TXO_CSUM : 0;
 	qp->net.cfg = rcu_dereference_protected(port->cfg, 1);
 	return qp;
 
@@ -291,12 +292,14 @@ static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
 	b->icmp_echo_replies += qp->stats.icmp_echo_replies;
 	b->udp_in += qp->stats.udp_in;
 	b->udp_out += qp->stats.udp_out;
+	b->tx_csum_sw += qp->stats.tx_csum_sw;
 	for (r = 0; r < IXM_DROP_MAX; r++)
 		b->drops[r] += qp->stats.drops[r];
 	port->qbase.rx_errors += qp->q.rx.errors;
 	port->qbase.rx_no_buf += qp->q.rx.no_buf;
 	port->qbase.rx_csum_hw += qp->q.rx.csum_hw;
 	port->qbase.tx_full += qp->q.tx.full;
+	port->qbase.tx_csum_hw += qp->q.tx.csum_hw;
 }
 
 /* Free every queue pair; the queues are stopped and unpublished. */
@@ -695,6 +698,7 @@ static const struct ixm_stat_desc ixm_port_stat_descs[] = {
 	IXM_PORT_STAT(icmp_echo_replies),
 	IXM_PORT_STAT(udp_in),
 	IXM_PORT_STAT(udp_out),
+	IXM_PORT_STAT(tx_csum_sw),
 };
 static_assert(ARRAY_SIZE(ixm_port_stat_descs) ==
 	      offsetof(struct ixm_net_stats, drops) / sizeof(u64),
@@ -773,6 +777,7 @@ static const struct ixm_stat_desc ixm_queue_stat_descs[] = {
 	IXM_QUEUE_STAT(rx_no_buf, q.rx.no_buf, rx_no_buf),
 	IXM_QUEUE_STAT(rx_csum_hw, q.rx.csum_hw, rx_csum_hw),
 	IXM_QUEUE_STAT(tx_ring_full, q.tx.full, tx_full),
+	IXM_QUEUE_STAT(tx_csum_hw, q.tx.csum_hw, tx_csum_hw),
 };
 static struct ixm_stat_attr ixm_queue_stat_attrs[ARRAY_SIZE(ixm_queue_stat_descs)];
 

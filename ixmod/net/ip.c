@@ -157,6 +157,7 @@ void ixm_ip_input(struct ixm_net_port *port, struct ixm_mbuf *m)
  * @payload_len: bytes after the header; at most 65515
  * @id: identification (RFC 6864: only meaningful for fragments, and ours
  *	never are, since DF is set)
+ * @nic_csum: the NIC inserts the checksum (IXM_TXO_CSUM): leave it 0
  *
  * Version 4, IHL 5, TOS 0, DF (RFC 1191 path MTU discovery), TTL
  * IXM_IP_TTL, and the header checksum (RFC 791 §3.1).
@@ -164,7 +165,7 @@ void ixm_ip_input(struct ixm_net_port *port, struct ixm_mbuf *m)
  * Context: any.
  */
 void ixm_ip_build_header(struct ixm_iphdr *ih, __be32 src, __be32 dst,
-			 u8 proto, u16 payload_len, u16 id)
+			 u8 proto, u16 payload_len, u16 id, bool nic_csum)
 {
 	ih->ver_ihl = 0x45;
 	ih->tos = 0;
@@ -176,5 +177,6 @@ void ixm_ip_build_header(struct ixm_iphdr *ih, __be32 src, __be32 dst,
 	ih->check = 0;
 	ih->saddr = src;
 	ih->daddr = dst;
-	ih->check = ixm_csum(ih, IXM_IP_HLEN);
+	if (!nic_csum)
+		ih->check = ixm_csum(ih, IXM_IP_HLEN);
 }

@@ -58,6 +58,6 @@ static inline bool ixm_ip_addr_is_multicast(__be32 a)
 bool ixm_ip_src_is_bad(const struct ixm_if_config *cfg, __be32 saddr);
 void ixm_ip_input(struct ixm_net_port *port, struct ixm_mbuf *m);
 void ixm_ip_build_header(struct ixm_iphdr *ih, __be32 src, __be32 dst,
-			 u8 proto, u16 payload_len, u16 id);
+			 u8 proto, u16 payload_len, u16 id, bool nic_csum);
 
 #endif /* _IXM_NET_IP_H */

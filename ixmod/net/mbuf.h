@@ -27,6 +27,16 @@
 #define IXM_MBUF_F_L4_CSUM_OK	0x0004	/* NIC verified the TCP/UDP checksum */
 #define IXM_MBUF_F_L4_CSUM_BAD	0x0008
 #define IXM_MBUF_F_RSS		0x0010	/* rss_hash is valid */
+/*
+ * Set by the protocols on transmit, on a port whose NIC inserts checksums
+ * (ixm_net_port.tx_offload): an Ethernet header, a 20-byte IPv4 header
+ * whose checksum is left 0, then TCP or UDP with the pseudo-header's sum
+ * (not complemented) in its checksum field.  The NIC sums from the TCP or
+ * UDP header to the end of the frame, as Linux's CHECKSUM_PARTIAL asks.
+ */
+#define IXM_MBUF_F_TX_TCP_CSUM	0x0100	/* insert the IPv4 and TCP checksums */
+#define IXM_MBUF_F_TX_UDP_CSUM	0x0200	/* insert the IPv4 and UDP checksums */
+#define IXM_MBUF_F_TX_CSUM	(IXM_MBUF_F_TX_TCP_CSUM | IXM_MBUF_F_TX_UDP_CSUM)
 
 /* Fragments a frame to send may add to its buffer; each is a descriptor. */
 #define IXM_MBUF_FRAGS		4

@@ -81,6 +81,8 @@ extern const char * const ixm_drop_names[IXM_DROP_MAX];
  * @icmp_echo_replies: ICMP echo replies sent
  * @udp_in: datagrams delivered to applications
  * @udp_out: datagrams applications sent
+ * @tx_csum_sw: TCP and UDP frames sent whose checksums software computed
+ *	(the port's NIC inserts none: @tx_offload in struct ixm_net_port)
  * @drops: frames dropped, indexed by enum ixm_drop_reason
  *
  * Written only by that core.
@@ -96,6 +98,7 @@ struct ixm_net_stats {
 	u64	icmp_echo_replies;
 	u64	udp_in;
 	u64	udp_out;
+	u64	tx_csum_sw;
 	u64	drops[IXM_DROP_MAX];
 };
 
@@ -124,6 +127,12 @@ struct ixm_arp_table;
 struct ixm_stack;
 struct ixm_queue;
 
+/*
+ * ixm_net_port.tx_offload: the NIC inserts the IPv4 header checksum and
+ * the TCP or UDP checksum of frames flagged IXM_MBUF_F_TX_*_CSUM.
+ */
+#define IXM_TXO_CSUM		0x0001
+
 /**
  * struct ixm_net_port - one port as seen by one core's protocols
  * @cfg: the configuration in force for this iteration (RCU-read)
@@ -137,6 +146,7 @@ struct ixm_queue;
  * @rss_key: the port's Toeplitz key; NULL if flows are not steered
  * @rss_nq: queues RSS spreads flows over
  * @rss_q: this core's queue
+ * @tx_offload: IXM_TXO_* the port's NIC does on transmit
  * @now_ns: time at the start of the iteration (ixm_now_ns())
  * @ntx: frames queued in @tx
  * @tx: frames to transmit at the end of the iteration
@@ -151,6 +161,7 @@ struct ixm_net_port {
 	const u8			*rss_key;
 	u16				rss_nq;
 	u16				rss_q;
+	u16				tx_offload;
 	u64				now_ns;
 	unsigned int			ntx;
 	struct ixm_mbuf			*tx[IXM_TX_BATCH];

@@ -139,16 +139,17 @@ static unsigned int ixm_tcp_build_opts(struct ixm_tcp_conn *c, u8 *p, bool syn)
 /*
  * Point @m's fragments at @len bytes of the stream from sequence number
  * @seq, as they lie in the arena, and add their sum to *@sum (the data
- * starts at the even offset @at of the checksummed bytes).  False, with
- * @m's @nfrags and *@sum untouched, when the port has no mapping of the
- * arena or the bytes need more than IXM_MBUF_FRAGS fragments.
+ * starts at the even offset @at of the checksummed bytes) unless @sum is
+ * NULL (the NIC sums them).  False, with @m's @nfrags and *@sum
+ * untouched, when the port has no mapping of the arena or the bytes need
+ * more than IXM_MBUF_FRAGS fragments.
  */
 static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 			     u32 seq, u32 len, u32 *sum, u32 at)
 {
 	const u32 pmask = (1u << IXM_PAGE_SHIFT) - 1;
 	struct ixm_mbuf_frag *frags = m->frags;	/* only used if nfrags is set */
-	u32 pos = seq - c->snd_una + c->sndq_skip, done = 0, s = *sum;
+	u32 pos = seq - c->snd_una + c->sndq_skip, done = 0, s = sum ? *sum : 0;
 	u32 i = c->sndq_head, end = c->sndq_head + c->sndq_count;
 	const u8 *arena = c->app->txarena;
 	u32 last_pg = ~0u;	/* the page of frags[nf - 1] */
@@ -171,7 +172,9 @@ static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		}
 		off = p->off + pos;
 		n = min_t(u32, len - done, p->len - pos);
-		s = ixm_csum_block_add(s, ixm_csum_partial(arena + off, n, 0), at + done);
+		if (sum)
+			s = ixm_csum_block_add(s, ixm_csum_partial(arena + off, n, 0),
+					       at + done);
 		done += n;
 		/*
 		 * A fragment per page, never across two: each page is its own
@@ -204,7 +207,8 @@ static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	m->nfrags = nf;
 	m->inflight = &map->inflight;
 	map->inflight++;
-	*sum = s;
+	if (sum)
+		*sum = s;
 	return true;
 }
 
@@ -247,6 +251,7 @@ static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
 {
 	const struct ixm_if_config *cfg = np->cfg;
 	unsigned int thlen = IXM_TCP_HLEN + optlen;
+	bool nic_csum = np->tx_offload & IXM_TXO_CSUM;
 	struct ixm_ethhdr *eh;
 	struct ixm_tcphdr *th;
 	struct ixm_iphdr *ih;
@@ -287,21 +292,31 @@ static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
 	th->urg_ptr = 0;
 	if (optlen)
 		memcpy(th + 1, opts, optlen);
-	sum = ixm_csum_partial(th, thlen, 0);
+	sum = nic_csum ? 0 : ixm_csum_partial(th, thlen, 0);
 	m->len = IXM_ETH_HLEN + IXM_IP_HLEN + thlen;
 	if (dlen) {
-		if (likely(ixm_tcp_map_data(c, m, seq, dlen, &sum, thlen))) {
+		if (likely(ixm_tcp_map_data(c, m, seq, dlen, nic_csum ? NULL : &sum,
+					    thlen))) {
 			c->table->stats.tx_zerocopy++;
 		} else {
 			ixm_tcp_copy_data(c, seq, (u8 *)th + thlen, dlen);
-			sum = ixm_csum_partial((u8 *)th + thlen, dlen, sum);
+			if (!nic_csum)
+				sum = ixm_csum_partial((u8 *)th + thlen, dlen, sum);
 			m->len += dlen;
 			c->table->stats.tx_copied++;
 		}
 	}
+	/* the NIC adds the header and data to the pseudo-header's sum */
 	th->check = ixm_csum_fold(ixm_csum_pseudo(saddr, daddr, IXM_IPPROTO_TCP,
 						  thlen + dlen, sum));
-	ixm_ip_build_header(ih, saddr, daddr, IXM_IPPROTO_TCP, thlen + dlen, 0);
+	if (nic_csum) {
+		th->check = ~th->check;
+		m->flags |= IXM_MBUF_F_TX_TCP_CSUM;
+	} else {
+		np->stats->tx_csum_sw++;
+	}
+	ixm_ip_build_header(ih, saddr, daddr, IXM_IPPROTO_TCP, thlen + dlen, 0,
+			    nic_csum);
 	memcpy(eh->dst, dmac, ETH_ALEN);
 	memcpy(eh->src, cfg->mac, ETH_ALEN);
 	eh->type = ixm_htons(IXM_ETH_P_IP);

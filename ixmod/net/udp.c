@@ -267,6 +267,7 @@ int ixm_udp_send(struct ixm_stack *st, const struct ixm_udp_sock *s,
 	struct ixm_mbuf *m;
 	u8 mac[ETH_ALEN];
 	u16 ulen = IXM_UDP_HLEN + len;
+	bool nic_csum;
 	int err;
 
 	np = ixm_stack_route(st, daddr, NULL);
@@ -288,6 +289,7 @@ int ixm_udp_send(struct ixm_stack *st, const struct ixm_udp_sock *s,
 		return -ENOBUFS;
 	}
 
+	nic_csum = np->tx_offload & IXM_TXO_CSUM;
 	eh = (struct ixm_ethhdr *)m->data;
 	ih = (struct ixm_iphdr *)(m->data + IXM_ETH_HLEN);
 	uh = (struct ixm_udphdr *)((u8 *)ih + IXM_IP_HLEN);
@@ -295,11 +297,19 @@ int ixm_udp_send(struct ixm_stack *st, const struct ixm_udp_sock *s,
 	uh->source = ixm_htons(s->port);
 	uh->dest = dport;
 	uh->len = ixm_htons(ulen);
-	uh->check = 0;
-	uh->check = ixm_udp_csum(cfg->ip, daddr, uh, ulen);
-	if (!uh->check)
-		uh->check = (__force __sum16)0xffff;	/* RFC 768: 0 means none */
-	ixm_ip_build_header(ih, cfg->ip, daddr, IXM_IPPROTO_UDP, ulen, 0);
+	if (nic_csum) {
+		/* the pseudo-header's sum; the NIC adds the rest (mbuf.h) */
+		uh->check = ~ixm_csum_fold(ixm_csum_pseudo(cfg->ip, daddr,
+							   IXM_IPPROTO_UDP, ulen, 0));
+		m->flags |= IXM_MBUF_F_TX_UDP_CSUM;
+	} else {
+		uh->check = 0;
+		uh->check = ixm_udp_csum(cfg->ip, daddr, uh, ulen);
+		if (!uh->check)
+			uh->check = (__force __sum16)0xffff;	/* RFC 768: 0 means none */
+		np->stats->tx_csum_sw++;
+	}
+	ixm_ip_build_header(ih, cfg->ip, daddr, IXM_IPPROTO_UDP, ulen, 0, nic_csum);
 	memcpy(eh->dst, mac, ETH_ALEN);
 	memcpy(eh->src, cfg->mac, ETH_ALEN);
 	eh->type = ixm_htons(IXM_ETH_P_IP);

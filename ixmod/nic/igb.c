@@ -198,6 +198,7 @@ static int igb_txq_start(struct ixm_nic *nic, struct ixm_txq *q)
 	memset(q->desc, 0, q->count * sizeof(*q->desc));
 	q->next_to_use = 0;
 	q->next_to_clean = 0;
+	q->ctx_loaded = 0;	/* a reset or a new queue forgets its contexts */
 	wr32(nic, IGB_TXDCTL(n), 0);
 	if (igb_wait_reg(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10))
 		return -ETIMEDOUT;
@@ -296,4 +297,5 @@ const struct ixm_nic_ops ixm_igb_ops = {
 	.irq_mask	= igb_irq_mask,
 	.irq_disable	= igb_irq_disable,
 	.shutdown	= igb_shutdown,
+	.tx_csum	= true,
 };

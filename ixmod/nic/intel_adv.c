@@ -227,6 +227,24 @@ static inline void ixm_adv_tx_desc(union ixm_adv_tx_desc *d, dma_addr_t dma,
 	d->read.olinfo_status = cpu_to_le32(olinfo);
 }
 
+/*
+ * The two context slots of a queue: 0 for TCP, 1 for UDP, both over an
+ * Ethernet header and a 20-byte IPv4 header (ixmod sends no IP options).
+ */
+static void ixm_adv_tx_ctx(union ixm_adv_tx_desc *d, unsigned int slot)
+{
+	struct ixm_adv_tx_ctx_desc *c = (struct ixm_adv_tx_ctx_desc *)d;
+
+	BUILD_BUG_ON(sizeof(*c) != sizeof(*d));
+	c->vlan_macip_lens = cpu_to_le32(14 << IXM_ADV_TXD_MACLEN_SHIFT | 20);
+	c->seqnum_seed = 0;
+	c->type_tucmd_mlhl = cpu_to_le32(IXM_ADV_TXD_DTYP_CTXT | IXM_ADV_TXD_DCMD_DEXT |
+					 IXM_ADV_TXD_TUCMD_IPV4 |
+					 (slot ? IXM_ADV_TXD_TUCMD_L4T_UDP :
+						 IXM_ADV_TXD_TUCMD_L4T_TCP));
+	c->mss_l4len_idx = cpu_to_le32(slot << IXM_ADV_TXD_IDX_SHIFT);
+}
+
 /**
  * ixm_adv_tx_burst() - queue frames for transmission
  * @q: the core's TX queue
@@ -238,6 +256,11 @@ static inline void ixm_adv_tx_desc(union ixm_adv_tx_desc *d, dma_addr_t dma,
  * first one's olinfo and the others' is zero, as Linux's igb and ixgbe
  * post them.  The device writes DD back into the last descriptor only,
  * and a frame is reaped once it has it.
+ *
+ * A frame flagged IXM_MBUF_F_TX_TCP_CSUM or _UDP_CSUM names the queue's
+ * context slot for its protocol in olinfo with IXSM and TXSM set, so the
+ * NIC inserts both checksums; the first such frame after the queue
+ * started is preceded by a context descriptor that loads the slot.
  *
  * The ring takes what it has room for, whole frames in order, and the
  * tail is written once.  Frames it took are freed by ixm_adv_tx_reap()
@@ -257,19 +280,35 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 		struct ixm_mbuf *mb = m[k];
 		u32 len = ixm_mbuf_frame_len(mb);
 		u32 cmd = mb->nfrags ? 0 : IXM_ADV_TXD_DCMD_LAST;
+		u32 olinfo = len << IXM_ADV_TXD_PAYLEN_SHIFT;
+		unsigned int ctx = 0, need = 1 + mb->nfrags;
 
-		if (unlikely(1 + mb->nfrags > room)) {
+		if (mb->flags & IXM_MBUF_F_TX_CSUM) {
+			ctx = (mb->flags & IXM_MBUF_F_TX_UDP_CSUM) ? 1 : 0;
+			olinfo |= ctx << IXM_ADV_TXD_IDX_SHIFT | IXM_ADV_TXD_POPTS_IXSM |
+				  IXM_ADV_TXD_POPTS_TXSM;
+			if (unlikely(!(q->ctx_loaded & (1u << ctx))))
+				need++;
+		}
+		if (unlikely(need > room)) {
 			q->full += n - k;
 			break;
 		}
-		room -= 1 + mb->nfrags;
+		room -= need;
+		if (need > 1 + mb->nfrags) {
+			ixm_adv_tx_ctx(&q->desc[i], ctx);
+			q->ctx_loaded |= 1u << ctx;
+			q->slot[i] = NULL;
+			i = (i + 1) & mask;
+		}
+		if (mb->flags & IXM_MBUF_F_TX_CSUM)
+			q->csum_hw++;
 		/* the header as built, the arena as the application left it */
 		ixm_dma_sync_for_device(q->nic->dev, ixm_mbuf_data_dma(mb), mb->len);
 		for (f = 0; f < mb->nfrags; f++)
 			ixm_dma_sync_to_device(q->nic->dev, mb->frags[f].dma,
 					       mb->frags[f].len);
-		ixm_adv_tx_desc(&q->desc[i], ixm_mbuf_data_dma(mb), mb->len, cmd,
-				len << IXM_ADV_TXD_PAYLEN_SHIFT);
+		ixm_adv_tx_desc(&q->desc[i], ixm_mbuf_data_dma(mb), mb->len, cmd, olinfo);
 		for (f = 0; f < mb->nfrags; f++) {
 			q->slot[i] = NULL;
 			i = (i + 1) & mask;
@@ -331,6 +370,7 @@ void ixm_adv_txq_release(struct ixm_txq *q)
 	ixm_adv_release_slots(q->slot, q->count);
 	q->next_to_clean = 0;
 	q->next_to_use = 0;
+	q->ctx_loaded = 0;
 }
 
 /* struct ixm_queue_ops over the rings above (nic.h) */

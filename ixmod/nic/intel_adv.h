@@ -86,5 +86,38 @@ union ixm_adv_tx_desc {
 #define IXM_ADV_TXD_DCMD_DEXT	0x20000000	/* extended (advanced) format */
 #define IXM_ADV_TXD_PAYLEN_SHIFT 14		/* olinfo_status */
 #define IXM_ADV_TXD_STAT_DD	0x00000001	/* wb.status */
+/* read.olinfo_status: the context to use and the checksums to insert */
+#define IXM_ADV_TXD_IDX_SHIFT	4		/* context slot, 0 or 1 */
+#define IXM_ADV_TXD_POPTS_IXSM	0x00000100	/* insert the IPv4 header checksum */
+#define IXM_ADV_TXD_POPTS_TXSM	0x00000200	/* insert the TCP/UDP checksum */
+
+/**
+ * struct ixm_adv_tx_ctx_desc - advanced transmit context descriptor
+ * @vlan_macip_lens: IP header length (8:0), MAC header length (15:9),
+ *	VLAN tag (31:16)
+ * @seqnum_seed: reserved here (0)
+ * @type_tucmd_mlhl: DTYP_CTXT, DEXT and the packet type (TUCMD)
+ * @mss_l4len_idx: context slot (6:4), L4 header length and MSS for
+ *	segmentation (unused here: 0)
+ *
+ * It takes a ring slot like a data descriptor and fills one of the
+ * queue's two context slots, which data descriptors then name in their
+ * olinfo (82576 §7.2.2.3, 82599 §7.2.3.2; the same bits as Linux's igb
+ * and ixgbe and QEMU's igb model use).  A slot keeps its context until
+ * written again, so a queue writes each one once (DPDK's igb and ixgbe
+ * drivers cache them the same way).
+ */
+struct ixm_adv_tx_ctx_desc {
+	__le32	vlan_macip_lens;
+	__le32	seqnum_seed;
+	__le32	type_tucmd_mlhl;
+	__le32	mss_l4len_idx;
+};
+
+#define IXM_ADV_TXD_DTYP_CTXT	0x00200000	/* advanced context descriptor */
+#define IXM_ADV_TXD_MACLEN_SHIFT 9
+#define IXM_ADV_TXD_TUCMD_IPV4	0x00000400	/* IPv4 (type_tucmd_mlhl) */
+#define IXM_ADV_TXD_TUCMD_L4T_UDP 0x00000000	/* UDP */
+#define IXM_ADV_TXD_TUCMD_L4T_TCP 0x00000800	/* TCP */
 
 #endif /* _IXM_NIC_INTEL_ADV_H */

@@ -78,6 +78,9 @@ struct ixm_rxq {
  * @packets: frames handed to the NIC
  * @bytes: their bytes
  * @full: frames refused because the ring was full
+ * @csum_hw: frames whose checksums the NIC inserted
+ * @ctx_loaded: bit i set when context slot i holds IXM_ADV_TX_CTX(i)
+ *	(written once after each start; see ixm_adv_tx_burst())
  */
 struct ixm_txq {
 	struct ixm_nic		*nic;
@@ -92,6 +95,8 @@ struct ixm_txq {
 	u64			packets;
 	u64			bytes;
 	u64			full;
+	u64			csum_hw;
+	u8			ctx_loaded;
 };
 
 /**
@@ -115,6 +120,8 @@ struct ixm_txq {
  * @irq_mask: mask MSI-X vector @vector (from its interrupt handler)
  * @irq_disable: mask every interrupt
  * @shutdown: stop RX and TX and mask interrupts, for unbind and down
+ * @tx_csum: the chip inserts IPv4, TCP and UDP checksums for frames
+ *	flagged IXM_MBUF_F_TX_*_CSUM (ixm_adv_tx_burst())
  */
 struct ixm_nic_ops {
 	const char	*name;
@@ -133,6 +140,7 @@ struct ixm_nic_ops {
 	void		(*irq_mask)(struct ixm_nic *nic, unsigned int vector);
 	void		(*irq_disable)(struct ixm_nic *nic);
 	void		(*shutdown)(struct ixm_nic *nic);
+	bool		tx_csum;
 };
 
 /**

@@ -169,7 +169,21 @@ struct tn_host *tn_host_new(const struct tn_host_cfg *cfg)
 	h->udp = tn_zalloc(sizeof(*h->udp));
 	h->tcp = tn_zalloc(sizeof(*h->tcp));
 	tn_host_reset(h);
+	tn_host_offload(h, cfg->offload);
 	return h;
+}
+
+/**
+ * tn_host_offload() - give @h's port a NIC that does checksums, or not
+ * @h: the host
+ * @on: its NIC inserts the IPv4, TCP and UDP checksums of frames the
+ *	protocols flag (IXM_TXO_CSUM) and checks those of frames it
+ *	receives, flagging them as igb does; off, software does both
+ */
+void tn_host_offload(struct tn_host *h, bool on)
+{
+	h->offload = on;
+	h->port.tx_offload = on ? IXM_TXO_CSUM : 0;
 }
 
 /**
@@ -752,6 +766,54 @@ static void tn_corrupt(struct tn_link *l, u8 *f, size_t len)
 	l->stats.corrupted++;
 }
 
+/*
+ * The checksum offload of the Intel advanced descriptors, done the way
+ * the NIC does it (82576 §7.2.2.3; ixm_adv_tx_burst()) and checked
+ * against ref.h rather than ixmod's own checksum code: the IPv4 header's
+ * checksum over the header as built, and the TCP or UDP checksum over
+ * the segment from its header to the IP total length, summing the
+ * checksum field as the protocols left it (the pseudo-header's sum).  A
+ * frame that breaks that contract goes out with wrong checksums, and the
+ * peer drops it.
+ */
+static void tn_nic_tx_csum(u8 *f, size_t len, u16 flags)
+{
+	size_t tot = len >= 18 ? get16(f + 16) : 0, l4 = 14 + 20;
+	u16 ck;
+
+	if (!(flags & IXM_MBUF_F_TX_CSUM))
+		return;
+	if (len < l4 + 8 || f[14] != 0x45 || tot < 28 || 14 + tot > len)
+		die("checksum offload asked for a frame that is not IPv4 without options");
+	put16(f + 24, ref_csum(f + 14, 20));
+	ck = ref_csum(f + l4, 14 + tot - l4);
+	if ((flags & IXM_MBUF_F_TX_UDP_CSUM) && !ck)
+		ck = 0xffff;
+	put16(f + l4 + ((flags & IXM_MBUF_F_TX_TCP_CSUM) ? 16 : 6), ck);
+}
+
+/* What the NIC tells of a received frame's checksums (intel_adv.c). */
+static u16 tn_nic_rx_csum(const u8 *f, size_t len)
+{
+	size_t hlen, tot;
+	u16 flags;
+
+	if (len < 14 + 20 || get16(f + 12) != 0x0800 || f[14] >> 4 != 4)
+		return 0;
+	hlen = (f[14] & 15) * 4u;
+	tot = get16(f + 16);
+	if (hlen < 20 || tot < hlen || 14 + tot > len)
+		return 0;
+	flags = ref_csum(f + 14, hlen) ? IXM_MBUF_F_IP_CSUM_BAD : IXM_MBUF_F_IP_CSUM_OK;
+	if ((f[23] == 6 || f[23] == 17) && !(get16(f + 20) & 0x3fff) &&
+	    tot - hlen >= (f[23] == 6 ? 20u : 8u) &&
+	    !(f[23] == 17 && !get16(f + 14 + hlen + 6)))
+		flags |= ref_l4_csum(get32(f + 26), get32(f + 30), f[23], f + 14 + hlen,
+				     tot - hlen) ? IXM_MBUF_F_L4_CSUM_BAD :
+						   IXM_MBUF_F_L4_CSUM_OK;
+	return flags;
+}
+
 /* A frame end @from sends goes on the wire (its buffer stays the sender's). */
 static void tn_wire_tx(struct tn_link *l, unsigned int from, struct ixm_mbuf *m)
 {
@@ -761,6 +823,7 @@ static void tn_wire_tx(struct tn_link *l, unsigned int from, struct ixm_mbuf *m)
 
 	if (!len)
 		die("a frame over a buffer's size or IXM_MBUF_FRAGS fragments");
+	tn_nic_tx_csum(copy, len, m->flags);
 	l->stats.sent++;
 	if (l->tap)
 		l->tap(l->tap_arg, from, copy, len);
@@ -814,7 +877,7 @@ static unsigned int tn_wire_rx(struct tn_link *l, unsigned int to,
 		} else {
 			memcpy(m->data, f->data, f->len);
 			m->len = (u16)f->len;
-			m->flags = 0;
+			m->flags = h->offload ? tn_nic_rx_csum(f->data, f->len) : 0;
 			out[n++] = m;
 			l->stats.delivered++;
 		}

@@ -57,6 +57,7 @@ struct tn_app;
  * @nbufs: buffers in the pool, at most IXM_RX_SLICE_BUFS (default all)
  * @tcp: TCP knobs (default ixm_tcp_config_default())
  * @seed: makes the TCP secret (ISNs, cookies, timestamp offset)
+ * @offload: the port's NIC does checksums (tn_host_offload())
  */
 struct tn_host_cfg {
 	u32				ip;
@@ -65,6 +66,7 @@ struct tn_host_cfg {
 	u32				nbufs;
 	const struct ixm_tcp_config	*tcp;
 	u64				seed;
+	bool				offload;
 };
 
 /**
@@ -91,6 +93,8 @@ struct tn_host_cfg {
  * @secret: the TCP secret
  * @apps: its contexts
  * @napps: how many
+ * @offload: its NIC inserts and checks checksums as igb's does
+ *	(tn_host_offload())
  */
 struct tn_link;
 
@@ -115,6 +119,7 @@ struct tn_host {
 	u64			secret[4];
 	struct tn_app		*apps[TN_APPS_MAX];
 	unsigned int		napps;
+	bool			offload;
 };
 
 /**
@@ -241,6 +246,7 @@ struct tn_link {
 
 /* Hosts */
 struct tn_host *tn_host_new(const struct tn_host_cfg *cfg);
+void tn_host_offload(struct tn_host *h, bool on);
 void tn_host_free(struct tn_host *h);
 void tn_host_reset(struct tn_host *h);
 void tn_host_begin(struct tn_host *h);

@@ -4,13 +4,15 @@
  * connection between two in-memory hosts (testnet.h), for
  * scripts/tcp-icount.
  *
- * Usage: tcp_rr [-c] [-s SIZE] N
+ * Usage: tcp_rr [-c] [-o] [-s SIZE] N
  *
  * The client (198.18.0.1) connects to the server (198.18.0.2), then
  * sends a SIZE-byte request (default 64) and waits for the server's
  * SIZE-byte response, N times; then both close and TIME_WAIT passes.
  * TCP sends the data from the arena in place, or with -c copies it (as
- * on a port without a mapping of the arena), to compare the two.
+ * on a port without a mapping of the arena), to compare the two.  With
+ * -o both ports' NICs insert and check the checksums, as igb's do in the
+ * kernel (tn_host_offload()); without it software sums every frame.
  * Both applications use nothing but the call and event rings: the server
  * answers each TCP_RECV with a TCP_SENDV of the same size and a
  * TCP_RECV_DONE, the client sends its next request once the response is
@@ -54,6 +56,7 @@ struct end {
 
 static u32 size = 64;
 static bool copy_only;
+static bool offload;
 
 static void fail(const char *what)
 {
@@ -131,7 +134,7 @@ static void end_events(struct end *e, const struct end *peer, bool server)
 
 static void end_init(struct end *e, u32 ip, u8 fill)
 {
-	struct tn_host_cfg hc = { .ip = ip, .seed = ip };
+	struct tn_host_cfg hc = { .ip = ip, .seed = ip, .offload = offload };
 
 	memset(e, 0, sizeof(*e));
 	e->h = tn_host_new(&hc);
@@ -161,19 +164,23 @@ int main(int argc, char **argv)
 	unsigned long n, i, steps;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "cs:")) != -1) {
+	while ((opt = getopt(argc, argv, "cos:")) != -1) {
 		if (opt == 'c') {
 			copy_only = true;
 			continue;
 		}
+		if (opt == 'o') {
+			offload = true;
+			continue;
+		}
 		if (opt != 's')
-			fail("usage: tcp_rr [-c] [-s SIZE] N");
+			fail("usage: tcp_rr [-c] [-o] [-s SIZE] N");
 		size = (u32)parse_count(optarg);
 		if (!size || size > IOV_OFF)
 			fail("SIZE must be 1 to 4096 bytes");
 	}
 	if (optind + 1 != argc)
-		fail("usage: tcp_rr [-c] [-s SIZE] N");
+		fail("usage: tcp_rr [-c] [-o] [-s SIZE] N");
 	n = parse_count(argv[optind]);
 
 	ixm_host_now_ns = 1000 * MS;

@@ -128,11 +128,18 @@ TEST(ip_build_header)
 	p = got + 1;
 	memset(got, 0xee, sizeof(got));
 	ixm_ip_build_header((struct ixm_iphdr *)p, be32_of(0xc0000201u),
-			    be32_of(0x0a000001u), 17, 100, 0xabcd);
+			    be32_of(0x0a000001u), 17, 100, 0xabcd, false);
 	EXPECT_EQ(0, memcmp(p, want, 20)) {
 		TH_LOG("ixm_ip_build_header() matches RFC 791 byte for byte");
 	}
 	EXPECT_EQ(0, ref_csum(p, 20)) TH_LOG("its checksum verifies");
+
+	/* for a NIC that inserts the checksum: the same header, checksum 0 */
+	memset(got, 0xee, sizeof(got));
+	ixm_ip_build_header((struct ixm_iphdr *)p, be32_of(0xc0000201u),
+			    be32_of(0x0a000001u), 17, 100, 0xabcd, true);
+	put16(want + 10, 0);
+	EXPECT_EQ(0, memcmp(p, want, 20)) TH_LOG("nic_csum: the checksum is left 0");
 	EXPECT_EQ(20, sizeof(struct ixm_iphdr)) TH_LOG("struct ixm_iphdr is 20 bytes");
 }
 

@@ -105,6 +105,7 @@ struct scenario {
 	u32		rcv_buf;	/* 0: the default */
 	u32		slow;		/* the reader gives bytes back every @slow steps */
 	bool		copy;		/* no arena mapping: TCP copies every segment */
+	unsigned int	offload;	/* NICs that do checksums: 1 the client's, 2 both */
 };
 
 #define LOSS(p)		.loss_ppm = (p) * 10000
@@ -166,6 +167,26 @@ FIXTURE_VARIANT_ADD(tcp_pair, slow_reader_loss_1pct) {
 FIXTURE_VARIANT_ADD(tcp_pair, copy_loss_1pct) {
 	.sc = { "copying, 1% loss", LOSS(1), .delay = 1, .seed = 10, .max_steps = 100000,
 		.copy = true },
+};
+
+/*
+ * The NIC inserts the checksums (tn_host_offload()): the client's only,
+ * so the server checks in software what the client's NIC summed, and
+ * both, with corruption, so frames the NIC flags bad are dropped.
+ */
+FIXTURE_VARIANT_ADD(tcp_pair, offload_client) {
+	.sc = { "client NIC checksums", .delay = 1, .seed = 11, .max_steps = 2000,
+		.offload = 1 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, offload_copy_loss_1pct) {
+	.sc = { "client NIC checksums, copying, 1% loss", LOSS(1), .delay = 1, .seed = 12,
+		.max_steps = 100000, .copy = true, .offload = 1 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, offload_both_corrupt_2pct) {
+	.sc = { "both NICs checksum, corruption 2%", CORRUPT(2), .delay = 1, .seed = 13,
+		.max_steps = 200000, .offload = 2 },
 };
 
 struct wire_check {
@@ -439,6 +460,7 @@ static void side_init(struct side *s, u32 ip, const struct scenario *sc, u64 see
 	if (sc->rcv_buf)
 		cfg.rcv_buf = sc->rcv_buf;
 	hc.tcp = &cfg;
+	hc.offload = sc->offload > 1 || (sc->offload && ip == TN_IP(1));
 	s->slow = sc->slow;
 	s->h = tn_host_new(&hc);
 	s->a = tn_app_new(s->h, RING, RING, ARENA);
@@ -595,6 +617,17 @@ static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 		EXPECT_GT(STAT(&cl, &sv, tx_zerocopy), 10 * STAT(&cl, &sv, tx_copied)) {
 			TH_LOG("%s: data segments sent in place %llu, copied %llu", sc->name,
 			       STAT(&cl, &sv, tx_zerocopy), STAT(&cl, &sv, tx_copied));
+		}
+	}
+	/* software summed exactly the frames of a host without offload */
+	for (k = 0; k < 2; k++) {
+		const struct ixm_net_stats *st = &s[k]->h->stats;
+		u64 sw = st->tx_csum_sw;
+		u64 sent = st->tx_packets - st->arp_requests_out - st->arp_replies_out;
+
+		EXPECT_EQ(s[k]->h->offload ? 0 : sent, sw) {
+			TH_LOG("%s: host %u (NIC checksums: %d) summed %llu of %llu IP frames",
+			       sc->name, k, s[k]->h->offload, sw, sent);
 		}
 	}
 	EXPECT_NE(0, wc.frames) TH_LOG("%s: frames sent", sc->name);
