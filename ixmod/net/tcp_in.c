@@ -762,26 +762,43 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	}
 	if (fin_now) {
 		c->rcv_nxt++;
-		c->flags |= IXM_TCPF_FIN_RCVD | IXM_TCPF_ACK_NOW;
+		c->flags |= IXM_TCPF_FIN_RCVD;
 		c->flags &= ~IXM_TCPF_OOO_FIN;
 		switch (c->state) {
 		case IXM_TCP_ESTABLISHED:
 			ixm_tcp_set_state(c, IXM_TCP_CLOSE_WAIT);
 			ixm_tcp_post_eof(c);
+			/*
+			 * The ACK waits, as Linux's does (tcp_fin() enters
+			 * pingpong mode): an application that answers or
+			 * closes within the delayed-ACK time sends it on its
+			 * data or its FIN, one segment instead of two.
+			 */
+			if (t->cfg.delack_us && !(c->flags & IXM_TCPF_ACK_NOW)) {
+				if (!ixm_timer_pending(&c->delack))
+					ixm_timer_arm(&t->wheel, &c->delack, now +
+						      (u64)t->cfg.delack_us * 1000);
+			} else {
+				c->flags |= IXM_TCPF_ACK_NOW;
+			}
 			break;
 		case IXM_TCP_FIN_WAIT_1:
+			c->flags |= IXM_TCPF_ACK_NOW;
 			ixm_tcp_post_eof(c);
 			ixm_tcp_set_state(c, IXM_TCP_CLOSING);
 			break;
 		case IXM_TCP_FIN_WAIT_2:
+			c->flags |= IXM_TCPF_ACK_NOW;
 			ixm_tcp_post_eof(c);
 			ixm_tcp_output(c);	/* the last ACK before TIME_WAIT */
 			ixm_tcp_enter_time_wait(c);
 			break;
 		case IXM_TCP_TIME_WAIT:
+			c->flags |= IXM_TCPF_ACK_NOW;
 			ixm_tcp_enter_time_wait(c);	/* restart 2 MSL */
 			break;
 		default:
+			c->flags |= IXM_TCPF_ACK_NOW;
 			break;
 		}
 	} else if (fin && c->state == IXM_TCP_TIME_WAIT) {

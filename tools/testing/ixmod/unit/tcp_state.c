@@ -1820,10 +1820,53 @@ TEST_F(tcp_state_established, ooo_fin_cancelled)
 	}
 	t->snd = seq + 1200;
 	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
+	tc_wait_seg(t, 100 * MS, 100000);	/* a bare FIN's ACK is delayed */
 	ASSERT_TRUE(is_ack(t));
 	EXPECT_STREQ("CLOSE_WAIT", state(t)) {
 		TH_LOG("ooo FIN: the FIN sent again in order closes it");
 	}
+}
+
+/*
+ * The peer's FIN in ESTABLISHED: its ACK waits for the application, as
+ * Linux's does (tcp_fin(): pingpong mode), so a close within the
+ * delayed-ACK time answers with one FIN+ACK segment instead of an ACK
+ * and a FIN; without a close the ACK goes when the timer fires.
+ */
+TEST_F(tcp_state_established, fin_ack_rides_the_close)
+{
+	struct tc *t = self->t;
+
+	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
+	EXPECT_STREQ("CLOSE_WAIT", state(t));
+	EXPECT_EQ(0, t->nseg) TH_LOG("the peer's FIN is not ACKed at once");
+	tc_advance(t, 1 * MS);
+	EXPECT_EQ(0, t->nseg) TH_LOG("nor a millisecond later");
+	ASSERT_EQ(0, tc_close(t, false));
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_FIN, t->rcv, t->snd, 0)) {
+		TH_LOG("the close sends one FIN that acknowledges the peer's FIN");
+	}
+	EXPECT_STREQ("LAST_ACK", state(t));
+	EXPECT_EQ(0, stats(t)->delayed_acks);
+	EXPECT_EQ(0, tc_wait_seg(t, 20 * MS, 100000)) TH_LOG("and no ACK follows alone");
+}
+
+TEST_F(tcp_state_established, fin_ack_delayed)
+{
+	struct tc *t = self->t;
+	u64 wait;
+
+	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
+	EXPECT_EQ(0, t->nseg);
+	wait = tc_wait_seg(t, 100 * MS, 100000);
+	EXPECT_GE(wait, 3900000);
+	EXPECT_LE(wait, 4200000);
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_EQ(1, stats(t)->delayed_acks) {
+		TH_LOG("no close: the FIN is ACKed after delack_us (4 ms): %llu us",
+		       wait / 1000);
+	}
+	EXPECT_STREQ("CLOSE_WAIT", state(t));
 }
 
 /* At most IXM_TCP_OOO_MAX out-of-order segments wait; the next is dropped. */
