@@ -232,7 +232,8 @@ long ixm_colo_run(struct file *file, void __user *argp)
 		goto out_left;
 	}
 	core->stats.runs++;
-	start = local_clock();
+	/* one clock read an iteration: its time, &struct ixm_stack.now_ns */
+	start = ktime_get_ns();
 	deadline = r.timeout_ns > U64_MAX - start ? U64_MAX : start + r.timeout_ns;
 	idle_since = start;
 	for (;;) {
@@ -251,18 +252,18 @@ long ixm_colo_run(struct file *file, void __user *argp)
 			ret = -EINTR;
 			break;
 		}
-		if (local_clock() >= deadline) {
+		if (core->stack.now_ns >= deadline) {
 			ret = -ETIME;
 			break;
 		}
-		if (!work && ixm_dp_idle_expired(idle_since)) {
-			u64 left = deadline - local_clock();
+		if (!work && ixm_dp_idle_expired(core, idle_since)) {
+			u64 left = deadline - core->stack.now_ns;
 
 			WRITE_ONCE(core->colo_slept, true);
 			ixm_dp_sleep(core, deadline == U64_MAX ? MAX_SCHEDULE_TIMEOUT :
 				     (long)min_t(u64, nsecs_to_jiffies(left) + 1,
 						 MAX_SCHEDULE_TIMEOUT - 1));
-			idle_since = local_clock();
+			idle_since = ktime_get_ns();
 		}
 		cond_resched();
 	}

@@ -365,12 +365,17 @@ static void ixm_dp_arm_irqs(struct ixm_core *core)
 	rcu_read_unlock();
 }
 
-bool ixm_dp_idle_expired(u64 idle_since)
+/*
+ * Has @core found no work since @idle_since for idle_us?  Against the
+ * iteration's own time (&struct ixm_stack.now_ns): an idle iteration
+ * reads the clock once, in ixm_dp_iterate().
+ */
+bool ixm_dp_idle_expired(struct ixm_core *core, u64 idle_since)
 {
 	unsigned int idle_us = READ_ONCE(ixm_idle_us);
 
 	/* idle_us == 0: never sleep, poll forever */
-	return idle_us && local_clock() - idle_since >= (u64)idle_us * NSEC_PER_USEC;
+	return idle_us && core->stack.now_ns - idle_since >= (u64)idle_us * NSEC_PER_USEC;
 }
 
 /*
@@ -451,8 +456,8 @@ bool ixm_dp_sleep(struct ixm_core *core, long timeout)
 /**
  * ixm_dp_run_once() - one counted iteration, for whoever runs the loop
  * @core: the core (@core->loop_lock held)
- * @idle_since: local_clock() of the last iteration that found work;
- *	updated
+ * @idle_since: the time (&struct ixm_stack.now_ns, ktime_get_ns()) of
+ *	the last iteration that found work; updated
  *
  * Return: the work found (ixm_dp_iterate()).
  */
@@ -463,7 +468,7 @@ unsigned int ixm_dp_run_once(struct ixm_core *core, u64 *idle_since)
 	core->stats.iterations++;
 	if (work) {
 		core->stats.busy++;
-		*idle_since = local_clock();
+		*idle_since = core->stack.now_ns;
 	} else {
 		core->stats.idle++;
 	}
@@ -473,7 +478,7 @@ unsigned int ixm_dp_run_once(struct ixm_core *core, u64 *idle_since)
 static int ixm_dp_thread(void *arg)
 {
 	struct ixm_core *core = arg;
-	u64 idle_since = local_clock();
+	u64 idle_since = ktime_get_ns();
 
 	mutex_lock(&core->loop_lock);
 	while (!kthread_should_stop()) {
@@ -482,14 +487,14 @@ static int ixm_dp_thread(void *arg)
 		/* a co-located thread runs the loop: stay out (colo.c) */
 		if (unlikely(READ_ONCE(core->colo_task)) && ixm_colo_has_core(core)) {
 			ixm_colo_park(core);
-			idle_since = local_clock();
+			idle_since = ktime_get_ns();
 			continue;
 		}
 		work = ixm_dp_run_once(core, &idle_since);
 		if (!work) {
-			if (ixm_dp_idle_expired(idle_since)) {
+			if (ixm_dp_idle_expired(core, idle_since)) {
 				ixm_dp_sleep(core, MAX_SCHEDULE_TIMEOUT);
-				idle_since = local_clock();
+				idle_since = ktime_get_ns();
 			} else {
 				cpu_relax();
 			}

@@ -311,7 +311,7 @@ void ixm_core_wake(struct ixm_core *core);
 unsigned int ixm_dp_iterate(struct ixm_core *core);
 unsigned int ixm_dp_run_once(struct ixm_core *core, u64 *idle_since);
 bool ixm_dp_sleep(struct ixm_core *core, long timeout);
-bool ixm_dp_idle_expired(u64 idle_since);
+bool ixm_dp_idle_expired(struct ixm_core *core, u64 idle_since);
 
 /* colo.c: the co-located mode (IX's run_io) */
 extern unsigned int ixm_away_us;

@@ -4,6 +4,8 @@
  *
  *   /sys/kernel/ixmod/cores             rw  cpulist of dataplane cores
  *   /sys/kernel/ixmod/idle_us           rw  idle polling time before sleep
+ *   /sys/kernel/ixmod/away_us           rw  a co-located thread's time out
+ *   /sys/kernel/ixmod/rx_batch          rw  frames per queue per iteration
  *   /sys/kernel/ixmod/dataplane/cpuN/   one directory per dataplane core:
  *       pid, state, isolated, stats/{iterations,busy,idle,sleeps,wakeups}
  *
@@ -214,6 +216,22 @@ out_nomem:
 }
 static struct kobj_attribute cores_attr = __ATTR_RW(cores);
 
+/*
+ * A decimal number in [@min, @max] for attribute @name; else one line
+ * that names the attribute, the input and what to write (@what, then the
+ * range, then @hint), and -EINVAL.
+ */
+static int ixm_parse_uint(const char *name, const char *buf, unsigned int min,
+			  unsigned int max, const char *what, const char *hint,
+			  unsigned int *val)
+{
+	if (!kstrtouint(buf, 10, val) && *val >= min && *val <= max)
+		return 0;
+	pr_err("%s: '%.*s' is not %s %u-%u%s\n", name, ixm_input_len(buf), buf, what,
+	       min, max, hint);
+	return -EINVAL;
+}
+
 /* ---- /sys/kernel/ixmod/idle_us ---- */
 
 static ssize_t idle_us_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -226,17 +244,12 @@ static ssize_t idle_us_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
 	unsigned int val;
+	int err;
 
-	if (kstrtouint(buf, 10, &val)) {
-		pr_err("idle_us: '%.*s' is not a decimal number; write microseconds 0-%lu (0 polls forever)\n",
-		       ixm_input_len(buf), buf, IXM_IDLE_US_MAX);
-		return -EINVAL;
-	}
-	if (val > IXM_IDLE_US_MAX) {
-		pr_err("idle_us: %u is too large; write microseconds 0-%lu (0 polls forever)\n",
-		       val, IXM_IDLE_US_MAX);
-		return -EINVAL;
-	}
+	err = ixm_parse_uint("idle_us", buf, 0, IXM_IDLE_US_MAX, "a number of microseconds",
+			     " (0 polls forever)", &val);
+	if (err)
+		return err;
 	mutex_lock(&ixm_cfg_lock);
 	WRITE_ONCE(ixm_idle_us, val);
 	ixm_dp_wake_all();	/* sleeping threads re-read it */
@@ -257,16 +270,40 @@ static ssize_t away_us_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
 	unsigned int val;
+	int err;
 
-	if (kstrtouint(buf, 10, &val) || !val || val > IXM_AWAY_US_MAX) {
-		pr_err("away_us: '%.*s' is not a number of microseconds 1-%lu (how long a co-located thread may stay out before its core's thread takes over)\n",
-		       ixm_input_len(buf), buf, IXM_AWAY_US_MAX);
-		return -EINVAL;
-	}
+	err = ixm_parse_uint("away_us", buf, 1, IXM_AWAY_US_MAX, "a number of microseconds",
+			     " (how long a co-located thread may stay out before its core's thread takes over)",
+			     &val);
+	if (err)
+		return err;
 	WRITE_ONCE(ixm_away_us, val);
 	return count;
 }
 static struct kobj_attribute away_us_attr = __ATTR_RW(away_us);
+
+/* ---- /sys/kernel/ixmod/rx_batch ---- */
+
+static ssize_t rx_batch_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(ixm_rx_batch));
+}
+
+static ssize_t rx_batch_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t count)
+{
+	unsigned int val;
+	int err;
+
+	err = ixm_parse_uint("rx_batch", buf, 1, IXM_RX_BATCH_MAX,
+			     "a number of frames", " a queue may deliver per iteration", &val);
+	if (err)
+		return err;
+	WRITE_ONCE(ixm_rx_batch, val);	/* each core's next iteration */
+	return count;
+}
+static struct kobj_attribute rx_batch_attr = __ATTR_RW(rx_batch);
 
 /* ---- /sys/kernel/ixmod/arenas_kept ---- */
 
@@ -286,6 +323,7 @@ static struct attribute *ixm_top_attrs[] = {
 	&cores_attr.attr,
 	&idle_us_attr.attr,
 	&away_us_attr.attr,
+	&rx_batch_attr.attr,
 	&arenas_kept_attr.attr,
 	NULL,
 };

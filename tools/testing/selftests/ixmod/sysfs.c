@@ -323,10 +323,12 @@ TEST_F(ixm, thread_cannot_be_moved)
 	check_thread_placement(_metadata, 1);
 }
 
-static const struct {
+struct attr_case {
 	const char *input;
 	const char *readback;	/* NULL: must fail with EINVAL */
-} idle_us_cases[] = {
+};
+
+static const struct attr_case idle_us_cases[] = {
 	{ "0",		"0" },
 	{ "1",		"1" },
 	{ "250\n",	"250" },
@@ -340,30 +342,74 @@ static const struct {
 	{ "99999999999999999999", NULL },
 };
 
-TEST_F(ixm, idle_us_values)
+static const struct attr_case away_us_cases[] = {
+	{ "1",		"1" },
+	{ "10000000",	"10000000" },
+	{ "0",		NULL },	/* the thread would take the core back at once */
+	{ "10000001",	NULL },
+	{ "x",		NULL },
+};
+
+static const struct attr_case rx_batch_cases[] = {
+	{ "1",		"1" },
+	{ "64\n",	"64" },
+	{ "0",		NULL },	/* a queue would never be read */
+	{ "65",		NULL },	/* over the transmit batch a reply may need */
+	{ "-1",		NULL },
+	{ "8 ",		NULL },
+};
+
+/*
+ * Each input to /sys/kernel/ixmod/@attr reads back as given, or is refused
+ * with EINVAL, one "ixmod: @attr:" line, and the value before it kept.
+ */
+static void attr_values(struct __test_metadata *_metadata, struct ixt_kmsg *kmsg,
+			const char *attr, const char *before,
+			const struct attr_case *cases, size_t n)
 {
-	char buf[64], log[1024];
+	char path[128], tag[64], buf[64], log[1024];
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(idle_us_cases); i++) {
-		const char *in = idle_us_cases[i].input;
+	snprintf(path, sizeof(path), IXM_SYSFS "/%s", attr);
+	snprintf(tag, sizeof(tag), "ixmod: %s:", attr);
+	for (i = 0; i < n; i++) {
+		const char *in = cases[i].input;
 
-		ASSERT_EQ(0, ixt_write(IXM_SYSFS "/idle_us", "777"));
-		ixt_kmsg_read(&self->kmsg, NULL, NULL, 0);
-		if (idle_us_cases[i].readback) {
-			EXPECT_EQ(0, ixt_write(IXM_SYSFS "/idle_us", in)) TH_LOG("'%s'", in);
-			ASSERT_EQ(0, ixt_read(IXM_SYSFS "/idle_us", buf, sizeof(buf)));
-			EXPECT_STREQ(idle_us_cases[i].readback, buf);
+		ASSERT_EQ(0, ixt_write(path, before));
+		ixt_kmsg_read(kmsg, NULL, NULL, 0);
+		if (cases[i].readback) {
+			EXPECT_EQ(0, ixt_write(path, in)) TH_LOG("%s: '%s'", attr, in);
+			ASSERT_EQ(0, ixt_read(path, buf, sizeof(buf)));
+			EXPECT_STREQ(cases[i].readback, buf);
 		} else {
-			EXPECT_EQ(-EINVAL, ixt_write(IXM_SYSFS "/idle_us", in))
-				TH_LOG("'%s' should be refused", in);
-			ASSERT_EQ(0, ixt_read(IXM_SYSFS "/idle_us", buf, sizeof(buf)));
-			EXPECT_STREQ("777", buf) TH_LOG("'%s' changed idle_us", in);
-			EXPECT_EQ(1, ixt_kmsg_read(&self->kmsg, "ixmod: idle_us:",
-						   log, sizeof(log)))
-				TH_LOG("'%s' logged: %s", in, log);
+			EXPECT_EQ(-EINVAL, ixt_write(path, in))
+				TH_LOG("%s: '%s' should be refused", attr, in);
+			ASSERT_EQ(0, ixt_read(path, buf, sizeof(buf)));
+			EXPECT_STREQ(before, buf) TH_LOG("'%s' changed %s", in, attr);
+			EXPECT_EQ(1, ixt_kmsg_read(kmsg, tag, log, sizeof(log)))
+				TH_LOG("%s: '%s' logged: %s", attr, in, log);
 		}
 	}
+}
+
+TEST_F(ixm, idle_us_values)
+{
+	attr_values(_metadata, &self->kmsg, "idle_us", "777", idle_us_cases,
+		    ARRAY_SIZE(idle_us_cases));
+}
+
+TEST_F(ixm, away_us_values)
+{
+	attr_values(_metadata, &self->kmsg, "away_us", "1000", away_us_cases,
+		    ARRAY_SIZE(away_us_cases));
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/away_us", "1000"));
+}
+
+TEST_F(ixm, rx_batch_values)
+{
+	attr_values(_metadata, &self->kmsg, "rx_batch", "32", rx_batch_cases,
+		    ARRAY_SIZE(rx_batch_cases));
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/rx_batch", "64"));
 }
 
 static unsigned long long stat_of(int cpu, const char *name)

@@ -30,7 +30,7 @@ echo_ready() {
 	grep -q ready "$1"
 }
 
-tap_plan 11
+tap_plan 12
 dmesg_mark
 if ! ports_setup; then
 	for _ in $(seq 10); do tap_fail "port setup" "setup failed (# lines above)"; done
@@ -52,6 +52,18 @@ check "16 flows of 20 datagrams echo byte for byte" \
 # the NIC's; these say it, not software, summed them
 check "the NIC inserted the checksums (tx_csum_hw $(port_stat stats/tx_csum_hw), tx_csum_sw $(port_stat stats/tx_csum_sw))" \
 	test "$(port_stat stats/tx_csum_hw)" -ge 1792 -a "$(port_stat stats/tx_csum_sw)" -eq 0
+# rx_batch 1: a queue gives the loop one frame an iteration, no more
+batches() {	# batches [FIRST_BUCKET]: non-empty RX batches of both cores
+	cat "$IXMOD_SYSFS"/dataplane/cpu{1,2}/stats/rx_batch_hist |
+		awk -v from="${1:-1}" '{ for (i = from; i <= NF; i++) n += $i } END { print n + 0 }'
+}
+echo 1 > "$IXMOD_SYSFS/rx_batch"
+b0=$(batches); big0=$(batches 2)
+peer python3 "$CHECK" $DUT_IP 7 --flows 16 --count 20 > /dev/null
+b1=$(batches); big1=$(batches 2)
+echo 64 > "$IXMOD_SYSFS/rx_batch"
+check "rx_batch 1: batches of one frame only ($((b1 - b0)) batches, $((big1 - big0)) larger)" \
+	test $((b1 - b0)) -ge 320 -a "$big1" -eq "$big0"
 second_refused() { ! "$ECHO" -p 9 -c 1 > "$LOG.2" 2>&1 && grep -q 'busy' "$LOG.2"; }
 check "a second process is refused the core (EBUSY)" second_refused
 kill -INT "$ECHO_PID"
