@@ -341,7 +341,7 @@ unsigned int ixm_dp_iterate(struct ixm_core *core)
 		ixm_dp_check_alive(core, work);
 	for (i = 0; work && i < work->nr; i++)
 		ixm_dp_begin_qpair(work->qp[i]);
-	done = ixm_loop_iterate(&core->stack, batch, batch);
+	done = ixm_loop_iterate(&core->stack, batch, IXM_CALL_BATCH);
 	rcu_read_unlock();
 	lock_map_release(&ixm_dp_iter_map);
 	return done;

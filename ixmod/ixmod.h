@@ -37,7 +37,7 @@ struct ixm_port;
 
 #define IXM_IDLE_US_DEFAULT	1000		/* poll this long, then sleep */
 #define IXM_IDLE_US_MAX		(10 * USEC_PER_SEC)
-#define IXM_AWAY_US_DEFAULT	1000		/* a co-located thread away this long loses the core */
+#define IXM_AWAY_US_DEFAULT	1000		/* a co-located thread out this long loses it */
 #define IXM_AWAY_US_MAX		(10 * USEC_PER_SEC)
 
 /**
@@ -66,6 +66,7 @@ struct ixm_core_stats {
 };
 
 #define IXM_RX_BATCH_DEFAULT	64		/* RX frames per queue per iteration */
+#define IXM_CALL_BATCH		64		/* calls per context per iteration */
 
 /**
  * struct ixm_qpair - one port's queue pair owned by one dataplane core

@@ -281,21 +281,21 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 		u32 len = ixm_mbuf_frame_len(mb);
 		u32 cmd = mb->nfrags ? 0 : IXM_ADV_TXD_DCMD_LAST;
 		u32 olinfo = len << IXM_ADV_TXD_PAYLEN_SHIFT;
-		unsigned int ctx = 0, need = 1 + mb->nfrags;
+		unsigned int ctx = 0;
+		bool load_ctx = false;
 
 		if (mb->flags & IXM_MBUF_F_TX_CSUM) {
 			ctx = (mb->flags & IXM_MBUF_F_TX_UDP_CSUM) ? 1 : 0;
 			olinfo |= ctx << IXM_ADV_TXD_IDX_SHIFT | IXM_ADV_TXD_POPTS_IXSM |
 				  IXM_ADV_TXD_POPTS_TXSM;
-			if (unlikely(!(q->ctx_loaded & (1u << ctx))))
-				need++;
+			load_ctx = unlikely(!(q->ctx_loaded & (1u << ctx)));
 		}
-		if (unlikely(need > room)) {
+		if (unlikely(1 + mb->nfrags + load_ctx > room)) {
 			q->full += n - k;
 			break;
 		}
-		room -= need;
-		if (need > 1 + mb->nfrags) {
+		room -= 1 + mb->nfrags + load_ctx;
+		if (load_ctx) {
 			ixm_adv_tx_ctx(&q->desc[i], ctx);
 			q->ctx_loaded |= 1u << ctx;
 			q->slot[i] = NULL;
