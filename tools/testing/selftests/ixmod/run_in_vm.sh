@@ -100,9 +100,10 @@ only) tests=${only//,/ } ;;
 *) echo "# unknown mode $mode"; exit 1 ;;
 esac
 case "$mode" in
-all|iommu)
+all|iommu|only)
 	# make check's size of the netem transfers (about 80 s instead of
-	# 170); "tcp" mode keeps test_tcp_02's own (4 MB, 20 MB)
+	# 170), also for --only (check-debug's parts); "tcp" mode keeps
+	# test_tcp_02's own (4 MB, 20 MB)
 	export IXMOD_TCP_BULK_BYTES=${IXMOD_TCP_BULK_BYTES:-1000000}
 	export IXMOD_TCP_ECHO_BYTES=${IXMOD_TCP_ECHO_BYTES:-4000000}
 	;;
