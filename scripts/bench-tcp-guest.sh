@@ -10,14 +10,24 @@
 #
 # Usage (inside the VM):
 #   bench-tcp-guest.sh OUTDIR IXMOD_KO SECONDS CONNS NLIST SIZES IDLE_US
-#                      EPOLL_OPTS URING_OPTS ROUNDS APP_CPU
+#                      EPOLL_OPTS URING_OPTS ROUNDS APP_CPU MODES MARK
 #
 # Layout (scripts/bench-guest-lib.sh): ixmod's port 198.18.0.1, Linux's
 # 198.18.0.3, the peer 198.18.0.2; the client on CPU 0; each server's
 # kernel work on CPU 1 (isolcpus=1 nohz_full=1), its own thread on
 # APP_CPU: 1 (shared: one CPU per server) or 0 (split: beside the client).
 #
-# For each server NAME (ixmod, epoll, uring), round R, rounds per
+# MODES: ixmod's execution modes, any of "kthread" (server NAME ixmod:
+# the dataplane core's kernel thread runs the loop) and "colo" (ixmod-colo:
+# tcp-echo -C, its thread on the dataplane core runs the loop itself).
+# MARK: the icount plugin's mark program (tools/bench/icount), or "-" when
+# the VM runs without the plugin.  With it, each server's turn starts with
+# an unloaded calibration window of CALIB_S seconds between two marks, and
+# tcp-load -M marks each point's measured window; marks.txt names every
+# mark in order ("calib NAME-rR start|end [idle=N]", "point NAME-nN-sS-rR"
+# for the two of tcp-load, whose result line has the idle counter).
+#
+# For each server NAME (ixmod, ixmod-colo, epoll, uring), round R, rounds per
 # connection N in NLIST and message size S in SIZES, tcp-load keeps CONNS
 # connections busy for SECONDS and writes
 #   res-NAME-nN-sS-rR.txt   its result line
@@ -28,7 +38,7 @@
 #   sched-NAME-rR.txt       the server's threads' (and ixmod's dataplane
 #                           thread's) CPU time, run-queue wait and switches
 #   load-NAME.log           tcp-load's progress and errno lines
-#   ixmod-dataplane-rR.txt  ixmod's per-core counters after its turn (TCP's
+#   NAME-dataplane-rR.txt   ixmod's per-core counters after its turn (TCP's
 #                           included)
 # and params.txt (the arguments, KEY=VALUE), env.txt (kernel, CPUs,
 # interrupt placement and counts), ixmod-stats.txt (the port's counters
@@ -46,6 +56,10 @@ epoll_opts=$8
 uring_opts=$9
 rounds=${10}
 app_cpu=${11}
+modes=${12}
+mark_bin=${13}
+[ "$mark_bin" = - ] && mark_bin=""
+CALIB_S=2
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=../tools/testing/selftests/ixmod/test_common.sh
 . "$top/tools/testing/selftests/ixmod/test_common.sh"
@@ -64,9 +78,35 @@ load() {	# load ARGS...: tcp-load on the client CPU in the peer namespace
 	peer "$LOAD" -p $PORT -C $BENCH_CLI_CPU -L $TIMEOUT_MS "$@"
 }
 
+# ixmod's idle iterations on the server core, or nothing (a Linux server)
+IDLE_STAT=$IXMOD_SYSFS/dataplane/cpu$BENCH_SRV_CPU/stats/idle
+idle_stat() {
+	[ "${1%%-*}" = ixmod ] && [ -r "$IDLE_STAT" ] && echo "$IDLE_STAT"
+}
+
+# calibrate NAME: with the plugin, CALIB_S seconds of the server unloaded
+# between two marks, on the client's CPU (the server's vCPU is counted)
+calibrate() {
+	local name=$1 f idle=""
+	[ -n "$mark_bin" ] || return 0
+	f=$(idle_stat "$name")
+	[ -n "$f" ] && idle=" idle=$(cat "$f")"
+	echo "calib $name-r$round start$idle" >> "$out/marks.txt"
+	taskset -c $BENCH_CLI_CPU "$mark_bin"
+	sleep $CALIB_S
+	idle=""
+	[ -n "$f" ] && idle=" idle=$(cat "$f")"
+	echo "calib $name-r$round end$idle" >> "$out/marks.txt"
+	taskset -c $BENCH_CLI_CPU "$mark_bin"
+}
+
 # measure NAME IP: a warm-up, then every point of the matrix, in round $round
 measure() {
-	local name=$1 ip=$2 r=$round n s f
+	local name=$1 ip=$2 r=$round n s f marks=() w
+	if [ -n "$mark_bin" ]; then
+		marks=(-M)
+		w=$(idle_stat "$name") && marks+=(-W "$w")
+	fi
 	say "[$name $r] warm-up: 1 s, $conns connections, 64 rounds of 64 bytes"
 	load -a "$ip" -c "$conns" -n 64 -s 64 -d 1 > "$out/warm-$name-r$r.txt" 2>> "$out/load-$name.log"
 	say "[$name $r] $(cat "$out/warm-$name-r$r.txt")"
@@ -75,8 +115,9 @@ measure() {
 			f=$name-n$n-s$s-r$r
 			say "[$name $r] n=$n s=$s: $conns connections, $n rounds of $s bytes each, $secs s"
 			echo "== n=$n s=$s round $r" >> "$out/load-$name.log"
+			[ -n "$mark_bin" ] && echo "point $f" >> "$out/marks.txt"
 			load -a "$ip" -c "$conns" -n "$n" -s "$s" -d "$secs" -H "$out/hist-$f.txt" \
-				> "$out/res-$f.txt" 2>> "$out/load-$name.log"
+				"${marks[@]}" > "$out/res-$f.txt" 2>> "$out/load-$name.log"
 			say "[$name $r] n=$n s=$s: $(cat "$out/res-$f.txt")"
 		done
 	done
@@ -92,6 +133,7 @@ linux_server() {	# linux_server NAME COMMAND...
 	shift
 	serve "$name" "$@"
 	if busywait 10000 reachable $BENCH_LIN_IP; then
+		calibrate "$name"
 		measure "$name" $BENCH_LIN_IP
 	else
 		say "[$name $round] server never accepted: $(cat "$SRV_LOG")"
@@ -111,27 +153,36 @@ fi
 peer sysctl -qw net.ipv4.ip_local_port_range="1024 65535" net.ipv4.tcp_tw_reuse=1
 printf '%s\n' "rounds=$rounds" "secs=$secs" "conns=$conns" "nlist=$nlist" \
 	"sizes=$sizes" "idle_us=$idle_us" "epoll_opts=$epoll_opts" \
-	"uring_opts=$uring_opts" "app_cpu=$app_cpu" > "$out/params.txt"
+	"uring_opts=$uring_opts" "app_cpu=$app_cpu" "modes=$modes" \
+	"icount=$([ -n "$mark_bin" ] && echo 1 || echo 0)" "calib_s=$CALIB_S" > "$out/params.txt"
 bench_env "$idle_us" "$app_cpu"
 
 for round in $(seq "$rounds"); do
 	say "round $round of $rounds"
-	if ! has_tcp; then
-		say "[ixmod $round] the module lacks IXMOD_FEAT_TCP: no ixmod figures"
-	elif ixmod_up; then
-		# tcp-echo's threads go where the Linux servers' do: on the
-		# dataplane core (shared) or on the client's (split)
-		serve ixmod taskset -c "$app_cpu" "$ECHO" -p $PORT -c $BENCH_SRV_CPU
-		if busywait 10000 grep -q 'ready' "$SRV_LOG"; then
-			measure ixmod "$DUT_IP"
-		else
-			say "[ixmod $round] tcp-echo never became ready: $(cat "$SRV_LOG")"
+	for mode in $modes; do
+		name=ixmod cpu=$app_cpu colo=()
+		if [ "$mode" = colo ]; then
+			# the application thread runs the loop: on the dataplane core
+			name=ixmod-colo cpu=$BENCH_SRV_CPU colo=(-C)
 		fi
-		stop_server ixmod
-		grep . "$IXMOD_SYSFS"/dataplane/cpu*/stats/* 2>/dev/null |
-			sed "s|$IXMOD_SYSFS/dataplane/||" > "$out/ixmod-dataplane-r$round.txt"
-	fi
-	ixmod_down
+		if ! has_tcp; then
+			say "[$name $round] the module lacks IXMOD_FEAT_TCP: no ixmod figures"
+		elif ixmod_up; then
+			# tcp-echo's threads go where the Linux servers' do: on
+			# the dataplane core (shared) or on the client's (split)
+			serve "$name" taskset -c "$cpu" "$ECHO" -p $PORT -c $BENCH_SRV_CPU "${colo[@]}"
+			if busywait 10000 grep -q 'ready' "$SRV_LOG"; then
+				calibrate "$name"
+				measure "$name" "$DUT_IP"
+			else
+				say "[$name $round] tcp-echo never became ready: $(cat "$SRV_LOG")"
+			fi
+			stop_server "$name"
+			grep . "$IXMOD_SYSFS"/dataplane/cpu*/stats/* 2>/dev/null |
+				sed "s|$IXMOD_SYSFS/dataplane/||" > "$out/$name-dataplane-r$round.txt"
+		fi
+		ixmod_down
+	done
 	# shellcheck disable=SC2086 # the options are a list
 	linux_server epoll "$SRVS/tcp-echo-epoll" -p $PORT -c "$app_cpu" $epoll_opts
 	# shellcheck disable=SC2086

@@ -158,7 +158,8 @@ static void usage_exit(void)
 {
 	fprintf(stderr,
 		"usage: tcp-load -a ADDR [-p PORT] [-c CONNS] [-n ROUNDS] [-s SIZE] [-d SECS]\n"
-		"                [-t THREADS] [-C CPU[,CPU...]] [-L TIMEOUT_MS] [-H FILE] [-R]\n");
+		"                [-t THREADS] [-C CPU[,CPU...]] [-L TIMEOUT_MS] [-H FILE] [-R]\n"
+		"                [-M [-W FILE]]\n");
 	exit(2);
 }
 
@@ -537,6 +538,30 @@ static void report_errnos(const struct thread *ths, int nth)
 	}
 }
 
+/*
+ * -M: the icount QEMU plugin's mark (tools/bench/icount): the guest
+ * executes "xchg %bx,%bx", a no-op anywhere else, and the plugin writes
+ * every vCPU's instruction counts.  tcp-load marks the start and the end
+ * of its measured window, so that a server's instructions per message are
+ * its vCPU's count between the two marks over msgs.  -W FILE: a counter
+ * (a sysfs file holding a number) read just before each mark, printed as
+ * watch0= and watch1=, e.g. ixmod's idle iterations over the window.
+ */
+static unsigned long long mark(const char *watch)
+{
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (watch) {
+		f = fopen(watch, "r");
+		if (!f || fscanf(f, "%llu", &v) != 1)
+			die(watch);
+		fclose(f);
+	}
+	asm volatile(".byte 0x66, 0x87, 0xdb" ::: "memory");
+	return v;
+}
+
 static void write_hist(const char *path, const struct hist *h)
 {
 	unsigned int i;
@@ -558,13 +583,15 @@ int main(int argc, char **argv)
 	int cpus[MAX_CPUS], ncpus = 0, nth = 1, opt, i, k, have_dst = 0;
 	struct hist *lat, *conn_lat;
 	unsigned int nconns = 1, c;
-	const char *hist_file = NULL;
+	const char *hist_file = NULL, *watch = NULL;
+	unsigned long long watch0 = 0, watch1 = 0, marked = 0;
+	int marks = 0;
 	uint64_t start, next;
 	struct thread *ths;
 	struct stats st;
 	long secs = 5, t;
 
-	while ((opt = getopt(argc, argv, "a:p:c:n:s:d:t:C:L:H:R")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:c:n:s:d:t:C:L:H:RMW:")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (inet_pton(AF_INET, optarg, &dst.sin_addr) != 1) {
@@ -605,11 +632,17 @@ int main(int argc, char **argv)
 		case 'R':
 			reset_close = 1;
 			break;
+		case 'M':
+			marks = 1;
+			break;
+		case 'W':
+			watch = optarg;
+			break;
 		default:
 			usage_exit();
 		}
 	}
-	if (optind != argc || !have_dst)
+	if (optind != argc || !have_dst || (watch && !marks))
 		usage_exit();
 	if (!dst.sin_port)
 		dst.sin_port = htons(7);
@@ -647,6 +680,8 @@ int main(int argc, char **argv)
 		if (errno)
 			die("pthread_create");
 	}
+	if (marks)
+		watch0 = mark(watch);
 	start = now_ns();
 	end_ns = start + secs * NS_PER_S;
 	pthread_barrier_wait(&start_line);
@@ -664,6 +699,11 @@ int main(int argc, char **argv)
 			(unsigned long long)st.msgs, (unsigned long long)st.conns,
 			(unsigned long long)fails_total(&st));
 	}
+	if (marks) {
+		watch1 = mark(watch);
+		sum_stats(ths, nth, &st);
+		marked = st.msgs;
+	}
 	for (i = 0; i < nth; i++) {
 		pthread_join(ths[i].tid, NULL);
 		hist_merge(lat, &ths[i].lat);
@@ -680,6 +720,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.conns, hist_pct(conn_lat, 50), hist_pct(conn_lat, 99));
 	for (k = 0; k < F_COUNT; k++)
 		printf(" %s=%llu", fail_key[k], (unsigned long long)st.fails[k]);
+	if (marks)
+		printf(" marked_msgs=%llu", marked);
+	if (watch)
+		printf(" watch0=%llu watch1=%llu", watch0, watch1);
 	printf("\n");
 	if (!st.msgs)
 		fprintf(stderr, "tcp-load: no message completed\n");

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench-icount.py - a benchmark run's instruction counts, per window.
+
+Usage: bench-icount.py OUTDIR
+
+Reads what scripts/bench-tcp leaves in OUTDIR: icount.txt (the icount
+plugin's marks), marks.txt (the guest's name for each mark, in order) and
+res-KEY.txt (tcp-load's result lines, with marked_msgs and, for ixmod,
+watch0/watch1: the server core's idle iterations at the two marks).
+marks.txt lines are
+
+    calib NAME-rR start [idle=N]    one mark: an unloaded window begins
+    calib NAME-rR end [idle=N]      one mark: it ends
+    point KEY                       two marks: tcp-load -M's window
+
+Prints one JSON object on stdout:
+
+    {"server_cpu": 1, "client_cpu": 0,
+     "points": {KEY: {"msgs", "secs", "server": {"kernel", "user"},
+                      "client": {...}, "idle_iterations",
+                      "idle_instructions"}},
+     "calibration": {NAME-rR: {"secs", "server": {...}, "iterations",
+                               "per_iteration"}}}
+
+idle_instructions is a point's idle iterations times the instructions
+per idle iteration of its server's unloaded window in the same round
+(null for a Linux server, which has no polling loop: a halted vCPU
+executes nothing).  Exits 1, saying why, when the marks and their names
+disagree.
+"""
+import importlib.util
+import json
+import os
+import sys
+
+SERVER_CPU = 1
+CLIENT_CPU = 0
+
+
+def read_icount():
+    """read-icount.py's parser (its file name is not a module name)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("read_icount",
+                                                  os.path.join(here, "read-icount.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def result(outdir, key):
+    """tcp-load's result line for KEY -> {name: number}."""
+    with open(os.path.join(outdir, "res-%s.txt" % key)) as f:
+        words = f.read().split()
+    return {k: float(v) for k, _, v in (w.partition("=") for w in words)}
+
+
+def params(outdir):
+    with open(os.path.join(outdir, "params.txt")) as f:
+        return dict(line.rstrip("\n").partition("=")[::2] for line in f if "=" in line)
+
+
+def labels(outdir):
+    """marks.txt -> [(kind, key, where, idle)], one per mark, in order."""
+    out = []
+    with open(os.path.join(outdir, "marks.txt")) as f:
+        for n, line in enumerate(f, 1):
+            w = line.split()
+            if len(w) >= 3 and w[0] == "calib" and w[2] in ("start", "end"):
+                idle = None
+                if len(w) == 4 and w[3].startswith("idle="):
+                    idle = int(w[3][5:])
+                out.append(("calib", w[1], w[2], idle))
+            elif len(w) == 2 and w[0] == "point":
+                out.append(("point", w[1], "start", None))
+                out.append(("point", w[1], "end", None))
+            else:
+                raise ValueError("marks.txt:%d: bad line %r" % (n, line.strip()))
+    return out
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.exit(__doc__.split("\n\n")[1])
+    outdir = argv[1]
+    ric = read_icount()
+    try:
+        marks, _ = ric.read_marks(os.path.join(outdir, "icount.txt"))
+        names = labels(outdir)
+        prm = params(outdir)
+    except (OSError, ValueError) as e:
+        print("bench-icount.py: %s" % e, file=sys.stderr)
+        return 1
+    if sorted(marks) != list(range(len(marks))) or len(marks) != len(names):
+        print("bench-icount.py: %d marks in icount.txt, %d named in marks.txt: "
+              "they must match one to one" % (len(marks), len(names)), file=sys.stderr)
+        return 1
+
+    def window(i):
+        """Counts from mark i to mark i + 1, server and client vCPU."""
+        d = ric.delta(marks[i], marks[i + 1])
+        return d[SERVER_CPU], d[CLIENT_CPU]
+
+    calib, points = {}, {}
+    i = 0
+    while i < len(names):
+        kind, key, where, idle = names[i]
+        if i + 1 >= len(names) or names[i + 1][:2] != (kind, key) or where != "start":
+            print("bench-icount.py: mark %d (%s %s %s) has no end mark after it"
+                  % (i, kind, key, where), file=sys.stderr)
+            return 1
+        server, client = window(i)
+        if kind == "calib":
+            end_idle = names[i + 1][3]
+            iters = end_idle - idle if idle is not None and end_idle is not None else None
+            total = server["kernel"] + server["user"]
+            calib[key] = {"secs": float(prm.get("calib_s", "nan")), "server": server,
+                          "iterations": iters,
+                          "per_iteration": total / iters if iters else None}
+        else:
+            res = result(outdir, key)
+            points[key] = {"msgs": int(res.get("marked_msgs", res["msgs"])),
+                           "secs": float(prm["secs"]), "server": server, "client": client,
+                           "idle_iterations": None, "idle_instructions": None}
+            if "watch0" in res:
+                iters = int(res["watch1"] - res["watch0"])
+                name, rnd = key.split("-n")[0], key.rsplit("-", 1)[1]
+                cal = calib.get("%s-%s" % (name, rnd), {}).get("per_iteration")
+                points[key]["idle_iterations"] = iters
+                points[key]["idle_instructions"] = round(iters * cal) if cal else None
+        i += 2
+    json.dump({"server_cpu": SERVER_CPU, "client_cpu": CLIENT_CPU,
+               "points": points, "calibration": calib}, sys.stdout, indent=1)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
