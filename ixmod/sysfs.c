@@ -563,6 +563,7 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 	IXM_TCP_STAT(tx_copied),
 	IXM_TCP_STAT(tx_oversize),
 	IXM_TCP_STAT(ack_ratelimited),
+	IXM_TCP_STAT(fast_path),
 };
 static_assert(ARRAY_SIZE(ixm_tcp_stat_descs) == sizeof(struct ixm_tcp_stats) / sizeof(u64),
 	      "a file for every TCP counter");

@@ -500,6 +500,8 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @ack_ratelimited: ACKs not sent to out-of-window or PAWS-rejected
  *	segments, because the connection sent one less than
  *	@invalid_ratelimit_ns before
+ * @fast_path: segments header prediction handled (ixm_tcp_rcv_fast():
+ *	in order, ACK only, the window unchanged)
  *
  * Each is the file dataplane/cpuN/stats/tcp_NAME (the table in sysfs.c).
  */
@@ -538,6 +540,7 @@ struct ixm_tcp_stats {
 	u64	tx_copied;
 	u64	tx_oversize;
 	u64	ack_ratelimited;
+	u64	fast_path;
 };
 
 /**

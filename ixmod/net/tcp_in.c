@@ -38,6 +38,18 @@ int ixm_tcp_parse_opts(const struct ixm_tcphdr *th, struct ixm_tcp_opts *o)
 	if (doff < IXM_TCP_HLEN)
 		return -EINVAL;
 	left = doff - IXM_TCP_HLEN;
+	/*
+	 * RFC 7323 Appendix A's layout, the only options on an established
+	 * connection's segments from Linux and from ixmod: NOP, NOP, TS
+	 */
+	if (left == IXM_TCPOLEN_TS_ALIGNED &&
+	    ixm_get_be32(p) == (IXM_TCPOPT_NOP << 24 | IXM_TCPOPT_NOP << 16 |
+				IXM_TCPOPT_TS << 8 | 10)) {
+		o->has_ts = true;
+		o->tsval = ixm_get_be32(p + 4);
+		o->tsecr = ixm_get_be32(p + 8);
+		return 0;
+	}
 	while (left) {
 		unsigned int kind = p[0], len;
 
@@ -508,6 +520,78 @@ static void ixm_tcp_schedule_ack(struct ixm_tcp_conn *c)
 }
 
 /*
+ * Header prediction (Van Jacobson's, as in Linux's tcp_rcv_established()):
+ * the segment an established connection expects next, in order, with
+ * only ACK (and PSH) set, an open window, a timestamp that passes PAWS,
+ * and either new data or a new acknowledgment.  For it every check of
+ * RFC 9293 §3.10.7.4 has a known answer, and what is left is the
+ * acknowledgment, the timestamp, the send window and the data.  Return:
+ * 0 or 1 (the buffer kept) when it handled the segment, -1 when the full
+ * path must.
+ */
+static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
+			    const struct ixm_tcphdr *th, const struct ixm_tcp_opts *o)
+{
+	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
+	u32 nwnd = (u32)ixm_ntohs(th->window) << c->snd_wscale;
+	u32 dlen = m->len;
+	bool kept = false;
+
+	if (c->state != IXM_TCP_ESTABLISHED ||
+	    (th->flags & ~IXM_TCP_PSH) != IXM_TCP_ACK || seq != c->rcv_nxt ||
+	    (c->flags & (IXM_TCPF_IN_RECOVERY | IXM_TCPF_PERSIST | IXM_TCPF_OOO_FIN |
+			 IXM_TCPF_CLOSED_APP)) || c->ooo ||
+	    !nwnd || ixm_seq_gt(ack, c->snd_max) || ixm_seq_lt(ack, c->snd_una) ||
+	    (ack == c->snd_una && !dlen))
+		return -1;
+	if (c->flags & IXM_TCPF_TS) {
+		/* RFC 7323 §5.3 PAWS passes; §4.3: the left edge, remembered */
+		if (!o->has_ts || ixm_seq_lt(o->tsval, c->ts_recent))
+			return -1;
+	}
+	if (dlen && (dlen > c->rcv_adv - c->rcv_nxt || ixm_seq_lt(c->rcv_adv, c->rcv_nxt) ||
+		     !ixm_tcp_rcv_room(c, m)))
+		return -1;
+
+	if (c->flags & IXM_TCPF_TS) {
+		c->ts_recent = o->tsval;
+		c->ts_recent_ns = c->last_rx_ns;
+	}
+	if (ack != c->snd_una)
+		ixm_tcp_ack_new(c, ack);
+	/*
+	 * The window update rule holds (SND.WL1 < SEG.SEQ, or equal with
+	 * SND.WL2 <= SEG.ACK): as in ixm_tcp_rcv_conn(), not zero, not
+	 * persisting
+	 */
+	c->snd_wl1 = seq;
+	c->snd_wl2 = ack;
+	if (nwnd != c->snd_wnd) {
+		if (nwnd > c->snd_wnd)
+			ixm_tcp_mark_pending(c);
+		c->snd_wnd = nwnd;
+		if (nwnd > c->max_snd_wnd)
+			c->max_snd_wnd = nwnd;
+		if ((c->flags & IXM_TCPF_WANT_SPACE) && ixm_tcp_send_space(c)) {
+			c->flags &= ~IXM_TCPF_WANT_SPACE;
+			ixm_tcp_post_sent(c);
+		}
+	}
+	if (dlen) {
+		m->seq = seq;
+		c->rcv_bufs++;
+		ixm_tcp_deliver(c, m);
+		ixm_tcp_schedule_ack(c);
+		kept = true;
+	}
+	if (c->flags & IXM_TCPF_ACK_NOW)
+		ixm_tcp_mark_pending(c);
+	ixm_tcp_flush_events(c);
+	c->table->stats.fast_path++;
+	return kept;
+}
+
+/*
  * RFC 9293 §3.10.7.4 for every state after SYN-SENT.  Return: true if
  * the buffer was kept (in-order or out-of-order data).  @c may be freed
  * when this returns.
@@ -524,9 +608,13 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	u32 dlen = m->len;
 	u32 seglen = dlen + !!(flags & IXM_TCP_SYN) + fin;
 	bool kept = false, fin_now;
+	int fast;
 	u32 wnd;
 
 	c->last_rx_ns = now;
+	fast = ixm_tcp_rcv_fast(c, m, th, o);
+	if (fast >= 0)
+		return fast;
 	if (c->state == IXM_TCP_CLOSED) {
 		/* dead, its application still holding buffers: no TCB to speak of */
 		ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);

@@ -1348,6 +1348,58 @@ TEST(tcp_state_sendv_window)
 	tc_fini(t);
 }
 
+/*
+ * Header prediction (ixm_tcp_rcv_fast()): the next in-order segment with
+ * only ACK or ACK|PSH takes the short path, window changes included; a
+ * closed window, a FIN or a segment out of order take the full one.
+ */
+TEST(tcp_state_header_prediction)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u64 fast;
+	int res;
+
+	tc_init(t);
+	t->pwin = 1000;
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	fast = stats(t)->fast_path;
+	res = tc_sendv(t, 0, 3000);
+	EXPECT_EQ(1000, res) TH_LOG("sendv: a window of 1000 takes 1000 of 3000 bytes");
+	/* data that acknowledges nothing new and opens the window */
+	t->pwin = 5000;
+	tc_send(t, TH_ACK | TH_PSH, data, 10);
+	EXPECT_EQ(fast + 1, stats(t)->fast_path);
+	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_RECV));
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev) TH_LOG("the opened window is announced: sendv wanted more");
+	EXPECT_GT(ev->win, 0);
+	EXPECT_LE(ev->win, 4000) {
+		TH_LOG("header prediction: in-order data, window 1000 -> 5000: SENT win %u",
+		       ev->win);
+	}
+	/* new data and the acknowledgment of ours */
+	t->rcv += (u32)res;
+	tc_send(t, TH_ACK, data, 10);
+	EXPECT_EQ(fast + 2, stats(t)->fast_path);
+	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_RECV));
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(1000, ev->res) TH_LOG("header prediction: the ACK of 1000 bytes -> SENT 1000");
+	/* the full path: a closed window, a FIN */
+	t->pwin = 0;
+	tc_send(t, TH_ACK, data, 10);
+	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_RECV));
+	t->pwin = 5000;
+	tc_send(t, TH_ACK | TH_FIN, data, 10);
+	EXPECT_EQ(2, tc_nev(t, IXMOD_EV_TCP_RECV)) TH_LOG("the data, then the end of stream");
+	EXPECT_EQ(fast + 2, stats(t)->fast_path) {
+		TH_LOG("header prediction: a zero window and a FIN take the full path (%llu)",
+		       stats(t)->fast_path - fast);
+	}
+	tc_fini(t);
+}
+
 /* a window that opens with nothing acknowledged */
 TEST(tcp_state_sendv_window_update_unacked)
 {
