@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarise a benchmark run: percentiles, rates, ratios, and a CDF plot.
+"""Summarise a benchmark run: percentiles, rates, ratios, results.json, plots.
 
 Usage: bench-report.py icmp OUTDIR KERNEL
        bench-report.py udp OUTDIR KERNEL
@@ -8,27 +8,78 @@ Usage: bench-report.py icmp OUTDIR KERNEL
 
 icmp: reads OUTDIR/rtt-{ixmod,ixmod-idle,linux}.txt and
 OUTDIR/flood-*.txt as scripts/bench-icmp-guest.sh writes them; prints a
-table and writes OUTDIR/results.txt and OUTDIR/rtt-cdf.svg.
+table and writes OUTDIR/results.txt, OUTDIR/results.json and
+OUTDIR/rtt-cdf.png and .svg (the RTT CDFs).
 
 udp: reads OUTDIR/params.txt, and lat-NAME-rR.txt, rtt-NAME-rR.txt,
 tput-NAME-SIZE-rR.txt and trtt-NAME-SIZE-rR.txt for NAME ixmod, mmsg and
 uring and each round R, as scripts/bench-udp-guest.sh writes them; prints
-a table per phase with the ratios ixmod/Linux and writes OUTDIR/report.txt
-and OUTDIR/udp.svg (latency CDFs and throughput bars).
+a table per phase with the ratios ixmod/Linux and writes OUTDIR/report.txt,
+OUTDIR/results.json and OUTDIR/udp.png and .svg (latency CDFs and
+throughput bars).
 
 tcp: reads OUTDIR/params.txt, and res-NAME-nN-sS-rR.txt (tcp-load's
 result line) and hist-NAME-nN-sS-rR.txt (its latency histogram) for NAME
-ixmod, epoll and uring, each rounds-per-connection N, size S and round R,
-as scripts/bench-tcp-guest.sh writes them; prints the msgs/s ratios
-ixmod/Linux, then a table per point, and writes OUTDIR/report.txt and
-OUTDIR/tcp.svg (msgs/s bars per N, and the latency CDFs of the last N at
-the first S).  A point a server has no file for shows as '-'.
+ixmod, ixmod-colo (co-located: the application thread runs the dataplane
+loop itself), epoll and uring, each rounds-per-connection N, size S and
+round R, as scripts/bench-tcp-guest.sh writes them.  A server with no res
+file at all is left out (older runs have no ixmod-colo); a point a server
+has no file for shows as '-'.  When OUTDIR/icount.json is there (the
+icount QEMU plugin's guest instruction counts per point and an idle
+calibration, as scripts/bench-tcp writes them with the plugin), it adds
+the instructions per request on the server's vCPU (kernel, user, idle
+polling) and their ratios ixmod/Linux.  Prints the ratios ixmod/Linux,
+then a table per point, and writes OUTDIR/report.txt, OUTDIR/results.json,
+OUTDIR/tcp.png and .svg (msgs/s bars per N, and the latency CDFs of the
+last N at the first S) and, with icount.json, OUTDIR/icount.png and .svg
+(instructions per request, stacked kernel / user / idle polling).
 
-Standard library only.
+results.json holds every number the text report prints (no CDF samples);
+a missing figure is null.
+
+Needs python3-matplotlib (Debian's; scripts/bootstrap installs it).  Run
+by a python3 without it (pyenv, a venv), the script runs itself again
+with /usr/bin/python3.
 """
+import importlib.util
+import json
 import math
+import os
+import re
 import sys
 import textwrap
+
+DEB_PYTHON = "/usr/bin/python3"
+
+
+def reexec_for_matplotlib():
+    """Run again under Debian's python3 when this python3 lacks matplotlib."""
+    if importlib.util.find_spec("matplotlib") is not None:
+        return
+    if os.environ.get("BENCH_REPORT_REEXEC") or not os.access(DEB_PYTHON, os.X_OK):
+        return
+    if os.path.realpath(sys.executable) == os.path.realpath(DEB_PYTHON):
+        return
+    os.environ["BENCH_REPORT_REEXEC"] = "1"
+    os.execv(DEB_PYTHON, [DEB_PYTHON, os.path.abspath(sys.argv[0])] + sys.argv[1:])
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend; exits with a hint when missing.
+
+    Imported only when a plot is drawn, so that the text report and
+    results.json are written first either way.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit("bench-report.py: no plots: python3-matplotlib is missing "
+                 "(scripts/bootstrap installs it); the text report is written")
+    matplotlib.use("Agg")
+    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "ixmod",
+                                "font.size": 10})
+    import matplotlib.pyplot as plt
+    return plt
 
 
 def percentile(xs, p):
@@ -37,6 +88,17 @@ def percentile(xs, p):
         return float("nan")
     k = max(0, min(len(xs) - 1, int(round(p / 100.0 * len(xs) + 0.5)) - 1))
     return xs[k]
+
+
+def ratio_of(a, b):
+    """a / b, NaN when either is missing or b is 0."""
+    if a is None or b is None or a != a or b != b or not b:
+        return float("nan")
+    return a / b
+
+
+def fmt_ratio(v):
+    return "%.2f" % v if v == v else "-"
 
 
 def load_rtt(path):
@@ -50,117 +112,101 @@ def load_flood(path):
     return int(sent), int(recv), float(secs)
 
 
-def svg_cdf(series, path, title, xlabel):
-    """series: [(name, colour, sorted values)] -> a log-x CDF as SVG."""
-    w, h = 640, 400
-    out = svg_open(w, h)
-    out += cdf_panel(series, 0, 0, w, h, title, xlabel)
-    svg_write(out, path)
+def json_clean(v):
+    """v with NaN and infinities turned into None, for strict JSON."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: json_clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [json_clean(x) for x in v]
+    return v
 
 
-def svg_open(w, h):
-    return ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-            'font-family="sans-serif" font-size="12">' % (w, h),
-            '<rect width="100%" height="100%" fill="white"/>']
-
-
-def svg_write(out, path):
-    out.append("</svg>")
+def write_json(outdir, obj):
+    """OUTDIR/results.json: obj, NaN written as null."""
+    path = "%s/results.json" % outdir
     with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+        json.dump(json_clean(obj), f, indent=1, allow_nan=False)
+        f.write("\n")
+    print("results: %s" % path)
 
 
-def cdf_panel(series, x0, y0, w, h, title, xlabel):
-    """SVG elements of a log-x CDF in the w x h box at (x0, y0)."""
-    ml, mr, mt, mb = x0 + 60, 20, y0 + 40, 50
-    h += y0
-    w += x0
-    lo = min(s[2][0] for s in series if s[2])
-    hi = max(s[2][-1] for s in series if s[2])
-    lo, hi = math.log10(max(lo, 1e-3)), math.log10(max(hi, 2e-3))
-    lo, hi = math.floor(lo), math.ceil(hi)
-    if hi <= lo:
-        hi = lo + 1
+def save(fig, outdir, base):
+    """Write fig as OUTDIR/BASE.png and OUTDIR/BASE.svg, then close it."""
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        path = "%s/%s.%s" % (outdir, base, ext)
+        fig.savefig(path, dpi=100, metadata={"Date": None} if ext == "svg" else None)
+        print("plot: %s" % path)
+    pyplot().close(fig)
 
-    def x(v):
-        return ml + (math.log10(max(v, 1e-3)) - lo) / (hi - lo) * (w - ml - mr)
 
-    def y(q):
-        return h - mb - q * (h - mt - mb)
+def cdf_axes(ax, series, title, xlabel):
+    """A log-x CDF on ax; series: [(label, colour, sorted values)]."""
+    from matplotlib.ticker import FuncFormatter
 
-    out = ['<text x="%d" y="%d" font-size="14">%s</text>' % (ml, y0 + 20, title)]
-    for d in range(lo, hi + 1):
-        xv = ml + (d - lo) / (hi - lo) * (w - ml - mr)
-        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>'
-                   % (xv, mt, xv, h - mb))
-        out.append('<text x="%.1f" y="%d" text-anchor="middle">%g</text>'
-                   % (xv, h - mb + 16, 10 ** d))
-    for q in (0, 0.5, 0.9, 0.99, 1):
-        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>'
-                   % (ml, y(q), w - mr, y(q)))
-        out.append('<text x="%d" y="%.1f" text-anchor="end">%g</text>'
-                   % (ml - 4, y(q) + 4, q))
-    out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>'
-               % ((w + ml) // 2, h - 12, xlabel))
-    for i, (name, colour, xs) in enumerate(series):
+    drawn, lo, hi = 0, math.inf, 0.0
+    for label, colour, xs in series:
+        if not xs:
+            continue
         n = len(xs)
-        pts = " ".join("%.1f,%.1f" % (x(v), y((k + 1) / n))
-                       for k, v in enumerate(xs))
-        out.append('<polyline fill="none" stroke="%s" stroke-width="1.5" '
-                   'points="%s"/>' % (colour, pts))
-        out.append('<text x="%d" y="%d" fill="%s">%s</text>'
-                   % (ml + 10, mt + 16 + 16 * i, colour, name))
-    return out
+        xs = [max(v, 1e-3) for v in xs]
+        ax.plot(xs, [(k + 1) / n for k in range(n)],
+                drawstyle="steps-post", color=colour, linewidth=1.5, label=label)
+        lo, hi = min(lo, xs[0]), max(hi, xs[-1])
+        drawn += 1
+
+    def minor_label(v, _):
+        """2 and 5 times a power of ten, when the axis spans few decades."""
+        m = v / 10 ** math.floor(math.log10(v) + 1e-9)
+        return "%g" % v if hi / lo < 1e3 and min(abs(m - 2), abs(m - 5)) < 1e-6 else ""
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("fraction of samples at or below")
+    ax.set_ylim(0, 1.005)
+    ax.set_yticks((0, 0.25, 0.5, 0.75, 0.9, 0.99))
+    ax.grid(True, which="major", color="#dddddd")
+    ax.grid(True, which="minor", axis="x", color="#f0f0f0")
+    if drawn:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+        ax.xaxis.set_minor_formatter(FuncFormatter(minor_label))
+        ax.tick_params(axis="x", which="minor", labelsize=8)
+        ax.legend(loc="lower right", fontsize=9)
+    else:
+        ax.text(0.5, 0.5, "no samples", transform=ax.transAxes, ha="center")
 
 
-def bar_panel(groups, series, x0, y0, w, h, title, ylabel):
-    """SVG elements of a grouped bar chart in the w x h box at (x0, y0).
+def bar_axes(ax, groups, series, title, ylabel):
+    """Grouped bars on ax, each labelled with its value; NaN values are left out.
 
-    groups: [(label, {name: value})]; series: [(name, label, colour)].
+    groups: [(label, {name: value})]; series: [(name, label, colour)].  A
+    server keeps its place in a group where it has no value.
     """
-    ml, mr, mt, mb = x0 + 60, 20, y0 + 40, 50
-    h += y0
-    w += x0
-    top = max([v for _, vals in groups for v in vals.values()] + [1e-9])
-    step = 10 ** math.floor(math.log10(top))
-    for m in (1, 2, 5, 10):
-        if top / (step * m) <= 6:
-            step *= m
-            break
-    top = math.ceil(top / step) * step
+    from matplotlib.patches import Patch
 
-    def y(v):
-        return h - mb - v / top * (h - mt - mb)
-
-    out = ['<text x="%d" y="%d" font-size="14">%s</text>' % (ml, y0 + 20, title)]
-    t = 0.0
-    while t <= top * 1.0001:
-        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>'
-                   % (ml, y(t), w - mr, y(t)))
-        out.append('<text x="%d" y="%.1f" text-anchor="end">%g</text>'
-                   % (ml - 4, y(t) + 4, t))
-        t += step
-    out.append('<text x="%d" y="%.1f" text-anchor="middle" '
-               'transform="rotate(-90 %d %.1f)">%s</text>'
-               % (x0 + 14, (mt + h - mb) / 2, x0 + 14, (mt + h - mb) / 2, ylabel))
-    gw = (w - ml - mr) / max(len(groups), 1)
-    bw = gw * 0.8 / max(len(series), 1)
-    for g, (label, vals) in enumerate(groups):
-        gx = ml + g * gw + gw * 0.1
-        for i, (name, _, colour) in enumerate(series):
-            v = vals.get(name, 0.0)
-            if v != v:		# NaN: no figure
-                continue
-            out.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>'
-                       % (gx + i * bw, y(v), bw * 0.9, h - mb - y(v), colour))
-            out.append('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%.0f</text>'
-                       % (gx + (i + 0.45) * bw, y(v) - 3, v))
-        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>'
-                   % (ml + (g + 0.5) * gw, h - mb + 16, label))
-    for i, (_, label, colour) in enumerate(series):
-        out.append('<text x="%d" y="%d" fill="%s">%s</text>'
-                   % (ml + 10, mt + 16 + 16 * i, colour, label))
-    return out
+    width = 0.8 / max(len(series), 1)
+    top = 0.0
+    for i, (name, label, colour) in enumerate(series):
+        xs, hs = [], []
+        for g, (_, vals) in enumerate(groups):
+            v = vals.get(name, float("nan"))
+            if v == v:
+                xs.append(g - 0.4 + (i + 0.5) * width)
+                hs.append(v)
+                top = max(top, v)
+        bars = ax.bar(xs, hs, width * 0.9, color=colour)
+        ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=1)
+    ax.set_xticks(range(len(groups)), [g[0] for g in groups])
+    ax.set_xlim(-0.5, len(groups) - 0.5)
+    ax.set_ylim(0, top * 1.3 if top > 0 else 1)
+    ax.set_title(title, fontsize=11)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, axis="y", color="#dddddd")
+    ax.set_axisbelow(True)
+    ax.legend(handles=[Patch(color=c, label=t) for _, t, c in series],
+              loc="upper right", fontsize=9)
 
 
 RUNS = [("ixmod", "ixmod poll", "#c0392b"),
@@ -172,33 +218,46 @@ def icmp(outdir, kernel):
     rtt = {n: load_rtt("%s/rtt-%s.txt" % (outdir, n)) for n, _, _ in RUNS}
     fl = {n: load_flood("%s/flood-%s.txt" % (outdir, n)) for n, _, _ in RUNS}
     base = "linux"
-    rows = []
-
-    def row(label, vals, unit, fmt="%.3f"):
-        cells = ["%12s" % (fmt % vals[n]) for n, _, _ in RUNS]
-        ratios = ["%8s" % ("%.2f" % (vals[n] / vals[base]) if vals[base] else "-")
-                  for n, _, _ in RUNS if n != base]
-        rows.append("%-26s %s %s  %s" % (label, " ".join(cells), " ".join(ratios), unit))
+    # (key in results.json, label, unit, format, {server: value})
+    table = [("replies", "replies", "count", "%d", {n: len(rtt[n]) for n in rtt})]
+    for p in (50, 90, 99):
+        table.append(("rtt_p%d_ms" % p, "RTT p%d" % p, "ms", "%.3f",
+                      {n: percentile(rtt[n], p) for n in rtt}))
+    table.append(("flood_replies_per_s", "flood replies/s (ping -f)", "/s", "%.0f",
+                  {n: fl[n][1] / fl[n][2] for n in fl}))
+    table.append(("flood_loss_pct", "flood loss", "%", "%.2f",
+                  {n: 100.0 * (fl[n][0] - fl[n][1]) / max(fl[n][0], 1) for n in fl}))
 
     hdr = "%-26s %s %s" % ("ICMP echo, peer -> port",
                            " ".join("%12s" % t for _, t, _ in RUNS),
                            " ".join("%8s" % ("%s/L" % t.split()[-1]) for n, t, _ in RUNS
                                     if n != base))
-    row("replies", {n: len(rtt[n]) for n in rtt}, "count", "%d")
-    for p in (50, 90, 99):
-        row("RTT p%d" % p, {n: percentile(rtt[n], p) for n in rtt}, "ms")
-    row("flood replies/s (ping -f)", {n: fl[n][1] / fl[n][2] for n in fl}, "/s", "%.0f")
-    row("flood loss", {n: 100.0 * (fl[n][0] - fl[n][1]) / max(fl[n][0], 1) for n in fl},
-        "%", "%.2f")
+    rows = []
+    for _, label, unit, fmt, vals in table:
+        cells = ["%12s" % (fmt % vals[n]) for n, _, _ in RUNS]
+        ratios = ["%8s" % ("%.2f" % (vals[n] / vals[base]) if vals[base] else "-")
+                  for n, _, _ in RUNS if n != base]
+        rows.append("%-26s %s %s  %s" % (label, " ".join(cells), " ".join(ratios), unit))
     text = "\n".join(["kernel %s, QEMU TCG, one VM run; ratios are to Linux igb (L)" % kernel,
                       hdr] + rows)
     print(text)
     with open("%s/results.txt" % outdir, "w") as f:
         f.write(text + "\n")
-    svg_cdf([(t, c, rtt[n]) for n, t, c in RUNS],
-            "%s/rtt-cdf.svg" % outdir, "ICMP echo RTT CDF (same VM run, TCG)",
-            "round-trip time (ms, log scale)")
-    print("plot: %s/rtt-cdf.svg" % outdir)
+
+    servers = {n: dict({"label": t, "flood_sent": fl[n][0], "flood_received": fl[n][1],
+                        "flood_secs": fl[n][2]},
+                       **{key: vals[n] for key, _, _, _, vals in table})
+               for n, t, _ in RUNS}
+    write_json(outdir, {
+        "mode": "icmp", "kernel": kernel, "servers": servers,
+        "ratios": {"%s/%s" % (n, base): {key: ratio_of(vals[n], vals[base])
+                                         for key, _, _, _, vals in table}
+                   for n, _, _ in RUNS if n != base}})
+
+    fig, ax = pyplot().subplots(figsize=(6.4, 4))
+    cdf_axes(ax, [(t, c, rtt[n]) for n, t, c in RUNS],
+             "ICMP echo RTT CDF (same VM run, QEMU TCG)", "round-trip time (ms, log scale)")
+    save(fig, outdir, "rtt-cdf")
 
 
 UDP_RUNS = [("ixmod", "ixmod udp-echo", "#c0392b"),
@@ -207,7 +266,7 @@ UDP_RUNS = [("ixmod", "ixmod udp-echo", "#c0392b"),
 
 
 def load_result(path):
-    """udp-load's result line -> {key: float}."""
+    """udp-load's or tcp-load's result line -> {key: float}."""
     with open(path) as f:
         line = f.read().split("\n")[0]
     return {k: float(v) for k, v in (kv.split("=") for kv in line.split())}
@@ -235,14 +294,18 @@ def merge(outdir, res_fmt, rtt_fmt, rounds):
             "rtt": rtt}
 
 
-def sched_block(outdir, rounds, runs, served, unit):
+def sched_block(outdir, rounds, runs, served, unit, w=16):
     """Where the server threads' time went: CPU and run-queue wait.
 
-    served(name, r): what server name did in round r, counted in unit.
+    served(name, r): what server name did in round r, counted in unit; w:
+    the width of the server column.
+    Returns (text lines, {name: {cpu_ms, wait_ms, switches} per 1000 unit
+    or None}).
     """
     lines = ["the servers' own threads (not ixmod's dataplane thread, not Linux's",
              "softirq), all phases (schedstat), per 1000 %s:" % unit,
-             "  %-16s %10s %10s %10s" % ("server", "CPU ms", "wait ms", "switches")]
+             "  %-*s %10s %10s %10s" % (w, "server", "CPU ms", "wait ms", "switches")]
+    data = {}
     for n, t, _ in runs:
         tot = {"run_ms": 0, "wait_ms": 0, "switches": 0}
         done = 0
@@ -255,12 +318,15 @@ def sched_block(outdir, rounds, runs, served, unit):
                     tot[k] += int(v)
                 done += served(n, r)
         except (OSError, ValueError, IndexError, KeyError):
-            lines.append("  %-16s %10s" % (t, "-"))
+            lines.append("  %-*s %10s" % (w, t, "-"))
+            data[n] = None
             continue
         k = 1000.0 / done if done else float("nan")
-        lines.append("  %-16s %10.1f %10.1f %10.0f"
-                     % (t, tot["run_ms"] * k, tot["wait_ms"] * k, tot["switches"] * k))
-    return lines
+        data[n] = {"cpu_ms": tot["run_ms"] * k, "wait_ms": tot["wait_ms"] * k,
+                   "switches": tot["switches"] * k}
+        lines.append("  %-*s %10.1f %10.1f %10.0f"
+                     % (w, t, tot["run_ms"] * k, tot["wait_ms"] * k, tot["switches"] * k))
+    return lines, {"per": "1000 " + unit, "servers": data}
 
 
 def udp_served(outdir, name, r):
@@ -299,6 +365,14 @@ def layout(prm):
             "beside the client.")
 
 
+def number(v):
+    """A params.txt word as a number when it is one."""
+    try:
+        return int(v)
+    except ValueError:
+        return v
+
+
 def udp(outdir, kernel):
     prm = load_params(outdir)
     rounds = range(1, int(prm["rounds"]) + 1)
@@ -310,9 +384,12 @@ def udp(outdir, kernel):
                 for n, _, _ in UDP_RUNS} for s in sizes}
     base = "ixmod"
     others = [n for n, _, _ in UDP_RUNS if n != base]
+    keys = ("rate", "spread", "p50_us", "p99_us", "requests", "lost", "mismatched")
 
-    def ratio(a, b):
-        return "%.2f" % (a / b) if b and a == a and b == b else "-"
+    def ratios(res):
+        return {"%s/%s" % (base, n): {k: ratio_of(res[base][k], res[n][k])
+                                      for k in ("rate", "p50_us", "p99_us")}
+                for n in others}
 
     def block(title, res):
         """One phase: a row per server, then ixmod's ratio to each."""
@@ -324,12 +401,17 @@ def udp(outdir, kernel):
             lines.append("  %-16s %10.0f %6.0f%% %9.0f %9.0f %7d %5d"
                          % (t, r["rate"], 100 * r["spread"], r["p50_us"], r["p99_us"],
                             r["lost"], r["mismatched"]))
-        for n in others:
+        for n, q in ratios(res).items():
             lines.append("  %-16s %10s %7s %9s %9s" % (
-                "ixmod/" + n, ratio(res[base]["rate"], res[n]["rate"]), "",
-                ratio(res[base]["p50_us"], res[n]["p50_us"]),
-                ratio(res[base]["p99_us"], res[n]["p99_us"])))
+                n, fmt_ratio(q["rate"]), "", fmt_ratio(q["p50_us"]), fmt_ratio(q["p99_us"])))
         return lines
+
+    def phase(name, outstanding, size, res):
+        """One phase for results.json."""
+        return {"phase": name, "outstanding": number(outstanding), "size": number(size),
+                "servers": {n: dict({"label": t}, **{k: res[n][k] for k in keys})
+                            for n, t, _ in UDP_RUNS},
+                "ratios": ratios(res)}
 
     note = ("Under TCG every instruction is emulated: absolute figures are slow "
             "and noisy and mean nothing alone.  Read the ratios ixmod/Linux, "
@@ -348,33 +430,53 @@ def udp(outdir, kernel):
     for s in sizes:
         text += [""] + block("throughput: %s requests outstanding over 4 flows, %s B, "
                              "%s s per round" % (prm["window"], s, prm["secs"]), tput[s])
-    text += [""] + sched_block(outdir, rounds, UDP_RUNS,
-                               lambda n, r: udp_served(outdir, n, r), "requests served")
+    sched, sched_data = sched_block(outdir, rounds, UDP_RUNS,
+                                    lambda n, r: udp_served(outdir, n, r), "requests served")
+    text += [""] + sched
     text = "\n".join(text)
     print(text)
     with open("%s/report.txt" % outdir, "w") as f:
         f.write(text + "\n")
+    write_json(outdir, {
+        "mode": "udp", "kernel": kernel, "params": prm, "host": host_lines(outdir),
+        "phases": [phase("closed loop", 1, 64, lat)] +
+                  [phase("throughput", prm["window"], s, tput[s]) for s in sizes],
+        "sched": sched_data})
 
     series = [(t, c, lat[n]["rtt"]) for n, t, c in UDP_RUNS]
     groups = [("1 outstanding, 64 B", {n: lat[n]["rate"] for n in lat})]
     groups += [("%s outstanding, %s B" % (prm["window"], s),
                 {n: tput[s][n]["rate"] for n in tput[s]}) for s in sizes]
-    out = svg_open(1280, 400)
-    out += cdf_panel(series, 0, 0, 640, 400,
-                     "UDP echo RTT CDF, 1 outstanding, 64 B (one VM run, TCG)",
-                     "round-trip time (us, log scale)")
-    out += bar_panel(groups, UDP_RUNS, 640, 0, 640, 400,
-                     "UDP echo requests/s, mean of rounds (one VM run, TCG)",
-                     "requests/s")
-    svg_write(out, "%s/udp.svg" % outdir)
-    print("plot: %s/udp.svg" % outdir)
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(12.8, 4.4))
+    cdf_axes(left, series, "UDP echo RTT CDF, 1 outstanding, 64 B\n(one VM run, QEMU TCG)",
+             "round-trip time (us, log scale)")
+    bar_axes(right, groups, UDP_RUNS,
+             "UDP echo requests/s, mean of rounds\n(one VM run, QEMU TCG)", "requests/s")
+    save(fig, outdir, "udp")
 
 
 TCP_RUNS = [("ixmod", "ixmod tcp-echo", "#c0392b"),
+            ("ixmod-colo", "ixmod tcp-echo -C (co-located)", "#8e44ad"),
             ("epoll", "Linux epoll", "#2471a3"),
             ("uring", "Linux io_uring", "#27ae60")]
 
 TCP_FAILS = ("conn_err", "conn_timeouts", "timeouts", "io_err", "eofs", "mismatched")
+
+ICOUNT_MISSING = ("no instruction counts (icount.json missing: run scripts/bench-tcp "
+                  "with the icount plugin)")
+
+
+def is_ixmod(name):
+    """Whether TCP server name is an ixmod variant (the rest are Linux's)."""
+    return name == "ixmod" or name.startswith("ixmod-")
+
+
+def tcp_present(outdir):
+    """The TCP_RUNS that have at least one res file in outdir."""
+    files = os.listdir(outdir)
+    return [run for run in TCP_RUNS
+            if any(re.fullmatch(r"res-%s-n\d+-s\d+-r\d+\.txt" % re.escape(run[0]), f)
+                   for f in files)]
 
 
 def load_hist(path):
@@ -398,7 +500,7 @@ def hist_percentile(hist, total, p):
 
 
 def hist_quantiles(hist, total, k=500):
-    """k values at evenly spaced ranks: the histogram's CDF for cdf_panel."""
+    """k values at evenly spaced ranks: the histogram's CDF for cdf_axes."""
     return [hist_percentile(hist, total, 100.0 * (i + 1) / k) for i in range(k)] if total else []
 
 
@@ -431,54 +533,260 @@ def tcp_point(outdir, name, n, s, rounds, secs):
             "cdf": hist_quantiles(hist, total)}
 
 
+def load_icount(outdir):
+    """OUTDIR/icount.json -> (dict or None, why not)."""
+    try:
+        with open("%s/icount.json" % outdir) as f:
+            ic = json.load(f)
+        if not isinstance(ic, dict) or not isinstance(ic.get("points"), dict):
+            raise ValueError("no \"points\" object")
+    except FileNotFoundError:
+        return None, ICOUNT_MISSING
+    except (OSError, ValueError) as e:
+        return None, icount_unreadable(e)
+    return ic, ""
+
+
+def icount_unreadable(e):
+    return "no instruction counts (icount.json unreadable: %s)" % e
+
+
+def icount_point(ic, name, n, s, rounds):
+    """Instructions per request of server name at point (n, s) -> dict; None if none.
+
+    The counts and msgs of the rounds are summed, then divided.  The idle
+    polling is ixmod's dataplane loop, kernel code, so it is part of kernel
+    and is taken out of it for kernel_without_idle; a Linux server's idle
+    vCPU halts, so its without_idle is its total.
+    """
+    t = {"msgs": 0, "kernel": 0, "user": 0, "client": 0, "idle": 0, "idle_iterations": 0}
+    used, idle_known = 0, True
+    for r in rounds:
+        p = ic["points"].get("%s-n%s-s%s-r%d" % (name, n, s, r))
+        if not p:
+            continue
+        used += 1
+        t["msgs"] += p["msgs"]
+        t["kernel"] += p["server"]["kernel"]
+        t["user"] += p["server"]["user"]
+        t["client"] += p["client"]["kernel"] + p["client"]["user"]
+        if p.get("idle_instructions") is None:
+            idle_known = False
+        else:
+            t["idle"] += p["idle_instructions"]
+            t["idle_iterations"] += p.get("idle_iterations") or 0
+    if not used or not t["msgs"]:
+        return None
+    m = float(t["msgs"])
+    total = (t["kernel"] + t["user"]) / m
+    idle = t["idle"] / m if idle_known and is_ixmod(name) else None
+    if idle is not None:
+        without = total - idle
+    else:
+        without = float("nan") if is_ixmod(name) else total
+    return {"rounds": used, "msgs": t["msgs"],
+            "kernel": t["kernel"] / m, "user": t["user"] / m, "total": total,
+            "idle": idle, "without_idle": without,
+            "kernel_without_idle": t["kernel"] / m - (idle or 0.0),
+            "idle_iterations": t["idle_iterations"] / m if idle is not None else None,
+            "client_total": t["client"] / m}
+
+
+def icount_calibration(ic, runs, rounds):
+    """The unloaded server vCPU per server and round -> [dict]."""
+    out = []
+    cal = ic.get("calibration") or {}
+    for name, t, _ in runs:
+        for r in rounds:
+            c = cal.get("%s-r%d" % (name, r))
+            if not c:
+                continue
+            secs = c.get("secs") or 0
+            ins = c["server"]["kernel"] + c["server"]["user"]
+            out.append({"server": name, "label": t, "round": r, "secs": secs,
+                        "kernel": c["server"]["kernel"], "user": c["server"]["user"],
+                        "per_s": ins / secs if secs else float("nan"),
+                        "iterations": c.get("iterations"),
+                        "per_iteration": c.get("per_iteration")})
+    return out
+
+
+def short(v):
+    """A count in 3 or 4 characters: 950, 12.3k, 1.2M."""
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return "%.3g%s" % (v / div, unit)
+    return "%.0f" % v
+
+
+def icount_plot(outdir, runs, points, ic_pts, cpu):
+    """icount.png/.svg: per point, a stacked bar per server (kernel / user / idle)."""
+    from matplotlib.patches import Patch
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(max(6.4, 1.1 * len(runs) * len(points) + 2.5), 4.8))
+    width = 0.8 / max(len(runs), 1)
+    top = 0.0
+    for i, (name, label, colour) in enumerate(runs):
+        for g, pt in enumerate(points):
+            d = ic_pts[pt].get(name)
+            if not d:
+                continue
+            x = g - 0.4 + (i + 0.5) * width
+            kern = max(d["kernel_without_idle"], 0.0)
+            ax.bar(x, kern, width * 0.9, color=colour)
+            ax.bar(x, d["user"], width * 0.9, bottom=kern, color=colour, alpha=0.45)
+            h = kern + d["user"]
+            if d["idle"]:
+                ax.bar(x, d["idle"], width * 0.9, bottom=h, facecolor="white",
+                       edgecolor=colour, hatch="///", linewidth=0.8)
+                h += d["idle"]
+            ax.text(x, h, short(h), ha="center", va="bottom", fontsize=7)
+            top = max(top, h)
+    ax.set_xticks(range(len(points)), ["n=%s, %s B" % pt for pt in points])
+    ax.set_xlim(-0.5, len(points) - 0.5)
+    ax.set_ylim(0, top * 1.35 if top > 0 else 1)
+    ax.set_ylabel("guest instructions per request")
+    ax.set_title("TCP echo: instructions per request on the server vCPU (CPU %s)\n"
+                 "icount plugin, one VM run, QEMU TCG" % cpu, fontsize=11)
+    ax.grid(True, axis="y", color="#dddddd")
+    ax.set_axisbelow(True)
+    handles = [Patch(color=c, label=t) for _, t, c in runs]
+    handles += [Patch(color="#777777", label="kernel, idle polling excluded"),
+                Patch(color="#777777", alpha=0.45, label="user"),
+                Patch(facecolor="white", edgecolor="#777777", hatch="///",
+                      label="idle polling (ixmod)")]
+    ax.legend(handles=handles, loc="upper left", fontsize=8, ncol=2)
+    save(fig, outdir, "icount")
+
+
 def tcp(outdir, kernel):
     prm = load_params(outdir)
     rounds = range(1, int(prm["rounds"]) + 1)
     nlist, sizes, secs = prm["nlist"].split(), prm["sizes"].split(), float(prm["secs"])
-    pts = {(n, s): {name: tcp_point(outdir, name, n, s, rounds, secs)
-                    for name, _, _ in TCP_RUNS}
-           for n in nlist for s in sizes}
-    base = "ixmod"
-    others = [n for n, _, _ in TCP_RUNS if n != base]
+    runs = tcp_present(outdir)
+    points = [(n, s) for n in nlist for s in sizes]
+    pts = {pt: {name: tcp_point(outdir, name, pt[0], pt[1], rounds, secs)
+                for name, _, _ in runs}
+           for pt in points}
+    bases = [name for name, _, _ in runs if is_ixmod(name)]
+    linux = [name for name, _, _ in runs if not is_ixmod(name)]
+    pairs = [(b, o) for b in bases for o in linux]
+    pair_w = max([12] + [len(b) + len(o) + 1 for b, o in pairs])
+    w = max([16] + [len(t) for _, t, _ in runs])
+    ic, ic_why = load_icount(outdir)
+    ic_pts, cal = {}, []
+    try:
+        if ic:
+            ic_pts = {pt: {name: icount_point(ic, name, pt[0], pt[1], rounds)
+                           for name, _, _ in runs} for pt in points}
+            cal = icount_calibration(ic, runs, rounds)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        ic, ic_why = None, icount_unreadable("%s: %s" % (type(e).__name__, e))
 
     def val(r, k):
-        return r[k] if r else float("nan")
-
-    def ratio(a, b):
-        return "%.2f" % (a / b) if b and a == a and b == b else "-"
+        return r[k] if r and r[k] is not None else float("nan")
 
     def num(v, fmt):
         return fmt % v if v == v else "-"
+
+    def ratios(res):
+        return {"%s/%s" % (b, o): {k: ratio_of(val(res[b], k), val(res[o], k))
+                                   for k in ("rate", "p50_us", "p99_us")}
+                for b, o in pairs}
+
+    def ic_ratios(d):
+        return {"%s/%s" % (b, o): {k: ratio_of(val(d[b], k), val(d[o], k))
+                                   for k in ("total", "without_idle")}
+                for b, o in pairs}
 
     def block(n, s):
         res = pts[(n, s)]
         lines = ["n=%s round trips per connection, s=%s B, %s connections, %s s per round"
                  % (n, s, prm["conns"], prm["secs"]),
-                 "  %-16s %9s %7s %9s %9s %8s %6s" % ("server", "msgs/s", "spread", "p50 us",
-                                                     "p99 us", "conns/s", "failed")]
-        for name, t, _ in TCP_RUNS:
+                 "  %-*s %9s %7s %9s %9s %8s %6s" % (w, "server", "msgs/s", "spread", "p50 us",
+                                                    "p99 us", "conns/s", "failed")]
+        for name, t, _ in runs:
             r = res[name]
-            lines.append("  %-16s %9s %7s %9s %9s %8s %6s"
-                         % (t, num(val(r, "rate"), "%.0f"), num(100 * val(r, "spread"), "%.0f%%"),
+            lines.append("  %-*s %9s %7s %9s %9s %8s %6s"
+                         % (w, t, num(val(r, "rate"), "%.0f"),
+                            num(100 * val(r, "spread"), "%.0f%%"),
                             num(val(r, "p50_us"), "%.0f"), num(val(r, "p99_us"), "%.0f"),
                             num(val(r, "conns"), "%.0f"), num(val(r, "fails"), "%d")))
-        for o in others:
-            lines.append("  %-16s %9s %7s %9s %9s" % (
-                "ixmod/" + o, ratio(val(res[base], "rate"), val(res[o], "rate")), "",
-                ratio(val(res[base], "p50_us"), val(res[o], "p50_us")),
-                ratio(val(res[base], "p99_us"), val(res[o], "p99_us"))))
+        for pair, q in ratios(res).items():
+            lines.append("  %-*s %9s %7s %9s %9s" % (
+                w, pair, fmt_ratio(q["rate"]), "", fmt_ratio(q["p50_us"]),
+                fmt_ratio(q["p99_us"])))
+        return lines
+
+    def ratio_table(title, get):
+        """A row per point, a column per pair ixmod variant/Linux server."""
+        lines = [title,
+                 "  %6s %6s %s" % ("n", "s", " ".join("%*s" % (pair_w, "%s/%s" % p)
+                                                      for p in pairs))]
+        for n, s in points:
+            lines.append("  %6s %6s %s" % (n, s, " ".join(
+                "%*s" % (pair_w, fmt_ratio(get((n, s), b, o))) for b, o in pairs)))
         return lines
 
     def summary():
-        """msgs/s of ixmod over each Linux server, one row per point."""
-        lines = ["msgs/s ratios ixmod/Linux (above 1 favours ixmod):",
-                 "  %6s %6s %12s %12s" % ("n", "s", "ixmod/epoll", "ixmod/uring")]
-        for n in nlist:
-            for s in sizes:
-                res = pts[(n, s)]
-                lines.append("  %6s %6s %12s %12s" % (
-                    n, s, *(ratio(val(res[base], "rate"), val(res[o], "rate"))
-                            for o in others)))
+        """msgs/s (and instructions) of each ixmod variant over each Linux server."""
+        lines = ratio_table("msgs/s ratios ixmod/Linux (above 1 favours ixmod):",
+                            lambda pt, b, o: ratio_of(val(pts[pt][b], "rate"),
+                                                      val(pts[pt][o], "rate")))
+        if not ic:
+            return lines + [ic_why]
+        return lines + ratio_table(
+            "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
+            "idle polling excluded:",
+            lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "without_idle"),
+                                      val(ic_pts[pt][o], "without_idle")))
+
+    def icount_block(n, s):
+        d = ic_pts[(n, s)]
+        cols = " ".join(["%10s"] * 6)
+        lines = ["n=%s round trips per connection, s=%s B, instructions per request "
+                 "(rounds summed)" % (n, s),
+                 ("  %-*s " + cols) % (w, "server", "kernel", "user", "total", "idle",
+                                       "total w/o", "client"),
+                 ("  %-*s " + cols) % (w, "", "", "", "", "polling", "idle", "vCPU total")]
+        for name, t, _ in runs:
+            r = d[name]
+            lines.append(("  %-*s " + cols) % (
+                w, t, *(num(val(r, k), "%.0f") for k in
+                        ("kernel", "user", "total", "idle", "without_idle", "client_total"))))
+        for pair, q in ic_ratios(d).items():
+            row = ("  %-*s " + cols) % (w, pair, "", "", fmt_ratio(q["total"]), "",
+                                        fmt_ratio(q["without_idle"]), "")
+            lines.append(row.rstrip())
+        return lines
+
+    def icount_section(cal):
+        cpu = ic.get("server_cpu", 1)
+        lines = textwrap.wrap("instructions per request on the server's vCPU (CPU %s), "
+                              "guest instructions counted by the icount QEMU plugin:"
+                              % cpu, 76)
+        lines += textwrap.wrap(
+            "kernel and user are told apart by address.  idle polling is the "
+            "instructions ixmod's dataplane loop spent in iterations that found "
+            "no work (part of kernel); a Linux server's idle vCPU halts and "
+            "executes nothing, so its total without idle is its total.  client "
+            "vCPU (CPU %s) is a check that the load was equal.  Ratios below 1 "
+            "favour ixmod." % ic.get("client_cpu", 0), 76, break_on_hyphens=False)
+        for n, s in points:
+            lines += [""] + icount_block(n, s)
+        lines += [""] + textwrap.wrap(
+            "calibration, per server and round: the instructions per second of the "
+            "server's vCPU with no load over the calibration window, and for ixmod "
+            "the instructions per idle iteration of its loop:", 76)
+        for c in cal:
+            line = "  %-*s r%d: %s instructions/s over %g s" % (
+                w, c["label"], c["round"], num(c["per_s"], "%.0f"), c["secs"])
+            if c["per_iteration"] is not None:
+                line += ", %.1f per idle iteration" % c["per_iteration"]
+            lines.append(line)
+        if not cal:
+            lines.append("  (none in icount.json)")
         return lines
 
     def served(name, r):
@@ -503,48 +811,71 @@ def tcp(outdir, kernel):
             "messages and mismatched replies (tcp-load's result lines say "
             "which).  Other work on the host (other VMs) skews a run: compare "
             "runs only with the host quiet.")
+    colo = (", tcp-echo -C (co-located)" if any(name == "ixmod-colo" for name, _, _ in runs)
+            else "")
     text = ["TCP echo (IX paper), kernel %s, QEMU TCG (software emulation), one VM run, "
             "%d rounds" % (kernel, len(rounds)),
-            "ixmod: libixu tcp-echo, idle_us=%s; Linux: tcp-echo-epoll %s, tcp-echo-uring %s"
-            % (prm["idle_us"], prm["epoll_opts"] or "(level-triggered)",
+            "ixmod: libixu tcp-echo%s, idle_us=%s; Linux: tcp-echo-epoll %s, tcp-echo-uring %s"
+            % (colo, prm["idle_us"], prm["epoll_opts"] or "(level-triggered)",
                prm["uring_opts"] or "(plain ring)")] + host_lines(outdir) + [""]
     text += textwrap.wrap(note, 76, break_on_hyphens=False) + [""]
     text += summary()
-    for n in nlist:
-        for s in sizes:
-            text += [""] + block(n, s)
-    text += [""] + sched_block(outdir, rounds, TCP_RUNS, served, "messages")
+    for n, s in points:
+        text += [""] + block(n, s)
+    if ic:
+        text += [""] + icount_section(cal)
+    sched, sched_data = sched_block(outdir, rounds, runs, served, "messages", w)
+    if colo:
+        sched.insert(2, "(ixmod-colo's own thread is its dataplane loop, and counts here)")
+    text += [""] + sched
     text = "\n".join(text)
     print(text)
     with open("%s/report.txt" % outdir, "w") as f:
         f.write(text + "\n")
 
-    panels = [bar_panel([("%s B" % s, {name: val(pts[(n, s)][name], "rate")
-                                       for name, _, _ in TCP_RUNS}) for s in sizes],
-                        TCP_RUNS, 640 * i, 0, 640, 400,
-                        "TCP echo msgs/s, n=%s round trips per connection (TCG)" % n,
-                        "messages/s")
-              for i, n in enumerate(nlist)]
+    keys = ("rate", "spread", "p50_us", "p99_us", "conns", "msgs", "fails")
+    jpoints = []
+    for n, s in points:
+        res = pts[(n, s)]
+        p = {"n": number(n), "s": number(s),
+             "servers": {name: {k: res[name][k] for k in keys} if res[name] else None
+                         for name, _, _ in runs},
+             "ratios": ratios(res)}
+        if ic:
+            p["icount"] = ic_pts[(n, s)]
+            p["icount_ratios"] = ic_ratios(ic_pts[(n, s)])
+        jpoints.append(p)
+    write_json(outdir, {
+        "mode": "tcp", "kernel": kernel, "params": prm, "host": host_lines(outdir),
+        "servers": [{"name": name, "label": t} for name, t, _ in runs],
+        "points": jpoints,
+        "icount": {"server_cpu": ic.get("server_cpu"), "client_cpu": ic.get("client_cpu"),
+                   "calibration": cal} if ic else None,
+        "icount_note": ic_why or None,
+        "sched": sched_data})
+
     n, s = nlist[-1], sizes[0]
-    series = [(t, c, pts[(n, s)][name]["cdf"]) for name, t, c in TCP_RUNS
+    series = [(t, c, pts[(n, s)][name]["cdf"]) for name, t, c in runs
               if pts[(n, s)][name] and pts[(n, s)][name]["cdf"]]
-    out = svg_open(640 * (len(nlist) + 1), 400)
-    for p in panels:
-        out += p
+    fig, axes = pyplot().subplots(1, len(nlist) + (1 if series else 0),
+                                  figsize=(6.4 * (len(nlist) + (1 if series else 0)), 4.4),
+                                  squeeze=False)
+    for i, n in enumerate(nlist):
+        bar_axes(axes[0][i], [("%s B" % s, {name: val(pts[(n, s)][name], "rate")
+                                            for name, _, _ in runs}) for s in sizes],
+                 runs, "TCP echo msgs/s, n=%s round trips per connection\n(QEMU TCG)" % n,
+                 "messages/s")
     if series:
-        out += cdf_panel(series, 640 * len(nlist), 0, 640, 400,
-                         "TCP echo round-trip CDF, n=%s, s=%s B (TCG)" % (n, s),
-                         "round-trip time (us, log scale)")
-    svg_write(out, "%s/tcp.svg" % outdir)
-    print("plot: %s/tcp.svg" % outdir)
+        cdf_axes(axes[0][-1], series, "TCP echo round-trip CDF, n=%s, s=%s B\n(QEMU TCG)"
+                 % (nlist[-1], sizes[0]), "round-trip time (us, log scale)")
+    save(fig, outdir, "tcp")
+    if ic:
+        icount_plot(outdir, runs, points, ic_pts, ic.get("server_cpu", 1))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "icmp":
-        icmp(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) == 4 and sys.argv[1] == "udp":
-        udp(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) == 4 and sys.argv[1] == "tcp":
-        tcp(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 4 and sys.argv[1] in ("icmp", "udp", "tcp"):
+        reexec_for_matplotlib()
+        {"icmp": icmp, "udp": udp, "tcp": tcp}[sys.argv[1]](sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)
