@@ -32,6 +32,10 @@
 # connections busy for SECONDS and writes
 #   res-NAME-nN-sS-rR.txt   its result line
 #   hist-NAME-nN-sS-rR.txt  its message latency histogram (us count)
+#   snmp-NAME-nN-sS-rR-a.txt, -b.txt  the peer namespace's /proc/net/snmp
+#                           before and after: the client's TCP counters,
+#                           so the server's segments are the client's
+#                           InSegs, whichever stack sent them
 # and per server and round
 #   warm-NAME-rR.txt        the result line of a 1 s warm-up (N 64, S 64)
 #   server-NAME-rR.log      the server's own output (its totals)
@@ -116,8 +120,10 @@ measure() {
 			say "[$name $r] n=$n s=$s: $conns connections, $n rounds of $s bytes each, $secs s"
 			echo "== n=$n s=$s round $r" >> "$out/load-$name.log"
 			[ -n "$mark_bin" ] && echo "point $f" >> "$out/marks.txt"
+			peer cat /proc/net/snmp > "$out/snmp-$f-a.txt"
 			load -a "$ip" -c "$conns" -n "$n" -s "$s" -d "$secs" -H "$out/hist-$f.txt" \
 				"${marks[@]}" > "$out/res-$f.txt" 2>> "$out/load-$name.log"
+			peer cat /proc/net/snmp > "$out/snmp-$f-b.txt"
 			say "[$name $r] n=$n s=$s: $(cat "$out/res-$f.txt")"
 		done
 	done
