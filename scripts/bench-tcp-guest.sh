@@ -10,7 +10,7 @@
 #
 # Usage (inside the VM):
 #   bench-tcp-guest.sh OUTDIR IXMOD_KO SECONDS CONNS NLIST SIZES IDLE_US
-#                      EPOLL_OPTS URING_OPTS ROUNDS APP_CPU MODES MARK
+#                      EPOLL_OPTS URING_OPTS ROUNDS APP_CPU MODES MARK PROF
 #
 # Layout (scripts/bench-guest-lib.sh): ixmod's port 198.18.0.1, Linux's
 # 198.18.0.3, the peer 198.18.0.2; the client on CPU 0; each server's
@@ -26,6 +26,8 @@
 # tcp-load -M marks each point's measured window; marks.txt names every
 # mark in order ("calib NAME-rR start|end [idle=N]", "point NAME-nN-sS-rR"
 # for the two of tcp-load, whose result line has the idle counter).
+# PROF 1: the plugin also profiles the server's vCPU; the guest's
+# /proc/kallsyms, ixmod's symbols included, goes to kallsyms.txt.
 #
 # For each server NAME (ixmod, ixmod-colo, epoll, uring), round R, rounds per
 # connection N in NLIST and message size S in SIZES, tcp-load keeps CONNS
@@ -62,6 +64,7 @@ rounds=${10}
 app_cpu=${11}
 modes=${12}
 mark_bin=${13}
+prof=${14}
 [ "$mark_bin" = - ] && mark_bin=""
 CALIB_S=2
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -162,6 +165,8 @@ printf '%s\n' "rounds=$rounds" "secs=$secs" "conns=$conns" "nlist=$nlist" \
 	"uring_opts=$uring_opts" "app_cpu=$app_cpu" "modes=$modes" \
 	"icount=$([ -n "$mark_bin" ] && echo 1 || echo 0)" "calib_s=$CALIB_S" > "$out/params.txt"
 bench_env "$idle_us" "$app_cpu"
+# ixmod stays loaded until bench_finish: its symbols are in the list
+[ "$prof" = 1 ] && cat /proc/kallsyms > "$out/kallsyms.txt"
 
 for round in $(seq "$rounds"); do
 	say "round $round of $rounds"

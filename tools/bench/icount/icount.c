@@ -27,6 +27,18 @@
  * instructions) more than it has executed.  At exit one line
  *   exit k0=N u0=N ...
  * gives the totals.  The counts are by address, not privilege level.
+ *
+ * Profile.  With prof=PFILE (and prof_vcpu=N, default 1) every block gets
+ * a counter slot of its own, keyed by its address and length, added to
+ * inline like the totals; at each mark PFILE gets what vCPU N executed
+ * since the mark before, block by block:
+ *   window SEQ
+ *   ADDR INSNS NINSNS          (hex address, block length, instructions)
+ * so that a window's instructions can be given to the functions whose
+ * blocks they are (tools/bench/icount/icount-prof.py, with the guest's
+ * /proc/kallsyms).  A block's slot counts it in full on entry, as the
+ * totals do.  Past ICOUNT_PROF_SLOTS distinct blocks, the rest share
+ * slot 0, printed with address 0.
  */
 
 #include <errno.h>
@@ -35,7 +47,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <glib.h>
 
 #include <qemu-plugin.h>
 
@@ -60,6 +75,28 @@ struct icount_vcpu {
 static struct qemu_plugin_scoreboard *icount_sb;
 static qemu_plugin_u64 icount_kernel;
 static qemu_plugin_u64 icount_user;
+
+/*
+ * The profile: one scoreboard whose element, per vCPU, is an array of
+ * ICOUNT_PROF_SLOTS counters.  prof_lock guards the slot table (blocks
+ * are translated on every vCPU's thread); the counters themselves are
+ * only added to inline and read at marks, under icount_lock.
+ */
+#define ICOUNT_PROF_SLOTS	(1U << 20)
+
+struct icount_slot {
+	uint64_t vaddr;
+	uint64_t ninsns;
+};
+
+static struct qemu_plugin_scoreboard *prof_sb;
+static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *prof_index;		/* (vaddr, ninsns) -> slot */
+static struct icount_slot *prof_slots;	/* slot -> its block */
+static uint64_t *prof_prev;		/* each slot's count at the last mark */
+static unsigned int prof_nslots = 1;	/* slot 0: the overflow */
+static unsigned int prof_vcpu = 1;
+static FILE *prof_out;
 
 /* icount_lock guards icount_out and icount_seq. */
 static pthread_mutex_t icount_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -97,6 +134,36 @@ static void icount_print_counts(unsigned int vcpu, uint64_t tail, bool kernel)
 	fputc('\n', icount_out);
 }
 
+static qemu_plugin_u64 prof_entry(unsigned int slot)
+{
+	qemu_plugin_u64 e = { prof_sb, (size_t)slot * sizeof(uint64_t) };
+
+	return e;
+}
+
+/* Called with icount_lock held, before the mark's sequence number moves on. */
+static void prof_print_window(void)
+{
+	unsigned int i, n;
+
+	if (!prof_out || prof_vcpu >= (unsigned int)qemu_plugin_num_vcpus())
+		return;
+	pthread_mutex_lock(&prof_lock);
+	n = prof_nslots;
+	pthread_mutex_unlock(&prof_lock);
+	fprintf(prof_out, "window %" PRIu64 "\n", icount_seq);
+	for (i = 0; i < n; i++) {
+		uint64_t c = qemu_plugin_u64_get(prof_entry(i), prof_vcpu);
+
+		if (c == prof_prev[i])
+			continue;
+		fprintf(prof_out, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
+			prof_slots[i].vaddr, prof_slots[i].ninsns, c - prof_prev[i]);
+		prof_prev[i] = c;
+	}
+	fflush(prof_out);
+}
+
 static void icount_mark(unsigned int vcpu, void *data)
 {
 	uintptr_t v = (uintptr_t)data;
@@ -104,12 +171,32 @@ static void icount_mark(unsigned int vcpu, void *data)
 	pthread_mutex_lock(&icount_lock);
 	if (!icount_out)
 		goto out;
+	prof_print_window();
 	fprintf(icount_out, "mark %" PRIu64 " vcpu %u", icount_seq++, vcpu);
 	icount_print_counts(vcpu, v >> ICOUNT_MARK_TAIL_SHIFT,
 			    v & ICOUNT_MARK_KERNEL);
 	fflush(icount_out);
 out:
 	pthread_mutex_unlock(&icount_lock);
+}
+
+/* The block's profile slot: its own, or 0 once they are all taken. */
+static unsigned int prof_slot(uint64_t vaddr, size_t n)
+{
+	/* a block has at most 512 instructions: 10 bits for its length */
+	gpointer key = GSIZE_TO_POINTER(vaddr << 10 ^ n);
+	unsigned int slot;
+
+	pthread_mutex_lock(&prof_lock);
+	slot = GPOINTER_TO_UINT(g_hash_table_lookup(prof_index, key));
+	if (!slot && prof_nslots < ICOUNT_PROF_SLOTS) {
+		slot = prof_nslots++;
+		prof_slots[slot].vaddr = vaddr;
+		prof_slots[slot].ninsns = n;
+		g_hash_table_insert(prof_index, key, GUINT_TO_POINTER(slot));
+	}
+	pthread_mutex_unlock(&prof_lock);
+	return slot;
 }
 
 static bool icount_is_mark(const struct qemu_plugin_insn *insn)
@@ -132,6 +219,10 @@ static void icount_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
 		QEMU_PLUGIN_INLINE_ADD_U64,
 		kernel ? icount_kernel : icount_user, n);
+	if (prof_sb)
+		qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
+			QEMU_PLUGIN_INLINE_ADD_U64,
+			prof_entry(prof_slot(qemu_plugin_tb_vaddr(tb), n)), n);
 
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -155,20 +246,35 @@ static void icount_exit(qemu_plugin_id_t id, void *data)
 	icount_print_counts(0, 0, false);
 	fclose(icount_out);
 	icount_out = NULL;
+	if (prof_out) {
+		fclose(prof_out);
+		prof_out = NULL;
+	}
 	pthread_mutex_unlock(&icount_lock);
 	qemu_plugin_scoreboard_free(icount_sb);
+	if (prof_sb)
+		qemu_plugin_scoreboard_free(prof_sb);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *prof = NULL;
+	char *end;
 	int i;
 
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4) && argv[i][4]) {
 			path = argv[i] + 4;
+		} else if (!strncmp(argv[i], "prof=", 5) && argv[i][5]) {
+			prof = argv[i] + 5;
+		} else if (!strncmp(argv[i], "prof_vcpu=", 10) && argv[i][10]) {
+			prof_vcpu = strtoul(argv[i] + 10, &end, 10);
+			if (*end) {
+				fprintf(stderr, "icount: bad prof_vcpu '%s'\n", argv[i] + 10);
+				return -1;
+			}
 		} else {
 			fprintf(stderr, "icount: unknown argument '%s'\n",
 				argv[i]);
@@ -190,6 +296,18 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (!icount_out) {
 		fprintf(stderr, "icount: %s: %s\n", path, strerror(errno));
 		return -1;
+	}
+	if (prof) {
+		prof_out = fopen(prof, "w");
+		prof_slots = calloc(ICOUNT_PROF_SLOTS, sizeof(*prof_slots));
+		prof_prev = calloc(ICOUNT_PROF_SLOTS, sizeof(*prof_prev));
+		if (!prof_out || !prof_slots || !prof_prev) {
+			fprintf(stderr, "icount: %s: %s\n", prof, strerror(errno));
+			return -1;
+		}
+		fprintf(prof_out, "# icount profile of vCPU %u\n", prof_vcpu);
+		prof_index = g_hash_table_new(g_direct_hash, g_direct_equal);
+		prof_sb = qemu_plugin_scoreboard_new(ICOUNT_PROF_SLOTS * sizeof(uint64_t));
 	}
 	fprintf(icount_out, "# icount: plugin API %d, %d vCPUs, kernel >= 0x%llx\n",
 		QEMU_PLUGIN_VERSION, info->system.smp_vcpus,

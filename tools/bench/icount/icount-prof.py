@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""icount-prof.py - where a window's instructions went, function by function.
+
+Usage: icount-prof.py [-n PER] [-t TOP] PROF KALLSYMS WINDOW[,WINDOW...]
+
+PROF is the icount plugin's profile (prof=PROF): for each window (the
+instructions of one vCPU between a mark and the one before it)
+    window SEQ
+    ADDR NINSNS INSNS     (hex block address, block length, instructions)
+KALLSYMS is the guest's /proc/kallsyms of the same boot, read as root
+(modules' symbols included while they are loaded).  Sums the windows
+named, gives each block's instructions to the kernel function whose
+address is the nearest at or below the block's, user-space blocks
+(below 0xffff800000000000) to "[user]", and prints, largest first,
+instructions (divided by PER when given: per request), the share, and
+the function with its module.  TOP rows (default 40), then the rest as
+one row and the total.
+
+Standard library only.
+"""
+import bisect
+import getopt
+import sys
+
+KERNEL_BASE = 0xffff800000000000
+
+
+def read_kallsyms(path):
+    """[(address, name)] of text symbols, sorted by address."""
+    syms = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 3 or w[1] not in "tTwW":
+                continue
+            addr = int(w[0], 16)
+            if not addr:
+                continue	# kptr_restrict hid them: read as root
+            name = w[2] + (" " + w[3] if len(w) > 3 else "")
+            syms.append((addr, name))
+    syms.sort()
+    return syms
+
+
+def read_windows(path, wanted):
+    """{address: instructions} summed over the windows in wanted."""
+    blocks = {}
+    cur = None
+    seen = set()
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if not w or w[0].startswith("#"):
+                continue
+            if w[0] == "window":
+                cur = int(w[1])
+                if cur in wanted:
+                    seen.add(cur)
+                continue
+            if cur in wanted:
+                a = int(w[0], 16)
+                blocks[a] = blocks.get(a, 0) + int(w[2])
+    missing = wanted - seen
+    if missing:
+        raise ValueError("%s: no window %s" % (path, ", ".join(map(str, sorted(missing)))))
+    return blocks
+
+
+def attribute(blocks, syms):
+    """{function: instructions}"""
+    addrs = [a for a, _ in syms]
+    out = {}
+    for a, n in blocks.items():
+        if a == 0:
+            name = "[blocks past the plugin's slots]"
+        elif a < KERNEL_BASE:
+            name = "[user]"
+        else:
+            i = bisect.bisect_right(addrs, a) - 1
+            name = syms[i][1] if i >= 0 else "[kernel, no symbol]"
+        out[name] = out.get(name, 0) + n
+    return out
+
+
+def main(argv):
+    try:
+        opts, args = getopt.getopt(argv[1:], "n:t:")
+    except getopt.GetoptError as e:
+        sys.exit("icount-prof.py: %s\n%s" % (e, __doc__.split("\n\n")[1]))
+    per, top = None, 40
+    for o, v in opts:
+        if o == "-n":
+            per = float(v)
+        else:
+            top = int(v)
+    if len(args) != 3:
+        sys.exit(__doc__.split("\n\n")[1])
+    try:
+        wanted = {int(x) for x in args[2].split(",")}
+        blocks = read_windows(args[0], wanted)
+        funcs = attribute(blocks, read_kallsyms(args[1]))
+    except (OSError, ValueError) as e:
+        print("icount-prof.py: %s" % e, file=sys.stderr)
+        return 1
+    total = sum(funcs.values())
+    div = per if per else 1.0
+    unit = "per request" if per else "instructions"
+    print("%14s %6s  function (windows %s of %s)" % (unit, "share", args[2], args[0]))
+    rows = sorted(funcs.items(), key=lambda kv: -kv[1])
+    for name, n in rows[:top]:
+        print("%14.1f %5.1f%%  %s" % (n / div, 100.0 * n / total if total else 0, name))
+    rest = sum(n for _, n in rows[top:])
+    if rest:
+        print("%14.1f %5.1f%%  (%d other functions)" % (rest / div, 100.0 * rest / total,
+                                                     len(rows) - top))
+    print("%14.1f %5.1f%%  total" % (total / div, 100.0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
