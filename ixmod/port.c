@@ -618,6 +618,7 @@ static ssize_t ipv4_store(struct kobject *kobj, struct kobj_attribute *a,
 
 	mutex_lock(&port->lock);
 	old = rcu_dereference_protected(port->cfg, lockdep_is_held(&port->lock));
+	new->flags = old->flags;
 	rcu_assign_pointer(port->cfg, new);
 	if (port->up && ip)
 		set_bit(0, &port->announce);
@@ -657,6 +658,47 @@ static ssize_t rss_key_store(struct kobject *kobj, struct kobj_attribute *a,
 }
 static struct kobj_attribute rss_key_attr = __ATTR_RW(rss_key);
 
+static ssize_t udp_reflect_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	struct ixm_port *port = to_port(kobj);
+	bool on;
+
+	rcu_read_lock();
+	on = rcu_dereference(port->cfg)->flags & IXM_IFF_UDP_REFLECT;
+	rcu_read_unlock();
+	return sysfs_emit(buf, "%d\n", on);
+}
+
+/* Benchmarks only: the port sends every UDP datagram back (udp.c). */
+static ssize_t udp_reflect_store(struct kobject *kobj, struct kobj_attribute *a,
+				 const char *buf, size_t count)
+{
+	struct ixm_port *port = to_port(kobj);
+	struct ixm_if_config *new, *old;
+	bool on;
+
+	if (kstrtobool(buf, &on)) {
+		pr_err("ports: %s: udp_reflect: write 1 (benchmarks: every UDP datagram goes back) or 0\n",
+		       pci_name(port->pdev));
+		return -EINVAL;
+	}
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&port->lock);
+	old = rcu_dereference_protected(port->cfg, lockdep_is_held(&port->lock));
+	*new = *old;
+	if (on)
+		new->flags |= IXM_IFF_UDP_REFLECT;
+	else
+		new->flags &= ~IXM_IFF_UDP_REFLECT;
+	rcu_assign_pointer(port->cfg, new);
+	mutex_unlock(&port->lock);
+	kfree_rcu(old, rcu);
+	return count;
+}
+static struct kobj_attribute udp_reflect_attr = __ATTR_RW(udp_reflect);
+
 static struct attribute *ixm_port_attrs[] = {
 	&mac_attr.attr,
 	&link_attr.attr,
@@ -664,6 +706,7 @@ static struct attribute *ixm_port_attrs[] = {
 	&up_attr.attr,
 	&ipv4_attr.attr,
 	&rss_key_attr.attr,
+	&udp_reflect_attr.attr,
 	NULL,
 };
 

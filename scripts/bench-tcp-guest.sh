@@ -46,6 +46,10 @@
 #   load-NAME.log           tcp-load's progress and errno lines
 #   NAME-dataplane-rR.txt   ixmod's per-core counters after its turn (TCP's
 #                           included)
+#   reflect-rR.txt          udp-load's result line against ixmod's port
+#                           with udp_reflect on (no server: the port sends
+#                           each datagram back), 64 bytes, 8 outstanding
+#                           over 4 flows, SECONDS: the driver's ceiling
 # and params.txt (the arguments, KEY=VALUE), env.txt (kernel, CPUs,
 # interrupt placement and counts), ixmod-stats.txt (the port's counters
 # and drop reasons) and dmesg.txt (the kernel log of the run).
@@ -77,6 +81,7 @@ mkdir -p "$out"
 
 ECHO=$top/libixu/examples/tcp-echo
 LOAD=$top/tools/bench/tcp/tcp-load
+UDPLOAD=$top/tools/bench/udp/udp-load
 SRVS=$top/tools/bench/tcp
 PORT=7
 TIMEOUT_MS=5000	# TCG stalls reach a second, and a lost SYN waits 1 s more
@@ -194,6 +199,16 @@ for round in $(seq "$rounds"); do
 		fi
 		ixmod_down
 	done
+	# the driver limit: the same port and core reflecting UDP, no TCP
+	if ixmod_up; then
+		say "[reflect $round] udp_reflect on: 64 B, 8 outstanding over 4 flows, $secs s"
+		echo 1 > "$(port_dir)/udp_reflect"
+		peer "$UDPLOAD" -d "$DUT_IP" -p 9 -s 64 -n 8 -f 4 -T "$secs" -c $BENCH_CLI_CPU \
+			> "$out/reflect-r$round.txt" 2>> "$out/load-reflect.log"
+		echo 0 > "$(port_dir)/udp_reflect"
+		say "[reflect $round] $(cat "$out/reflect-r$round.txt")"
+	fi
+	ixmod_down
 	# shellcheck disable=SC2086 # the options are a list
 	linux_server epoll "$SRVS/tcp-echo-epoll" -p $PORT -c "$app_cpu" $epoll_opts
 	# shellcheck disable=SC2086

@@ -108,16 +108,24 @@ struct ixm_net_stats {
  * @ip: IPv4 address, 0 when unconfigured
  * @netmask: derived from the prefix length
  * @prefix: prefix length, 0-32 (0 only when @ip is 0)
- * @__pad: zero
+ * @flags: IXM_IFF_*
  * @rcu: the old configuration is freed after a grace period
  *
  * Immutable once published: the control plane builds a new one and
  * replaces the pointer under RCU.
  */
+/*
+ * ixm_if_config.flags.  IXM_IFF_UDP_REFLECT, for benchmarks only (the
+ * port's udp_reflect in sysfs): every UDP datagram to the port's address
+ * goes straight back, its addresses and ports swapped, before any socket
+ * is looked up: the emulated or real NIC's ceiling through ixmod's loop.
+ */
+#define IXM_IFF_UDP_REFLECT	0x01
+
 struct ixm_if_config {
 	u8		mac[ETH_ALEN];
 	u8		prefix;
-	u8		__pad;
+	u8		flags;
 	__be32		ip;
 	__be32		netmask;
 	struct rcu_head	rcu;

@@ -501,7 +501,7 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  *	segments, because the connection sent one less than
  *	@invalid_ratelimit_ns before
  * @fast_path: segments header prediction handled (ixm_tcp_rcv_fast():
- *	in order, ACK only, the window unchanged)
+ *	in order, ACK and PSH only, an open window, new data or a new ACK)
  *
  * Each is the file dataplane/cpuN/stats/tcp_NAME (the table in sysfs.c).
  */

@@ -167,6 +167,30 @@ static __sum16 ixm_udp_csum(__be32 saddr, __be32 daddr, const void *uh, u16 ulen
 					     ixm_csum_partial(uh, ulen, 0)));
 }
 
+/*
+ * Send @m back where it came from (IXM_IFF_UDP_REFLECT): the addresses
+ * and the ports swap places, which leaves the IPv4 and UDP checksums,
+ * sums of 16-bit words (RFC 1071), as they were; nothing else changes.
+ */
+static void ixm_udp_reflect(struct ixm_net_port *port, struct ixm_mbuf *m,
+			    struct ixm_iphdr *ih, struct ixm_udphdr *uh)
+{
+	struct ixm_ethhdr *eh = (struct ixm_ethhdr *)m->data;
+	__be32 addr = ih->saddr;
+	__be16 p = uh->source;
+
+	memcpy(eh->dst, eh->src, ETH_ALEN);
+	memcpy(eh->src, port->cfg->mac, ETH_ALEN);
+	ih->saddr = ih->daddr;
+	ih->daddr = addr;
+	uh->source = uh->dest;
+	uh->dest = p;
+	m->flags = 0;
+	port->stats->udp_in++;
+	port->stats->udp_out++;
+	ixm_net_xmit(port, m);
+}
+
 /**
  * ixm_udp_input() - deliver a datagram to the context that bound its port
  * @port: the port and core it arrived on
@@ -200,6 +224,10 @@ void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 	ulen = ixm_ntohs(uh->len);
 	if (unlikely(ulen < IXM_UDP_HLEN || ulen > len)) {
 		ixm_net_drop(port, m, IXM_DROP_UDP_LEN);
+		return;
+	}
+	if (unlikely(port->cfg->flags & IXM_IFF_UDP_REFLECT) && ih->daddr == port->cfg->ip) {
+		ixm_udp_reflect(port, m, ih, uh);
 		return;
 	}
 	/*

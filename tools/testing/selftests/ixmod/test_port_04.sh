@@ -11,10 +11,11 @@ bad_ipv4=("1.2.3.4" "1.2.3.4/33" "1.2.3.4/0" "0.1.2.3/8" "127.0.0.1/8"
 	  "224.0.0.1/4" "255.255.255.255/32" "198.18.0.0/24" "198.18.0.255/24"
 	  "banana" "1.2.3/24" "198.18.0.1/24x" "198.18.0.1/")
 bad_up=("2" "banana" "-1")
+bad_reflect=("2" "maybe")
 bad_key=("$(printf '6d5a%.0s' $(seq 1 19))6d5"
 	 "$(printf '6d5a%.0s' $(seq 1 19))6d5x"
 	 "$(printf '6d5a%.0s' $(seq 1 21))")
-n=$((${#bad_ipv4[@]} + ${#bad_up[@]} + ${#bad_key[@]} + 6))
+n=$((${#bad_ipv4[@]} + ${#bad_up[@]} + ${#bad_reflect[@]} + ${#bad_key[@]} + 7))
 tap_plan $n
 if ! ports_setup; then
 	for _ in $(seq 1 $n); do tap_fail "port setup" "setup failed (# lines above)"; done
@@ -43,6 +44,14 @@ done
 for v in "${bad_up[@]}"; do
 	check "up '$v' refused, unchanged" refused up "$v" "Invalid argument"
 done
+for v in "${bad_reflect[@]}"; do
+	check "udp_reflect '$v' refused, unchanged" refused udp_reflect "$v" "Invalid argument"
+done
+# a new address keeps the flag (the configuration is replaced whole)
+echo 1 > "$P/udp_reflect"
+echo "$DUT_IP/24" > "$P/ipv4"
+check "udp_reflect survives an ipv4 write" test "$(cat "$P/udp_reflect")" = 1
+echo 0 > "$P/udp_reflect"
 check "rss_key refused while up" refused rss_key "$(printf '6d5a%.0s' $(seq 1 20))" \
 	"Device or resource busy"
 check "the port still answers" peer ping -c 2 -W 2 $DUT_IP

@@ -30,7 +30,7 @@ echo_ready() {
 	grep -q ready "$1"
 }
 
-tap_plan 12
+tap_plan 14
 dmesg_mark
 if ! ports_setup; then
 	for _ in $(seq 10); do tap_fail "port setup" "setup failed (# lines above)"; done
@@ -92,6 +92,14 @@ check "a new owner attaches after the kill" echo_ready "$LOG.2"
 check "and echoes" peer python3 "$CHECK" $DUT_IP 7 --sizes 1400-1410
 kill -INT "$ECHO_PID"
 wait "$ECHO_PID"
+# udp_reflect (benchmarks): the port itself sends datagrams back, to a
+# port no socket has, and stops when told
+echo 1 > "$(port_dir)/udp_reflect"
+check "udp_reflect 1: datagrams to a port with no socket come back byte for byte" \
+	peer python3 "$CHECK" $DUT_IP 9 --sizes 1400-1472
+echo 0 > "$(port_dir)/udp_reflect"
+no_reply() { ! peer python3 "$CHECK" $DUT_IP 9 --sizes 64-64 > /dev/null; }
+check "udp_reflect 0: they do not" no_reply
 check "no kernel error reported" dmesg_clean
 ports_teardown
 tap_done
