@@ -102,6 +102,14 @@ struct ixm_net_stats {
 	u64	drops[IXM_DROP_MAX];
 };
 
+/*
+ * ixm_if_config.flags.  IXM_IFF_UDP_REFLECT, for benchmarks only (the
+ * port's udp_reflect in sysfs): every UDP datagram to the port's address
+ * goes straight back, its addresses and ports swapped, before any socket
+ * is looked up: the emulated or real NIC's ceiling through ixmod's loop.
+ */
+#define IXM_IFF_UDP_REFLECT	0x01
+
 /**
  * struct ixm_if_config - a port's protocol configuration
  * @mac: the port's MAC address
@@ -114,14 +122,6 @@ struct ixm_net_stats {
  * Immutable once published: the control plane builds a new one and
  * replaces the pointer under RCU.
  */
-/*
- * ixm_if_config.flags.  IXM_IFF_UDP_REFLECT, for benchmarks only (the
- * port's udp_reflect in sysfs): every UDP datagram to the port's address
- * goes straight back, its addresses and ports swapped, before any socket
- * is looked up: the emulated or real NIC's ceiling through ixmod's loop.
- */
-#define IXM_IFF_UDP_REFLECT	0x01
-
 struct ixm_if_config {
 	u8		mac[ETH_ALEN];
 	u8		prefix;
