@@ -12,11 +12,15 @@ table and writes OUTDIR/results.txt, OUTDIR/results.json and
 OUTDIR/rtt-cdf.png and .svg (the RTT CDFs).
 
 udp: reads OUTDIR/params.txt, and lat-NAME-rR.txt, rtt-NAME-rR.txt,
-tput-NAME-SIZE-rR.txt and trtt-NAME-SIZE-rR.txt for NAME ixmod, mmsg and
-uring and each round R, as scripts/bench-udp-guest.sh writes them; prints
-a table per phase with the ratios ixmod/Linux and writes OUTDIR/report.txt,
-OUTDIR/results.json and OUTDIR/udp.png and .svg (latency CDFs and
-throughput bars).
+tput-NAME-SIZE-rR.txt and trtt-NAME-SIZE-rR.txt for NAME ixmod,
+ixmod-colo (co-located: udp-echo -C), mmsg and uring and each round R, as
+scripts/bench-udp-guest.sh writes them.  A server with no file at all is
+left out (older runs have no ixmod-colo).  Prints a table per phase with
+the ratios ixmod/Linux and, with OUTDIR/icount.json (as scripts/bench-udp
+writes it with the plugin), the instructions per request of each phase as
+in tcp below; writes OUTDIR/report.txt, OUTDIR/results.json,
+OUTDIR/udp.png and .svg (latency CDFs and throughput bars) and, with
+icount.json, OUTDIR/icount.png and .svg.
 
 tcp: reads OUTDIR/params.txt, and res-NAME-nN-sS-rR.txt (tcp-load's
 result line) and hist-NAME-nN-sS-rR.txt (its latency histogram) for NAME
@@ -260,9 +264,253 @@ def icmp(outdir, kernel):
     save(fig, outdir, "rtt-cdf")
 
 
+def is_ixmod(name):
+    """Whether server name is an ixmod variant (the rest are Linux's)."""
+    return name == "ixmod" or name.startswith("ixmod-")
+
+
+def ixmod_pairs(runs):
+    """(ixmod variant, Linux server) for each pair the ratios compare."""
+    return [(b, o) for b, _, _ in runs if is_ixmod(b)
+            for o, _, _ in runs if not is_ixmod(o)]
+
+
+def val(r, k):
+    """Figure k of a server's results r, NaN when r or the figure is missing."""
+    return r[k] if r and r[k] is not None else float("nan")
+
+
+def num(v, fmt):
+    return fmt % v if v == v else "-"
+
+
+def ratio_table(title, head, rows, pairs, pair_w, get):
+    """A row per point, a column per pair ixmod variant/Linux server.
+
+    head: the header of the row labels; rows: [(label, point)];
+    get(point, b, o): the ratio of b to o at point.
+    """
+    lines = [title,
+             "  %s %s" % (head, " ".join("%*s" % (pair_w, "%s/%s" % p) for p in pairs))]
+    for label, pt in rows:
+        lines.append("  %s %s" % (label, " ".join(
+            "%*s" % (pair_w, fmt_ratio(get(pt, b, o))) for b, o in pairs)))
+    return lines
+
+
+# Instructions per request, from icount.json (tools/bench/icount/
+# bench-icount.py): the udp and tcp reports share all of it, their points
+# differing only in their names.
+
+ICOUNT_MISSING = ("no instruction counts (icount.json missing: run %s "
+                  "with the icount plugin)")
+
+
+def load_icount(outdir, script):
+    """OUTDIR/icount.json -> (dict or None, why not); script: what writes it."""
+    try:
+        with open("%s/icount.json" % outdir) as f:
+            ic = json.load(f)
+        if not isinstance(ic, dict) or not isinstance(ic.get("points"), dict):
+            raise ValueError("no \"points\" object")
+    except FileNotFoundError:
+        return None, ICOUNT_MISSING % script
+    except (OSError, ValueError) as e:
+        return None, icount_unreadable(e)
+    return ic, ""
+
+
+def icount_unreadable(e):
+    return "no instruction counts (icount.json unreadable: %s)" % e
+
+
+def icount_point(ic, name, keys):
+    """Instructions per request of server name at a point -> dict; None if none.
+
+    keys: the point's names in icount.json, one per round.  The counts and
+    msgs of the rounds are summed, then divided.  The idle polling is
+    ixmod's dataplane loop, kernel code, so it is part of kernel and is
+    taken out of it for kernel_without_idle; a Linux server's idle vCPU
+    halts, so its without_idle is its total.
+    """
+    t = {"msgs": 0, "kernel": 0, "user": 0, "client": 0, "idle": 0, "idle_iterations": 0}
+    used, idle_known = 0, True
+    for key in keys:
+        p = ic["points"].get(key)
+        if not p:
+            continue
+        used += 1
+        t["msgs"] += p["msgs"]
+        t["kernel"] += p["server"]["kernel"]
+        t["user"] += p["server"]["user"]
+        t["client"] += p["client"]["kernel"] + p["client"]["user"]
+        if p.get("idle_instructions") is None:
+            idle_known = False
+        else:
+            t["idle"] += p["idle_instructions"]
+            t["idle_iterations"] += p.get("idle_iterations") or 0
+    if not used or not t["msgs"]:
+        return None
+    m = float(t["msgs"])
+    total = (t["kernel"] + t["user"]) / m
+    idle = t["idle"] / m if idle_known and is_ixmod(name) else None
+    if idle is not None:
+        without = total - idle
+    else:
+        without = float("nan") if is_ixmod(name) else total
+    return {"rounds": used, "msgs": t["msgs"],
+            "kernel": t["kernel"] / m, "user": t["user"] / m, "total": total,
+            "idle": idle, "without_idle": without,
+            "kernel_without_idle": t["kernel"] / m - (idle or 0.0),
+            "idle_iterations": t["idle_iterations"] / m if idle is not None else None,
+            "client_total": t["client"] / m}
+
+
+def icount_calibration(ic, runs, rounds):
+    """The unloaded server vCPU per server and round -> [dict]."""
+    out = []
+    cal = ic.get("calibration") or {}
+    for name, t, _ in runs:
+        for r in rounds:
+            c = cal.get("%s-r%d" % (name, r))
+            if not c:
+                continue
+            secs = c.get("secs") or 0
+            ins = c["server"]["kernel"] + c["server"]["user"]
+            out.append({"server": name, "label": t, "round": r, "secs": secs,
+                        "kernel": c["server"]["kernel"], "user": c["server"]["user"],
+                        "per_s": ins / secs if secs else float("nan"),
+                        "iterations": c.get("iterations"),
+                        "per_iteration": c.get("per_iteration")})
+    return out
+
+
+def short(v):
+    """A count in 3 or 4 characters: 950, 12.3k, 1.2M."""
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return "%.3g%s" % (v / div, unit)
+    return "%.0f" % v
+
+
+def icount_plot(outdir, runs, groups, ic_pts, cpu, what):
+    """icount.png/.svg: per point, a stacked bar per server (kernel / user / idle).
+
+    groups: [(label, point)], ic_pts: {point: {server: icount_point()}};
+    what: the benchmark, for the title.
+    """
+    from matplotlib.patches import Patch
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(max(6.4, 1.1 * len(runs) * len(groups) + 2.5), 4.8))
+    width = 0.8 / max(len(runs), 1)
+    top = 0.0
+    for i, (name, label, colour) in enumerate(runs):
+        for g, (_, pt) in enumerate(groups):
+            d = ic_pts[pt].get(name)
+            if not d:
+                continue
+            x = g - 0.4 + (i + 0.5) * width
+            kern = max(d["kernel_without_idle"], 0.0)
+            ax.bar(x, kern, width * 0.9, color=colour)
+            ax.bar(x, d["user"], width * 0.9, bottom=kern, color=colour, alpha=0.45)
+            h = kern + d["user"]
+            if d["idle"]:
+                ax.bar(x, d["idle"], width * 0.9, bottom=h, facecolor="white",
+                       edgecolor=colour, hatch="///", linewidth=0.8)
+                h += d["idle"]
+            ax.text(x, h, short(h), ha="center", va="bottom", fontsize=7)
+            top = max(top, h)
+    ax.set_xticks(range(len(groups)), [label for label, _ in groups])
+    ax.set_xlim(-0.5, len(groups) - 0.5)
+    ax.set_ylim(0, top * 1.35 if top > 0 else 1)
+    ax.set_ylabel("guest instructions per request")
+    ax.set_title("%s: instructions per request on the server vCPU (CPU %s)\n"
+                 "icount plugin, one VM run, QEMU TCG" % (what, cpu), fontsize=11)
+    ax.grid(True, axis="y", color="#dddddd")
+    ax.set_axisbelow(True)
+    handles = [Patch(color=c, label=t) for _, t, c in runs]
+    handles += [Patch(color="#777777", label="kernel, idle polling excluded"),
+                Patch(color="#777777", alpha=0.45, label="user"),
+                Patch(facecolor="white", edgecolor="#777777", hatch="///",
+                      label="idle polling (ixmod)")]
+    ax.legend(handles=handles, loc="upper left", fontsize=8, ncol=2)
+    save(fig, outdir, "icount")
+
+
+def icount_ratios(d, pairs):
+    """{b/o: {total, without_idle}} of one point's icount_point()s."""
+    return {"%s/%s" % (b, o): {k: ratio_of(val(d[b], k), val(d[o], k))
+                               for k in ("total", "without_idle")}
+            for b, o in pairs}
+
+
+def icount_block(title, d, runs, pairs, w):
+    """One point's instructions per request: a row per server, then the ratios."""
+    cols = " ".join(["%10s"] * 6)
+    lines = [title,
+             ("  %-*s " + cols) % (w, "server", "kernel", "user", "total", "idle",
+                                   "total w/o", "client"),
+             ("  %-*s " + cols) % (w, "", "", "", "", "polling", "idle", "vCPU total")]
+    for name, t, _ in runs:
+        r = d[name]
+        lines.append(("  %-*s " + cols) % (
+            w, t, *(num(val(r, k), "%.0f") for k in
+                    ("kernel", "user", "total", "idle", "without_idle", "client_total"))))
+    for pair, q in icount_ratios(d, pairs).items():
+        row = ("  %-*s " + cols) % (w, pair, "", "", fmt_ratio(q["total"]), "",
+                                    fmt_ratio(q["without_idle"]), "")
+        lines.append(row.rstrip())
+    return lines
+
+
+def icount_section(ic, cal, blocks, runs, pairs, w):
+    """The report's instruction counts, as lines.
+
+    blocks: [(title, {server: icount_point()})], one per point; cal: the
+    calibration windows (icount_calibration()).
+    """
+    cpu = ic.get("server_cpu", 1)
+    lines = textwrap.wrap("instructions per request on the server's vCPU (CPU %s), "
+                          "guest instructions counted by the icount QEMU plugin:"
+                          % cpu, 76)
+    lines += textwrap.wrap(
+        "kernel and user are told apart by address.  idle polling is the "
+        "instructions ixmod's dataplane loop spent in iterations that found "
+        "no work (part of kernel); a Linux server's idle vCPU halts and "
+        "executes nothing, so its total without idle is its total.  client "
+        "vCPU (CPU %s) is a check that the load was equal.  Ratios below 1 "
+        "favour ixmod." % ic.get("client_cpu", 0), 76, break_on_hyphens=False)
+    for title, d in blocks:
+        lines += [""] + icount_block(title, d, runs, pairs, w)
+    lines += [""] + textwrap.wrap(
+        "calibration, per server and round: the instructions per second of the "
+        "server's vCPU with no load over the calibration window, and for ixmod "
+        "the instructions per idle iteration of its loop:", 76)
+    for c in cal:
+        line = "  %-*s r%d: %s instructions/s over %g s" % (
+            w, c["label"], c["round"], num(c["per_s"], "%.0f"), c["secs"])
+        if c["per_iteration"] is not None:
+            line += ", %.1f per idle iteration" % c["per_iteration"]
+        lines.append(line)
+    if not cal:
+        lines.append("  (none in icount.json)")
+    return lines
+
+
 UDP_RUNS = [("ixmod", "ixmod udp-echo", "#c0392b"),
+            ("ixmod-colo", "ixmod udp-echo -C (co-located)", "#8e44ad"),
             ("mmsg", "Linux recvmmsg", "#2471a3"),
             ("uring", "Linux io_uring", "#27ae60")]
+
+
+def udp_present(outdir):
+    """The UDP_RUNS that have at least one result file in outdir."""
+    files = os.listdir(outdir)
+    return [run for run in UDP_RUNS
+            if any(re.fullmatch(r"(lat-%s|tput-%s-\d+)-r\d+\.txt"
+                                % (re.escape(run[0]), re.escape(run[0])), f)
+                   for f in files)]
 
 
 def load_result(path):
@@ -377,41 +625,73 @@ def udp(outdir, kernel):
     prm = load_params(outdir)
     rounds = range(1, int(prm["rounds"]) + 1)
     sizes = prm["sizes"].split()
-    lat = {n: merge(outdir, "lat-%s-r%%d.txt" % n, "rtt-%s-r%%d.txt" % n, rounds)
-           for n, _, _ in UDP_RUNS}
-    tput = {s: {n: merge(outdir, "tput-%s-%s-r%%d.txt" % (n, s),
-                         "trtt-%s-%s-r%%d.txt" % (n, s), rounds)
-                for n, _, _ in UDP_RUNS} for s in sizes}
-    base = "ixmod"
-    others = [n for n, _, _ in UDP_RUNS if n != base]
+    runs = udp_present(outdir)
+    pairs = ixmod_pairs(runs)
+    pair_w = max([12] + [len(b) + len(o) + 1 for b, o in pairs])
+    w = max([16] + [len(t) for _, t, _ in runs])
     keys = ("rate", "spread", "p50_us", "p99_us", "requests", "lost", "mismatched")
+    # The phases: their result and RTT files' names without .txt (NAME
+    # open, then R; a result file's name is also its point's in
+    # icount.json), their name in results.json, title in the report,
+    # label in tables and plots
+    phases = [{"file": "lat-%s-r%%d", "rtt": "rtt-%s-r%%d", "phase": "closed loop",
+               "outstanding": 1, "size": 64,
+               "title": "closed loop: 1 request outstanding, 64 B, %s requests per round"
+                        % prm["count"],
+               "ic_title": "closed loop: 1 request outstanding, 64 B",
+               "label": "1 outstanding, 64 B"}]
+    phases += [{"file": "tput-%s-" + s + "-r%%d", "rtt": "trtt-%s-" + s + "-r%%d",
+                "phase": "throughput", "outstanding": prm["window"], "size": s,
+                "title": "throughput: %s requests outstanding over 4 flows, %s B, "
+                         "%s s per round" % (prm["window"], s, prm["secs"]),
+                "ic_title": "throughput: %s requests outstanding over 4 flows, %s B"
+                            % (prm["window"], s),
+                "label": "%s outstanding, %s B" % (prm["window"], s)} for s in sizes]
+    res = [{n: merge(outdir, ph["file"] % n + ".txt", ph["rtt"] % n + ".txt", rounds)
+            for n, _, _ in runs} for ph in phases]
+    ic, ic_why = load_icount(outdir, "scripts/bench-udp")
+    ic_res, cal = [], []
+    try:
+        if ic:
+            ic_res = [{n: icount_point(ic, n, [ph["file"] % n % r for r in rounds])
+                       for n, _, _ in runs} for ph in phases]
+            cal = icount_calibration(ic, runs, rounds)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        ic, ic_why = None, icount_unreadable("%s: %s" % (type(e).__name__, e))
 
-    def ratios(res):
-        return {"%s/%s" % (base, n): {k: ratio_of(res[base][k], res[n][k])
-                                      for k in ("rate", "p50_us", "p99_us")}
-                for n in others}
+    def ratios(r):
+        return {"%s/%s" % (b, o): {k: ratio_of(r[b][k], r[o][k])
+                                   for k in ("rate", "p50_us", "p99_us")}
+                for b, o in pairs}
 
-    def block(title, res):
-        """One phase: a row per server, then ixmod's ratio to each."""
+    def block(title, r):
+        """One phase: a row per server, then each ixmod variant's ratio to each Linux one."""
         lines = [title,
-                 "  %-16s %10s %7s %9s %9s %7s %5s" % ("server", "requests/s", "spread",
-                                                       "p50 us", "p99 us", "lost", "bad")]
-        for n, t, _ in UDP_RUNS:
-            r = res[n]
-            lines.append("  %-16s %10.0f %6.0f%% %9.0f %9.0f %7d %5d"
-                         % (t, r["rate"], 100 * r["spread"], r["p50_us"], r["p99_us"],
-                            r["lost"], r["mismatched"]))
-        for n, q in ratios(res).items():
-            lines.append("  %-16s %10s %7s %9s %9s" % (
-                n, fmt_ratio(q["rate"]), "", fmt_ratio(q["p50_us"]), fmt_ratio(q["p99_us"])))
+                 "  %-*s %10s %7s %9s %9s %7s %5s" % (w, "server", "requests/s", "spread",
+                                                      "p50 us", "p99 us", "lost", "bad")]
+        for n, t, _ in runs:
+            x = r[n]
+            lines.append("  %-*s %10.0f %6.0f%% %9.0f %9.0f %7d %5d"
+                         % (w, t, x["rate"], 100 * x["spread"], x["p50_us"], x["p99_us"],
+                            x["lost"], x["mismatched"]))
+        for pair, q in ratios(r).items():
+            lines.append("  %-*s %10s %7s %9s %9s" % (
+                w, pair, fmt_ratio(q["rate"]), "", fmt_ratio(q["p50_us"]),
+                fmt_ratio(q["p99_us"])))
         return lines
 
-    def phase(name, outstanding, size, res):
-        """One phase for results.json."""
-        return {"phase": name, "outstanding": number(outstanding), "size": number(size),
-                "servers": {n: dict({"label": t}, **{k: res[n][k] for k in keys})
-                            for n, t, _ in UDP_RUNS},
-                "ratios": ratios(res)}
+    def phase(i):
+        """Phase i for results.json."""
+        ph = phases[i]
+        p = {"phase": ph["phase"], "outstanding": number(ph["outstanding"]),
+             "size": number(ph["size"]),
+             "servers": {n: dict({"label": t}, **{k: res[i][n][k] for k in keys})
+                         for n, t, _ in runs},
+             "ratios": ratios(res[i])}
+        if ic:
+            p["icount"] = ic_res[i]
+            p["icount_ratios"] = icount_ratios(ic_res[i], pairs)
+        return p
 
     note = ("Under TCG every instruction is emulated: absolute figures are slow "
             "and noisy and mean nothing alone.  Read the ratios ixmod/Linux, "
@@ -420,18 +700,34 @@ def udp(outdir, kernel):
             "  requests/s is the mean over the rounds, spread (max - min) / mean; "
             "latencies are over all rounds' samples.  Other work on the host "
             "(other VMs) skews a run: compare runs only with the host quiet.")
+    colo = (", udp-echo -C (co-located)" if any(n == "ixmod-colo" for n, _, _ in runs)
+            else "")
     text = ["UDP echo, kernel %s, QEMU TCG (software emulation), one VM run, %d rounds"
             % (kernel, len(rounds)),
-            "ixmod: libixu udp-echo, idle_us=%s; Linux: udp-echo-mmsg, udp-echo-uring %s"
-            % (prm["idle_us"], prm["uring_opts"] or "(plain ring)")] + host_lines(outdir) + [""]
+            "ixmod: libixu udp-echo%s, idle_us=%s; Linux: udp-echo-mmsg, udp-echo-uring %s"
+            % (colo, prm["idle_us"], prm["uring_opts"] or "(plain ring)")]
+    text += host_lines(outdir) + [""]
     text += textwrap.wrap(note, 76, break_on_hyphens=False) + [""]
-    text += block("closed loop: 1 request outstanding, 64 B, %s requests per round"
-                  % prm["count"], lat)
-    for s in sizes:
-        text += [""] + block("throughput: %s requests outstanding over 4 flows, %s B, "
-                             "%s s per round" % (prm["window"], s, prm["secs"]), tput[s])
-    sched, sched_data = sched_block(outdir, rounds, UDP_RUNS,
-                                    lambda n, r: udp_served(outdir, n, r), "requests served")
+    for i, ph in enumerate(phases):
+        text += ([""] if i else []) + block(ph["title"], res[i])
+    if ic:
+        lw = max(len(ph["label"]) for ph in phases)
+        text += [""] + ratio_table(
+            "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
+            "idle polling excluded:", "%-*s" % (lw, "phase"),
+            [("%-*s" % (lw, ph["label"]), i) for i, ph in enumerate(phases)], pairs, pair_w,
+            lambda i, b, o: ratio_of(val(ic_res[i][b], "without_idle"),
+                                     val(ic_res[i][o], "without_idle")))
+        blocks = [(ph["ic_title"] + ", instructions per request (rounds summed)", ic_res[i])
+                  for i, ph in enumerate(phases)]
+        text += [""] + icount_section(ic, cal, blocks, runs, pairs, w)
+    else:
+        text += ["", ic_why]
+    sched, sched_data = sched_block(outdir, rounds, runs,
+                                    lambda n, r: udp_served(outdir, n, r), "requests served",
+                                    w)
+    if colo:
+        sched.insert(2, "(ixmod-colo's own thread is its dataplane loop, and counts here)")
     text += [""] + sched
     text = "\n".join(text)
     print(text)
@@ -439,20 +735,24 @@ def udp(outdir, kernel):
         f.write(text + "\n")
     write_json(outdir, {
         "mode": "udp", "kernel": kernel, "params": prm, "host": host_lines(outdir),
-        "phases": [phase("closed loop", 1, 64, lat)] +
-                  [phase("throughput", prm["window"], s, tput[s]) for s in sizes],
+        "phases": [phase(i) for i in range(len(phases))],
+        "icount": {"server_cpu": ic.get("server_cpu"), "client_cpu": ic.get("client_cpu"),
+                   "calibration": cal} if ic else None,
+        "icount_note": ic_why or None,
         "sched": sched_data})
 
-    series = [(t, c, lat[n]["rtt"]) for n, t, c in UDP_RUNS]
-    groups = [("1 outstanding, 64 B", {n: lat[n]["rate"] for n in lat})]
-    groups += [("%s outstanding, %s B" % (prm["window"], s),
-                {n: tput[s][n]["rate"] for n in tput[s]}) for s in sizes]
+    series = [(t, c, res[0][n]["rtt"]) for n, t, c in runs]
+    groups = [(ph["label"], {n: res[i][n]["rate"] for n, _, _ in runs})
+              for i, ph in enumerate(phases)]
     fig, (left, right) = pyplot().subplots(1, 2, figsize=(12.8, 4.4))
     cdf_axes(left, series, "UDP echo RTT CDF, 1 outstanding, 64 B\n(one VM run, QEMU TCG)",
              "round-trip time (us, log scale)")
-    bar_axes(right, groups, UDP_RUNS,
+    bar_axes(right, groups, runs,
              "UDP echo requests/s, mean of rounds\n(one VM run, QEMU TCG)", "requests/s")
     save(fig, outdir, "udp")
+    if ic:
+        icount_plot(outdir, runs, [(ph["label"], i) for i, ph in enumerate(phases)], ic_res,
+                    ic.get("server_cpu", 1), "UDP echo")
 
 
 TCP_RUNS = [("ixmod", "ixmod tcp-echo", "#c0392b"),
@@ -461,14 +761,6 @@ TCP_RUNS = [("ixmod", "ixmod tcp-echo", "#c0392b"),
             ("uring", "Linux io_uring", "#27ae60")]
 
 TCP_FAILS = ("conn_err", "conn_timeouts", "timeouts", "io_err", "eofs", "mismatched")
-
-ICOUNT_MISSING = ("no instruction counts (icount.json missing: run scripts/bench-tcp "
-                  "with the icount plugin)")
-
-
-def is_ixmod(name):
-    """Whether TCP server name is an ixmod variant (the rest are Linux's)."""
-    return name == "ixmod" or name.startswith("ixmod-")
 
 
 def tcp_present(outdir):
@@ -533,133 +825,6 @@ def tcp_point(outdir, name, n, s, rounds, secs):
             "cdf": hist_quantiles(hist, total)}
 
 
-def load_icount(outdir):
-    """OUTDIR/icount.json -> (dict or None, why not)."""
-    try:
-        with open("%s/icount.json" % outdir) as f:
-            ic = json.load(f)
-        if not isinstance(ic, dict) or not isinstance(ic.get("points"), dict):
-            raise ValueError("no \"points\" object")
-    except FileNotFoundError:
-        return None, ICOUNT_MISSING
-    except (OSError, ValueError) as e:
-        return None, icount_unreadable(e)
-    return ic, ""
-
-
-def icount_unreadable(e):
-    return "no instruction counts (icount.json unreadable: %s)" % e
-
-
-def icount_point(ic, name, n, s, rounds):
-    """Instructions per request of server name at point (n, s) -> dict; None if none.
-
-    The counts and msgs of the rounds are summed, then divided.  The idle
-    polling is ixmod's dataplane loop, kernel code, so it is part of kernel
-    and is taken out of it for kernel_without_idle; a Linux server's idle
-    vCPU halts, so its without_idle is its total.
-    """
-    t = {"msgs": 0, "kernel": 0, "user": 0, "client": 0, "idle": 0, "idle_iterations": 0}
-    used, idle_known = 0, True
-    for r in rounds:
-        p = ic["points"].get("%s-n%s-s%s-r%d" % (name, n, s, r))
-        if not p:
-            continue
-        used += 1
-        t["msgs"] += p["msgs"]
-        t["kernel"] += p["server"]["kernel"]
-        t["user"] += p["server"]["user"]
-        t["client"] += p["client"]["kernel"] + p["client"]["user"]
-        if p.get("idle_instructions") is None:
-            idle_known = False
-        else:
-            t["idle"] += p["idle_instructions"]
-            t["idle_iterations"] += p.get("idle_iterations") or 0
-    if not used or not t["msgs"]:
-        return None
-    m = float(t["msgs"])
-    total = (t["kernel"] + t["user"]) / m
-    idle = t["idle"] / m if idle_known and is_ixmod(name) else None
-    if idle is not None:
-        without = total - idle
-    else:
-        without = float("nan") if is_ixmod(name) else total
-    return {"rounds": used, "msgs": t["msgs"],
-            "kernel": t["kernel"] / m, "user": t["user"] / m, "total": total,
-            "idle": idle, "without_idle": without,
-            "kernel_without_idle": t["kernel"] / m - (idle or 0.0),
-            "idle_iterations": t["idle_iterations"] / m if idle is not None else None,
-            "client_total": t["client"] / m}
-
-
-def icount_calibration(ic, runs, rounds):
-    """The unloaded server vCPU per server and round -> [dict]."""
-    out = []
-    cal = ic.get("calibration") or {}
-    for name, t, _ in runs:
-        for r in rounds:
-            c = cal.get("%s-r%d" % (name, r))
-            if not c:
-                continue
-            secs = c.get("secs") or 0
-            ins = c["server"]["kernel"] + c["server"]["user"]
-            out.append({"server": name, "label": t, "round": r, "secs": secs,
-                        "kernel": c["server"]["kernel"], "user": c["server"]["user"],
-                        "per_s": ins / secs if secs else float("nan"),
-                        "iterations": c.get("iterations"),
-                        "per_iteration": c.get("per_iteration")})
-    return out
-
-
-def short(v):
-    """A count in 3 or 4 characters: 950, 12.3k, 1.2M."""
-    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(v) >= div:
-            return "%.3g%s" % (v / div, unit)
-    return "%.0f" % v
-
-
-def icount_plot(outdir, runs, points, ic_pts, cpu):
-    """icount.png/.svg: per point, a stacked bar per server (kernel / user / idle)."""
-    from matplotlib.patches import Patch
-
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(max(6.4, 1.1 * len(runs) * len(points) + 2.5), 4.8))
-    width = 0.8 / max(len(runs), 1)
-    top = 0.0
-    for i, (name, label, colour) in enumerate(runs):
-        for g, pt in enumerate(points):
-            d = ic_pts[pt].get(name)
-            if not d:
-                continue
-            x = g - 0.4 + (i + 0.5) * width
-            kern = max(d["kernel_without_idle"], 0.0)
-            ax.bar(x, kern, width * 0.9, color=colour)
-            ax.bar(x, d["user"], width * 0.9, bottom=kern, color=colour, alpha=0.45)
-            h = kern + d["user"]
-            if d["idle"]:
-                ax.bar(x, d["idle"], width * 0.9, bottom=h, facecolor="white",
-                       edgecolor=colour, hatch="///", linewidth=0.8)
-                h += d["idle"]
-            ax.text(x, h, short(h), ha="center", va="bottom", fontsize=7)
-            top = max(top, h)
-    ax.set_xticks(range(len(points)), ["n=%s, %s B" % pt for pt in points])
-    ax.set_xlim(-0.5, len(points) - 0.5)
-    ax.set_ylim(0, top * 1.35 if top > 0 else 1)
-    ax.set_ylabel("guest instructions per request")
-    ax.set_title("TCP echo: instructions per request on the server vCPU (CPU %s)\n"
-                 "icount plugin, one VM run, QEMU TCG" % cpu, fontsize=11)
-    ax.grid(True, axis="y", color="#dddddd")
-    ax.set_axisbelow(True)
-    handles = [Patch(color=c, label=t) for _, t, c in runs]
-    handles += [Patch(color="#777777", label="kernel, idle polling excluded"),
-                Patch(color="#777777", alpha=0.45, label="user"),
-                Patch(facecolor="white", edgecolor="#777777", hatch="///",
-                      label="idle polling (ixmod)")]
-    ax.legend(handles=handles, loc="upper left", fontsize=8, ncol=2)
-    save(fig, outdir, "icount")
-
-
 def tcp(outdir, kernel):
     prm = load_params(outdir)
     rounds = range(1, int(prm["rounds"]) + 1)
@@ -669,35 +834,23 @@ def tcp(outdir, kernel):
     pts = {pt: {name: tcp_point(outdir, name, pt[0], pt[1], rounds, secs)
                 for name, _, _ in runs}
            for pt in points}
-    bases = [name for name, _, _ in runs if is_ixmod(name)]
-    linux = [name for name, _, _ in runs if not is_ixmod(name)]
-    pairs = [(b, o) for b in bases for o in linux]
+    pairs = ixmod_pairs(runs)
     pair_w = max([12] + [len(b) + len(o) + 1 for b, o in pairs])
     w = max([16] + [len(t) for _, t, _ in runs])
-    ic, ic_why = load_icount(outdir)
+    ic, ic_why = load_icount(outdir, "scripts/bench-tcp")
     ic_pts, cal = {}, []
     try:
         if ic:
-            ic_pts = {pt: {name: icount_point(ic, name, pt[0], pt[1], rounds)
-                           for name, _, _ in runs} for pt in points}
+            ic_pts = {(n, s): {name: icount_point(ic, name, ["%s-n%s-s%s-r%d" % (name, n, s, r)
+                                                             for r in rounds])
+                               for name, _, _ in runs} for n, s in points}
             cal = icount_calibration(ic, runs, rounds)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         ic, ic_why = None, icount_unreadable("%s: %s" % (type(e).__name__, e))
 
-    def val(r, k):
-        return r[k] if r and r[k] is not None else float("nan")
-
-    def num(v, fmt):
-        return fmt % v if v == v else "-"
-
     def ratios(res):
         return {"%s/%s" % (b, o): {k: ratio_of(val(res[b], k), val(res[o], k))
                                    for k in ("rate", "p50_us", "p99_us")}
-                for b, o in pairs}
-
-    def ic_ratios(d):
-        return {"%s/%s" % (b, o): {k: ratio_of(val(d[b], k), val(d[o], k))
-                                   for k in ("total", "without_idle")}
                 for b, o in pairs}
 
     def block(n, s):
@@ -719,75 +872,23 @@ def tcp(outdir, kernel):
                 fmt_ratio(q["p99_us"])))
         return lines
 
-    def ratio_table(title, get):
-        """A row per point, a column per pair ixmod variant/Linux server."""
-        lines = [title,
-                 "  %6s %6s %s" % ("n", "s", " ".join("%*s" % (pair_w, "%s/%s" % p)
-                                                      for p in pairs))]
-        for n, s in points:
-            lines.append("  %6s %6s %s" % (n, s, " ".join(
-                "%*s" % (pair_w, fmt_ratio(get((n, s), b, o))) for b, o in pairs)))
-        return lines
+    def ratio_rows(title, get):
+        """A row per point (n, s), a column per pair ixmod variant/Linux server."""
+        return ratio_table(title, "%6s %6s" % ("n", "s"),
+                           [("%6s %6s" % pt, pt) for pt in points], pairs, pair_w, get)
 
     def summary():
         """msgs/s (and instructions) of each ixmod variant over each Linux server."""
-        lines = ratio_table("msgs/s ratios ixmod/Linux (above 1 favours ixmod):",
-                            lambda pt, b, o: ratio_of(val(pts[pt][b], "rate"),
-                                                      val(pts[pt][o], "rate")))
+        lines = ratio_rows("msgs/s ratios ixmod/Linux (above 1 favours ixmod):",
+                           lambda pt, b, o: ratio_of(val(pts[pt][b], "rate"),
+                                                     val(pts[pt][o], "rate")))
         if not ic:
             return lines + [ic_why]
-        return lines + ratio_table(
+        return lines + ratio_rows(
             "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
             "idle polling excluded:",
             lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "without_idle"),
                                       val(ic_pts[pt][o], "without_idle")))
-
-    def icount_block(n, s):
-        d = ic_pts[(n, s)]
-        cols = " ".join(["%10s"] * 6)
-        lines = ["n=%s round trips per connection, s=%s B, instructions per request "
-                 "(rounds summed)" % (n, s),
-                 ("  %-*s " + cols) % (w, "server", "kernel", "user", "total", "idle",
-                                       "total w/o", "client"),
-                 ("  %-*s " + cols) % (w, "", "", "", "", "polling", "idle", "vCPU total")]
-        for name, t, _ in runs:
-            r = d[name]
-            lines.append(("  %-*s " + cols) % (
-                w, t, *(num(val(r, k), "%.0f") for k in
-                        ("kernel", "user", "total", "idle", "without_idle", "client_total"))))
-        for pair, q in ic_ratios(d).items():
-            row = ("  %-*s " + cols) % (w, pair, "", "", fmt_ratio(q["total"]), "",
-                                        fmt_ratio(q["without_idle"]), "")
-            lines.append(row.rstrip())
-        return lines
-
-    def icount_section(cal):
-        cpu = ic.get("server_cpu", 1)
-        lines = textwrap.wrap("instructions per request on the server's vCPU (CPU %s), "
-                              "guest instructions counted by the icount QEMU plugin:"
-                              % cpu, 76)
-        lines += textwrap.wrap(
-            "kernel and user are told apart by address.  idle polling is the "
-            "instructions ixmod's dataplane loop spent in iterations that found "
-            "no work (part of kernel); a Linux server's idle vCPU halts and "
-            "executes nothing, so its total without idle is its total.  client "
-            "vCPU (CPU %s) is a check that the load was equal.  Ratios below 1 "
-            "favour ixmod." % ic.get("client_cpu", 0), 76, break_on_hyphens=False)
-        for n, s in points:
-            lines += [""] + icount_block(n, s)
-        lines += [""] + textwrap.wrap(
-            "calibration, per server and round: the instructions per second of the "
-            "server's vCPU with no load over the calibration window, and for ixmod "
-            "the instructions per idle iteration of its loop:", 76)
-        for c in cal:
-            line = "  %-*s r%d: %s instructions/s over %g s" % (
-                w, c["label"], c["round"], num(c["per_s"], "%.0f"), c["secs"])
-            if c["per_iteration"] is not None:
-                line += ", %.1f per idle iteration" % c["per_iteration"]
-            lines.append(line)
-        if not cal:
-            lines.append("  (none in icount.json)")
-        return lines
 
     def served(name, r):
         """Messages server name answered in round r, over every point."""
@@ -823,7 +924,9 @@ def tcp(outdir, kernel):
     for n, s in points:
         text += [""] + block(n, s)
     if ic:
-        text += [""] + icount_section(cal)
+        text += [""] + icount_section(
+            ic, cal, [("n=%s round trips per connection, s=%s B, instructions per request "
+                       "(rounds summed)" % pt, ic_pts[pt]) for pt in points], runs, pairs, w)
     sched, sched_data = sched_block(outdir, rounds, runs, served, "messages", w)
     if colo:
         sched.insert(2, "(ixmod-colo's own thread is its dataplane loop, and counts here)")
@@ -843,7 +946,7 @@ def tcp(outdir, kernel):
              "ratios": ratios(res)}
         if ic:
             p["icount"] = ic_pts[(n, s)]
-            p["icount_ratios"] = ic_ratios(ic_pts[(n, s)])
+            p["icount_ratios"] = icount_ratios(ic_pts[(n, s)], pairs)
         jpoints.append(p)
     write_json(outdir, {
         "mode": "tcp", "kernel": kernel, "params": prm, "host": host_lines(outdir),
@@ -870,7 +973,8 @@ def tcp(outdir, kernel):
                  % (nlist[-1], sizes[0]), "round-trip time (us, log scale)")
     save(fig, outdir, "tcp")
     if ic:
-        icount_plot(outdir, runs, points, ic_pts, ic.get("server_cpu", 1))
+        icount_plot(outdir, runs, [("n=%s, %s B" % pt, pt) for pt in points], ic_pts,
+                    ic.get("server_cpu", 1), "TCP echo")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@
 #
 # Usage (inside the VM):
 #   bench-udp-guest.sh OUTDIR IXMOD_KO COUNT SECONDS WINDOW SIZES IDLE_US
-#                      URING_OPTS ROUNDS APP_CPU
+#                      URING_OPTS ROUNDS APP_CPU MODES MARK
 #
 # The VM has 2 vCPUs and 3 igb NICs on one QEMU hub: the first is
 # ixmod's (198.18.0.1), the second Linux's (198.18.0.3, root namespace),
@@ -22,7 +22,19 @@
 # to APP_CPU: 1 (shared: one CPU per server) or 0 (split: it shares the
 # client's CPU).
 #
-# For each server NAME (ixmod, mmsg, uring) and round R it writes
+# MODES: ixmod's execution modes, any of "kthread" (server NAME ixmod:
+# the dataplane core's kernel thread runs the loop) and "colo" (ixmod-colo:
+# udp-echo -C, its thread on the dataplane core runs the loop itself).
+# MARK: the icount plugin's mark program (tools/bench/icount), or "-" when
+# the VM runs without the plugin.  With it, each server's turn starts with
+# an unloaded calibration window of CALIB_S seconds between two marks, and
+# udp-load -M marks the measured window of each phase but the warm-up;
+# marks.txt names every mark in order ("calib NAME-rR start|end [idle=N]",
+# and "point KEY" for the two of udp-load, KEY its result file's name
+# without .txt, whose line has ixmod's idle counter at both).
+#
+# For each server NAME (ixmod, ixmod-colo, mmsg, uring) and round R it
+# writes
 #   warm-NAME-rR.txt       udp-load's result line for the 200-request warm-up
 #   lat-NAME-rR.txt        udp-load's result line, closed loop: one request
 #                          outstanding, COUNT requests of 64 bytes
@@ -49,6 +61,10 @@ idle_us=$7
 uring_opts=$8
 rounds=$9
 app_cpu=${10}
+modes=${11}
+mark_bin=${12}
+[ "$mark_bin" = - ] && mark_bin=""
+CALIB_S=2
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=../tools/testing/selftests/ixmod/test_common.sh
 . "$top/tools/testing/selftests/ixmod/test_common.sh"
@@ -66,23 +82,56 @@ load() {	# load ARGS...: udp-load on the client CPU in the peer namespace
 	peer "$TOOLS/udp-load" -p $PORT -c $BENCH_CLI_CPU -L $LOSS_MS "$@"
 }
 
+# ixmod's idle iterations on the server core, or nothing (a Linux server)
+IDLE_STAT=$IXMOD_SYSFS/dataplane/cpu$BENCH_SRV_CPU/stats/idle
+idle_stat() {
+	[ "${1%%-*}" = ixmod ] && [ -r "$IDLE_STAT" ] && echo "$IDLE_STAT"
+}
+
+# calibrate NAME: with the plugin, CALIB_S seconds of the server unloaded
+# between two marks, on the client's CPU (the server's vCPU is counted)
+calibrate() {
+	local name=$1 f idle=""
+	[ -n "$mark_bin" ] || return 0
+	f=$(idle_stat "$name")
+	[ -n "$f" ] && idle=" idle=$(cat "$f")"
+	echo "calib $name-r$round start$idle" >> "$out/marks.txt"
+	taskset -c $BENCH_CLI_CPU "$mark_bin"
+	sleep $CALIB_S
+	idle=""
+	[ -n "$f" ] && idle=" idle=$(cat "$f")"
+	echo "calib $name-r$round end$idle" >> "$out/marks.txt"
+	taskset -c $BENCH_CLI_CPU "$mark_bin"
+}
+
+# point KEY: with the plugin, names the two marks udp-load -M places next
+point() {
+	[ -z "$mark_bin" ] || echo "point $1" >> "$out/marks.txt"
+}
+
 # measure NAME IP: warm-up, closed loop, then throughput for each size,
 # in round $round
 measure() {
-	local name=$1 ip=$2 r=$round s
+	local name=$1 ip=$2 r=$round s marks=() w
+	if [ -n "$mark_bin" ]; then
+		marks=(-M)
+		w=$(idle_stat "$name") && marks+=(-W "$w")
+	fi
 	say "[$name $r] warm-up (200 requests)"
 	load -d "$ip" -s 64 -N 200 -T 60 > "$out/warm-$name-r$r.txt" 2>> "$out/load-$name.log"
 	say "[$name $r] $(cat "$out/warm-$name-r$r.txt")"
 	say "[$name $r] closed loop: $count requests of 64 bytes, 1 outstanding"
+	point "lat-$name-r$r"
 	# -T: a server that stops answering must not hold the run for
 	# count * LOSS_MS; 20 requests/s is 10 times slower than seen
 	load -d "$ip" -s 64 -n 1 -N "$count" -T $((30 + count / 20)) -o "$out/rtt-$name-r$r.txt" \
-		> "$out/lat-$name-r$r.txt" 2>> "$out/load-$name.log"
+		"${marks[@]}" > "$out/lat-$name-r$r.txt" 2>> "$out/load-$name.log"
 	say "[$name $r] $(cat "$out/lat-$name-r$r.txt")"
 	for s in $sizes; do
 		say "[$name $r] throughput: $s bytes, $window outstanding over 4 flows, $secs s"
+		point "tput-$name-$s-r$r"
 		load -d "$ip" -s "$s" -n "$window" -f 4 -T "$secs" -o "$out/trtt-$name-$s-r$r.txt" \
-			> "$out/tput-$name-$s-r$r.txt" 2>> "$out/load-$name.log"
+			"${marks[@]}" > "$out/tput-$name-$s-r$r.txt" 2>> "$out/load-$name.log"
 		say "[$name $r] $(cat "$out/tput-$name-$s-r$r.txt")"
 	done
 }
@@ -92,6 +141,7 @@ linux_server() {	# linux_server NAME COMMAND...
 	shift
 	serve "$name" "$@"
 	busywait 5000 sh -c "ss -uln | grep -q ':$PORT '"
+	calibrate "$name"
 	measure "$name" $BENCH_LIN_IP
 	stop_server "$name"
 }
@@ -105,23 +155,32 @@ if ! bench_setup "$idle_us"; then
 fi
 printf '%s\n' "rounds=$rounds" "count=$count" "secs=$secs" "window=$window" \
 	"sizes=$sizes" "idle_us=$idle_us" "uring_opts=$uring_opts" "app_cpu=$app_cpu" \
-	> "$out/params.txt"
+	"modes=$modes" "icount=$([ -n "$mark_bin" ] && echo 1 || echo 0)" \
+	"calib_s=$CALIB_S" > "$out/params.txt"
 bench_env "$idle_us" "$app_cpu"
 
 for round in $(seq "$rounds"); do
 	say "round $round of $rounds"
-	if ixmod_up; then
-		# udp-echo's threads go where the Linux servers' do: on the
-		# dataplane core (shared) or on the client's (split)
-		serve ixmod taskset -c "$app_cpu" "$ECHO" -p $PORT -c $BENCH_SRV_CPU
-		if busywait 10000 grep -q 'ready' "$SRV_LOG"; then
-			measure ixmod "$DUT_IP"
-		else
-			say "[ixmod $round] udp-echo never became ready: $(cat "$SRV_LOG")"
+	for mode in $modes; do
+		name=ixmod cpu=$app_cpu colo=()
+		if [ "$mode" = colo ]; then
+			# the application thread runs the loop: on the dataplane core
+			name=ixmod-colo cpu=$BENCH_SRV_CPU colo=(-C)
 		fi
-		stop_server ixmod
-	fi
-	ixmod_down
+		if ixmod_up; then
+			# udp-echo's threads go where the Linux servers' do: on
+			# the dataplane core (shared) or on the client's (split)
+			serve "$name" taskset -c "$cpu" "$ECHO" -p $PORT -c $BENCH_SRV_CPU "${colo[@]}"
+			if busywait 10000 grep -q 'ready' "$SRV_LOG"; then
+				calibrate "$name"
+				measure "$name" "$DUT_IP"
+			else
+				say "[$name $round] udp-echo never became ready: $(cat "$SRV_LOG")"
+			fi
+			stop_server "$name"
+		fi
+		ixmod_down
+	done
 	linux_server mmsg "$TOOLS/udp-echo-mmsg" -p $PORT -t 1 -c "$app_cpu"
 	# shellcheck disable=SC2086 # URING_OPTS is a list of options
 	linux_server uring "$TOOLS/udp-echo-uring" -p $PORT -t 1 -c "$app_cpu" $uring_opts

@@ -4,24 +4,41 @@
 
 Usage: bench-icount.py OUTDIR
 
-Reads what scripts/bench-tcp leaves in OUTDIR: icount.txt (the icount
-plugin's marks), marks.txt (the guest's name for each mark, in order) and
-res-KEY.txt (tcp-load's result lines, with marked_msgs and, for ixmod,
-watch0/watch1: the server core's idle iterations at the two marks).
+Reads what scripts/bench-tcp or scripts/bench-udp leaves in OUTDIR:
+params.txt, icount.txt (the icount plugin's marks), marks.txt (the guest's
+name for each mark, in order) and each point's result line, with the
+requests done at the end mark and, for ixmod, watch0/watch1: the server
+core's idle iterations at the two marks.  params.txt tells which
+benchmark wrote OUTDIR (tcp's has nlist=, udp's window=):
+
+    bench  result file   requests             point KEY (server NAME)
+    tcp    res-KEY.txt   marked_msgs or msgs  NAME-nN-sS-rR
+    udp    KEY.txt       marked_reqs or       lat-NAME-rR,
+                         requests             tput-NAME-SIZE-rR
+
 marks.txt lines are
 
     calib NAME-rR start [idle=N]    one mark: an unloaded window begins
     calib NAME-rR end [idle=N]      one mark: it ends
-    point KEY                       two marks: tcp-load -M's window
+    point KEY                       two marks: tcp-load -M's or
+                                    udp-load -M's window
 
 Prints one JSON object on stdout:
 
     {"server_cpu": 1, "client_cpu": 0,
-     "points": {KEY: {"msgs", "secs", "server": {"kernel", "user"},
-                      "client": {...}, "idle_iterations",
-                      "idle_instructions"}},
-     "calibration": {NAME-rR: {"secs", "server": {...}, "iterations",
-                               "per_iteration"}}}
+     "points": {KEY: {"window", "msgs", "secs",
+                      "server": {"kernel", "user"}, "client": {...},
+                      "idle_iterations", "idle_instructions"}},
+     "calibration": {NAME-rR: {"window", "secs", "server": {...},
+                               "iterations", "per_iteration"}}}
+
+window is the sequence number of the window's end mark: the window's
+name in the plugin's profile (prof=, tools/bench/icount/icount-prof.py).
+
+msgs is the point's requests (a UDP point's too: the name is tcp's).
+secs is the point's length: tcp-load's -d; for a UDP point, whose window
+runs until the last reply, its requests over udp-load's rate (null when
+nothing was answered).
 
 idle_instructions is a point's idle iterations times the instructions
 per idle iteration of its server's unloaded window in the same round
@@ -32,6 +49,7 @@ disagree.
 import importlib.util
 import json
 import os
+import re
 import sys
 
 SERVER_CPU = 1
@@ -48,9 +66,44 @@ def read_icount():
     return mod
 
 
-def result(outdir, key):
-    """tcp-load's result line for KEY -> {name: number}."""
-    with open(os.path.join(outdir, "res-%s.txt" % key)) as f:
+def tcp_server(key):
+    """NAME-nN-sS-rR -> (NAME, rR)."""
+    return key.split("-n")[0], key.rsplit("-", 1)[1]
+
+
+UDP_KEY = re.compile(r"(?:lat-(.+)|tput-(.+)-\d+)-(r\d+)")
+
+
+def udp_server(key):
+    """lat-NAME-rR or tput-NAME-SIZE-rR -> (NAME, rR)."""
+    m = UDP_KEY.fullmatch(key)
+    if not m:
+        raise ValueError("point %s: neither lat-NAME-rR nor tput-NAME-SIZE-rR" % key)
+    return m.group(1) or m.group(2), m.group(3)
+
+
+# Per benchmark: a point's result file, the key of its requests done at
+# the end mark and the key to use instead when the line has no mark (a
+# run's whole count), and the server and round the point belongs to,
+# which name its calibration window.
+BENCHES = {
+    "tcp": {"file": "res-%s.txt", "count": ("marked_msgs", "msgs"), "server": tcp_server},
+    "udp": {"file": "%s.txt", "count": ("marked_reqs", "requests"), "server": udp_server},
+}
+
+
+def bench_of(prm):
+    """Which benchmark wrote params.txt: tcp's names nlist, udp's window."""
+    if "nlist" in prm:
+        return "tcp"
+    if "window" in prm:
+        return "udp"
+    raise ValueError("params.txt names neither nlist (bench-tcp) nor window (bench-udp)")
+
+
+def result(outdir, bench, key):
+    """The result line (tcp-load's or udp-load's) of point KEY -> {name: number}."""
+    with open(os.path.join(outdir, BENCHES[bench]["file"] % key)) as f:
         words = f.read().split()
     return {k: float(v) for k, _, v in (w.partition("=") for w in words)}
 
@@ -88,6 +141,7 @@ def main(argv):
         marks, _ = ric.read_marks(os.path.join(outdir, "icount.txt"))
         names = labels(outdir)
         prm = params(outdir)
+        bench = bench_of(prm)
     except (OSError, ValueError) as e:
         print("bench-icount.py: %s" % e, file=sys.stderr)
         return 1
@@ -114,17 +168,28 @@ def main(argv):
             end_idle = names[i + 1][3]
             iters = end_idle - idle if idle is not None and end_idle is not None else None
             total = server["kernel"] + server["user"]
-            calib[key] = {"secs": float(prm.get("calib_s", "nan")), "server": server,
+            calib[key] = {"window": i + 1,
+                          "secs": float(prm.get("calib_s", "nan")), "server": server,
                           "iterations": iters,
                           "per_iteration": total / iters if iters else None}
         else:
-            res = result(outdir, key)
-            points[key] = {"msgs": int(res.get("marked_msgs", res["msgs"])),
-                           "secs": float(prm["secs"]), "server": server, "client": client,
+            try:
+                res = result(outdir, bench, key)
+                name, rnd = BENCHES[bench]["server"](key)
+            except (OSError, ValueError) as e:
+                print("bench-icount.py: %s" % e, file=sys.stderr)
+                return 1
+            marked, whole = BENCHES[bench]["count"]
+            msgs = int(res.get(marked, res[whole]))
+            if bench == "tcp":
+                secs = float(prm["secs"])
+            else:
+                secs = msgs / res["rate"] if res.get("rate") else None
+            points[key] = {"window": i + 1, "msgs": msgs,
+                           "secs": secs, "server": server, "client": client,
                            "idle_iterations": None, "idle_instructions": None}
             if "watch0" in res:
                 iters = int(res["watch1"] - res["watch0"])
-                name, rnd = key.split("-n")[0], key.rsplit("-", 1)[1]
                 cal = calib.get("%s-%s" % (name, rnd), {}).get("per_iteration")
                 points[key]["idle_iterations"] = iters
                 points[key]["idle_instructions"] = round(iters * cal) if cal else None

@@ -16,12 +16,17 @@
  * counted lost).
  *
  *   udp-load -d DST [-p PORT] [-s SIZE] [-n WINDOW] [-T SECS] [-N COUNT]
- *	      [-f FLOWS] [-c CPU] [-L LOSS_MS] [-o FILE]
+ *	      [-f FLOWS] [-c CPU] [-L LOSS_MS] [-o FILE] [-M [-W FILE]]
  *
  * Prints a progress line to stderr every second and at the end one line
  *   requests=N rate=R p50_us=X p90_us=Y p99_us=Z lost=L mismatched=M
- * (rate: good replies per second; percentiles over all RTT samples).
- * -o writes every RTT sample (microseconds, in completion order) to FILE.
+ *   [marked_reqs=K] [watch0=V watch1=W]
+ * (rate: good replies per second over the measured window, from the first
+ * request sent to the last one answered or lost; percentiles over all RTT
+ * samples).  -o writes every RTT sample (microseconds, in completion
+ * order) to FILE.  -M marks that window for the icount QEMU plugin and
+ * prints marked_reqs, the good replies at the end mark; -W FILE with it
+ * prints a counter read at each mark (see mark()).
  * Exit status 0 if no reply mismatched, 1 if some did, 2 on bad usage.
  */
 #define _GNU_SOURCE
@@ -67,12 +72,13 @@ static unsigned int next_flow;
 static uint64_t max_requests;		/* -N; 0: no limit */
 static uint64_t loss_ns = LOSS_MS * 1000000ULL;
 static int draining;			/* no more requests are sent */
+static const char *watch;		/* -W: read at each mark */
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"Usage: udp-load -d DST [-p PORT] [-s SIZE] [-n WINDOW] [-T SECS] [-N COUNT]\n"
-		"                [-f FLOWS] [-c CPU] [-L LOSS_MS] [-o FILE]\n");
+		"                [-f FLOWS] [-c CPU] [-L LOSS_MS] [-o FILE] [-M [-W FILE]]\n");
 	exit(2);
 }
 
@@ -226,6 +232,35 @@ static int outstanding(void)
 	return 0;
 }
 
+/*
+ * -M: the icount QEMU plugin's mark (tools/bench/icount): the guest
+ * executes "xchg %bx,%bx", a no-op anywhere else, and the plugin writes
+ * every vCPU's instruction counts.  udp-load marks the start and the end
+ * of the window its rate is measured over, so that a server's
+ * instructions per request are its vCPU's count between the two marks
+ * over marked_reqs.  -W FILE: a counter (a sysfs file holding a number)
+ * read just before each mark and printed as watch0= and watch1=, e.g.
+ * ixmod's idle iterations over the window.
+ */
+static unsigned long long mark(void)
+{
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (watch) {
+		f = fopen(watch, "r");
+		if (!f)
+			die(watch);
+		if (fscanf(f, "%llu", &v) != 1) {
+			fprintf(stderr, "udp-load: %s: no number to read\n", watch);
+			exit(2);
+		}
+		fclose(f);
+	}
+	asm volatile(".byte 0x66, 0x87, 0xdb" ::: "memory");
+	return v;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -252,8 +287,9 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(7) };
 	struct epoll_event ev, events[MAX_EVENTS];
+	unsigned long long watch0 = 0, watch1 = 0, marked = 0;
 	uint64_t start, end, now, next_tick, last_expire, drain_end;
-	int opt, epfd, n, i, cpu = -1, have_dst = 0;
+	int opt, epfd, n, i, cpu = -1, have_dst = 0, marks = 0;
 	const char *rtt_file = NULL;
 	long secs = 5, tick = 0;
 	unsigned int f;
@@ -261,7 +297,7 @@ int main(int argc, char **argv)
 	size_t k;
 	FILE *out;
 
-	while ((opt = getopt(argc, argv, "d:p:s:n:T:N:f:c:L:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:n:T:N:f:c:L:o:MW:")) != -1) {
 		switch (opt) {
 		case 'd':
 			if (inet_pton(AF_INET, optarg, &dst.sin_addr) != 1) {
@@ -298,11 +334,17 @@ int main(int argc, char **argv)
 		case 'c':
 			cpu = parse_num(optarg, 0, CPU_SETSIZE - 1);
 			break;
+		case 'M':
+			marks = 1;
+			break;
+		case 'W':
+			watch = optarg;
+			break;
 		default:
 			usage();
 		}
 	}
-	if (optind != argc || !have_dst)
+	if (optind != argc || !have_dst || (watch && !marks))
 		usage();
 	if (size < HDR_SIZE) {
 		fprintf(stderr,
@@ -344,6 +386,13 @@ int main(int argc, char **argv)
 			die("epoll_ctl");
 	}
 
+	/*
+	 * The measured window: from here, where the first requests go out,
+	 * to the end of the drain below (-N's closed loop and -T alike), the
+	 * span rate divides by.
+	 */
+	if (marks)
+		watch0 = mark();
 	start = now_ns();
 	end = start + secs * 1000000000ULL;
 	next_tick = start + 1000000000ULL;
@@ -396,6 +445,10 @@ int main(int argc, char **argv)
 		}
 	}
 	now = now_ns();
+	if (marks) {
+		watch1 = mark();
+		marked = replies;
+	}
 
 	if (rtt_file) {
 		out = fopen(rtt_file, "w");
@@ -410,10 +463,15 @@ int main(int argc, char **argv)
 	if (late)
 		fprintf(stderr, "udp-load: %llu late replies ignored\n",
 			(unsigned long long)late);
-	printf("requests=%llu rate=%.1f p50_us=%.1f p90_us=%.1f p99_us=%.1f lost=%llu mismatched=%llu\n",
+	printf("requests=%llu rate=%.1f p50_us=%.1f p90_us=%.1f p99_us=%.1f lost=%llu mismatched=%llu",
 	       (unsigned long long)requests,
 	       replies / ((now - start) / 1e9),
 	       percentile(50), percentile(90), percentile(99),
 	       (unsigned long long)lost, (unsigned long long)mismatched);
+	if (marks)
+		printf(" marked_reqs=%llu", marked);
+	if (watch)
+		printf(" watch0=%llu watch1=%llu", watch0, watch1);
+	printf("\n");
 	return mismatched ? 1 : 0;
 }
