@@ -38,6 +38,12 @@ OUTDIR/tcp.png and .svg (msgs/s bars per N, and the latency CDFs of the
 last N at the first S) and, with icount.json, OUTDIR/icount.png and .svg
 (instructions per request, stacked kernel / user / idle polling).
 
+tcp also reads, when there, snmp-KEY-a.txt and -b.txt (the client
+namespace's /proc/net/snmp around each point: segments per message of
+server and client, and connections a reset ended) and reflect-rR.txt
+(udp-load against the port's udp_reflect: the driver limit, and each
+server's msgs/s over it at 64 B).
+
 results.json holds every number the text report prints (no CDF samples);
 a missing figure is null.
 
@@ -825,6 +831,50 @@ def tcp_point(outdir, name, n, s, rounds, secs):
             "cdf": hist_quantiles(hist, total)}
 
 
+def load_snmp_tcp(path):
+    """The Tcp: counters of a /proc/net/snmp copy -> {name: int}."""
+    with open(path) as f:
+        rows = [line.split()[1:] for line in f if line.startswith("Tcp:")]
+    return {k: int(v) for k, v in zip(rows[0], rows[1])}
+
+
+def tcp_segments(outdir, name, n, s, rounds):
+    """Segments and resets per message at one point, from the client's side.
+
+    The peer namespace's /proc/net/snmp before and after each point
+    (snmp-KEY-a.txt, -b.txt): its InSegs are the server's segments,
+    whichever stack sent them, OutSegs the client's; EstabResets and
+    AttemptFails count connections a reset ended.  None if missing.
+    """
+    tot = {"InSegs": 0, "OutSegs": 0, "EstabResets": 0, "AttemptFails": 0, "OutRsts": 0}
+    msgs = 0
+    try:
+        for r in rounds:
+            f = "%s/snmp-%s-n%s-s%s-r%d" % (outdir, name, n, s, r)
+            a, b = load_snmp_tcp(f + "-a.txt"), load_snmp_tcp(f + "-b.txt")
+            for k in tot:
+                tot[k] += b[k] - a[k]
+            msgs += load_result("%s/res-%s-n%s-s%s-r%d.txt" % (outdir, name, n, s, r))["msgs"]
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
+    if not msgs:
+        return None
+    return {"server_segs": tot["InSegs"] / msgs, "client_segs": tot["OutSegs"] / msgs,
+            "resets": tot["EstabResets"] + tot["AttemptFails"],
+            "client_rsts": tot["OutRsts"]}
+
+
+def reflect_rate(outdir, rounds):
+    """udp_reflect's datagrams/s (mean over the rounds), or NaN."""
+    rates = []
+    for r in rounds:
+        try:
+            rates.append(load_result("%s/reflect-r%d.txt" % (outdir, r))["rate"])
+        except (OSError, ValueError, IndexError, KeyError):
+            pass
+    return sum(rates) / len(rates) if rates else float("nan")
+
+
 def tcp(outdir, kernel):
     prm = load_params(outdir)
     rounds = range(1, int(prm["rounds"]) + 1)
@@ -923,6 +973,30 @@ def tcp(outdir, kernel):
     text += summary()
     for n, s in points:
         text += [""] + block(n, s)
+    segs = {pt: {name: tcp_segments(outdir, name, pt[0], pt[1], rounds) for name, _, _ in runs}
+            for pt in points}
+    if any(v for d in segs.values() for v in d.values()):
+        text += ["", "segments per message, counted by the client's Linux stack (its InSegs "
+                 "are the server's", "segments), and connections a reset ended:"]
+        for n, s in points:
+            text.append("  n=%s, s=%s B:" % (n, s))
+            text.append("    %-*s %12s %12s %8s" % (w, "server", "server segs", "client segs",
+                                                   "resets"))
+            for name, t, _ in runs:
+                g = segs[(n, s)][name]
+                text.append("    %-*s %12s %12s %8s"
+                            % (w, t, num(val(g, "server_segs"), "%.2f"),
+                               num(val(g, "client_segs"), "%.2f"), num(val(g, "resets"), "%d")))
+    refl = reflect_rate(outdir, rounds)
+    if refl == refl:
+        text += ["", "driver limit: ixmod's port reflecting UDP (udp_reflect), 64 B, 8 "
+                 "outstanding over 4 flows: %.0f datagrams/s" % refl]
+        for n, s in points:
+            if s != "64":
+                continue
+            text.append("  TCP echo msgs/s over it at n=%s, 64 B: %s" % (n, ", ".join(
+                "%s %s" % (name, fmt_ratio(ratio_of(val(pts[(n, s)][name], "rate"), refl)))
+                for name, _, _ in runs)))
     if ic:
         text += [""] + icount_section(
             ic, cal, [("n=%s round trips per connection, s=%s B, instructions per request "
@@ -948,8 +1022,11 @@ def tcp(outdir, kernel):
             p["icount"] = ic_pts[(n, s)]
             p["icount_ratios"] = icount_ratios(ic_pts[(n, s)], pairs)
         jpoints.append(p)
+    for p, (n, s) in zip(jpoints, points):
+        p["segments"] = segs[(n, s)]
     write_json(outdir, {
         "mode": "tcp", "kernel": kernel, "params": prm, "host": host_lines(outdir),
+        "driver_limit": refl,
         "servers": [{"name": name, "label": t} for name, t, _ in runs],
         "points": jpoints,
         "icount": {"server_cpu": ic.get("server_cpu"), "client_cpu": ic.get("client_cpu"),
