@@ -38,7 +38,8 @@ OUTDIR/tcp.png and .svg (msgs/s bars per N, and the latency CDFs of the
 last N at the first S) and, with icount.json, OUTDIR/icount.png and .svg
 (instructions per request, stacked kernel / user / idle polling).
 
-tcp also reads, when there, snmp-KEY-a.txt and -b.txt (the client
+tcp also reads, when there, the latency row (res- and hist-NAME-n64-s64-c1-rR.txt:
+one connection, closed loop), snmp-KEY-a.txt and -b.txt (the client
 namespace's /proc/net/snmp around each point: segments per message of
 server and client, and connections a reset ended) and reflect-rR.txt
 (udp-load against the port's udp_reflect: the driver limit, and each
@@ -802,8 +803,10 @@ def hist_quantiles(hist, total, k=500):
     return [hist_percentile(hist, total, 100.0 * (i + 1) / k) for i in range(k)] if total else []
 
 
-def tcp_point(outdir, name, n, s, rounds, secs):
+def tcp_point(outdir, name, n, s, rounds, secs, extra=""):
     """One server at one matrix point, over the rounds -> dict; None if missing.
+
+    extra: "-c1" for the latency row (one connection, closed loop).
 
     rate is the mean of the rounds' msgs/s and spread (max - min) / mean;
     percentiles are over every round's histogram merged.
@@ -811,7 +814,7 @@ def tcp_point(outdir, name, n, s, rounds, secs):
     res, hist = [], {}
     try:
         for r in rounds:
-            f = "%s-n%s-s%s-r%d" % (name, n, s, r)
+            f = "%s-n%s-s%s%s-r%d" % (name, n, s, extra, r)
             res.append(load_result("%s/res-%s.txt" % (outdir, f)))
             for v, c in load_hist("%s/hist-%s.txt" % (outdir, f)):
                 hist[v] = hist.get(v, 0) + c
@@ -973,6 +976,26 @@ def tcp(outdir, kernel):
     text += summary()
     for n, s in points:
         text += [""] + block(n, s)
+    lat = {name: tcp_point(outdir, name, "64", "64", rounds, secs, "-c1") for name, _, _ in runs}
+    lat_ic = {}
+    if any(lat.values()):
+        text += ["", "latency: 1 connection, closed loop, 64 round trips of 64 B per connection"]
+        text.append("  %-*s %9s %9s %9s" % (w, "server", "msgs/s", "p50 us", "p99 us"))
+        for name, t, _ in runs:
+            r = lat[name]
+            text.append("  %-*s %9s %9s %9s" % (w, t, num(val(r, "rate"), "%.0f"),
+                                               num(val(r, "p50_us"), "%.0f"),
+                                               num(val(r, "p99_us"), "%.0f")))
+        for pair, q in ratios(lat).items():
+            text.append("  %-*s %9s %9s %9s" % (w, pair, fmt_ratio(q["rate"]),
+                                               fmt_ratio(q["p50_us"]), fmt_ratio(q["p99_us"])))
+        if ic:
+            try:
+                lat_ic = {name: icount_point(ic, name, ["%s-n64-s64-c1-r%d" % (name, r)
+                                                        for r in rounds])
+                          for name, _, _ in runs}
+            except (KeyError, TypeError, ValueError, AttributeError):
+                lat_ic = {}
     segs = {pt: {name: tcp_segments(outdir, name, pt[0], pt[1], rounds) for name, _, _ in runs}
             for pt in points}
     if any(v for d in segs.values() for v in d.values()):
@@ -998,9 +1021,12 @@ def tcp(outdir, kernel):
                 "%s %s" % (name, fmt_ratio(ratio_of(val(pts[(n, s)][name], "rate"), refl)))
                 for name, _, _ in runs)))
     if ic:
-        text += [""] + icount_section(
-            ic, cal, [("n=%s round trips per connection, s=%s B, instructions per request "
-                       "(rounds summed)" % pt, ic_pts[pt]) for pt in points], runs, pairs, w)
+        blocks = [("n=%s round trips per connection, s=%s B, instructions per request "
+                   "(rounds summed)" % pt, ic_pts[pt]) for pt in points]
+        if any(lat_ic.values()):
+            blocks.append(("latency row (1 connection, 64 round trips of 64 B), instructions "
+                           "per request (rounds summed)", lat_ic))
+        text += [""] + icount_section(ic, cal, blocks, runs, pairs, w)
     sched, sched_data = sched_block(outdir, rounds, runs, served, "messages", w)
     if colo:
         sched.insert(2, "(ixmod-colo's own thread is its dataplane loop, and counts here)")
@@ -1027,6 +1053,9 @@ def tcp(outdir, kernel):
     write_json(outdir, {
         "mode": "tcp", "kernel": kernel, "params": prm, "host": host_lines(outdir),
         "driver_limit": refl,
+        "latency": {"servers": {name: {k: lat[name][k] for k in keys} if lat[name] else None
+                                for name, _, _ in runs},
+                    "ratios": ratios(lat), "icount": lat_ic or None},
         "servers": [{"name": name, "label": t} for name, t, _ in runs],
         "points": jpoints,
         "icount": {"server_cpu": ic.get("server_cpu"), "client_cpu": ic.get("client_cpu"),

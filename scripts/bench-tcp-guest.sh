@@ -34,6 +34,8 @@
 # connections busy for SECONDS and writes
 #   res-NAME-nN-sS-rR.txt   its result line
 #   hist-NAME-nN-sS-rR.txt  its message latency histogram (us count)
+#   res-NAME-n64-s64-c1-rR.txt, hist-...  the latency row: the same with
+#                           one connection, closed loop, 64 rounds of 64 B
 #   snmp-NAME-nN-sS-rR-a.txt, -b.txt  the peer namespace's /proc/net/snmp
 #                           before and after: the client's TCP counters,
 #                           so the server's segments are the client's
@@ -114,27 +116,34 @@ calibrate() {
 
 # measure NAME IP: a warm-up, then every point of the matrix, in round $round
 measure() {
-	local name=$1 ip=$2 r=$round n s f marks=() w
-	if [ -n "$mark_bin" ]; then
-		marks=(-M)
-		w=$(idle_stat "$name") && marks+=(-W "$w")
-	fi
+	local name=$1 ip=$2 r=$round n s
 	say "[$name $r] warm-up: 1 s, $conns connections, 64 rounds of 64 bytes"
 	load -a "$ip" -c "$conns" -n 64 -s 64 -d 1 > "$out/warm-$name-r$r.txt" 2>> "$out/load-$name.log"
 	say "[$name $r] $(cat "$out/warm-$name-r$r.txt")"
 	for n in $nlist; do
 		for s in $sizes; do
-			f=$name-n$n-s$s-r$r
-			say "[$name $r] n=$n s=$s: $conns connections, $n rounds of $s bytes each, $secs s"
-			echo "== n=$n s=$s round $r" >> "$out/load-$name.log"
-			[ -n "$mark_bin" ] && echo "point $f" >> "$out/marks.txt"
-			peer cat /proc/net/snmp > "$out/snmp-$f-a.txt"
-			load -a "$ip" -c "$conns" -n "$n" -s "$s" -d "$secs" -H "$out/hist-$f.txt" \
-				"${marks[@]}" > "$out/res-$f.txt" 2>> "$out/load-$name.log"
-			peer cat /proc/net/snmp > "$out/snmp-$f-b.txt"
-			say "[$name $r] n=$n s=$s: $(cat "$out/res-$f.txt")"
+			point "$name" "$ip" "$conns" "$n" "$s" "$name-n$n-s$s-r$r"
 		done
 	done
+	# the latency row: one connection, closed loop
+	point "$name" "$ip" 1 64 64 "$name-n64-s64-c1-r$r"
+}
+
+# point NAME IP CONNS N S KEY: one measured point, its files named by KEY
+point() {
+	local name=$1 ip=$2 c=$3 n=$4 s=$5 f=$6 marks=() w
+	if [ -n "$mark_bin" ]; then
+		marks=(-M)
+		w=$(idle_stat "$name") && marks+=(-W "$w")
+		echo "point $f" >> "$out/marks.txt"
+	fi
+	say "[$name $round] n=$n s=$s: $c connections, $n rounds of $s bytes each, $secs s"
+	echo "== n=$n s=$s c=$c round $round" >> "$out/load-$name.log"
+	peer cat /proc/net/snmp > "$out/snmp-$f-a.txt"
+	load -a "$ip" -c "$c" -n "$n" -s "$s" -d "$secs" -H "$out/hist-$f.txt" \
+		"${marks[@]}" > "$out/res-$f.txt" 2>> "$out/load-$name.log"
+	peer cat /proc/net/snmp > "$out/snmp-$f-b.txt"
+	say "[$name $round] n=$n s=$s c=$c: $(cat "$out/res-$f.txt")"
 }
 
 # reachable IP: a TCP connection from the peer to IP:PORT opens
