@@ -11,6 +11,7 @@
 # Usage (inside the VM):
 #   bench-tcp-guest.sh OUTDIR IXMOD_KO SECONDS CONNS NLIST SIZES IDLE_US
 #                      EPOLL_OPTS URING_OPTS ROUNDS APP_CPU MODES MARK PROF
+#                      TUNE
 #
 # Layout (scripts/bench-guest-lib.sh): ixmod's port 198.18.0.1, Linux's
 # 198.18.0.3, the peer 198.18.0.2; the client on CPU 0; each server's
@@ -28,6 +29,11 @@
 # for the two of tcp-load, whose result line has the idle counter).
 # PROF 1: the plugin also profiles the server's vCPU; the guest's
 # /proc/kallsyms, ixmod's symbols included, goes to kallsyms.txt.
+# TUNE 1: in round 1, after each ixmod server's points, an extra 3 s of
+# load (n=64, 64 B) under the operator's tools: tune-NAME-perf.txt
+# (perf stat -e 'ixmod:*' over 1 s), tune-NAME-trace.txt (trace-cmd
+# record -e ixmod over 0.5 s, reported), tune-NAME-stat.txt
+# (scripts/ixmod-stat over 1 s) and tune-NAME-load.txt (tcp-load's line).
 #
 # For each server NAME (ixmod, ixmod-colo, epoll, uring), round R, rounds per
 # connection N in NLIST and message size S in SIZES, tcp-load keeps CONNS
@@ -71,6 +77,7 @@ app_cpu=${11}
 modes=${12}
 mark_bin=${13}
 prof=${14}
+tune=${15}
 [ "$mark_bin" = - ] && mark_bin=""
 CALIB_S=2
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -146,6 +153,25 @@ point() {
 	say "[$name $round] n=$n s=$s c=$c: $(cat "$out/res-$f.txt")"
 }
 
+# tuning_capture NAME IP: what perf, trace-cmd and ixmod-stat show of
+# the server under load (TUNE), outside any measured point
+tuning_capture() {
+	local name=$1 ip=$2 lp
+	[ "$tune" = 1 ] && [ "$round" = 1 ] || return 0
+	say "[$name] tuning capture: perf stat, trace-cmd and ixmod-stat under 3 s of load"
+	load -a "$ip" -c "$conns" -n 64 -s 64 -d 3 > "$out/tune-$name-load.txt" \
+		2>> "$out/load-$name.log" &
+	lp=$!
+	sleep 0.5
+	perf stat -e 'ixmod:*' -a -o "$out/tune-$name-perf.txt" -- sleep 1 > /dev/null 2>&1 ||
+		say "[$name] perf stat failed"
+	trace-cmd record -q -e ixmod -o "/tmp/trace-$name.dat" -- sleep 0.5 > /dev/null 2>&1 &&
+		trace-cmd report -i "/tmp/trace-$name.dat" 2>/dev/null |
+		head -n 5000 > "$out/tune-$name-trace.txt"
+	"$top/scripts/ixmod-stat" -i 1 -c 1 > "$out/tune-$name-stat.txt" 2>&1
+	wait "$lp"
+}
+
 # reachable IP: a TCP connection from the peer to IP:PORT opens
 reachable() {
 	peer timeout 5 bash -c "exec 3<>/dev/tcp/$1/$PORT"
@@ -199,6 +225,7 @@ for round in $(seq "$rounds"); do
 			if busywait 10000 grep -q 'ready' "$SRV_LOG"; then
 				calibrate "$name"
 				measure "$name" "$DUT_IP"
+				tuning_capture "$name" "$DUT_IP"
 			else
 				say "[$name $round] tcp-echo never became ready: $(cat "$SRV_LOG")"
 			fi
