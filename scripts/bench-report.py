@@ -38,8 +38,9 @@ OUTDIR/tcp.png and .svg (msgs/s bars per N, and the latency CDFs of the
 last N at the first S) and, with icount.json, OUTDIR/icount.png and .svg
 (instructions per request, stacked kernel / user / idle polling).
 
-tcp also reads, when there, the latency row (res- and hist-NAME-n64-s64-c1-rR.txt:
-one connection, closed loop), snmp-KEY-a.txt and -b.txt (the client
+tcp also reads, when there, the load sweep (res- and hist-NAME-n64-s64-cC-rR.txt
+for each C in params.txt's sweep: C connections, each closed loop; C=1 is
+the latency row; drawn in OUTDIR/tcp-sweep.png and .svg), snmp-KEY-a.txt and -b.txt (the client
 namespace's /proc/net/snmp around each point: segments per message of
 server and client, and connections a reset ended) and reflect-rR.txt
 (udp-load against the port's udp_reflect: the driver limit, and each
@@ -878,6 +879,29 @@ def reflect_rate(outdir, rounds):
     return sum(rates) / len(rates) if rates else float("nan")
 
 
+def sweep_plot(outdir, runs, swp):
+    """IX's figure: msgs/s against connections, and p99 against msgs/s."""
+    fig, (ax1, ax2) = pyplot().subplots(1, 2, figsize=(12.8, 4.4))
+    for name, t, colour in runs:
+        pts = [(int(c), d[name]) for c, d in swp.items() if d[name]]
+        if not pts:
+            continue
+        ax1.plot([c for c, _ in pts], [r["rate"] for _, r in pts], "o-", color=colour, label=t)
+        ax2.plot([r["rate"] for _, r in pts], [r["p99_us"] for _, r in pts], "o-",
+                 color=colour, label=t)
+    ax1.set_xscale("log", base=2)
+    ax1.set_xlabel("connections (each closed loop: offered load)")
+    ax1.set_ylabel("messages/s")
+    ax1.set_title("TCP echo, 64 round trips of 64 B per connection\n(QEMU TCG)")
+    ax2.set_xlabel("messages/s")
+    ax2.set_ylabel("p99 round trip (us)")
+    ax2.set_title("p99 latency against throughput\n(QEMU TCG)")
+    for ax in (ax1, ax2):
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    save(fig, outdir, "tcp-sweep")
+
+
 def tcp(outdir, kernel):
     prm = load_params(outdir)
     rounds = range(1, int(prm["rounds"]) + 1)
@@ -976,26 +1000,31 @@ def tcp(outdir, kernel):
     text += summary()
     for n, s in points:
         text += [""] + block(n, s)
-    lat = {name: tcp_point(outdir, name, "64", "64", rounds, secs, "-c1") for name, _, _ in runs}
-    lat_ic = {}
-    if any(lat.values()):
-        text += ["", "latency: 1 connection, closed loop, 64 round trips of 64 B per connection"]
+    # the load sweep: C connections of 64 round trips of 64 B, closed loop
+    sweep = prm.get("sweep", "1").split()
+    swp = {c: {name: tcp_point(outdir, name, "64", "64", rounds, secs, "-c" + c)
+               for name, _, _ in runs} for c in sweep}
+    swp = {c: d for c, d in swp.items() if any(d.values())}
+    swp_ic = {}
+    for c, d in swp.items():
+        text += ["", "load sweep: %s connection%s, each closed loop, 64 round trips of 64 B"
+                 % (c, "" if c == "1" else "s") + (" (the latency row)" if c == "1" else "")]
         text.append("  %-*s %9s %9s %9s" % (w, "server", "msgs/s", "p50 us", "p99 us"))
         for name, t, _ in runs:
-            r = lat[name]
+            r = d[name]
             text.append("  %-*s %9s %9s %9s" % (w, t, num(val(r, "rate"), "%.0f"),
                                                num(val(r, "p50_us"), "%.0f"),
                                                num(val(r, "p99_us"), "%.0f")))
-        for pair, q in ratios(lat).items():
+        for pair, q in ratios(d).items():
             text.append("  %-*s %9s %9s %9s" % (w, pair, fmt_ratio(q["rate"]),
                                                fmt_ratio(q["p50_us"]), fmt_ratio(q["p99_us"])))
         if ic:
             try:
-                lat_ic = {name: icount_point(ic, name, ["%s-n64-s64-c1-r%d" % (name, r)
-                                                        for r in rounds])
-                          for name, _, _ in runs}
+                swp_ic[c] = {name: icount_point(ic, name, ["%s-n64-s64-c%s-r%d" % (name, c, r)
+                                                           for r in rounds])
+                             for name, _, _ in runs}
             except (KeyError, TypeError, ValueError, AttributeError):
-                lat_ic = {}
+                pass
     segs = {pt: {name: tcp_segments(outdir, name, pt[0], pt[1], rounds) for name, _, _ in runs}
             for pt in points}
     if any(v for d in segs.values() for v in d.values()):
@@ -1023,9 +1052,10 @@ def tcp(outdir, kernel):
     if ic:
         blocks = [("n=%s round trips per connection, s=%s B, instructions per request "
                    "(rounds summed)" % pt, ic_pts[pt]) for pt in points]
-        if any(lat_ic.values()):
-            blocks.append(("latency row (1 connection, 64 round trips of 64 B), instructions "
-                           "per request (rounds summed)", lat_ic))
+        for c, d in swp_ic.items():
+            blocks.append(("load sweep, %s connection%s of 64 round trips of 64 B, "
+                           "instructions per request (rounds summed)"
+                           % (c, "" if c == "1" else "s"), d))
         text += [""] + icount_section(ic, cal, blocks, runs, pairs, w)
     sched, sched_data = sched_block(outdir, rounds, runs, served, "messages", w)
     if colo:
@@ -1053,9 +1083,10 @@ def tcp(outdir, kernel):
     write_json(outdir, {
         "mode": "tcp", "kernel": kernel, "params": prm, "host": host_lines(outdir),
         "driver_limit": refl,
-        "latency": {"servers": {name: {k: lat[name][k] for k in keys} if lat[name] else None
-                                for name, _, _ in runs},
-                    "ratios": ratios(lat), "icount": lat_ic or None},
+        "sweep": [{"conns": number(c),
+                   "servers": {name: {k: d[name][k] for k in keys} if d[name] else None
+                               for name, _, _ in runs},
+                   "ratios": ratios(d), "icount": swp_ic.get(c)} for c, d in swp.items()],
         "servers": [{"name": name, "label": t} for name, t, _ in runs],
         "points": jpoints,
         "icount": {"server_cpu": ic.get("server_cpu"), "client_cpu": ic.get("client_cpu"),
@@ -1078,6 +1109,8 @@ def tcp(outdir, kernel):
         cdf_axes(axes[0][-1], series, "TCP echo round-trip CDF, n=%s, s=%s B\n(QEMU TCG)"
                  % (nlist[-1], sizes[0]), "round-trip time (us, log scale)")
     save(fig, outdir, "tcp")
+    if swp:
+        sweep_plot(outdir, runs, swp)
     if ic:
         icount_plot(outdir, runs, [("n=%s, %s B" % pt, pt) for pt in points], ic_pts,
                     ic.get("server_cpu", 1), "TCP echo")

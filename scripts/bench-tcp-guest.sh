@@ -11,7 +11,7 @@
 # Usage (inside the VM):
 #   bench-tcp-guest.sh OUTDIR IXMOD_KO SECONDS CONNS NLIST SIZES IDLE_US
 #                      EPOLL_OPTS URING_OPTS ROUNDS APP_CPU MODES MARK PROF
-#                      TUNE
+#                      TUNE SWEEP
 #
 # Layout (scripts/bench-guest-lib.sh): ixmod's port 198.18.0.1, Linux's
 # 198.18.0.3, the peer 198.18.0.2; the client on CPU 0; each server's
@@ -40,8 +40,9 @@
 # connections busy for SECONDS and writes
 #   res-NAME-nN-sS-rR.txt   its result line
 #   hist-NAME-nN-sS-rR.txt  its message latency histogram (us count)
-#   res-NAME-n64-s64-c1-rR.txt, hist-...  the latency row: the same with
-#                           one connection, closed loop, 64 rounds of 64 B
+#   res-NAME-n64-s64-cC-rR.txt, hist-...  the load sweep: the same with
+#                           C connections for each C in SWEEP, 64 rounds
+#                           of 64 B (C=1: the latency row, closed loop)
 #   snmp-NAME-nN-sS-rR-a.txt, -b.txt  the peer namespace's /proc/net/snmp
 #                           before and after: the client's TCP counters,
 #                           so the server's segments are the client's
@@ -78,6 +79,7 @@ modes=${12}
 mark_bin=${13}
 prof=${14}
 tune=${15}
+sweep=${16}
 [ "$mark_bin" = - ] && mark_bin=""
 CALIB_S=2
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -132,8 +134,10 @@ measure() {
 			point "$name" "$ip" "$conns" "$n" "$s" "$name-n$n-s$s-r$r"
 		done
 	done
-	# the latency row: one connection, closed loop
-	point "$name" "$ip" 1 64 64 "$name-n64-s64-c1-r$r"
+	# the offered load: C connections, each closed loop
+	for c in $sweep; do
+		point "$name" "$ip" "$c" 64 64 "$name-n64-s64-c$c-r$r"
+	done
 }
 
 # point NAME IP CONNS N S KEY: one measured point, its files named by KEY
@@ -202,7 +206,7 @@ fi
 peer sysctl -qw net.ipv4.ip_local_port_range="1024 65535" net.ipv4.tcp_tw_reuse=1
 printf '%s\n' "rounds=$rounds" "secs=$secs" "conns=$conns" "nlist=$nlist" \
 	"sizes=$sizes" "idle_us=$idle_us" "epoll_opts=$epoll_opts" \
-	"uring_opts=$uring_opts" "app_cpu=$app_cpu" "modes=$modes" \
+	"uring_opts=$uring_opts" "app_cpu=$app_cpu" "modes=$modes" "sweep=$sweep" \
 	"icount=$([ -n "$mark_bin" ] && echo 1 || echo 0)" "calib_s=$CALIB_S" > "$out/params.txt"
 bench_env "$idle_us" "$app_cpu"
 # ixmod stays loaded until bench_finish: its symbols are in the list
