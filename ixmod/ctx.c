@@ -45,8 +45,25 @@
 #include "ixmod.h"
 #include "ctx.h"
 
-/* Contexts attached anywhere (ixm_cfg_lock); ports and cores stay put while any is. */
+/*
+ * Contexts attached or being attached anywhere (ixm_cfg_lock): ports and
+ * cores stay put while any is.  The ones being attached are also on
+ * ixm_ctx_attaching, so that a second IXMOD_IOC_SETUP on the same file
+ * fails while the first one maps its arena without ixm_cfg_lock.
+ */
 unsigned int ixm_ctx_count;
+static LIST_HEAD(ixm_ctx_attaching);
+
+static bool ixm_ctx_attaching_file(struct file *file)
+{
+	struct ixm_ctx *c;
+
+	lockdep_assert_held(&ixm_cfg_lock);
+	list_for_each_entry(c, &ixm_ctx_attaching, node)
+		if (c->file == file)
+			return true;
+	return false;
+}
 
 /* Round a requested ring size: 0 means the default, CLAMP caps it. */
 static int ixm_ring_size(u32 want, u32 flags, u32 *out)
@@ -174,9 +191,13 @@ ALLOW_ERROR_INJECTION(ixm_ctx_alloc, NULL);
  * @argp: user pointer to struct ixmod_setup
  *
  * Validates the whole request, allocates every region, then publishes
- * the context to the core.  On any failure nothing is attached.
+ * the context to the core.  On any failure nothing is attached.  The
+ * slow part (the receive pages, the arena's DMA mapping, a scrub of a
+ * new owner's buffers) holds only the core's attach_lock: the context
+ * counts in ixm_ctx_count from the start, which keeps the core's ports
+ * up and the cores as they are, and a PCI removal waits for the lock.
  *
- * Context: process; takes ixm_cfg_lock.
+ * Context: process; takes ixm_cfg_lock, then the core's attach_lock.
  * Return: 0; -EFAULT; -EINVAL (bad flags, reserved or output fields not
  * zero, sizes over the limits without IXMOD_SETUP_CLAMP, @cpu not a
  * dataplane core); -EEXIST (this file is already attached); -EBUSY
@@ -219,7 +240,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	ctx->mm = current->mm;
 
 	mutex_lock(&ixm_cfg_lock);
-	if (file->private_data) {
+	if (file->private_data || ixm_ctx_attaching_file(file)) {
 		err = -EEXIST;
 		goto err_unlock;
 	}
@@ -230,12 +251,6 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		err = -EINVAL;
 		goto err_unlock;
 	}
-	if (core->nctx && core->owner != task_tgid(current)) {
-		pr_warn_ratelimited("setup: cpu %u serves pid %d; wait for it to exit or use another core\n",
-				    p.cpu, pid_nr(core->owner));
-		err = -EBUSY;
-		goto err_unlock;
-	}
 	work = rcu_dereference_protected(core->work, lockdep_is_held(&ixm_cfg_lock));
 	if (!work || !work->nr) {
 		pr_warn_ratelimited("setup: no port is up on cpu %u; write 1 to a port's up first\n",
@@ -243,13 +258,26 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		err = -ENETDOWN;
 		goto err_unlock;
 	}
+	/* from here @work and @core stay: up, down and cores refuse while it counts */
+	ixm_ctx_count++;
+	ctx->file = file;
+	list_add(&ctx->node, &ixm_ctx_attaching);
+	mutex_lock(&core->attach_lock);
+	mutex_unlock(&ixm_cfg_lock);
+
+	if (core->nctx && core->owner != task_tgid(current)) {
+		pr_warn_ratelimited("setup: cpu %u serves pid %d; wait for it to exit or use another core\n",
+				    p.cpu, pid_nr(core->owner));
+		err = -EBUSY;
+		goto err_detach;
+	}
 	err = ixm_ctx_grab_rx(ctx, work);
 	if (!err)
 		err = ixm_ctx_map_arena(ctx, work);
 	if (err) {
 		pr_warn_ratelimited("setup: cannot attach to cpu %u's %u queue pairs (%d); nothing changed\n",
 				    p.cpu, work->nr, err);
-		goto err_unlock;
+		goto err_detach;
 	}
 
 	/* a new owner must not see what the last one received */
@@ -286,7 +314,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	ctx->setup = p;
 	if (copy_to_user(argp, &p, sizeof(p))) {
 		err = -EFAULT;
-		goto err_unlock;
+		goto err_detach;
 	}
 
 	if (!core->nctx) {
@@ -294,14 +322,22 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		WRITE_ONCE(core->owner_nr, task_tgid_nr(current));
 	}
 	WRITE_ONCE(core->nctx, core->nctx + 1);
-	ixm_ctx_count++;
 	ixm_stack_add_app(&core->stack, &ctx->app);
+	mutex_unlock(&core->attach_lock);
+
+	mutex_lock(&ixm_cfg_lock);
+	list_del_init(&ctx->node);
 	/* pairs with ixm_file_ctx(): mmap and poll see a complete context */
 	smp_store_release(&file->private_data, ctx);
 	mutex_unlock(&ixm_cfg_lock);
 	ixm_core_wake(core);
 	return 0;
 
+err_detach:
+	mutex_unlock(&core->attach_lock);
+	mutex_lock(&ixm_cfg_lock);
+	list_del_init(&ctx->node);
+	ixm_ctx_count--;
 err_unlock:
 	mutex_unlock(&ixm_cfg_lock);
 	ixm_ctx_free(ctx);
@@ -366,7 +402,11 @@ int ixm_ctx_wake(struct file *file)
  * ixm_ctx_release() - detach and free a file's context
  * @file: the file being released (no mapping of it is left)
  *
- * Context: process; takes ixm_cfg_lock.
+ * The wait for the NIC (up to a second) holds the core's attach_lock,
+ * not ixm_cfg_lock: the context still counts in ixm_ctx_count while it
+ * waits, which keeps the ports up.
+ *
+ * Context: process; takes the core's attach_lock, then ixm_cfg_lock.
  */
 void ixm_ctx_release(struct file *file)
 {
@@ -376,7 +416,7 @@ void ixm_ctx_release(struct file *file)
 	if (!ctx)
 		return;
 	core = ctx->core;
-	mutex_lock(&ixm_cfg_lock);
+	mutex_lock(&core->attach_lock);
 	ixm_stack_del_app(&core->stack, &ctx->app);
 	/* a co-located thread running through @ctx gives the core back */
 	ixm_colo_ctx_gone(ctx);
@@ -392,6 +432,8 @@ void ixm_ctx_release(struct file *file)
 		core->owner = NULL;
 		WRITE_ONCE(core->owner_nr, 0);
 	}
+	mutex_unlock(&core->attach_lock);
+	mutex_lock(&ixm_cfg_lock);
 	ixm_ctx_count--;
 	mutex_unlock(&ixm_cfg_lock);
 	synchronize_rcu();

@@ -142,14 +142,15 @@ static noinline int ixm_ctx_drain_arena(struct ixm_ctx *ctx)
 ALLOW_ERROR_INJECTION(ixm_ctx_drain_arena, ERRNO);
 
 /*
- * The ports stay up while the arena drains: ixm_cfg_lock is held.  A NIC
+ * The ports stay up while the arena drains: the context still counts in
+ * ixm_ctx_count, and a PCI removal waits for the core's attach_lock.  A NIC
  * that never finishes leaves the arena allocated and mapped until its
  * device is reset (ixm_ctx_device_reset(): unbind, removal, rmmod) rather
  * than freed under its DMA; /sys/kernel/ixmod/arenas_kept counts them.
  */
 void ixm_ctx_wait_arena(struct ixm_ctx *ctx)
 {
-	lockdep_assert_held(&ixm_cfg_lock);
+	lockdep_assert_held(&ctx->core->attach_lock);
 	if (ixm_ctx_drain_arena(ctx)) {
 		ctx->arena_busy = true;
 		ixm_arenas_kept++;
@@ -167,7 +168,7 @@ void ixm_ctx_wait_arena(struct ixm_ctx *ctx)
  * Unmaps every context's arena from @dev: those contexts are dead (their
  * work generation is gone) and TCP sends nothing for them any more.
  *
- * Context: process, ixm_cfg_lock held.
+ * Context: process, ixm_cfg_lock and every core's attach_lock held.
  */
 void ixm_ctx_port_gone(struct device *dev)
 {

@@ -622,6 +622,7 @@ static noinline struct ixm_core *ixm_core_create(unsigned int cpu, struct kobjec
 	core->cpu = cpu;
 	init_waitqueue_head(&core->wq);
 	mutex_init(&core->req_lock);
+	mutex_init(&core->attach_lock);
 	init_completion(&core->req_done);
 	mutex_init(&core->loop_lock);
 	init_waitqueue_head(&core->park_wq);
@@ -776,6 +777,32 @@ unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max)
 struct ixm_core *ixm_dp_core(unsigned int cpu)
 {
 	return cpu < nr_cpu_ids ? ixm_cores[cpu] : NULL;
+}
+
+/**
+ * ixm_dp_attach_lock_all() - take or drop every core's attach_lock
+ * @lock: take them (true) or drop them (false)
+ *
+ * For a PCI removal under attached contexts: no context is being attached
+ * or released on any core while its port goes away.
+ *
+ * Context: process, ixm_cfg_lock held (it orders the cores' locks).
+ */
+void ixm_dp_attach_lock_all(bool lock)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&ixm_cfg_lock);
+	for_each_possible_cpu(cpu) {
+		struct ixm_core *core = ixm_dp_core(cpu);
+
+		if (!core)
+			continue;
+		if (lock)
+			mutex_lock_nest_lock(&core->attach_lock, &ixm_cfg_lock);
+		else
+			mutex_unlock(&core->attach_lock);
+	}
 }
 
 /**

@@ -138,7 +138,9 @@ enum ixm_core_req {
  * @app: the dataplane's state of the context (only the core's thread
  *	touches it once published)
  * @core: the core
- * @node: in ixm_ctx_busy once released with its arena still busy
+ * @node: in ixm_ctx_attaching while IXMOD_IOC_SETUP attaches it, in
+ *	ixm_ctx_busy once released with its arena still busy
+ * @file: the file it is for
  * @mm: the address space the regions may be mapped into
  * @wq: poll() waiters
  * @work_gen: the core's work generation at setup
@@ -163,6 +165,7 @@ struct ixm_ctx {
 	struct ixm_app		app;
 	struct ixm_core		*core;
 	struct list_head	node;
+	struct file		*file;
 	struct mm_struct	*mm;
 	wait_queue_head_t	wq;
 	u64			work_gen;
@@ -197,10 +200,14 @@ struct ixm_ctx {
  * @udp: this core's UDP sockets
  * @tcp: this core's TCP connections, listeners and timer wheel
  * @app_closed: counters of the contexts closed so far (written by the thread)
- * @nctx: contexts attached (@stack.apps; written under ixm_cfg_lock)
- * @owner: the process all its contexts belong to (ixm_cfg_lock)
- * @owner_nr: its pid for sysfs, 0 when none (written under ixm_cfg_lock)
- * @last_owner: the process that owned the core last, referenced (ixm_cfg_lock)
+ * @attach_lock: serialises attaching and releasing this core's contexts
+ *	(@stack.apps and the fields below), their arenas' DMA mapping and the
+ *	release's wait for the NIC, so that those no longer hold ixm_cfg_lock;
+ *	taken after ixm_cfg_lock, never before it
+ * @nctx: contexts attached (@stack.apps; written under @attach_lock)
+ * @owner: the process all its contexts belong to (@attach_lock)
+ * @owner_nr: its pid for sysfs, 0 when none (written under @attach_lock)
+ * @last_owner: the process that owned the core last, referenced (@attach_lock)
  * @req_lock: one request to the thread at a time
  * @req: the request, IXM_REQ_*, or IXM_REQ_NONE
  * @req_ctx: its context
@@ -234,6 +241,7 @@ struct ixm_core {
 	struct ixm_udp_table	*udp;
 	struct ixm_tcp_table	*tcp;
 	struct ixm_app_stats	app_closed;
+	struct mutex		attach_lock;
 	unsigned int		nctx;
 	struct pid		*owner;
 	pid_t			owner_nr;
@@ -326,6 +334,7 @@ bool ixm_cpu_is_isolated(unsigned int cpu);
 /* dp.c: the loop's use of queue pairs */
 unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max);
 struct ixm_core *ixm_dp_core(unsigned int cpu);
+void ixm_dp_attach_lock_all(bool lock);
 
 /* dp.c: requests to a core's thread */
 void ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *ctx);

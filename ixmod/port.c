@@ -33,7 +33,8 @@
  * ixm_adv_txq_release() empties.  So when the pool is freed, every buffer
  * is back on its free stack, which ixm_port_free_qpairs() checks.
  *
- * Locking: ixm_cfg_lock (cores and ports) is taken before port->lock.
+ * Locking: ixm_cfg_lock (cores and ports) is taken before port->lock, and
+ * that before a core's attach_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -331,10 +332,15 @@ static void ixm_port_free_qpairs(struct ixm_port *port)
 
 static void ixm_port_down_locked(struct ixm_port *port)
 {
+	/* only on PCI removal: contexts keep ports up */
+	bool apps = ixm_ctx_count;
 	unsigned int i;
 
 	lockdep_assert_held(&ixm_cfg_lock);
 	lockdep_assert_held(&port->lock);
+	/* contexts being attached or released finish first */
+	if (apps)
+		ixm_dp_attach_lock_all(true);
 
 	for (i = 0; i < port->nq; i++)
 		WARN_ON_ONCE(ixm_core_work_update(port->qp[i], false));
@@ -344,10 +350,11 @@ static void ixm_port_down_locked(struct ixm_port *port)
 		ixm_core_pool_gone(port->qp[i]->core, &port->qp[i]->pool);
 	ixm_port_stop_queues(port);
 	ixm_port_free_qpairs(port);
-	if (ixm_ctx_count) {	/* only on PCI removal: contexts keep ports up */
+	if (apps) {
 		pr_warn("ports: %s: removed under %u application contexts; they are dead now (IXMOD_RING_DEAD), close them\n",
 			pci_name(port->pdev), ixm_ctx_count);
 		ixm_ctx_port_gone(&port->pdev->dev);
+		ixm_dp_attach_lock_all(false);
 	}
 	WRITE_ONCE(port->up, false);
 }

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <linux/io_uring.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -126,6 +127,110 @@ FIXTURE_TEARDOWN(ctx)
 	close(self->fd);
 	EXPECT_EQ(0, ixt_kmsg_check(&self->kmsg, why, sizeof(why))) TH_LOG("%s", why);
 	ixt_kmsg_close(&self->kmsg);
+}
+
+/*
+ * Two threads set up the same new file at once.  IXMOD_IOC_SETUP maps
+ * the arena without ixm_cfg_lock, so the second must still find the
+ * first under way: exactly one attaches, the other gets EEXIST.
+ */
+struct setup_race {
+	pthread_barrier_t go;
+	int fd;
+	unsigned int cpu;
+	int err[2];
+};
+
+struct setup_racer_arg {
+	struct setup_race *r;
+	int me;
+};
+
+static void *setup_racer(void *arg)
+{
+	struct setup_racer_arg *a = arg;
+	struct ixmod_setup p;
+
+	pthread_barrier_wait(&a->r->go);
+	a->r->err[a->me] = ctx_attach(a->r->fd, a->r->cpu, &p) ? errno : 0;
+	return NULL;
+}
+
+TEST_F(ctx, setup_races_on_one_file)
+{
+	unsigned int i, one = 0;
+
+	for (i = 0; i < 40; i++) {
+		struct setup_race r = { .cpu = self->cpu };
+		struct setup_racer_arg a[2] = { { &r, 0 }, { &r, 1 } };
+		pthread_t t[2];
+
+		r.fd = open(IXMOD_DEV_PATH, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, r.fd);
+		pthread_barrier_init(&r.go, NULL, 2);
+		ASSERT_EQ(0, pthread_create(&t[0], NULL, setup_racer, &a[0]));
+		ASSERT_EQ(0, pthread_create(&t[1], NULL, setup_racer, &a[1]));
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		pthread_barrier_destroy(&r.go);
+		one += (!r.err[0] && r.err[1] == EEXIST) || (r.err[0] == EEXIST && !r.err[1]);
+		close(r.fd);
+	}
+	EXPECT_EQ(40, one) {
+		TH_LOG("two setups of one file at once: one attaches, one gets EEXIST, %u of 40",
+		       one);
+	}
+}
+
+/*
+ * Contexts attach and close on the core while another thread writes the
+ * global configuration (idle_us, under ixm_cfg_lock) over and over: both
+ * finish, and nothing complains (the debug kernel's lockdep watches the
+ * order of ixm_cfg_lock and the core's attach_lock).
+ */
+struct churn {
+	unsigned int cpu;
+	volatile bool stop;
+	unsigned int writes, failed;
+};
+
+static void *config_writer(void *arg)
+{
+	struct churn *c = arg;
+	char cur[32] = "";
+
+	ixt_read(IXM_SYSFS "/idle_us", cur, sizeof(cur));
+	while (!c->stop) {
+		c->failed += ixt_write(IXM_SYSFS "/idle_us", cur) != 0;
+		c->writes++;
+	}
+	return NULL;
+}
+
+TEST_F(ctx, attach_and_close_beside_config_writes)
+{
+	struct churn c = { .cpu = self->cpu };
+	unsigned int i, attached = 0;
+	struct ixmod_setup p;
+	pthread_t t;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, config_writer, &c));
+	for (i = 0; i < 30; i++) {
+		int fd = open(IXMOD_DEV_PATH, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		attached += ctx_attach(fd, self->cpu, &p) == 0;
+		close(fd);
+	}
+	c.stop = true;
+	pthread_join(t, NULL);
+	EXPECT_EQ(30, attached);
+	EXPECT_EQ(0, c.failed);
+	EXPECT_LT(0, c.writes) {
+		TH_LOG("30 contexts attached and closed beside %u idle_us writes (%u failed)",
+		       c.writes, c.failed);
+	}
 }
 
 /* Put @c in the next slot (if there is room) and publish it. */
