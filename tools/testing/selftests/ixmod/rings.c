@@ -190,7 +190,7 @@ TEST_F(ctx, setup_races_on_one_file)
  */
 struct churn {
 	unsigned int cpu;
-	volatile bool stop;
+	bool stop;		/* __atomic accesses */
 	unsigned int writes, failed;
 };
 
@@ -200,7 +200,7 @@ static void *config_writer(void *arg)
 	char cur[32] = "";
 
 	ixt_read(IXM_SYSFS "/idle_us", cur, sizeof(cur));
-	while (!c->stop) {
+	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
 		c->failed += ixt_write(IXM_SYSFS "/idle_us", cur) != 0;
 		c->writes++;
 	}
@@ -223,7 +223,7 @@ TEST_F(ctx, attach_and_close_beside_config_writes)
 		attached += ctx_attach(fd, self->cpu, &p) == 0;
 		close(fd);
 	}
-	c.stop = true;
+	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	EXPECT_EQ(30, attached);
 	EXPECT_EQ(0, c.failed);
