@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # out and round are the caller's
+# shellcheck disable=SC2154 # out, round, mark_bin and CALIB_S are the caller's
 #
 # bench-guest-lib.sh - what the guest halves of the echo benchmarks share,
 # sourced inside the VM after tools/testing/selftests/ixmod/test_common.sh:
@@ -141,6 +141,31 @@ ixmod_up() {
 ixmod_down() {
 	echo 0 > "$(port_dir)/up"
 	echo "" > "$IXMOD_SYSFS"/cores
+}
+
+# The icount plugin's windows (the caller sets mark_bin, the mark program
+# or empty without the plugin, and CALIB_S).
+#
+# ixmod's idle iterations on the server core, or nothing (a Linux server)
+IDLE_STAT=$IXMOD_SYSFS/dataplane/cpu$BENCH_SRV_CPU/stats/idle
+idle_stat() {
+	[ "${1%%-*}" = ixmod ] && [ -r "$IDLE_STAT" ] && echo "$IDLE_STAT"
+}
+
+# calibrate NAME: with the plugin, CALIB_S seconds of the server unloaded
+# between two marks, on the client's CPU (the server's vCPU is counted)
+calibrate() {
+	local name=$1 f idle=""
+	[ -n "$mark_bin" ] || return 0
+	f=$(idle_stat "$name")
+	[ -n "$f" ] && idle=" idle=$(cat "$f")"
+	echo "calib $name-r$round start$idle" >> "$out/marks.txt"
+	taskset -c $BENCH_CLI_CPU "$mark_bin"
+	sleep "$CALIB_S"
+	idle=""
+	[ -n "$f" ] && idle=" idle=$(cat "$f")"
+	echo "calib $name-r$round end$idle" >> "$out/marks.txt"
+	taskset -c $BENCH_CLI_CPU "$mark_bin"
 }
 
 # bench_finish: the port's counters, the interrupt counts, everything

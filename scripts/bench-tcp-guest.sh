@@ -101,28 +101,6 @@ load() {	# load ARGS...: tcp-load on the client CPU in the peer namespace
 	peer "$LOAD" -p $PORT -C $BENCH_CLI_CPU -L $TIMEOUT_MS "$@"
 }
 
-# ixmod's idle iterations on the server core, or nothing (a Linux server)
-IDLE_STAT=$IXMOD_SYSFS/dataplane/cpu$BENCH_SRV_CPU/stats/idle
-idle_stat() {
-	[ "${1%%-*}" = ixmod ] && [ -r "$IDLE_STAT" ] && echo "$IDLE_STAT"
-}
-
-# calibrate NAME: with the plugin, CALIB_S seconds of the server unloaded
-# between two marks, on the client's CPU (the server's vCPU is counted)
-calibrate() {
-	local name=$1 f idle=""
-	[ -n "$mark_bin" ] || return 0
-	f=$(idle_stat "$name")
-	[ -n "$f" ] && idle=" idle=$(cat "$f")"
-	echo "calib $name-r$round start$idle" >> "$out/marks.txt"
-	taskset -c $BENCH_CLI_CPU "$mark_bin"
-	sleep $CALIB_S
-	idle=""
-	[ -n "$f" ] && idle=" idle=$(cat "$f")"
-	echo "calib $name-r$round end$idle" >> "$out/marks.txt"
-	taskset -c $BENCH_CLI_CPU "$mark_bin"
-}
-
 # measure NAME IP: a warm-up, then every point of the matrix, in round $round
 measure() {
 	local name=$1 ip=$2 r=$round n s

@@ -82,28 +82,6 @@ load() {	# load ARGS...: udp-load on the client CPU in the peer namespace
 	peer "$TOOLS/udp-load" -p $PORT -c $BENCH_CLI_CPU -L $LOSS_MS "$@"
 }
 
-# ixmod's idle iterations on the server core, or nothing (a Linux server)
-IDLE_STAT=$IXMOD_SYSFS/dataplane/cpu$BENCH_SRV_CPU/stats/idle
-idle_stat() {
-	[ "${1%%-*}" = ixmod ] && [ -r "$IDLE_STAT" ] && echo "$IDLE_STAT"
-}
-
-# calibrate NAME: with the plugin, CALIB_S seconds of the server unloaded
-# between two marks, on the client's CPU (the server's vCPU is counted)
-calibrate() {
-	local name=$1 f idle=""
-	[ -n "$mark_bin" ] || return 0
-	f=$(idle_stat "$name")
-	[ -n "$f" ] && idle=" idle=$(cat "$f")"
-	echo "calib $name-r$round start$idle" >> "$out/marks.txt"
-	taskset -c $BENCH_CLI_CPU "$mark_bin"
-	sleep $CALIB_S
-	idle=""
-	[ -n "$f" ] && idle=" idle=$(cat "$f")"
-	echo "calib $name-r$round end$idle" >> "$out/marks.txt"
-	taskset -c $BENCH_CLI_CPU "$mark_bin"
-}
-
 # point KEY: with the plugin, names the two marks udp-load -M places next
 point() {
 	[ -z "$mark_bin" ] || echo "point $1" >> "$out/marks.txt"
