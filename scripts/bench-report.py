@@ -70,7 +70,10 @@ def reexec_for_matplotlib():
         return
     if os.environ.get("BENCH_REPORT_REEXEC") or not os.access(DEB_PYTHON, os.X_OK):
         return
-    if os.path.realpath(sys.executable) == os.path.realpath(DEB_PYTHON):
+    # Debian's own, outside any venv (a venv of it, such as virtme-ng's
+    # that scripts/lib.sh puts first in PATH, hides its packages)
+    if (os.path.realpath(sys.executable) == os.path.realpath(DEB_PYTHON) and
+            sys.prefix == sys.base_prefix):
         return
     os.environ["BENCH_REPORT_REEXEC"] = "1"
     os.execv(DEB_PYTHON, [DEB_PYTHON, os.path.abspath(sys.argv[0])] + sys.argv[1:])
