@@ -226,7 +226,8 @@ long ixm_colo_run(struct file *file, void __user *argp)
 	/* the kernel thread parks at the end of its iteration */
 	WRITE_ONCE(core->colo_slept, false);
 	WRITE_ONCE(core->colo_inside, true);
-	ixm_core_wake(core);
+	/* (G): wq_has_sleeper()'s barrier orders @colo_inside before the look */
+	ixm_core_wake_loop(core);
 	if (mutex_lock_interruptible(&core->loop_lock)) {
 		ret = -EINTR;
 		goto out_left;

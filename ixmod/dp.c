@@ -575,6 +575,21 @@ void ixm_core_wake(struct ixm_core *core)
 }
 
 /**
+ * ixm_core_wake_loop() - wake a core's loop if it sleeps idle, nothing more
+ * @core: the core
+ *
+ * For IXMOD_IOC_RUN's entry: a kernel thread asleep inside the loop (it
+ * holds the loop) must wake to park; a parked one stays parked, since
+ * waking it costs two context switches and it would only park again.
+ */
+void ixm_core_wake_loop(struct ixm_core *core)
+{
+	WRITE_ONCE(core->wake, true);
+	if (wq_has_sleeper(&core->wq))
+		wake_up(&core->wq);
+}
+
+/**
  * ixm_dp_wake_all() - wake every dataplane thread
  *
  * Used after a configuration change the threads must re-read.

@@ -317,6 +317,7 @@ void ixm_dp_get_cores(struct cpumask *out);
 unsigned int ixm_dp_nr_cores(void);
 void ixm_dp_wake_all(void);
 void ixm_core_wake(struct ixm_core *core);
+void ixm_core_wake_loop(struct ixm_core *core);
 unsigned int ixm_dp_iterate(struct ixm_core *core);
 unsigned int ixm_dp_run_once(struct ixm_core *core, u64 *idle_since);
 bool ixm_dp_sleep(struct ixm_core *core, long timeout);
