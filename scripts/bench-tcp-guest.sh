@@ -29,11 +29,12 @@
 # for the two of tcp-load, whose result line has the idle counter).
 # PROF 1: the plugin also profiles the server's vCPU; the guest's
 # /proc/kallsyms, ixmod's symbols included, goes to kallsyms.txt.
-# TUNE 1: in round 1, after each ixmod server's points, an extra 3 s of
-# load (n=64, 64 B) under the operator's tools: tune-NAME-perf.txt
-# (perf stat -e 'ixmod:*' over 1 s), tune-NAME-trace.txt (trace-cmd
-# record -e ixmod over 0.5 s, reported), tune-NAME-stat.txt
-# (scripts/ixmod-stat over 1 s) and tune-NAME-load.txt (tcp-load's line).
+# TUNE 1: in round 1, after each ixmod server's points, extra load (n=64,
+# 64 B, stopped once the tools are done: they take tens of seconds to
+# start under TCG) under the operator's tools: tune-NAME-perf.txt (perf
+# stat -e 'ixmod:*' over 2 s), tune-NAME-trace.txt (trace-cmd record -e
+# ixmod over 1 s, reported), tune-NAME-stat.txt (scripts/ixmod-stat,
+# two reports a second apart).
 #
 # For each server NAME (ixmod, ixmod-colo, epoll, uring), round R, rounds per
 # connection N in NLIST and message size S in SIZES, tcp-load keeps CONNS
@@ -140,17 +141,18 @@ point() {
 tuning_capture() {
 	local name=$1 ip=$2 lp
 	[ "$tune" = 1 ] && [ "$round" = 1 ] || return 0
-	say "[$name] tuning capture: perf stat, trace-cmd and ixmod-stat under 3 s of load"
-	load -a "$ip" -c "$conns" -n 64 -s 64 -d 3 > "$out/tune-$name-load.txt" \
-		2>> "$out/load-$name.log" &
+	say "[$name] tuning capture: perf stat, trace-cmd and ixmod-stat under load"
+	load -a "$ip" -c "$conns" -n 64 -s 64 -d 600 > /dev/null 2>> "$out/load-$name.log" &
 	lp=$!
-	sleep 0.5
-	perf stat -e 'ixmod:*' -a -o "$out/tune-$name-perf.txt" -- sleep 1 > /dev/null 2>&1 ||
+	sleep 2
+	perf stat -e 'ixmod:*' -a -o "$out/tune-$name-perf.txt" -- sleep 2 > /dev/null 2>&1 ||
 		say "[$name] perf stat failed"
-	trace-cmd record -q -e ixmod -o "/tmp/trace-$name.dat" -- sleep 0.5 > /dev/null 2>&1 &&
+	trace-cmd record -q -e ixmod -o "/tmp/trace-$name.dat" -- sleep 1 > /dev/null 2>&1 &&
 		trace-cmd report -i "/tmp/trace-$name.dat" 2>/dev/null |
 		head -n 5000 > "$out/tune-$name-trace.txt"
-	"$top/scripts/ixmod-stat" -i 1 -c 1 > "$out/tune-$name-stat.txt" 2>&1
+	"$top/scripts/ixmod-stat" -i 1 -c 2 > "$out/tune-$name-stat.txt" 2>&1
+	# the load's tcp-load, not the netns wrapper alone
+	pkill -INT -f "tcp-load -p $PORT" 2>/dev/null
 	wait "$lp"
 }
 
