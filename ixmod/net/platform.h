@@ -103,6 +103,7 @@
 #define IXM_INDIRECT_CALL_1(f, f1, ...)	INDIRECT_CALL_1(f, f1, __VA_ARGS__)
 
 #define ixm_ilog2(n)			ilog2(n)
+#define ixm_ffs64(x)			__ffs64(x)
 
 /* Monotonic time in nanoseconds, for ARP ageing and, later, timers. */
 #define ixm_now_ns()			ktime_get_ns()

@@ -5,7 +5,11 @@
  * Level L holds timers due 64^L to 64^(L+1) - 1 ticks after the wheel's
  * current tick, in the slot given by bits 6L..6L+5 of their expiry.  When
  * level 0 wraps, the level-1 slot of the coming 64 ticks is emptied into
- * the levels below, and so on up while a level's index is 0 too.
+ * the levels below, and so on up while a level's index is 0 too.  A bit
+ * per level-0 slot says which hold timers, so that a run steps over the
+ * empty ticks up to the next such slot or wrap at once, not tick by tick
+ * (a busy core runs the wheel every iteration, many ticks apart under
+ * emulation).
  */
 #include "timer.h"
 
@@ -18,11 +22,15 @@ static void ixm_timer_link(struct ixm_timer **head, struct ixm_timer *t)
 	*head = t;
 }
 
-static void ixm_timer_unlink(struct ixm_timer *t)
+static void ixm_timer_unlink(struct ixm_timer_wheel *w, struct ixm_timer *t)
 {
+	struct ixm_timer **slot0 = &w->slot[0][0];
+
 	*t->pprev = t->next;
 	if (t->next)
 		t->next->pprev = t->pprev;
+	else if (t->pprev >= slot0 && t->pprev < slot0 + IXM_TIMER_SLOTS)
+		w->busy0 &= ~(1ULL << (t->pprev - slot0));	/* it was alone there */
 	t->next = NULL;
 	t->pprev = NULL;
 }
@@ -33,11 +41,15 @@ static void ixm_timer_place(struct ixm_timer_wheel *w, struct ixm_timer *t)
 	u64 delta = t->expires - w->now;
 	unsigned int level = 0;
 
+	unsigned int idx;
+
 	while (level < IXM_TIMER_LEVELS - 1 &&
 	       delta >> (IXM_TIMER_SLOT_BITS * (level + 1)))
 		level++;
-	ixm_timer_link(&w->slot[level][(t->expires >> (IXM_TIMER_SLOT_BITS * level)) &
-				       (IXM_TIMER_SLOTS - 1)], t);
+	idx = (t->expires >> (IXM_TIMER_SLOT_BITS * level)) & (IXM_TIMER_SLOTS - 1);
+	ixm_timer_link(&w->slot[level][idx], t);
+	if (!level)
+		w->busy0 |= 1ULL << idx;
 }
 
 /**
@@ -67,7 +79,7 @@ void ixm_timer_arm(struct ixm_timer_wheel *w, struct ixm_timer *t, u64 expires_n
 	u64 expires = (expires_ns + IXM_TIMER_TICK_NS - 1) >> IXM_TIMER_TICK_SHIFT;
 
 	if (ixm_timer_pending(t))
-		ixm_timer_unlink(t);
+		ixm_timer_unlink(w, t);
 	else
 		w->pending++;
 	if ((s64)(expires - w->now) < 0)
@@ -89,7 +101,7 @@ bool ixm_timer_cancel(struct ixm_timer_wheel *w, struct ixm_timer *t)
 {
 	if (!ixm_timer_pending(t))
 		return false;
-	ixm_timer_unlink(t);
+	ixm_timer_unlink(w, t);
 	w->pending--;
 	return true;
 }
@@ -132,6 +144,14 @@ unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
 		struct ixm_timer *head;
 		unsigned int level;
 
+		if (idx && !(w->busy0 & (1ULL << idx))) {
+			/* an empty tick before the wrap: on to the next full slot */
+			u64 ahead = w->busy0 & (~0ULL << idx);
+			u64 next = w->now - idx + (ahead ? ixm_ffs64(ahead) : IXM_TIMER_SLOTS);
+
+			w->now = (s64)(next - target) > 0 ? target + 1 : next;
+			continue;
+		}
 		for (level = 1; !idx && level < IXM_TIMER_LEVELS; level++) {
 			idx = (w->now >> (IXM_TIMER_SLOT_BITS * level)) & (IXM_TIMER_SLOTS - 1);
 			ixm_timer_cascade(w, level, idx);
@@ -139,6 +159,7 @@ unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
 		idx = w->now & (IXM_TIMER_SLOTS - 1);
 		head = w->slot[0][idx];
 		w->slot[0][idx] = NULL;
+		w->busy0 &= ~(1ULL << idx);
 		if (head)
 			head->pprev = &head;
 		/* callbacks see the next tick as now: what they arm lands there or later */
@@ -146,7 +167,7 @@ unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
 		while (head) {
 			struct ixm_timer *t = head;
 
-			ixm_timer_unlink(t);
+			ixm_timer_unlink(w, t);
 			w->pending--;
 			w->fired++;
 			fired++;

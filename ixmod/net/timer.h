@@ -51,6 +51,7 @@ struct ixm_timer_wheel {
 	u64			now;
 	unsigned int		pending;
 	u64			fired;
+	u64			busy0;	/* bit i: level 0's slot i holds a timer */
 	struct ixm_timer	*slot[IXM_TIMER_LEVELS][IXM_TIMER_SLOTS];
 };
 

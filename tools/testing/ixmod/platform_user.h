@@ -153,6 +153,7 @@ struct device;
 #define IXM_INDIRECT_CALL_1(f, f1, ...)	((void)(f1), (f)(__VA_ARGS__))
 
 #define ixm_ilog2(n)			(31 - __builtin_clz((unsigned int)(n)))
+#define ixm_ffs64(x)			((unsigned int)__builtin_ctzll(x))	/* x != 0 */
 
 /* Time: tests set it (deterministic ageing); starts at 0. */
 extern u64 ixm_host_now_ns;
