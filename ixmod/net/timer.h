@@ -45,13 +45,14 @@ struct ixm_timer {
  * @now: the next tick to process
  * @pending: timers armed and not yet fired or cancelled
  * @fired: timers fired so far
+ * @busy0: bit i set: level 0's slot i holds a timer
  * @slot: per level, per slot, a list of timers
  */
 struct ixm_timer_wheel {
 	u64			now;
 	unsigned int		pending;
 	u64			fired;
-	u64			busy0;	/* bit i: level 0's slot i holds a timer */
+	u64			busy0;
 	struct ixm_timer	*slot[IXM_TIMER_LEVELS][IXM_TIMER_SLOTS];
 };
 
