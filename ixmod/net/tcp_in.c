@@ -520,6 +520,34 @@ static void ixm_tcp_schedule_ack(struct ixm_tcp_conn *c)
 }
 
 /*
+ * The send window from a segment the window update rule accepts (RFC
+ * 9293 §3.10.7.4, fifth check: SND.WL1 < SEG.SEQ, or equal with SND.WL2
+ * <= SEG.ACK): a window that reopens ends persisting, a larger one may
+ * let queued data go, and a sendv that found no room hears of it.
+ */
+static __always_inline void ixm_tcp_update_window(struct ixm_tcp_conn *c, u32 seq, u32 ack, u32 nwnd)
+{
+	if (nwnd && !c->snd_wnd && (c->flags & IXM_TCPF_PERSIST)) {
+		c->flags &= ~IXM_TCPF_PERSIST;
+		c->snd_nxt = c->snd_una;	/* a refused probe byte goes again first */
+		ixm_timer_cancel(&c->table->wheel, &c->timer);
+		if (c->snd_una != c->snd_max)
+			ixm_tcp_arm_rexmit(c);
+	}
+	if (nwnd > c->snd_wnd)
+		ixm_tcp_mark_pending(c);
+	c->snd_wnd = nwnd;
+	if (nwnd > c->max_snd_wnd)
+		c->max_snd_wnd = nwnd;
+	c->snd_wl1 = seq;
+	c->snd_wl2 = ack;
+	if ((c->flags & IXM_TCPF_WANT_SPACE) && ixm_tcp_send_space(c)) {
+		c->flags &= ~IXM_TCPF_WANT_SPACE;
+		ixm_tcp_post_sent(c);
+	}
+}
+
+/*
  * Header prediction (Van Jacobson's, as in Linux's tcp_rcv_established()):
  * the segment an established connection expects next, in order, with
  * only ACK (and PSH) set, an open window, a timestamp that passes PAWS,
@@ -549,7 +577,8 @@ static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		if (!o->has_ts || ixm_seq_lt(o->tsval, c->ts_recent))
 			return -1;
 	}
-	if (dlen && (dlen > c->rcv_adv - c->rcv_nxt || ixm_seq_lt(c->rcv_adv, c->rcv_nxt) ||
+	/* the receive window: checked for a right edge behind, then subtracted */
+	if (dlen && (ixm_seq_lt(c->rcv_adv, c->rcv_nxt) || dlen > c->rcv_adv - c->rcv_nxt ||
 		     !ixm_tcp_rcv_room(c, m)))
 		return -1;
 
@@ -560,22 +589,15 @@ static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	if (ack != c->snd_una)
 		ixm_tcp_ack_new(c, ack);
 	/*
-	 * The window update rule holds (SND.WL1 < SEG.SEQ, or equal with
-	 * SND.WL2 <= SEG.ACK): as in ixm_tcp_rcv_conn(), not zero, not
-	 * persisting
+	 * In order, ACK not behind: the window update rule holds.  With the
+	 * window as it was, only the edges move: the ACK, if new, already
+	 * told a waiting sendv of the room it made.
 	 */
-	c->snd_wl1 = seq;
-	c->snd_wl2 = ack;
 	if (nwnd != c->snd_wnd) {
-		if (nwnd > c->snd_wnd)
-			ixm_tcp_mark_pending(c);
-		c->snd_wnd = nwnd;
-		if (nwnd > c->max_snd_wnd)
-			c->max_snd_wnd = nwnd;
-		if ((c->flags & IXM_TCPF_WANT_SPACE) && ixm_tcp_send_space(c)) {
-			c->flags &= ~IXM_TCPF_WANT_SPACE;
-			ixm_tcp_post_sent(c);
-		}
+		ixm_tcp_update_window(c, seq, ack, nwnd);
+	} else {
+		c->snd_wl1 = seq;
+		c->snd_wl2 = ack;
 	}
 	if (dlen) {
 		m->seq = seq;
@@ -727,26 +749,8 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	/* the window update rule (RFC 9293 §3.10.7.4, fifth check) */
 	if (ixm_seq_lt(c->snd_wl1, seq) ||
 	    (c->snd_wl1 == seq && ixm_seq_leq(c->snd_wl2, ack))) {
-		u32 nwnd = (u32)ixm_ntohs(th->window) << c->snd_wscale;
-
-		if (nwnd && !c->snd_wnd && (c->flags & IXM_TCPF_PERSIST)) {
-			c->flags &= ~IXM_TCPF_PERSIST;
-			c->snd_nxt = c->snd_una;	/* a refused probe byte goes again first */
-			ixm_timer_cancel(&t->wheel, &c->timer);
-			if (c->snd_una != c->snd_max)
-				ixm_tcp_arm_rexmit(c);
-		}
-		if (nwnd > c->snd_wnd)
-			ixm_tcp_mark_pending(c);
-		c->snd_wnd = nwnd;
-		if (nwnd > c->max_snd_wnd)
-			c->max_snd_wnd = nwnd;
-		c->snd_wl1 = seq;
-		c->snd_wl2 = ack;
-		if ((c->flags & IXM_TCPF_WANT_SPACE) && ixm_tcp_send_space(c)) {
-			c->flags &= ~IXM_TCPF_WANT_SPACE;
-			ixm_tcp_post_sent(c);
-		}
+		ixm_tcp_update_window(c, seq, ack,
+				      (u32)ixm_ntohs(th->window) << c->snd_wscale);
 	}
 
 	/* our FIN acknowledged? */

@@ -39,9 +39,7 @@ static void ixm_timer_unlink(struct ixm_timer_wheel *w, struct ixm_timer *t)
 static void ixm_timer_place(struct ixm_timer_wheel *w, struct ixm_timer *t)
 {
 	u64 delta = t->expires - w->now;
-	unsigned int level = 0;
-
-	unsigned int idx;
+	unsigned int level = 0, idx;
 
 	while (level < IXM_TIMER_LEVELS - 1 &&
 	       delta >> (IXM_TIMER_SLOT_BITS * (level + 1)))
