@@ -310,8 +310,8 @@ void ixm_tcp_conn_free(struct ixm_tcp_conn *c)
 {
 	struct ixm_tcp_table *t = c->table;
 
-	ixm_timer_cancel(&t->wheel, &c->timer);
-	ixm_timer_cancel(&t->wheel, &c->delack);
+	ixm_timer_del(&t->wheel, &c->timer);
+	ixm_timer_del(&t->wheel, &c->delack);
 	if (c->flags & IXM_TCPF_PENDING)
 		ixm_tcp_pending_unlink(c);
 	if (c->state == IXM_TCP_TIME_WAIT)

@@ -10,6 +10,12 @@
  * empty ticks up to the next such slot or wrap at once, not tick by tick
  * (a busy core runs the wheel every iteration, many ticks apart under
  * emulation).
+ *
+ * A timer sits in the slot of its tick @at; its expiry @expires may be
+ * later (moved later since) or void (!@armed: cancelled since).  When the
+ * slot comes up, or is cascaded, such a timer is dropped or put in the
+ * slot of @expires: a slot never holds a timer before the wheel's tick,
+ * and every armed timer is in a slot no later than its expiry.
  */
 #include "timer.h"
 
@@ -35,16 +41,16 @@ static void ixm_timer_unlink(struct ixm_timer_wheel *w, struct ixm_timer *t)
 	t->pprev = NULL;
 }
 
-/* Put @t (not linked, @t->expires >= @w->now) in its slot. */
+/* Put @t (in no slot, @t->at >= @w->now) in the slot of tick @t->at. */
 static void ixm_timer_place(struct ixm_timer_wheel *w, struct ixm_timer *t)
 {
-	u64 delta = t->expires - w->now;
+	u64 delta = t->at - w->now;
 	unsigned int level = 0, idx;
 
 	while (level < IXM_TIMER_LEVELS - 1 &&
 	       delta >> (IXM_TIMER_SLOT_BITS * (level + 1)))
 		level++;
-	idx = (t->expires >> (IXM_TIMER_SLOT_BITS * level)) & (IXM_TIMER_SLOTS - 1);
+	idx = (t->at >> (IXM_TIMER_SLOT_BITS * level)) & (IXM_TIMER_SLOTS - 1);
 	ixm_timer_link(&w->slot[level][idx], t);
 	if (!level)
 		w->busy0 |= 1ULL << idx;
@@ -71,20 +77,30 @@ void ixm_timer_wheel_init(struct ixm_timer_wheel *w, u64 now_ns)
  *
  * The timer fires at the first ixm_timer_run() whose time reaches the
  * tick that holds @expires_ns (so up to one tick late, never early).
+ * Moving a timer later, or arming one cancelled before its slot came
+ * up, only writes its expiry.
  */
 void ixm_timer_arm(struct ixm_timer_wheel *w, struct ixm_timer *t, u64 expires_ns)
 {
 	u64 expires = (expires_ns + IXM_TIMER_TICK_NS - 1) >> IXM_TIMER_TICK_SHIFT;
 
-	if (ixm_timer_pending(t))
-		ixm_timer_unlink(w, t);
-	else
-		w->pending++;
 	if ((s64)(expires - w->now) < 0)
 		expires = w->now;
 	else if (expires - w->now > IXM_TIMER_MAX_TICKS)
 		expires = w->now + IXM_TIMER_MAX_TICKS;
+	if (!t->armed) {
+		t->armed = true;
+		w->pending++;
+	}
 	t->expires = expires;
+	if (t->pprev) {
+		if (t->at <= expires)
+			return;		/* its slot comes first: moved from there */
+		ixm_timer_unlink(w, t);
+	} else {
+		w->linked++;
+	}
+	t->at = expires;
 	ixm_timer_place(w, t);
 }
 
@@ -93,15 +109,32 @@ void ixm_timer_arm(struct ixm_timer_wheel *w, struct ixm_timer *t, u64 expires_n
  * @w: the wheel it was armed on
  * @t: the timer
  *
+ * It may stay in its slot until that comes up (ixm_timer_del() takes it
+ * out: before @t's memory goes).
+ *
  * Return: true if it was pending (it will not fire now).
  */
 bool ixm_timer_cancel(struct ixm_timer_wheel *w, struct ixm_timer *t)
 {
-	if (!ixm_timer_pending(t))
+	if (!t->armed)
 		return false;
-	ixm_timer_unlink(w, t);
+	t->armed = false;
 	w->pending--;
 	return true;
+}
+
+/**
+ * ixm_timer_del() - stop a timer and take it off the wheel
+ * @w: the wheel it was armed on
+ * @t: the timer; the wheel holds no pointer to it afterwards
+ */
+void ixm_timer_del(struct ixm_timer_wheel *w, struct ixm_timer *t)
+{
+	ixm_timer_cancel(w, t);
+	if (t->pprev) {
+		ixm_timer_unlink(w, t);
+		w->linked--;
+	}
 }
 
 /* Move every timer of a level-@level slot to where it belongs now. */
@@ -116,7 +149,12 @@ static void ixm_timer_cascade(struct ixm_timer_wheel *w, unsigned int level,
 
 		t->next = NULL;
 		t->pprev = NULL;
-		ixm_timer_place(w, t);
+		if (t->armed) {
+			t->at = t->expires;	/* moved later meanwhile: there now */
+			ixm_timer_place(w, t);
+		} else {
+			w->linked--;		/* cancelled meanwhile */
+		}
 		t = next;
 	}
 }
@@ -166,13 +204,24 @@ unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
 			struct ixm_timer *t = head;
 
 			ixm_timer_unlink(w, t);
+			if (!t->armed) {		/* cancelled since */
+				w->linked--;
+				continue;
+			}
+			if (t->expires >= w->now) {	/* moved later since */
+				t->at = t->expires;
+				ixm_timer_place(w, t);
+				continue;
+			}
+			w->linked--;
+			t->armed = false;
 			w->pending--;
 			w->fired++;
 			fired++;
 			t->fn(t, now_ns);
 		}
-		/* nothing due for a whole wheel turn at level 0: skip ahead by slots */
-		if (!w->pending)
+		/* no timer in any slot: on to the target at once */
+		if (!w->linked)
 			w->now = target + 1;
 	}
 	return fired;
@@ -183,12 +232,14 @@ unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
  * @w: the wheel
  *
  * For a core about to sleep: with nothing pending, U64_MAX.  Else the
- * earliest start of a non-empty slot, which no timer in it precedes: a
- * level-0 slot is one tick; a higher level's slot is cascaded, its timers
- * moved down, at the first tick of its range, and none of them fires
- * before that.  So the result is never late, and early by less than a
- * slot of the level holding the next timer: less than 64 ticks (1 ms)
- * when that timer is within 64 ticks.  Reads every slot once.
+ * earliest expiry of the armed timers in level 0 (due within 64 ticks,
+ * or moved later since) and the earliest start of a non-empty slot of
+ * the higher levels, which no timer in it precedes: such a slot is
+ * cascaded, its timers moved down, at the first tick of its range, and
+ * none of them fires before that.  So the result is never late, and
+ * early by less than a slot of the level holding the next timer: exact
+ * when that timer is within 64 ticks.  Reads every slot once and the
+ * timers of level 0.
  *
  * Return: the time, in the core's clock (ns).
  */
@@ -196,10 +247,19 @@ u64 ixm_timer_next_ns(const struct ixm_timer_wheel *w)
 {
 	u64 best = U64_MAX;
 	unsigned int level, k;
+	u64 busy = w->busy0;
 
 	if (!w->pending)
 		return U64_MAX;
-	for (level = 0; level < IXM_TIMER_LEVELS; level++) {
+	while (busy) {
+		const struct ixm_timer *t = w->slot[0][ixm_ffs64(busy)];
+
+		busy &= busy - 1;
+		for (; t; t = t->next)
+			if (t->armed && t->expires < best)
+				best = t->expires;
+	}
+	for (level = 1; level < IXM_TIMER_LEVELS; level++) {
 		unsigned int shift = IXM_TIMER_SLOT_BITS * level;
 		u64 base = w->now >> shift;
 
@@ -208,9 +268,7 @@ u64 ixm_timer_next_ns(const struct ixm_timer_wheel *w)
 
 			if (!w->slot[level][(base + k) & (IXM_TIMER_SLOTS - 1)])
 				continue;
-			if (!level)
-				tick = w->now + k;	/* level 0 holds now..now+63 */
-			else if (k)
+			if (k)
 				tick = (base + k) << shift;
 			else if (!(w->now & ((1ULL << shift) - 1)))
 				tick = w->now;		/* cascaded in this very tick */

@@ -129,6 +129,7 @@ TEST(timer_model)
 	for (i = 0, op = 0; i < N; i++)
 		op += tt[i].armed;
 	EXPECT_EQ(op, w.pending);
+	EXPECT_GE(w.linked, w.pending) TH_LOG("every pending timer is in a slot");
 	EXPECT_GT(fired_total, 10000) {
 		TH_LOG("pending count matches the model (%u), %u fired", op, fired_total);
 	}
@@ -192,6 +193,58 @@ TEST(timer_callbacks)
 	ixm_timer_cancel(&w, &victim);
 	EXPECT_FALSE(ixm_timer_cancel(&w, &victim));
 	EXPECT_EQ(0, w.pending) TH_LOG("a second cancel is a no-op");
+}
+
+/*
+ * Lazy cancel and move (timer.h): a timer moved later or cancelled stays
+ * in its slot, touching no list, until that slot comes up; it must then
+ * fire at its new time, or not at all, and leave the wheel.
+ */
+TEST(timer_lazy)
+{
+	u64 now = 2000 * SEC / TICK * TICK;	/* on a tick: the arithmetic below is exact */
+
+	ixm_timer_wheel_init(&w, now);
+	ixm_timer_init(&victim, on_victim);
+	victim_fires = 0;
+	ixm_timer_arm(&w, &victim, now + 10 * TICK);
+	ixm_timer_arm(&w, &victim, now + 40 * TICK);
+	EXPECT_EQ(10, victim.at - w.now) TH_LOG("moved later: still in the slot of its first time");
+	EXPECT_EQ(now + 40 * TICK, ixm_timer_next_ns(&w)) {
+		TH_LOG("ixm_timer_next_ns() gives the time it was moved to, not its slot's");
+	}
+	ixm_timer_run(&w, now + 20 * TICK);
+	EXPECT_EQ(0, victim_fires);
+	EXPECT_TRUE(ixm_timer_pending(&victim));
+	EXPECT_EQ(40, victim.at - now / TICK) {
+		TH_LOG("its old slot came up: put in the slot of its new time");
+	}
+	ixm_timer_run(&w, now + 39 * TICK);
+	EXPECT_EQ(0, victim_fires) TH_LOG("not a tick early");
+	ixm_timer_run(&w, now + 40 * TICK);
+	EXPECT_EQ(1, victim_fires) TH_LOG("moved later: fires once, at the new time");
+	EXPECT_EQ(0, w.pending);
+	EXPECT_EQ(0, w.linked);
+
+	ixm_timer_arm(&w, &victim, now + 100 * TICK);
+	ixm_timer_cancel(&w, &victim);
+	EXPECT_EQ(0, w.pending);
+	EXPECT_EQ(1, w.linked) TH_LOG("cancelled: left in its slot");
+	EXPECT_EQ(U64_MAX, ixm_timer_next_ns(&w)) TH_LOG("nothing pending: no wake for it");
+	ixm_timer_arm(&w, &victim, now + 300 * TICK);
+	EXPECT_EQ(1, w.linked) TH_LOG("armed again later: the same slot entry");
+	ixm_timer_arm(&w, &victim, now + 50 * TICK);
+	EXPECT_EQ(50, victim.at - now / TICK) TH_LOG("moved earlier: moved at once");
+	ixm_timer_cancel(&w, &victim);
+	ixm_timer_run(&w, now + 200 * TICK);
+	EXPECT_EQ(1, victim_fires) TH_LOG("cancelled: never fires");
+	EXPECT_EQ(0, w.linked) TH_LOG("its slot came up: off the wheel");
+
+	ixm_timer_arm(&w, &victim, now + 1000 * TICK);
+	ixm_timer_cancel(&w, &victim);
+	ixm_timer_del(&w, &victim);
+	EXPECT_EQ(0, w.linked);
+	EXPECT_EQ(NULL, victim.pprev) TH_LOG("ixm_timer_del(): no slot points at it any more");
 }
 
 TEST_HARNESS_MAIN
