@@ -147,6 +147,50 @@ void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 		  u32 nslices);
 int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev);
 bool ixm_app_can_post(struct ixm_app *app);
+
+/**
+ * ixm_app_event_begin() - where to write the next event
+ * @app: the context
+ * @spare: the caller's event, used when the ring's next slot cannot be
+ *
+ * Nearly always the ring's next free slot, written in place (no copy);
+ * while events are held back or the ring is full, @spare, which
+ * ixm_app_event_end() then queues as ixm_app_post() does.  The caller
+ * writes every field (the ring is the application's memory: no stale
+ * bytes from an earlier event may stay).
+ *
+ * Return: the event to write, or NULL when neither the ring nor the
+ * hold-back queue has room (ixm_app_can_post() is false).
+ */
+static inline struct ixmod_event *ixm_app_event_begin(struct ixm_app *app,
+							struct ixmod_event *spare)
+{
+	struct ixm_ring *r = &app->events;
+
+	if (likely(!app->hold_count) && ixm_ring_space(r, &app->stats.ring_corrupt))
+		return (struct ixmod_event *)r->entries + (r->cached & r->mask);
+	return ixm_app_can_post(app) ? spare : NULL;
+}
+
+/**
+ * ixm_app_event_end() - the event ixm_app_event_begin() gave is written
+ * @app: the context
+ * @ev: that event
+ * @spare: the same spare
+ *
+ * It becomes visible at the next ixm_app_flush().
+ */
+static inline void ixm_app_event_end(struct ixm_app *app, struct ixmod_event *ev,
+				     struct ixmod_event *spare)
+{
+	if (unlikely(ev == spare)) {
+		ixm_app_post(app, spare);	/* cannot fail: begin checked */
+		return;
+	}
+	app->events.cached++;
+	app->stats.events++;
+	app->dirty = true;
+}
 bool ixm_app_flush(struct ixm_app *app);
 u32 ixm_app_rx_off(const struct ixm_mbuf *m);
 struct ixm_net_port *ixm_stack_route(struct ixm_stack *st, __be32 daddr,

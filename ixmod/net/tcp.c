@@ -350,24 +350,26 @@ void ixm_tcp_mark_pending(struct ixm_tcp_conn *c)
  */
 static bool ixm_tcp_post(struct ixm_tcp_conn *c, u8 type, s32 res, u64 user_data)
 {
-	struct ixmod_event ev;
+	struct ixmod_event spare, *ev = ixm_app_event_begin(c->app, &spare);
 
-	if (!ixm_app_can_post(c->app))
+	if (!ev)
 		return false;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = type;
-	ev.res = res;
-	ev.user_data = user_data;
+	*ev = (struct ixmod_event){
+		.type = type,
+		.res = res,
+		.user_data = user_data,
+	};
 	if (type == IXMOD_EV_TCP_KNOCK) {
-		ev.addr = c->raddr;
-		ev.port = c->rport;
-		ev.lport = c->lport;
+		ev->addr = c->raddr;
+		ev->port = c->rport;
+		ev->lport = c->lport;
 	}
 	if (type == IXMOD_EV_TCP_SENT)
-		ev.win = ixm_tcp_send_space(c);
+		ev->win = ixm_tcp_send_space(c);
 	else if (type != IXMOD_EV_TCP_RECV)
-		ev.handle = ixm_tcp_handle(c);
-	return !ixm_app_post(c->app, &ev);
+		ev->handle = ixm_tcp_handle(c);
+	ixm_app_event_end(c->app, ev, &spare);
+	return true;
 }
 
 static u64 ixm_tcp_event_cookie(const struct ixm_tcp_conn *c)
@@ -385,16 +387,17 @@ static bool ixm_tcp_post_recv(struct ixm_tcp_conn *c)
 	struct ixm_mbuf *m;
 
 	while ((m = c->rcv_posted)) {
-		struct ixmod_event ev;
+		struct ixmod_event spare, *ev = ixm_app_event_begin(c->app, &spare);
 
-		if (!ixm_app_can_post(c->app))
+		if (!ev)
 			return false;
-		memset(&ev, 0, sizeof(ev));
-		ev.type = IXMOD_EV_TCP_RECV;
-		ev.res = m->len;
-		ev.user_data = c->cookie;
-		ev.off = ixm_app_rx_off(m);
-		ixm_app_post(c->app, &ev);	/* cannot fail: checked */
+		*ev = (struct ixmod_event){
+			.type = IXMOD_EV_TCP_RECV,
+			.res = m->len,
+			.user_data = c->cookie,
+			.off = ixm_app_rx_off(m),
+		};
+		ixm_app_event_end(c->app, ev, &spare);
 		m->owner = c;
 		c->app->stats.rx_bufs++;
 		c->rcv_given += m->len;
