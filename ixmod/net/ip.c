@@ -90,15 +90,19 @@ void ixm_ip_input(struct ixm_net_port *port, struct ixm_mbuf *m)
 		return;
 	}
 	ih = (struct ixm_iphdr *)(m->data + IXM_ETH_HLEN);
-	if (unlikely((ih->ver_ihl >> 4) != 4)) {
-		ixm_net_drop(port, m, IXM_DROP_IP_VERSION);
-		return;
-	}
-	/* RFC 791 §3.1: "the minimum value for a correct header is 5" */
-	hlen = ixm_ip_hlen(ih);
-	if (unlikely(hlen < IXM_IP_HLEN || hlen > len)) {
-		ixm_net_drop(port, m, IXM_DROP_IP_HLEN);
-		return;
+	if (likely(ih->ver_ihl == 0x45)) {	/* nearly all: no options */
+		hlen = IXM_IP_HLEN;
+	} else {
+		if (unlikely((ih->ver_ihl >> 4) != 4)) {
+			ixm_net_drop(port, m, IXM_DROP_IP_VERSION);
+			return;
+		}
+		/* RFC 791 §3.1: "the minimum value for a correct header is 5" */
+		hlen = ixm_ip_hlen(ih);
+		if (unlikely(hlen < IXM_IP_HLEN || hlen > len)) {
+			ixm_net_drop(port, m, IXM_DROP_IP_HLEN);
+			return;
+		}
 	}
 	tot = ixm_ntohs(ih->tot_len);
 	if (unlikely(tot < hlen || tot > len)) {
@@ -138,6 +142,15 @@ void ixm_ip_input(struct ixm_net_port *port, struct ixm_mbuf *m)
 	}
 	if (unlikely(ixm_ip_src_is_bad(cfg, ih->saddr))) {
 		ixm_net_drop(port, m, IXM_DROP_IP_SRC);
+		return;
+	}
+	/* TCP and UDP called directly, not through the table: no retpoline */
+	if (likely(ih->protocol == IXM_IPPROTO_TCP)) {
+		ixm_tcp_input(port, m, ih);
+		return;
+	}
+	if (ih->protocol == IXM_IPPROTO_UDP) {
+		ixm_udp_input(port, m, ih);
 		return;
 	}
 	input = ixm_ip_protos[ih->protocol];
