@@ -160,36 +160,3 @@ void ixm_ip_input(struct ixm_net_port *port, struct ixm_mbuf *m)
 	}
 	input(port, m, ih);
 }
-
-/**
- * ixm_ip_build_header() - fill in an IPv4 header without options
- * @ih: where the header goes (any alignment)
- * @src: source address
- * @dst: destination address
- * @proto: IXM_IPPROTO_* of the payload
- * @payload_len: bytes after the header; at most 65515
- * @id: identification (RFC 6864: only meaningful for fragments, and ours
- *	never are, since DF is set)
- * @nic_csum: the NIC inserts the checksum (IXM_TXO_CSUM): leave it 0
- *
- * Version 4, IHL 5, TOS 0, DF (RFC 1191 path MTU discovery), TTL
- * IXM_IP_TTL, and the header checksum (RFC 791 §3.1).
- *
- * Context: any.
- */
-void ixm_ip_build_header(struct ixm_iphdr *ih, __be32 src, __be32 dst,
-			 u8 proto, u16 payload_len, u16 id, bool nic_csum)
-{
-	ih->ver_ihl = 0x45;
-	ih->tos = 0;
-	ih->tot_len = ixm_htons(IXM_IP_HLEN + payload_len);
-	ih->id = ixm_htons(id);
-	ih->frag_off = ixm_htons(IXM_IP_DF);
-	ih->ttl = IXM_IP_TTL;
-	ih->protocol = proto;
-	ih->check = 0;
-	ih->saddr = src;
-	ih->daddr = dst;
-	if (!nic_csum)
-		ih->check = ixm_csum(ih, IXM_IP_HLEN);
-}

@@ -24,8 +24,6 @@
 #include "csum.h"
 #include "eth.h"
 
-#define IXM_TCP_OPTS_MAX	20
-
 /* RFC 7323 §5.4: the timestamp clock ticks once per millisecond. */
 static u32 ixm_tcp_ts_now(const struct ixm_tcp_table *t)
 {
@@ -241,13 +239,36 @@ static void ixm_tcp_copy_data(const struct ixm_tcp_conn *c, u32 seq, u8 *dst, u3
 }
 
 /*
- * Build and queue one segment.  @c gives the data (@dlen bytes from
- * @seq) and may be NULL for a segment without data.
+ * A buffer for one segment (-ENOSPC: the port's batch is full, -ENOBUFS:
+ * no buffer).  Its options are written at ixm_tcp_seg_opts() before
+ * ixm_tcp_xmit() fills in the rest.
  */
-static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
-			__be32 daddr, __be16 sport, __be16 dport, u32 seq,
-			u32 ack, u8 flags, __be16 win, const u8 *opts,
-			unsigned int optlen, const struct ixm_tcp_conn *c, u32 dlen)
+static int ixm_tcp_seg_alloc(struct ixm_net_port *np, struct ixm_mbuf **mp)
+{
+	if (np->ntx >= IXM_TX_BATCH)
+		return -ENOSPC;
+	*mp = ixm_mbuf_alloc(np->pool);
+	if (!*mp) {
+		np->stats->drops[IXM_DROP_NO_BUF]++;
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+static u8 *ixm_tcp_seg_opts(struct ixm_mbuf *m)
+{
+	return m->data + IXM_ETH_HLEN + IXM_IP_HLEN + IXM_TCP_HLEN;
+}
+
+/*
+ * Build and queue one segment in @m (ixm_tcp_seg_alloc(), @optlen bytes
+ * of options already in place; consumed).  @c gives the data (@dlen
+ * bytes from @seq) and may be NULL for a segment without data.
+ */
+static int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf *m, const u8 *dmac,
+			__be32 saddr, __be32 daddr, __be16 sport, __be16 dport,
+			u32 seq, u32 ack, u8 flags, __be16 win, unsigned int optlen,
+			const struct ixm_tcp_conn *c, u32 dlen)
 {
 	const struct ixm_if_config *cfg = np->cfg;
 	unsigned int thlen = IXM_TCP_HLEN + optlen;
@@ -255,7 +276,6 @@ static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
 	struct ixm_ethhdr *eh;
 	struct ixm_tcphdr *th;
 	struct ixm_iphdr *ih;
-	struct ixm_mbuf *m;
 	u32 sum;
 
 	BUILD_BUG_ON(IXM_ETH_HLEN + IXM_TCP_MTU > IXM_MBUF_DATA_MAX);
@@ -269,14 +289,8 @@ static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
 		      "ixmod: TCP segment of %u data bytes over the MTU (mss %u)\n",
 		      dlen, c ? c->mss : 0)) {
 		np->stack->tcp->stats.tx_oversize++;
+		ixm_mbuf_free(m);
 		return -EMSGSIZE;
-	}
-	if (np->ntx >= IXM_TX_BATCH)
-		return -ENOSPC;
-	m = ixm_mbuf_alloc(np->pool);
-	if (!m) {
-		np->stats->drops[IXM_DROP_NO_BUF]++;
-		return -ENOBUFS;
 	}
 	eh = (struct ixm_ethhdr *)m->data;
 	ih = (struct ixm_iphdr *)(m->data + IXM_ETH_HLEN);
@@ -290,8 +304,6 @@ static int ixm_tcp_xmit(struct ixm_net_port *np, const u8 *dmac, __be32 saddr,
 	th->window = win;
 	th->check = 0;
 	th->urg_ptr = 0;
-	if (optlen)
-		memcpy(th + 1, opts, optlen);
 	sum = nic_csum ? 0 : ixm_csum_partial(th, thlen, 0);
 	m->len = IXM_ETH_HLEN + IXM_IP_HLEN + thlen;
 	if (dlen) {
@@ -345,24 +357,23 @@ static struct ixm_net_port *ixm_tcp_route(struct ixm_tcp_conn *c)
 static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
 {
 	bool syn = flags & IXM_TCP_SYN;
-	u8 opts[IXM_TCP_OPTS_MAX];
 	struct ixm_net_port *np;
 	unsigned int optlen;
+	struct ixm_mbuf *m;
 	__be16 win;
 	int err;
 
 	np = ixm_tcp_route(c);
 	if (!np)
 		return -EAGAIN;
-	if (np->ntx >= IXM_TX_BATCH) {
-		ixm_tcp_mark_pending(c);
-		return -ENOSPC;
+	err = ixm_tcp_seg_alloc(np, &m);
+	if (!err) {
+		optlen = ixm_tcp_build_opts(c, ixm_tcp_seg_opts(m), syn);
+		win = ixm_tcp_window_field(c, syn);
+		err = ixm_tcp_xmit(np, m, c->dmac, c->laddr, c->raddr, c->lport,
+				   c->rport, seq, (flags & IXM_TCP_ACK) ? c->rcv_nxt : 0,
+				   flags, win, optlen, c, dlen);
 	}
-	optlen = ixm_tcp_build_opts(c, opts, syn);
-	win = ixm_tcp_window_field(c, syn);
-	err = ixm_tcp_xmit(np, c->dmac, c->laddr, c->raddr, c->lport, c->rport,
-			   seq, (flags & IXM_TCP_ACK) ? c->rcv_nxt : 0, flags, win,
-			   opts, optlen, c, dlen);
 	if (err) {
 		/* a segment over the MTU goes no better next time: dropped */
 		if (err != -EMSGSIZE)
@@ -639,6 +650,7 @@ void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
 	struct ixm_tcp_table *t;
 	u32 seq = 0, ack = 0;
 	u8 flags = IXM_TCP_RST;
+	struct ixm_mbuf *m;
 
 	if (!port || (th->flags & IXM_TCP_RST))
 		return;
@@ -649,8 +661,10 @@ void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
 		flags |= IXM_TCP_ACK;
 	}
 	t = port->stack->tcp;
-	if (!ixm_tcp_xmit(port, ixm_tcp_reply_mac(ih), ih->daddr, ih->saddr,
-			  th->dest, th->source, seq, ack, flags, 0, NULL, 0, NULL, 0)) {
+	if (ixm_tcp_seg_alloc(port, &m))
+		return;
+	if (!ixm_tcp_xmit(port, m, ixm_tcp_reply_mac(ih), ih->daddr, ih->saddr,
+			  th->dest, th->source, seq, ack, flags, 0, 0, NULL, 0)) {
 		t->stats.resets_out++;
 		t->stats.segs_out++;
 	}
@@ -673,15 +687,17 @@ int ixm_tcp_send_synack_stateless(struct ixm_net_port *port,
 				  const struct ixm_tcphdr *th, u32 iss, u16 mss)
 {
 	struct ixm_tcp_table *t = port->stack->tcp;
-	u8 opts[4];
+	struct ixm_mbuf *m;
 	int err;
 
-	ixm_tcp_put_mss(opts, IXM_TCP_MSS_MAX);
-	err = ixm_tcp_xmit(port, ixm_tcp_reply_mac(ih), ih->daddr, ih->saddr,
+	err = ixm_tcp_seg_alloc(port, &m);
+	if (err)
+		return err;
+	err = ixm_tcp_xmit(port, m, ixm_tcp_reply_mac(ih), ih->daddr, ih->saddr,
 			   th->dest, th->source, iss, ixm_ntohl(th->seq) + 1,
 			   IXM_TCP_SYN | IXM_TCP_ACK,
-			   ixm_htons(min_t(u32, t->cfg.rcv_buf, 65535)), opts,
-			   sizeof(opts), NULL, 0);
+			   ixm_htons(min_t(u32, t->cfg.rcv_buf, 65535)),
+			   ixm_tcp_put_mss(ixm_tcp_seg_opts(m), IXM_TCP_MSS_MAX), NULL, 0);
 	if (!err)
 		t->stats.segs_out++;
 	return err;
