@@ -55,6 +55,7 @@ static struct lockdep_map ixm_dp_iter_map =
 #endif
 unsigned int ixm_idle_us = IXM_IDLE_US_DEFAULT;
 unsigned int ixm_rx_batch = IXM_RX_BATCH_DEFAULT;
+unsigned int ixm_idle_looks = IXM_IDLE_LOOKS_DEFAULT;
 
 /*
  * Indexed by CPU.  Written under ixm_cfg_lock *and* the CPU hotplug read
@@ -337,8 +338,11 @@ unsigned int ixm_dp_iterate(struct ixm_core *core)
 	core->stack.nports = work ? work->nr : 0;
 	core->stack.now_ns = ktime_get_ns();
 	ixm_dp_handle_request(core, work);
-	if (unlikely(rcu_access_pointer(core->stack.apps)))
+	/* contexts die only when @work changes under them: look then */
+	if (unlikely((work ? work->gen : 0) != core->alive_gen)) {
 		ixm_dp_check_alive(core, work);
+		core->alive_gen = work ? work->gen : 0;
+	}
 	for (i = 0; work && i < work->nr; i++)
 		ixm_dp_begin_qpair(work->qp[i]);
 	done = ixm_loop_iterate(&core->stack, batch, IXM_CALL_BATCH);
@@ -453,24 +457,64 @@ bool ixm_dp_sleep(struct ixm_core *core, long timeout)
 	return true;
 }
 
+/*
+ * An idle core's cheap iteration.  After a whole iteration that found
+ * nothing, the next idle_looks iterations only look (ixm_loop_busy(): no
+ * clock read, no ring or descriptor written, no lock) and the first that
+ * sees something runs a whole one; a request, a context that may have
+ * died and every idle_looks-th idle iteration (TCP's timers, the clock
+ * that idle_us and the co-located call's deadline read) do too.
+ *
+ * Return: true if this iteration only looked and found nothing.
+ */
+static bool ixm_dp_look_idle(struct ixm_core *core)
+{
+	struct ixm_core_work *work;
+	bool busy;
+
+	if (!core->looks || core->looks > READ_ONCE(ixm_idle_looks) ||
+	    READ_ONCE(core->req) != IXM_REQ_NONE)
+		return false;
+	rcu_read_lock();
+	work = rcu_dereference(core->work);
+	core->stack.ports = work ? work->net : NULL;
+	core->stack.nports = work ? work->nr : 0;
+	busy = (work ? work->gen : 0) != core->alive_gen || ixm_loop_busy(&core->stack);
+	rcu_read_unlock();
+	if (busy)
+		return false;
+	core->looks++;
+	return true;
+}
+
 /**
  * ixm_dp_run_once() - one counted iteration, for whoever runs the loop
  * @core: the core (@core->loop_lock held)
  * @idle_since: the time (&struct ixm_stack.now_ns, ktime_get_ns()) of
  *	the last iteration that found work; updated
  *
- * Return: the work found (ixm_dp_iterate()).
+ * An idle core mostly only looks for work (ixm_dp_look_idle()).
+ *
+ * Return: the work found (ixm_dp_iterate()); 0 for a look.
  */
 unsigned int ixm_dp_run_once(struct ixm_core *core, u64 *idle_since)
 {
-	unsigned int work = ixm_dp_iterate(core);
+	unsigned int work;
 
 	core->stats.iterations++;
+	if (ixm_dp_look_idle(core)) {
+		core->stats.idle++;
+		core->stats.looks++;
+		return 0;
+	}
+	work = ixm_dp_iterate(core);
 	if (work) {
 		core->stats.busy++;
 		*idle_since = core->stack.now_ns;
+		core->looks = 0;
 	} else {
 		core->stats.idle++;
+		core->looks = 1;
 	}
 	return work;
 }

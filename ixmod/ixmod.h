@@ -39,12 +39,15 @@ struct ixm_port;
 #define IXM_IDLE_US_MAX		(10 * USEC_PER_SEC)
 #define IXM_AWAY_US_DEFAULT	1000		/* a co-located thread out this long loses it */
 #define IXM_AWAY_US_MAX		(10 * USEC_PER_SEC)
+#define IXM_IDLE_LOOKS_DEFAULT	16		/* idle looks between whole idle iterations */
+#define IXM_IDLE_LOOKS_MAX	1024
 
 /**
  * struct ixm_core_stats - per-core loop counters
  * @iterations: loop iterations run
  * @busy: iterations that found work
  * @idle: iterations that found no work
+ * @looks: of those, the ones that only looked (ixm_loop_busy(), idle_looks)
  * @sleeps: times the thread went to sleep after @idle_us of idleness
  * @wakeups: times the thread was woken from that sleep
  * @runs: IXMOD_IOC_RUN calls: a co-located thread ran the loop
@@ -59,6 +62,7 @@ struct ixm_core_stats {
 	u64	iterations;
 	u64	busy;
 	u64	idle;
+	u64	looks;
 	u64	sleeps;
 	u64	wakeups;
 	u64	runs;
@@ -194,6 +198,10 @@ struct ixm_ctx {
  * @wake: set by ixm_core_wake(), cleared by the thread
  * @sleeping: true while the thread sleeps in @wq (written by the thread)
  * @work: queue pairs to poll (RCU), NULL when no port is up
+ * @looks: idle iterations since the last whole one (0: that one found
+ *	work; whoever runs the loop)
+ * @alive_gen: the &struct ixm_core_work.gen its contexts were last
+ *	checked against (ixm_dp_check_alive(); whoever runs the loop)
  * @stats: loop counters, on their own cache line (written by the thread)
  * @stack: the protocols' state of this core (ports, sockets, contexts,
  *	receive batch sizes)
@@ -234,6 +242,8 @@ struct ixm_core {
 	bool			wake;
 	bool			sleeping;
 	struct ixm_core_work __rcu *work;
+	unsigned int		looks;
+	u64			alive_gen;
 
 	struct ixm_core_stats	stats ____cacheline_aligned_in_smp;
 
@@ -307,6 +317,7 @@ struct ixm_port {
 extern struct mutex ixm_cfg_lock;
 extern unsigned int ixm_idle_us;
 extern unsigned int ixm_rx_batch;
+extern unsigned int ixm_idle_looks;
 
 /* dp.c: dataplane cores */
 int ixm_dp_init(void);

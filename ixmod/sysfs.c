@@ -4,10 +4,11 @@
  *
  *   /sys/kernel/ixmod/cores             rw  cpulist of dataplane cores
  *   /sys/kernel/ixmod/idle_us           rw  idle polling time before sleep
+ *   /sys/kernel/ixmod/idle_looks        rw  cheap looks between whole idle iterations
  *   /sys/kernel/ixmod/away_us           rw  a co-located thread's time out
  *   /sys/kernel/ixmod/rx_batch          rw  frames per queue per iteration
  *   /sys/kernel/ixmod/dataplane/cpuN/   one directory per dataplane core:
- *       pid, state, isolated, stats/{iterations,busy,idle,sleeps,wakeups}
+ *       pid, state, isolated, stats/{iterations,busy,idle,looks,sleeps,wakeups}
  *
  * Documented in Documentation/ABI/testing/sysfs-ixmod.  Every store
  * follows one shape: parse and validate all of the input (each failure
@@ -258,6 +259,29 @@ static ssize_t idle_us_store(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute idle_us_attr = __ATTR_RW(idle_us);
 
+/* ---- /sys/kernel/ixmod/idle_looks ---- */
+
+static ssize_t idle_looks_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(ixm_idle_looks));
+}
+
+static ssize_t idle_looks_store(struct kobject *kobj, struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	unsigned int val;
+	int err;
+
+	err = ixm_parse_uint("idle_looks", buf, 0, IXM_IDLE_LOOKS_MAX, "a number of looks",
+			     " an idle core takes between whole iterations (0: none)", &val);
+	if (err)
+		return err;
+	WRITE_ONCE(ixm_idle_looks, val);	/* each core's next iteration */
+	return count;
+}
+static struct kobj_attribute idle_looks_attr = __ATTR_RW(idle_looks);
+
 /* ---- /sys/kernel/ixmod/away_us ---- */
 
 static ssize_t away_us_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -322,6 +346,7 @@ static struct kobj_attribute arenas_kept_attr = __ATTR_RO(arenas_kept);
 static struct attribute *ixm_top_attrs[] = {
 	&cores_attr.attr,
 	&idle_us_attr.attr,
+	&idle_looks_attr.attr,
 	&away_us_attr.attr,
 	&rx_batch_attr.attr,
 	&arenas_kept_attr.attr,
@@ -455,6 +480,7 @@ static const struct ixm_stat_desc ixm_loop_stat_descs[] = {
 	IXM_LOOP_STAT(iterations),
 	IXM_LOOP_STAT(busy),
 	IXM_LOOP_STAT(idle),
+	IXM_LOOP_STAT(looks),
 	IXM_LOOP_STAT(sleeps),
 	IXM_LOOP_STAT(wakeups),
 	IXM_LOOP_STAT(runs),

@@ -102,3 +102,36 @@ unsigned int ixm_loop_iterate(struct ixm_stack *st, unsigned int rx_batch,
 	}
 	return done;
 }
+
+/**
+ * ixm_loop_busy() - would an iteration find work?  A cheap look
+ * @st: the core's stack, as for ixm_loop_iterate()
+ *
+ * What can arrive while a core is idle, looked at without a clock and
+ * without touching a ring: a frame or an unreaped transmission on any
+ * port (&struct ixm_queue_ops.busy), a call in any context's ring,
+ * events held back or not yet published.  Timers are not looked at: the
+ * caller runs a whole iteration often enough for them.
+ *
+ * Context: the core's loop, inside ixm_rcu_read_lock().
+ * Return: true if a whole iteration should run.
+ */
+bool ixm_loop_busy(struct ixm_stack *st)
+{
+	struct ixm_app *app;
+	unsigned int i;
+
+	for (i = 0; i < st->nports; i++) {
+		struct ixm_net_port *np = st->ports[i];
+		const struct ixm_queue *q = np->queue;
+
+		if (np->ntx || IXM_INDIRECT_CALL_1(q->ops->busy, ixm_adv_q_busy, q))
+			return true;
+	}
+	ixm_stack_for_each_app(app, st) {
+		if (app->dirty || app->hold_count ||
+		    (!app->dead && READ_ONCE(*app->calls.prod) != app->calls.cached))
+			return true;
+	}
+	return false;
+}

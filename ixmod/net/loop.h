@@ -14,6 +14,7 @@
 
 unsigned int ixm_loop_iterate(struct ixm_stack *st, unsigned int rx_batch,
 			      unsigned int call_batch);
+bool ixm_loop_busy(struct ixm_stack *st);
 
 /* Hooks for the batch tracepoints; the kernel glue defines them. */
 void ixm_net_trace_rx_batch(const struct ixm_net_port *port, unsigned int n);

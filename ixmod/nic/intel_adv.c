@@ -396,9 +396,26 @@ unsigned int ixm_adv_q_tx_reap(struct ixm_queue *q)
 	return ixm_adv_tx_reap(&q->tx);
 }
 
+/*
+ * The next receive descriptor written back (DD), or transmissions not yet
+ * reaped.  Only DD is read: the rest of a descriptor waits for
+ * ixm_adv_rx_burst() and its barrier.
+ */
+bool ixm_adv_q_busy(const struct ixm_queue *q)
+{
+	const struct ixm_rxq *rx = &q->rx;
+
+	if (rx->next_to_clean != rx->next_to_use &&
+	    (le32_to_cpu(READ_ONCE(rx->desc[rx->next_to_clean].wb.status_error)) &
+	     IXM_ADV_RXD_STAT_DD))
+		return true;
+	return q->tx.next_to_clean != q->tx.next_to_use;
+}
+
 const struct ixm_queue_ops ixm_adv_queue_ops = {
 	.rx_burst	= ixm_adv_q_rx_burst,
 	.rx_refill	= ixm_adv_q_rx_refill,
 	.tx_burst	= ixm_adv_q_tx_burst,
 	.tx_reap	= ixm_adv_q_tx_reap,
+	.busy		= ixm_adv_q_busy,
 };

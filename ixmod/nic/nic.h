@@ -172,6 +172,9 @@ struct ixm_queue;
  *	returns how many it took, a prefix of @m (the caller drops the rest)
  * @tx_reap: take back the buffers of finished transmissions; returns the
  *	descriptors reaped
+ * @busy: a cheap look, without side effects: a received frame is ready
+ *	or a transmission is not yet reaped (an idle core's loop asks this
+ *	instead of running a whole iteration)
  *
  * The portable loop (net/loop.c) calls these through INDIRECT_CALL_1()
  * with the Intel advanced-descriptor functions as the likely target, so
@@ -185,6 +188,7 @@ struct ixm_queue_ops {
 	unsigned int	(*tx_burst)(struct ixm_queue *q, struct ixm_mbuf **m,
 				    unsigned int n);
 	unsigned int	(*tx_reap)(struct ixm_queue *q);
+	bool		(*busy)(const struct ixm_queue *q);
 };
 
 /**
@@ -221,5 +225,6 @@ void ixm_adv_q_rx_refill(struct ixm_queue *q);
 unsigned int ixm_adv_q_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
 				unsigned int n);
 unsigned int ixm_adv_q_tx_reap(struct ixm_queue *q);
+bool ixm_adv_q_busy(const struct ixm_queue *q);
 
 #endif /* _IXM_NIC_NIC_H */

@@ -108,11 +108,26 @@ static unsigned int tn_q_tx_reap(struct ixm_queue *q)
 	return n;
 }
 
+/* A frame due at this end, or sent buffers not yet reaped. */
+static bool tn_q_busy(const struct ixm_queue *q)
+{
+	const struct tn_host *h = container_of(q, struct tn_host, queue);
+	const struct tn_frame *f;
+
+	if (h->nsent)
+		return true;
+	for (f = h->link ? h->link->head : NULL; f; f = f->next)
+		if (f->to == h->end && f->due <= h->link->step)
+			return true;
+	return false;
+}
+
 static const struct ixm_queue_ops tn_queue_ops = {
 	.rx_burst	= tn_q_rx_burst,
 	.rx_refill	= tn_q_rx_refill,
 	.tx_burst	= tn_q_tx_burst,
 	.tx_reap	= tn_q_tx_reap,
+	.busy		= tn_q_busy,
 };
 
 /**

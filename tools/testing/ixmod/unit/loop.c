@@ -97,11 +97,19 @@ static unsigned int fq_tx_reap(struct ixm_queue *q)
 	return n;
 }
 
+static bool fq_busy(const struct ixm_queue *q)
+{
+	const struct fq *fq = container_of(q, struct fq, q);
+
+	return fq->nframes || fq->ntaken;
+}
+
 static const struct ixm_queue_ops fq_ops = {
 	.rx_burst	= fq_rx_burst,
 	.rx_refill	= fq_rx_refill,
 	.tx_burst	= fq_tx_burst,
 	.tx_reap	= fq_tx_reap,
+	.busy		= fq_busy,
 };
 
 static struct tn_host *fq_host(struct fq *fq)
@@ -207,6 +215,45 @@ TEST(loop_notifies_only_contexts_with_new_events)
 	ixm_loop_iterate(&h->stack, 64, ~0u);
 	EXPECT_EQ(before + 1, ixm_host_notified) TH_LOG("no new event: no notification");
 	tn_app_free(b);
+	tn_app_free(a);
+	tn_host_free(h);
+}
+
+/*
+ * ixm_loop_busy(), the idle core's cheap look: false only when a whole
+ * iteration would find nothing (timers apart), true for each thing that
+ * can arrive: a frame, a transmission to reap, a call, held events.
+ */
+TEST(loop_busy_sees_what_an_iteration_would_do)
+{
+	struct fq fq;
+	struct tn_host *h = fq_host(&fq);
+	struct tn_app *a = tn_app_new(h, 8, 8, 4096);
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_UDP_BIND, .user_data = 7, .port = ixm_htons(5000),
+	};
+
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_FALSE(ixm_loop_busy(&h->stack)) TH_LOG("nothing anywhere: idle");
+	fq_add_echo(&fq, 1);
+	EXPECT_TRUE(ixm_loop_busy(&h->stack)) TH_LOG("a frame waits in the receive ring");
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(0, fq.nframes);
+	fq.ntaken = 1;	/* as if the device still held a frame */
+	EXPECT_TRUE(ixm_loop_busy(&h->stack)) TH_LOG("a transmission to reap");
+	fq.ntaken = 0;
+	EXPECT_FALSE(ixm_loop_busy(&h->stack));
+
+	tn_app_submit(a, &c);
+	EXPECT_TRUE(ixm_loop_busy(&h->stack)) TH_LOG("a call in a context's ring");
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_FALSE(ixm_loop_busy(&h->stack)) TH_LOG("the call ran, its event published");
+	h->stack.apps->dirty = true;
+	EXPECT_TRUE(ixm_loop_busy(&h->stack)) TH_LOG("events written, not yet published");
+	h->stack.apps->dirty = false;
+	h->stack.apps->hold_count = 1;
+	EXPECT_TRUE(ixm_loop_busy(&h->stack)) TH_LOG("events held back");
+	h->stack.apps->hold_count = 0;
 	tn_app_free(a);
 	tn_host_free(h);
 }

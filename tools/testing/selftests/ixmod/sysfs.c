@@ -50,6 +50,7 @@ FIXTURE_SETUP(ixm)
 	ASSERT_GE(ixt_nr_online_cpus(), 3)
 		TH_LOG("these tests need 3 online cpus");
 	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/idle_us", "1000"));
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/idle_looks", "16"));
 	ASSERT_EQ(0, ixt_kmsg_open(&self->kmsg));
 }
 
@@ -59,6 +60,7 @@ FIXTURE_TEARDOWN(ixm)
 
 	EXPECT_EQ(0, ixt_write(IXM_SYSFS "/cores", "\n"));
 	EXPECT_EQ(0, ixt_write(IXM_SYSFS "/idle_us", "1000"));
+	EXPECT_EQ(0, ixt_write(IXM_SYSFS "/idle_looks", "16"));
 	EXPECT_EQ(0, ixt_kmsg_check(&self->kmsg, why, sizeof(why)))
 		TH_LOG("%s", why);
 	ixt_kmsg_close(&self->kmsg);
@@ -362,6 +364,15 @@ static const struct attr_case away_us_cases[] = {
 	{ "x",		NULL },
 };
 
+static const struct attr_case idle_looks_cases[] = {
+	{ "0",		"0" },	/* every iteration whole */
+	{ "1024",	"1024" },
+	{ "1025",	NULL },	/* timers would wait too long */
+	{ "-1",		NULL },
+	{ "\n",		NULL },	/* empty */
+	{ "16x",	NULL },
+};
+
 static const struct attr_case rx_batch_cases[] = {
 	{ "1",		"1" },
 	{ "64\n",	"64" },
@@ -408,6 +419,12 @@ TEST_F(ixm, idle_us_values)
 {
 	attr_values(_metadata, &self->kmsg, "idle_us", "777", idle_us_cases,
 		    ARRAY_SIZE(idle_us_cases));
+}
+
+TEST_F(ixm, idle_looks_values)
+{
+	attr_values(_metadata, &self->kmsg, "idle_looks", "8", idle_looks_cases,
+		    ARRAY_SIZE(idle_looks_cases));
 }
 
 TEST_F(ixm, away_us_values)
@@ -498,11 +515,44 @@ TEST_F(ixm, idle_core_sleeps_and_wakes)
 	EXPECT_GT(stat_of(2, "iterations"), it0);
 }
 
+/*
+ * An idle core only looks for work (no clock, no ring touched) on
+ * idle_looks of every idle_looks + 1 idle iterations, and on none with 0.
+ */
+TEST_F(ixm, idle_core_mostly_looks)
+{
+	unsigned long long idle0, looks0, idle, looks;
+
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/idle_us", "0"));	/* poll on */
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/idle_looks", "16"));
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/cores", "2"));
+	ASSERT_TRUE(wait_for(IXM_DP "/cpu2/state", "polling", 5000));
+	idle0 = stat_of(2, "idle");
+	looks0 = stat_of(2, "looks");
+	ixt_msleep(200);
+	idle = stat_of(2, "idle") - idle0;
+	looks = stat_of(2, "looks") - looks0;
+	ASSERT_GT(idle, 100) TH_LOG("the polling core ran %llu idle iterations", idle);
+	/* 16 of 17, less the reads' skew */
+	EXPECT_GT(looks * 10, idle * 8) {
+		TH_LOG("idle_looks 16: %llu of %llu idle iterations only looked", looks, idle);
+	}
+	EXPECT_LE(looks, idle);
+
+	ASSERT_EQ(0, ixt_write(IXM_SYSFS "/idle_looks", "0"));
+	ixt_msleep(50);		/* the core's next iteration reads it */
+	idle0 = stat_of(2, "idle");
+	looks0 = stat_of(2, "looks");
+	ixt_msleep(200);
+	EXPECT_GT(stat_of(2, "idle"), idle0);
+	EXPECT_EQ(looks0, stat_of(2, "looks")) TH_LOG("idle_looks 0: every iteration whole");
+}
+
 TEST_F(ixm, per_core_files_are_read_only)
 {
 	static const char * const files[] = {
 		"pid", "state", "isolated", "stats/iterations", "stats/busy",
-		"stats/idle", "stats/sleeps", "stats/wakeups",
+		"stats/idle", "stats/looks", "stats/sleeps", "stats/wakeups",
 	};
 	char path[128];
 	struct stat st;
