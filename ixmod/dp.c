@@ -378,8 +378,13 @@ bool ixm_dp_idle_expired(struct ixm_core *core, u64 idle_since)
 {
 	unsigned int idle_us = READ_ONCE(ixm_idle_us);
 
-	/* idle_us == 0: never sleep, poll forever */
-	return idle_us && core->stack.now_ns - idle_since >= (u64)idle_us * NSEC_PER_USEC;
+	/*
+	 * idle_us == 0: never sleep, poll forever.  @now_ns is the last whole
+	 * iteration's: after looks (ixm_dp_look_idle()) it may predate
+	 * @idle_since, which is then not expired.
+	 */
+	return idle_us && (s64)(core->stack.now_ns - idle_since) >=
+			  (s64)idle_us * NSEC_PER_USEC;
 }
 
 /*
@@ -446,6 +451,7 @@ bool ixm_dp_sleep(struct ixm_core *core, long timeout)
 	else
 		wait_event_interruptible_timeout(core->wq, ixm_dp_sleep_over(core), timeout);
 	WRITE_ONCE(core->sleeping, false);
+	core->looks = 0;	/* something woke it: a whole iteration first */
 	if (READ_ONCE(core->wake)) {
 		WRITE_ONCE(core->wake, false);
 		core->stats.wakeups++;
