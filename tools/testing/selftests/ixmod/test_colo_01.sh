@@ -9,7 +9,8 @@
 # kernel thread, which serves it meanwhile (ping), and gets it back when
 # it continues; a signal ends the program cleanly; an owner killed while
 # it sleeps inside the call leaves the core to its thread with nothing
-# held; colo_probe checks the call's rules (EINVAL, EBUSY, EINTR, ETIME).
+# held; entering the call does not wake the parked thread;
+# colo_probe checks the call's rules (EINVAL, EBUSY, EINTR, ETIME).
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
@@ -21,9 +22,14 @@ TCP_CHECK=$_here/tcp_check.py
 PROBE=$_here/colo_probe
 LOG=$(mktemp)
 trap 'rm -f "$LOG" "$LOG.probe"' EXIT
-NTESTS=18
+NTESTS=19
 
 core_stat() { cat "$IXMOD_SYSFS/dataplane/cpu$1/stats/$2"; }
+# context switches of core $1's kernel thread so far
+thread_switches() {
+	awk '/ctxt_switches/ { n += $2 } END { print n }' \
+		"/proc/$(cat "$IXMOD_SYSFS/dataplane/cpu$1/pid")/status"
+}
 mode_is() { grep -q "^$2" "$IXMOD_SYSFS/dataplane/cpu$1/mode"; }
 start_echo() {
 	"$ECHO" "$@" > "$LOG" 2>&1 &
@@ -52,6 +58,18 @@ check "16 flows of 20 datagrams echo byte for byte" \
 	peer python3 "$CHECK" $DUT_IP 7 --flows 16 --count 20
 check "the application ran core 1's loop (runs $runs1 -> $(core_stat 1 runs))" \
 	holds -gt "$runs1" core_stat 1 runs
+
+# The parked kernel thread stays parked: entering the call does not wake
+# it (away_us long, so that it does not look on its own either).
+echo 10000000 > "$IXMOD_SYSFS/away_us"
+sw0=$(thread_switches 1)
+runs0=$(core_stat 1 runs)
+peer python3 "$CHECK" $DUT_IP 7 --flows 16 --count 20 > /dev/null
+sw=$(($(thread_switches 1) - sw0))
+runs=$(($(core_stat 1 runs) - runs0))
+check "core 1's thread stays parked: $sw context switches over $runs calls" \
+	test "$runs" -ge 20 -a "$sw" -le $((runs / 10 + 2))
+echo 1000 > "$IXMOD_SYSFS/away_us"
 
 # stopped outside the call: the kernel thread takes the core back
 take0=$(core_stat 1 takeovers)
