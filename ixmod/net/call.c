@@ -267,6 +267,17 @@ int ixm_call_check(const struct ixmod_call *c)
 int ixm_call_exec(struct ixm_app *app, const struct ixmod_call *c,
 		  struct ixmod_event *ev)
 {
+	/* the calls of every request, directly: no retpoline in the kernel */
+	switch (c->opcode) {
+	case IXMOD_OP_TCP_SENDV:
+		return ixm_op_tcp_sendv(app, c, ev);
+	case IXMOD_OP_TCP_RECV_DONE:
+		return ixm_op_tcp_recv_done(app, c, ev);
+	case IXMOD_OP_UDP_SEND:
+		return ixm_op_udp_send(app, c, ev);
+	case IXMOD_OP_RECV_DONE:
+		return ixm_op_recv_done(app, c, ev);
+	}
 	return ixm_opdefs[ixm_index_nospec(c->opcode, IXMOD_OP_LAST)].exec(app, c, ev);
 }
 
