@@ -187,8 +187,8 @@ static void ixm_udp_reflect(struct ixm_net_port *port, struct ixm_mbuf *m,
 	uh->dest = p;
 	m->flags = 0;
 	port->stats->udp_in++;
-	port->stats->udp_out++;
-	ixm_net_xmit(port, m);
+	if (!ixm_net_xmit(port, m))	/* a full batch drops it: IXM_DROP_TX_FULL */
+		port->stats->udp_out++;
 }
 
 /**

@@ -95,4 +95,31 @@ TEST(udp_reflect_only_when_asked)
 	tport_fini(&t);
 }
 
+TEST(udp_reflect_counts_only_what_it_queues)
+{
+	static u8 in[2048];
+	struct tport t;
+	unsigned int i;
+	size_t len;
+
+	tport_init(&t, OUR_IP);
+	t.cfg.flags = IXM_IFF_UDP_REFLECT;
+	len = udp_frame(in, our_mac, peer_mac, PEER_IP, OUR_IP, 40000, 7, 64);
+	tport_input(&t, in, len, 0);
+	EXPECT_EQ(1, t.stats.udp_out);
+	tport_tx_flush(&t);
+	/* the batch full (its entries never read: the count is reset below) */
+	t.port.ntx = IXM_TX_BATCH;
+	for (i = 0; i < 3; i++)
+		tport_input(&t, in, len, 0);
+	t.port.ntx = 0;
+	EXPECT_EQ(4, t.stats.udp_in);
+	EXPECT_EQ(1, t.stats.udp_out);
+	EXPECT_EQ(3, t.stats.drops[IXM_DROP_TX_FULL]) {
+		TH_LOG("a full transmit batch: dropped as tx_full, not counted as sent");
+	}
+	EXPECT_EQ(TPORT_BUFS, t.pool.nfree) TH_LOG("the dropped frames' buffers are back");
+	tport_fini(&t);
+}
+
 TEST_HARNESS_MAIN
