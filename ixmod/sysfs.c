@@ -233,101 +233,70 @@ static int ixm_parse_uint(const char *name, const char *buf, unsigned int min,
 	return -EINVAL;
 }
 
-/* ---- /sys/kernel/ixmod/idle_us ---- */
+/*
+ * The loop's tunables: each a number the cores read with READ_ONCE at
+ * their next iteration (or, asleep, when woken: @wake).
+ */
+struct ixm_tunable {
+	struct kobj_attribute	attr;
+	unsigned int		*val;
+	unsigned int		min;
+	unsigned int		max;
+	const char		*what;
+	const char		*hint;
+	bool			wake;
+};
 
-static ssize_t idle_us_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
+static ssize_t ixm_tunable_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(ixm_idle_us));
+	const struct ixm_tunable *t = container_of(attr, struct ixm_tunable, attr);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*t->val));
 }
 
-static ssize_t idle_us_store(struct kobject *kobj, struct kobj_attribute *attr,
-			     const char *buf, size_t count)
+static ssize_t ixm_tunable_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
 {
+	const struct ixm_tunable *t = container_of(attr, struct ixm_tunable, attr);
 	unsigned int val;
 	int err;
 
-	err = ixm_parse_uint("idle_us", buf, 0, IXM_IDLE_US_MAX, "a number of microseconds",
-			     " (0 polls forever)", &val);
+	err = ixm_parse_uint(attr->attr.name, buf, t->min, t->max, t->what, t->hint, &val);
 	if (err)
 		return err;
+	if (!t->wake) {
+		WRITE_ONCE(*t->val, val);
+		return count;
+	}
 	mutex_lock(&ixm_cfg_lock);
-	WRITE_ONCE(ixm_idle_us, val);
+	WRITE_ONCE(*t->val, val);
 	ixm_dp_wake_all();	/* sleeping threads re-read it */
 	mutex_unlock(&ixm_cfg_lock);
 	return count;
 }
-static struct kobj_attribute idle_us_attr = __ATTR_RW(idle_us);
 
-/* ---- /sys/kernel/ixmod/idle_looks ---- */
+#define IXM_TUNABLE(_name, _min, _max, _what, _hint, _wake)			\
+	static struct ixm_tunable _name##_attr = {				\
+		.attr	= __ATTR(_name, 0644, ixm_tunable_show, ixm_tunable_store), \
+		.val	= &ixm_##_name,						\
+		.min	= _min,							\
+		.max	= _max,							\
+		.what	= _what,						\
+		.hint	= _hint,						\
+		.wake	= _wake,						\
+	}
 
-static ssize_t idle_looks_show(struct kobject *kobj, struct kobj_attribute *attr,
-			       char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(ixm_idle_looks));
-}
-
-static ssize_t idle_looks_store(struct kobject *kobj, struct kobj_attribute *attr,
-				const char *buf, size_t count)
-{
-	unsigned int val;
-	int err;
-
-	err = ixm_parse_uint("idle_looks", buf, 0, IXM_IDLE_LOOKS_MAX, "a number of looks",
-			     " an idle core takes between whole iterations (0: none)", &val);
-	if (err)
-		return err;
-	WRITE_ONCE(ixm_idle_looks, val);	/* each core's next iteration */
-	return count;
-}
-static struct kobj_attribute idle_looks_attr = __ATTR_RW(idle_looks);
-
-/* ---- /sys/kernel/ixmod/away_us ---- */
-
-static ssize_t away_us_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(ixm_away_us));
-}
-
-static ssize_t away_us_store(struct kobject *kobj, struct kobj_attribute *attr,
-			     const char *buf, size_t count)
-{
-	unsigned int val;
-	int err;
-
-	err = ixm_parse_uint("away_us", buf, 1, IXM_AWAY_US_MAX, "a number of microseconds",
-			     " (how long a co-located thread may stay out before its core's thread takes over)",
-			     &val);
-	if (err)
-		return err;
-	WRITE_ONCE(ixm_away_us, val);
-	return count;
-}
-static struct kobj_attribute away_us_attr = __ATTR_RW(away_us);
-
-/* ---- /sys/kernel/ixmod/rx_batch ---- */
-
-static ssize_t rx_batch_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(ixm_rx_batch));
-}
-
-static ssize_t rx_batch_store(struct kobject *kobj, struct kobj_attribute *attr,
-			      const char *buf, size_t count)
-{
-	unsigned int val;
-	int err;
-
-	err = ixm_parse_uint("rx_batch", buf, 1, IXM_RX_BATCH_MAX,
-			     "a number of frames", " a queue may deliver per iteration", &val);
-	if (err)
-		return err;
-	WRITE_ONCE(ixm_rx_batch, val);	/* each core's next iteration */
-	return count;
-}
-static struct kobj_attribute rx_batch_attr = __ATTR_RW(rx_batch);
+/* /sys/kernel/ixmod/{idle_us,idle_looks,away_us,rx_batch} */
+IXM_TUNABLE(idle_us, 0, IXM_IDLE_US_MAX, "a number of microseconds",
+	    " (0 polls forever)", true);
+IXM_TUNABLE(idle_looks, 0, IXM_IDLE_LOOKS_MAX, "a number of looks",
+	    " an idle core takes between whole iterations (0: none)", false);
+IXM_TUNABLE(away_us, 1, IXM_AWAY_US_MAX, "a number of microseconds",
+	    " (how long a co-located thread may stay out before its core's thread takes over)",
+	    false);
+IXM_TUNABLE(rx_batch, 1, IXM_RX_BATCH_MAX, "a number of frames",
+	    " a queue may deliver per iteration", false);
 
 /* ---- /sys/kernel/ixmod/arenas_kept ---- */
 
@@ -345,10 +314,10 @@ static struct kobj_attribute arenas_kept_attr = __ATTR_RO(arenas_kept);
 
 static struct attribute *ixm_top_attrs[] = {
 	&cores_attr.attr,
-	&idle_us_attr.attr,
-	&idle_looks_attr.attr,
-	&away_us_attr.attr,
-	&rx_batch_attr.attr,
+	&idle_us_attr.attr.attr,
+	&idle_looks_attr.attr.attr,
+	&away_us_attr.attr.attr,
+	&rx_batch_attr.attr.attr,
 	&arenas_kept_attr.attr,
 	NULL,
 };
