@@ -27,7 +27,10 @@
  *
  * The parked kernel thread looks at the clock every away_us while the
  * application comes and goes; while the application sleeps in the call,
- * the kernel thread sleeps until the call returns (which wakes it).
+ * the kernel thread sleeps until a timer that the call's return arms
+ * wakes it away_us later (at most one armed; a return does not wake the
+ * thread itself, nor does a queue interrupt: either would cost two
+ * context switches a request).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -104,9 +107,10 @@ void ixm_colo_park(struct ixm_core *core)
 			return;
 		}
 		/*
-		 * Inside and asleep: the call's return wakes us (a request is
-		 * the inside thread's to serve: ixm_core_wake() wakes it).
-		 * Otherwise look again when away_us could have passed.
+		 * Inside and asleep: the timer the call's return arms wakes
+		 * us (a request is the inside thread's to serve:
+		 * ixm_core_wake() wakes it).  Otherwise look again when
+		 * away_us could have passed.
 		 */
 		if (READ_ONCE(core->colo_inside) && READ_ONCE(core->colo_slept)) {
 			/* (F): the call's exit sees this, or we see it left */
@@ -120,6 +124,22 @@ void ixm_colo_park(struct ixm_core *core)
 						max(nsecs_to_jiffies(away), 1UL));
 		}
 	}
+}
+
+/**
+ * ixm_colo_away_fn() - away_us after a call that slept returned
+ * @t: &struct ixm_core.away_timer
+ *
+ * Wakes the parked thread to look (ixm_colo_has_core()): if the
+ * application has not come back, it takes the core.
+ *
+ * Context: timer (softirq).
+ */
+void ixm_colo_away_fn(struct timer_list *t)
+{
+	struct ixm_core *core = from_timer(core, t, away_timer);
+
+	wake_up(&core->park_wq);
 }
 
 /* Register current as @core's co-located thread through @ctx, or -EBUSY. */
@@ -273,8 +293,10 @@ out_left:
 	WRITE_ONCE(core->colo_left_ns, local_clock());
 	smp_store_release(&core->colo_inside, false);	/* after @colo_left_ns */
 	smp_mb();	/* (F): pairs with the barrier in the thread's wait */
-	if (READ_ONCE(core->colo_park_untimed))
-		wake_up(&core->park_wq);	/* it waits for us to leave */
+	/* it waits for us to leave: have it look when we could have been away long */
+	if (READ_ONCE(core->colo_park_untimed) && !timer_pending(&core->away_timer))
+		mod_timer(&core->away_timer,
+			  jiffies + usecs_to_jiffies(READ_ONCE(ixm_away_us)) + 1);
 	r.iterations = iters;
 	if (copy_to_user(argp, &r, sizeof(r)))
 		return -EFAULT;

@@ -569,6 +569,8 @@ static void __ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *c
 	core->req_pool = pool;
 	smp_store_release(&core->req, req);	/* pairs with ixm_dp_handle_request() */
 	ixm_core_wake(core);
+	/* a parked thread serves a request when no application is inside */
+	wake_up(&core->park_wq);
 	wait_for_completion(&core->req_done);
 	core->req_ctx = NULL;
 	core->req_pool = NULL;
@@ -613,15 +615,18 @@ void ixm_core_pool_gone(struct ixm_core *core, struct ixm_mbuf_pool *pool)
  * ixm_core_wake() - wake a sleeping dataplane thread
  * @core: the core
  *
+ * Whoever sleeps in the loop: the kernel thread, or a co-located
+ * application thread inside IXMOD_IOC_RUN.  A kernel thread parked beside
+ * that application stays parked (colo.c): a queue interrupt is the
+ * application's to serve, and waking the parked thread would cost two
+ * context switches a request for nothing.
+ *
  * Context: any; cheap when the thread is not sleeping.
  */
 void ixm_core_wake(struct ixm_core *core)
 {
 	WRITE_ONCE(core->wake, true);
 	wake_up(&core->wq);
-	/* a parked thread serves a request when no application is inside */
-	if (unlikely(wq_has_sleeper(&core->park_wq)))
-		wake_up(&core->park_wq);
 }
 
 /**
@@ -692,6 +697,7 @@ static noinline struct ixm_core *ixm_core_create(unsigned int cpu, struct kobjec
 	mutex_init(&core->loop_lock);
 	init_waitqueue_head(&core->park_wq);
 	spin_lock_init(&core->colo_lock);
+	timer_setup(&core->away_timer, ixm_colo_away_fn, 0);
 	core->udp = vzalloc_node(sizeof(*core->udp), cpu_to_node(cpu));
 	if (!core->udp) {
 		kfree(core);

@@ -20,6 +20,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -233,6 +234,8 @@ struct ixm_ctx {
  * @colo_park_untimed: the parked thread waits for the call to end: leaving
  *	wakes @park_wq
  * @colo_left_ns: local_clock() when it last left IXMOD_IOC_RUN
+ * @away_timer: wakes a thread parked until the call ends, away_us after
+ *	a call that slept returned (armed by that return, at most one)
  */
 struct ixm_core {
 	struct kobject		kobj;
@@ -270,6 +273,7 @@ struct ixm_core {
 	bool			colo_slept;
 	bool			colo_park_untimed;
 	u64			colo_left_ns;
+	struct timer_list	away_timer;
 };
 
 /**
@@ -339,6 +343,7 @@ extern unsigned int ixm_away_us;
 long ixm_colo_run(struct file *file, void __user *argp);
 bool ixm_colo_has_core(struct ixm_core *core);
 void ixm_colo_park(struct ixm_core *core);
+void ixm_colo_away_fn(struct timer_list *t);
 void ixm_colo_ctx_gone(struct ixm_ctx *ctx);
 int ixm_colo_mode(struct ixm_core *core, char *buf);
 bool ixm_cpu_is_isolated(unsigned int cpu);
