@@ -253,7 +253,9 @@ long ixm_colo_run(struct file *file, void __user *argp)
 		goto out_left;
 	}
 	core->stats.runs++;
-	/* one clock read an iteration: its time, &struct ixm_stack.now_ns */
+	/* the first iteration whole: the calls just submitted, the clock */
+	core->looks = 0;
+	/* one clock read a whole iteration: its time, &struct ixm_stack.now_ns */
 	start = ktime_get_ns();
 	deadline = r.timeout_ns > U64_MAX - start ? U64_MAX : start + r.timeout_ns;
 	idle_since = start;
