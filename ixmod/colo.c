@@ -295,10 +295,15 @@ out_left:
 	WRITE_ONCE(core->colo_left_ns, local_clock());
 	smp_store_release(&core->colo_inside, false);	/* after @colo_left_ns */
 	smp_mb();	/* (F): pairs with the barrier in the thread's wait */
-	/* it waits for us to leave: have it look when we could have been away long */
-	if (READ_ONCE(core->colo_park_untimed) && !timer_pending(&core->away_timer))
-		mod_timer(&core->away_timer,
-			  jiffies + usecs_to_jiffies(READ_ONCE(ixm_away_us)) + 1);
+	/*
+	 * It waits for us to leave: have it look when we could have been
+	 * away long.  timer_reduce(): a timer already due sooner stays (no
+	 * lock taken then); one due later, armed under a longer away_us,
+	 * is brought forward.
+	 */
+	if (READ_ONCE(core->colo_park_untimed))
+		timer_reduce(&core->away_timer,
+			     jiffies + usecs_to_jiffies(READ_ONCE(ixm_away_us)) + 1);
 	r.iterations = iters;
 	if (copy_to_user(argp, &r, sizeof(r)))
 		return -EFAULT;
