@@ -59,17 +59,23 @@ check "16 flows of 20 datagrams echo byte for byte" \
 check "the application ran core 1's loop (runs $runs1 -> $(core_stat 1 runs))" \
 	holds -gt "$runs1" core_stat 1 runs
 
-# The parked kernel thread stays parked: entering the call does not wake
-# it (away_us long, so that it does not look on its own either).
+# The parked kernel thread stays parked: neither the queue interrupt that
+# wakes the application sleeping in the call (idle_us 1: it sleeps
+# between datagrams) nor the call's return wakes it (away_us long, so
+# that it does not look on its own either).
 echo 10000000 > "$IXMOD_SYSFS/away_us"
+echo 1 > "$IXMOD_SYSFS/idle_us"
 sw0=$(thread_switches 1)
+wk0=$(core_stat 1 wakeups)
 runs0=$(core_stat 1 runs)
 peer python3 "$CHECK" $DUT_IP 7 --flows 16 --count 20 > /dev/null
 sw=$(($(thread_switches 1) - sw0))
 runs=$(($(core_stat 1 runs) - runs0))
-check "core 1's thread stays parked: $sw context switches over $runs calls" \
-	test "$runs" -ge 20 -a "$sw" -le $((runs / 10 + 2))
+wk=$(($(core_stat 1 wakeups) - wk0))
+check "core 1's thread stays parked: $sw context switches over $runs calls, $wk wakes from sleep" \
+	test "$runs" -ge 20 -a "$wk" -ge 10 -a "$sw" -le $((wk / 10 + 2))
 echo 1000 > "$IXMOD_SYSFS/away_us"
+echo 1000 > "$IXMOD_SYSFS/idle_us"
 
 # stopped outside the call: the kernel thread takes the core back
 take0=$(core_stat 1 takeovers)
