@@ -94,7 +94,8 @@ void ixm_colo_park(struct ixm_core *core)
 {
 	mutex_unlock(&core->loop_lock);
 	for (;;) {
-		u64 away = (u64)READ_ONCE(ixm_away_us) * NSEC_PER_USEC;
+		unsigned int away_us = READ_ONCE(ixm_away_us);
+		u64 away = (u64)away_us * NSEC_PER_USEC;
 
 		if (kthread_should_stop()) {
 			/* no context is left, so no application is inside */
@@ -102,15 +103,18 @@ void ixm_colo_park(struct ixm_core *core)
 			return;
 		}
 		if (!ixm_colo_has_core(core) && mutex_trylock(&core->loop_lock)) {
-			if (READ_ONCE(core->colo_task))
+			if (READ_ONCE(core->colo_task)) {
 				core->stats.takeovers++;
+				WRITE_ONCE(core->colo_taken, true);
+			}
 			return;
 		}
 		/*
 		 * Inside and asleep: the timer the call's return arms wakes
 		 * us (a request is the inside thread's to serve:
 		 * ixm_core_wake() wakes it).  Otherwise look again when
-		 * away_us could have passed.
+		 * away_us could have passed, or at once when the operator
+		 * changes it (ixm_dp_wake_all()).
 		 */
 		if (READ_ONCE(core->colo_inside) && READ_ONCE(core->colo_slept)) {
 			/* (F): the call's exit sees this, or we see it left */
@@ -120,7 +124,8 @@ void ixm_colo_park(struct ixm_core *core)
 			WRITE_ONCE(core->colo_park_untimed, false);
 		} else {
 			wait_event_idle_timeout(core->park_wq, kthread_should_stop() ||
-						!ixm_colo_has_core(core),
+						!ixm_colo_has_core(core) ||
+						READ_ONCE(ixm_away_us) != away_us,
 						max(nsecs_to_jiffies(away), 1UL));
 		}
 	}
@@ -253,6 +258,7 @@ long ixm_colo_run(struct file *file, void __user *argp)
 		goto out_left;
 	}
 	core->stats.runs++;
+	WRITE_ONCE(core->colo_taken, false);
 	/* the first iteration whole: the calls just submitted, the clock */
 	core->looks = 0;
 	/* one clock read a whole iteration: its time, &struct ixm_stack.now_ns */
@@ -316,8 +322,8 @@ out_left:
  * @buf: a sysfs page
  *
  * Return: bytes written: "thread", or "application TID inside|away|taken"
- * (inside IXMOD_IOC_RUN; outside for less than away_us; the kernel thread
- * took the core back).
+ * (inside IXMOD_IOC_RUN; outside it, the kernel thread not yet in the
+ * loop; the kernel thread took the core back and runs the loop).
  */
 int ixm_colo_mode(struct ixm_core *core, char *buf)
 {
@@ -334,8 +340,7 @@ int ixm_colo_mode(struct ixm_core *core, char *buf)
 		return sysfs_emit(buf, "thread\n");
 	if (READ_ONCE(core->colo_inside))
 		where = "inside";
-	else if (local_clock() - READ_ONCE(core->colo_left_ns) >=
-		 (u64)READ_ONCE(ixm_away_us) * NSEC_PER_USEC)
+	else if (READ_ONCE(core->colo_taken))
 		where = "taken";
 	else
 		where = "away";

@@ -656,8 +656,11 @@ void ixm_dp_wake_all(void)
 	unsigned int cpu;
 
 	lockdep_assert_held(&ixm_cfg_lock);
-	for_each_cpu(cpu, ixm_dp_mask)
+	for_each_cpu(cpu, ixm_dp_mask) {
 		ixm_core_wake(ixm_cores[cpu]);
+		/* a parked thread waits out the away_us it read */
+		wake_up(&ixm_cores[cpu]->park_wq);
+	}
 }
 
 /*

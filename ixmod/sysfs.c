@@ -294,7 +294,7 @@ IXM_TUNABLE(idle_looks, 0, IXM_IDLE_LOOKS_MAX, "a number of looks",
 	    " an idle core takes between whole iterations (0: none)", false);
 IXM_TUNABLE(away_us, 1, IXM_AWAY_US_MAX, "a number of microseconds",
 	    " (how long a co-located thread may stay out before its core's thread takes over)",
-	    false);
+	    true);
 IXM_TUNABLE(rx_batch, 1, IXM_RX_BATCH_MAX, "a number of frames",
 	    " a queue may deliver per iteration", false);
 

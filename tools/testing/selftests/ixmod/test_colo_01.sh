@@ -74,16 +74,32 @@ runs=$(($(core_stat 1 runs) - runs0))
 wk=$(($(core_stat 1 wakeups) - wk0))
 check "core 1's thread stays parked: $sw context switches over $runs calls, $wk wakes from sleep" \
 	test "$runs" -ge 20 -a "$wk" -ge 10 -a "$sw" -le $((wk / 10 + 2))
+
+# A shorter away_us takes effect at once: the parked threads, waiting
+# out the 10 s they read while the application polled inside the call
+# (idle_us 0), look again under the new value.
+echo 0 > "$IXMOD_SYSFS/idle_us"
+sleep 0.5
 echo 1000 > "$IXMOD_SYSFS/away_us"
 echo 1000 > "$IXMOD_SYSFS/idle_us"
 
 # stopped outside the call: the kernel thread takes the core back
 take0=$(core_stat 1 takeovers)
 kill -STOP "$ECHO_PID"
-check "stopped, the application loses its cores to the kernel thread" \
-	busywait 5000 mode_is 1 'application [0-9]* taken'
-check "which serves them meanwhile (ping answered)" \
-	busywait 5000 peer ping -c 1 -W 1 $DUT_IP
+both_taken() {
+	mode_is 1 'application [0-9]* taken' && mode_is 2 'application [0-9]* taken'
+}
+check "stopped, the application loses its cores to the kernel thread at once" \
+	busywait 5000 both_taken
+# ping answered within 5 s, or what the cores did meanwhile
+ping_served() {
+	busywait 5000 peer ping -c 1 -W 1 $DUT_IP && return
+	for c in 1 2; do
+		echo "cpu$c: $(cat "$IXMOD_SYSFS/dataplane/cpu$c/mode"), wakeups $(core_stat $c wakeups), sleeps $(core_stat $c sleeps), iterations $(core_stat $c iterations)"
+	done
+	return 1
+}
+check "which serves them meanwhile (ping answered)" ping_served
 check "and counts the takeover ($take0 -> $(core_stat 1 takeovers))" \
 	holds -gt "$take0" core_stat 1 takeovers
 kill -CONT "$ECHO_PID"
