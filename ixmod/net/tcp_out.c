@@ -243,7 +243,7 @@ static void ixm_tcp_copy_data(const struct ixm_tcp_conn *c, u32 seq, u8 *dst, u3
  * no buffer).  Its options are written at ixm_tcp_seg_opts() before
  * ixm_tcp_xmit() fills in the rest.
  */
-static int ixm_tcp_seg_alloc(struct ixm_net_port *np, struct ixm_mbuf **mp)
+static __always_inline int ixm_tcp_seg_alloc(struct ixm_net_port *np, struct ixm_mbuf **mp)
 {
 	if (np->ntx >= IXM_TX_BATCH)
 		return -ENOSPC;
@@ -265,10 +265,11 @@ static u8 *ixm_tcp_seg_opts(struct ixm_mbuf *m)
  * of options already in place; consumed).  @c gives the data (@dlen
  * bytes from @seq) and may be NULL for a segment without data.
  */
-static int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf *m, const u8 *dmac,
-			__be32 saddr, __be32 daddr, __be16 sport, __be16 dport,
-			u32 seq, u32 ack, u8 flags, __be16 win, unsigned int optlen,
-			const struct ixm_tcp_conn *c, u32 dlen)
+static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf *m,
+					const u8 *dmac, __be32 saddr, __be32 daddr,
+					__be16 sport, __be16 dport, u32 seq, u32 ack,
+					u8 flags, __be16 win, unsigned int optlen,
+					const struct ixm_tcp_conn *c, u32 dlen)
 {
 	const struct ixm_if_config *cfg = np->cfg;
 	unsigned int thlen = IXM_TCP_HLEN + optlen;
