@@ -60,9 +60,6 @@ typedef uint32_t __wsum;
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #endif
-#ifndef __always_inline
-#define __always_inline	inline __attribute__((__always_inline__))
-#endif
 
 /*
  * One access, neither torn nor repeated: a relaxed atomic is what

@@ -53,9 +53,9 @@ check "each core's mode names the application thread" \
 	bash -c "grep -q '^application [0-9]' $IXMOD_SYSFS/dataplane/cpu1/mode &&
 		 grep -q '^application [0-9]' $IXMOD_SYSFS/dataplane/cpu2/mode"
 check "every size from 1 to 1472 bytes echoes byte for byte" \
-	peer python3 "$CHECK" $DUT_IP 7 --sizes 1-1472
+	peer "$PY" "$CHECK" $DUT_IP 7 --sizes 1-1472
 check "16 flows of 20 datagrams echo byte for byte" \
-	peer python3 "$CHECK" $DUT_IP 7 --flows 16 --count 20
+	peer "$PY" "$CHECK" $DUT_IP 7 --flows 16 --count 20
 check "the application ran core 1's loop (runs $runs1 -> $(core_stat 1 runs))" \
 	holds -gt "$runs1" core_stat 1 runs
 
@@ -68,7 +68,7 @@ echo 1 > "$IXMOD_SYSFS/idle_us"
 sw0=$(thread_switches 1)
 wk0=$(core_stat 1 wakeups)
 runs0=$(core_stat 1 runs)
-peer python3 "$CHECK" $DUT_IP 7 --flows 16 --count 20 > /dev/null
+peer "$PY" "$CHECK" $DUT_IP 7 --flows 16 --count 20 > /dev/null
 sw=$(($(thread_switches 1) - sw0))
 runs=$(($(core_stat 1 runs) - runs0))
 wk=$(($(core_stat 1 wakeups) - wk0))
@@ -103,7 +103,7 @@ check "which serves them meanwhile (ping answered)" ping_served
 check "and counts the takeover ($take0 -> $(core_stat 1 takeovers))" \
 	holds -gt "$take0" core_stat 1 takeovers
 kill -CONT "$ECHO_PID"
-check "continued, it echoes again" peer python3 "$CHECK" $DUT_IP 7 --sizes 1000-1010
+check "continued, it echoes again" peer "$PY" "$CHECK" $DUT_IP 7 --sizes 1000-1010
 kill -INT "$ECHO_PID"
 wait "$ECHO_PID"
 echo_rc=$?
@@ -128,7 +128,7 @@ if has_tcp; then
 	start_tcp_echo "$LOG" -p 7 -C
 	check "tcp-echo -C listens on cores 1 and 2" tcp_echo_ready "$LOG"
 	check "TCP sizes from 1 to 65536 bytes echo byte for byte" \
-		peer timeout 300 python3 "$TCP_CHECK" echo $DUT_IP 7 \
+		peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT_IP 7 \
 		--sizes 1,100,1460,1461,4096,65536
 	stop_tcp_echo "$LOG"
 else

@@ -45,9 +45,9 @@ echo "# buffers free before: $free0, held: $held0; context vmallocs: $vm0"
 start_echo "$LOG" -p 7
 check "udp-echo attaches to cores 1 and 2" echo_ready "$LOG"
 check "every size from 1 to 1472 bytes echoes byte for byte" \
-	peer python3 "$CHECK" $DUT_IP 7 --sizes 1-1472
+	peer "$PY" "$CHECK" $DUT_IP 7 --sizes 1-1472
 check "16 flows of 20 datagrams echo byte for byte" \
-	peer python3 "$CHECK" $DUT_IP 7 --flows 16 --count 20
+	peer "$PY" "$CHECK" $DUT_IP 7 --flows 16 --count 20
 # Linux drops a datagram whose checksum is wrong: the echoes above prove
 # the NIC's; these say it, not software, summed them
 check "the NIC inserted the checksums (tx_csum_hw $(port_stat stats/tx_csum_hw), tx_csum_sw $(port_stat stats/tx_csum_sw))" \
@@ -59,7 +59,7 @@ batches() {	# batches [FIRST_BUCKET]: non-empty RX batches of both cores
 }
 echo 1 > "$IXMOD_SYSFS/rx_batch"
 b0=$(batches); big0=$(batches 2)
-peer python3 "$CHECK" $DUT_IP 7 --flows 16 --count 20 > /dev/null
+peer "$PY" "$CHECK" $DUT_IP 7 --flows 16 --count 20 > /dev/null
 b1=$(batches); big1=$(batches 2)
 echo 64 > "$IXMOD_SYSFS/rx_batch"
 check "rx_batch 1: batches of one frame only ($((b1 - b0)) batches, $((big1 - big0)) larger)" \
@@ -77,7 +77,7 @@ check "both threads served flows (cpu1 ${c1:-?}, cpu2 ${c2:-?})" \
 # kill the owner while the peer floods it
 start_echo "$LOG" -p 7
 echo_ready "$LOG" || echo "# udp-echo did not start: $(cat "$LOG")"
-peer python3 "$CHECK" $DUT_IP 7 --flood 4 > /dev/null &
+peer "$PY" "$CHECK" $DUT_IP 7 --flood 4 > /dev/null &
 flood=$!
 sleep 2
 kill -KILL "$ECHO_PID"
@@ -89,16 +89,16 @@ check "the owner's regions are freed ($vm0 context vmallocs)" \
 	busywait 5000 holds -eq "$vm0" ctx_vmallocs
 start_echo "$LOG.2" -p 7
 check "a new owner attaches after the kill" echo_ready "$LOG.2"
-check "and echoes" peer python3 "$CHECK" $DUT_IP 7 --sizes 1400-1410
+check "and echoes" peer "$PY" "$CHECK" $DUT_IP 7 --sizes 1400-1410
 kill -INT "$ECHO_PID"
 wait "$ECHO_PID"
 # udp_reflect (benchmarks): the port itself sends datagrams back, to a
 # port no socket has, and stops when told
 echo 1 > "$(port_dir)/udp_reflect"
 check "udp_reflect 1: datagrams to a port with no socket come back byte for byte" \
-	peer python3 "$CHECK" $DUT_IP 9 --sizes 1400-1472
+	peer "$PY" "$CHECK" $DUT_IP 9 --sizes 1400-1472
 echo 0 > "$(port_dir)/udp_reflect"
-no_reply() { ! peer python3 "$CHECK" $DUT_IP 9 --sizes 64-64 > /dev/null; }
+no_reply() { ! peer "$PY" "$CHECK" $DUT_IP 9 --sizes 64-64 > /dev/null; }
 check "udp_reflect 0: they do not" no_reply
 check "no kernel error reported" dmesg_clean
 ports_teardown

@@ -49,7 +49,7 @@ vm0=$(ctx_vmallocs)
 echo "# buffers free before: $free0, held: $held0; context vmallocs: $vm0; kmemleak: $kmemleak"
 
 nosock0=$(port_stat drops/udp_no_sock)
-peer python3 "$CHECK" $DUT_IP 9000 --flood $((SECONDS_HOSTILE + 40)) --flows 8 > "$LOG.flood" 2>&1 &
+peer "$PY" "$CHECK" $DUT_IP 9000 --flood $((SECONDS_HOSTILE + 40)) --flows 8 > "$LOG.flood" 2>&1 &
 flood=$!
 # the flood is on once datagrams to the still unbound port are dropped
 busywait 30000 holds -gt "$nosock0" port_stat drops/udp_no_sock ||
@@ -89,7 +89,7 @@ fi
 echo_pid=$!
 busywait 10000 grep -q 'ready\|udp-echo: cpu' "$LOG.echo"
 check "a real application then echoes byte for byte" \
-	peer python3 "$CHECK" $DUT_IP 7 --sizes 1-200
+	peer "$PY" "$CHECK" $DUT_IP 7 --sizes 1-200
 kill -INT "$echo_pid"
 wait "$echo_pid"
 check "no kernel error reported" dmesg_clean
