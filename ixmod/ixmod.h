@@ -233,8 +233,9 @@ struct ixm_ctx {
  *	waits for it to leave instead of looking every away_us)
  * @colo_park_untimed: the parked thread waits for the call to end: leaving
  *	wakes @park_wq
- * @colo_taken: the kernel thread took the core back from it (away_us
- *	passed) and runs the loop until it calls again
+ * @colo_taken: the kernel thread took the core back from it (it stayed
+ *	out longer than away_us, or a request came while it was out) and
+ *	runs the loop until it calls again
  * @colo_left_ns: local_clock() when it last left IXMOD_IOC_RUN
  * @away_timer: wakes a thread parked until the call ends, away_us after
  *	a call that slept returned (armed by that return, at most one)
