@@ -10,6 +10,11 @@
 # arp_ratelimited, arp_evicted, arp_refused, arp_entries), and a peer in
 # use keeps its entry.  The port gets a /16 so that the on-subnet spoofs
 # (198.18.100.0 and up) fit in its subnet.
+#
+# A kernel slower than the flood (the debug kernel) loses some of it in
+# the NIC's full receive ring, before ixmod sees it: the checks count the
+# frames that reached the port (stats/rx_packets, which counts every one)
+# and require the counters to account for each of those.
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
@@ -19,7 +24,7 @@ CHECK=$_here/udp_check.py
 FLOOD=$_here/arp_flood.py
 LOG=$(mktemp)
 trap 'rm -f "$LOG" "$LOG.peer"' EXIT
-N=13
+N=14
 
 arp() { port_stat "stats/arp_$1"; }
 drops() { port_stat "drops/$1"; }
@@ -27,6 +32,20 @@ arp_dump() {
 	echo "# arp: entries=$(arp entries) learned=$(arp learned) evicted=$(arp evicted)" \
 	     "refused=$(arp refused) ratelimited=$(arp ratelimited)" \
 	     "offsubnet=$(drops arp_offsubnet) requests_out=$(port_stat stats/arp_requests_out)"
+}
+# settled COMMAND...: COMMAND's output did not move over a second (scaled)
+settled() {
+	local a
+	a=$("$@")
+	sleep "${IXMOD_TEST_TIMEOUT_SCALE:-1}"
+	[ "$("$@")" = "$a" ]
+}
+# reached RX0: the frames that reached the port since rx_packets read RX0
+reached() { echo $(($(port_stat stats/rx_packets) - $1)); }
+# counted SINCE REACHED: the flood's frames were all counted, SINCE of the
+# REACHED frames (a few others may arrive meanwhile), and most reached
+counted() {
+	[ "$1" -le "$2" ] && [ "$1" -ge $(($2 - 5)) ] && [ "$1" -ge 1000 ]
 }
 # created_since L R F: senders the table made, refused or ratelimited since
 # the readings L (learned), R (refused) and F (ratelimited)
@@ -59,27 +78,30 @@ check "the peer's address echoes" peer "$PY" "$CHECK" $DUT_IP 7 --sizes 1-4
 arp_dump
 
 # 1. off the subnet: dropped, nothing learned, nothing answered
-off0=$(drops arp_offsubnet) l0=$(arp learned) e0=$(arp entries)
+off0=$(drops arp_offsubnet) l0=$(arp learned) e0=$(arp entries) rx0=$(port_stat stats/rx_packets)
 echo "# off-subnet flood from 10.1.0.1: $(flood 10.1.0.1 1500)"
-busywait 20000 holds -ge $((off0 + 1500)) drops arp_offsubnet
+busywait 20000 settled drops arp_offsubnet
+off=$(($(drops arp_offsubnet) - off0)) rx=$(reached "$rx0")
 arp_dump
 # (ageing may free entries meanwhile on a slow host, never add one)
-check "1,500 off-subnet senders: arp_offsubnet +1500, none learned" \
-	test "$(drops arp_offsubnet)" -eq $((off0 + 1500)) -a "$(arp learned)" -eq "$l0" \
-	     -a "$(arp entries)" -le "$e0"
+none_learned() { [ "$(arp learned)" -eq "$l0" ] && [ "$(arp entries)" -le "$e0" ]; }
+check "1,500 off-subnet senders: arp_offsubnet +$off of the $rx frames that reached the port" \
+	counted "$off" "$rx"
+check "none of them learned" none_learned
 check "then a new peer address is echoed within a second" new_peer 198.18.1.1
 cat "$LOG.peer"
 
 # 2. on the subnet, as fast as the peer sends: the rate limit takes most
-l0=$(arp learned) r0=$(arp refused) f0=$(arp ratelimited)
+l0=$(arp learned) r0=$(arp refused) f0=$(arp ratelimited) rx0=$(port_stat stats/rx_packets)
 t0=$(date +%s%3N)
 echo "# fast on-subnet flood from 198.18.100.1: $(flood 198.18.100.1 1500)"
-busywait 20000 holds -ge 1500 created_since "$l0" "$r0" "$f0"
+busywait 20000 settled created_since "$l0" "$r0" "$f0"
 # every entry was made between t0 and now: at most 32 + 256 a second
 ms=$(($(date +%s%3N) - t0))
+made=$(created_since "$l0" "$r0" "$f0") rx=$(reached "$rx0")
 arp_dump
-check "1,500 on-subnet senders: each learned, refused or ratelimited" \
-	test "$(created_since "$l0" "$r0" "$f0")" -eq 1500
+check "1,500 on-subnet senders: $made of the $rx frames that reached the port learned, refused or ratelimited" \
+	counted "$made" "$rx"
 bound=$((32 + 256 * (ms + 999) / 1000))
 check "the rate limit held: $(($(arp learned) - l0)) learned in $ms ms (at most $bound)" \
 	test $(($(arp learned) - l0)) -le "$bound" -a "$(arp ratelimited)" -gt "$f0"
@@ -87,12 +109,19 @@ check "then a new peer address is echoed within a second" new_peer 198.18.1.2
 cat "$LOG.peer"
 
 # 3. sustained, faster than the limit: the table fills and evicts idle
-# entries, not the peer in use (confirmed by arping, then sent to)
+# entries, not the peer in use (confirmed by arping, then sent to; kept
+# so by arp_flood.py --keep for as long as the port works through the
+# flood, which takes a slow kernel more than the 60 s an entry stays in use)
 peer arping -q -c 1 -I "$PEERIF" -s $PEER_IP $DUT_IP
 peer "$PY" "$CHECK" $DUT_IP 7 --sizes 5-5 > /dev/null
+peer "$PY" "$FLOOD" "$PEERIF" $DUT_IP --keep $PEER_IP &
+keep_pid=$!
 v0=$(arp evicted) r0=$(arp refused)
 echo "# sustained on-subnet flood from 198.18.110.1: $(flood 198.18.110.1 6000 1000)"
 busywait 10000 holds -eq 1024 arp entries
+busywait 20000 settled arp ratelimited
+kill "$keep_pid"
+wait "$keep_pid" 2>/dev/null
 arp_dump
 check "a sustained flood fills the table (1024) and evicts ($(($(arp evicted) - v0)))" \
 	test "$(arp entries)" -eq 1024 -a "$(arp evicted)" -gt "$v0"
