@@ -304,7 +304,9 @@ struct ixm_tcp_sndpiece {
  * @rcv_held: bytes delivered and not yet returned by recv_done
  * @rcv_bufs: buffers delivered or queued out of order
  * @rcv_unacked: full-sized segments received since the last ACK
- * @quickacks: ACKs still to send without delay (connection start)
+ * @quickacks: ACKs still to send without delay (connection start; 0
+ *	once the connection answers data within the delayed-ACK time)
+ * @quick_rcv_ns: when data that earned a quick ACK last arrived, 0 never
  * @rcvq: delivered buffers, oldest first (returned by recv_done)
  * @rcvq_tail: the newest
  * @rcvq_off: bytes of @rcvq's first buffer already returned
@@ -384,6 +386,7 @@ struct ixm_tcp_conn {
 	u32				rcv_bufs;
 	u32				rcv_unacked;
 	u32				quickacks;
+	u64				quick_rcv_ns;
 	struct ixm_mbuf			*rcvq;
 	struct ixm_mbuf			*rcvq_tail;
 	struct ixm_mbuf			*rcv_posted;

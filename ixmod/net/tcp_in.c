@@ -512,6 +512,8 @@ static void ixm_tcp_schedule_ack(struct ixm_tcp_conn *c)
 	/* RFC 5681 §4.2: at least every second full segment; RFC 9293 §3.8.6.3 */
 	if (c->quickacks || c->rcv_unacked >= 2 || !t->cfg.delack_us) {
 		c->flags |= IXM_TCPF_ACK_NOW;
+		if (c->quickacks)
+			c->quick_rcv_ns = t->stack->now_ns;
 		return;
 	}
 	if (!ixm_timer_pending(&c->delack))

@@ -383,6 +383,17 @@ static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
 	}
 	c->table->stats.segs_out++;
 	if (flags & IXM_TCP_ACK) {
+		/*
+		 * Data sent within the delayed-ACK time of the data last
+		 * received answers it: the connection is interactive (request
+		 * and response), its answers carry the ACKs, and quick ACKs
+		 * would only add a segment per request (Linux leaves its
+		 * quick-ACK mode for "pingpong" on the same sign).
+		 */
+		if (unlikely(c->quickacks) && dlen &&
+		    c->table->stack->now_ns - c->quick_rcv_ns <
+		    (u64)c->table->cfg.delack_us * 1000)
+			c->quickacks = 0;
 		/* this segment acknowledges everything received */
 		c->flags &= ~IXM_TCPF_ACK_NOW;
 		c->rcv_unacked = 0;

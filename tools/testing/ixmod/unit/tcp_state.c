@@ -1698,6 +1698,58 @@ TEST_F(tcp_state_established, delayed_ack)
 	}
 }
 
+/*
+ * Request and response, the application answering each 64-byte request
+ * after @think_ns: the segments the host sends on its own before each
+ * answer (pure ACKs), over @n requests.  Every answer must carry the
+ * request's ACK.
+ */
+static unsigned int tc_pingpong(struct tc *t, unsigned int n, u64 think_ns)
+{
+	unsigned int i, pure = 0;
+
+	for (i = 0; i < n; i++) {
+		tc_send(t, TH_ACK | TH_PSH, data, 64);
+		pure += t->nseg;
+		if (think_ns) {
+			tc_advance(t, think_ns);
+			pure += t->nseg;
+		}
+		if (tc_recv_done(t, 64) || tc_sendv(t, 0, 64) != 64 || t->nseg != 1 ||
+		    t->seg[0].dlen != 64 || t->seg[0].ack != t->snd) {
+			ixm_diag("request %u: no answer of 64 bytes acknowledging it", i);
+			return ~0u;
+		}
+		t->rcv += 64;
+	}
+	return pure;
+}
+
+/*
+ * An interactive connection (it answers within delack_us) leaves the
+ * quick ACKs of its start: its answers carry the ACKs, and a quick ACK
+ * before each would double the segments per request.
+ */
+TEST_F(tcp_state_established, interactive_answers_carry_the_acks)
+{
+	struct tc *t = self->t;
+
+	EXPECT_EQ(1, tc_pingpong(t, 20, 0)) {
+		TH_LOG("interactive: only the first request is ACKed before its answer");
+	}
+	EXPECT_EQ(0, stats(t)->delayed_acks) TH_LOG("interactive: no delayed ACK fired");
+}
+
+/* One that answers later than delack_us keeps them: the peer is not kept waiting. */
+TEST_F(tcp_state_established, slow_answers_keep_the_quick_acks)
+{
+	struct tc *t = self->t;
+
+	EXPECT_EQ(8, tc_pingpong(t, 8, 5 * MS)) {
+		TH_LOG("slow answers: each of the first requests is ACKed at once");
+	}
+}
+
 /* RFC 9293 §3.8.6.2.2: RECV_DONE reopens the window, and the peer is told. */
 TEST(tcp_state_window_update)
 {
