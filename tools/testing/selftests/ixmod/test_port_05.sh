@@ -33,12 +33,30 @@ arp_dump() {
 	     "refused=$(arp refused) ratelimited=$(arp ratelimited)" \
 	     "offsubnet=$(drops arp_offsubnet) requests_out=$(port_stat stats/arp_requests_out)"
 }
-# settled COMMAND...: COMMAND's output did not move over a second (scaled)
-settled() {
-	local a
-	a=$("$@")
-	sleep "${IXMOD_TEST_TIMEOUT_SCALE:-1}"
-	[ "$("$@")" = "$a" ]
+# settle COMMAND...: wait until COMMAND's output has not moved for a
+# second (times IXMOD_TEST_TIMEOUT_SCALE; at most 20 s times it); sets
+# $moved_ms, the clock in ms when the output last moved (or was first read)
+settle() {
+	local scale=${IXMOD_TEST_TIMEOUT_SCALE:-1} now v prev
+	local end
+	now=${EPOCHREALTIME/./}
+	now=$((now / 1000))
+	end=$((now + 20000 * scale))
+	prev=$("$@")
+	moved_ms=$now
+	while [ "$now" -lt "$end" ]; do
+		read -rt 0.1 -u "$_busywait_fd" _ || :
+		v=$("$@")
+		now=${EPOCHREALTIME/./}
+		now=$((now / 1000))
+		if [ "$v" != "$prev" ]; then
+			prev=$v
+			moved_ms=$now
+		elif [ $((now - moved_ms)) -ge $((1000 * scale)) ]; then
+			return 0
+		fi
+	done
+	return 1
 }
 # reached RX0: the frames that reached the port since rx_packets read RX0
 reached() { echo $(($(port_stat stats/rx_packets) - $1)); }
@@ -80,7 +98,7 @@ arp_dump
 # 1. off the subnet: dropped, nothing learned, nothing answered
 off0=$(drops arp_offsubnet) l0=$(arp learned) e0=$(arp entries) rx0=$(port_stat stats/rx_packets)
 echo "# off-subnet flood from 10.1.0.1: $(flood 10.1.0.1 1500)"
-busywait 20000 settled drops arp_offsubnet
+settle drops arp_offsubnet
 off=$(($(drops arp_offsubnet) - off0)) rx=$(reached "$rx0")
 arp_dump
 # (ageing may free entries meanwhile on a slow host, never add one)
@@ -95,9 +113,9 @@ cat "$LOG.peer"
 l0=$(arp learned) r0=$(arp refused) f0=$(arp ratelimited) rx0=$(port_stat stats/rx_packets)
 t0=$(date +%s%3N)
 echo "# fast on-subnet flood from 198.18.100.1: $(flood 198.18.100.1 1500)"
-busywait 20000 settled created_since "$l0" "$r0" "$f0"
-# every entry was made between t0 and now: at most 32 + 256 a second
-ms=$(($(date +%s%3N) - t0))
+settle created_since "$l0" "$r0" "$f0"
+# every entry was made between t0 and the last move: at most 32 + 256 a second
+ms=$((moved_ms - t0))
 made=$(created_since "$l0" "$r0" "$f0") rx=$(reached "$rx0")
 arp_dump
 check "1,500 on-subnet senders: $made of the $rx frames that reached the port learned, refused or ratelimited" \
@@ -119,7 +137,7 @@ keep_pid=$!
 v0=$(arp evicted) r0=$(arp refused)
 echo "# sustained on-subnet flood from 198.18.110.1: $(flood 198.18.110.1 6000 1000)"
 busywait 10000 holds -eq 1024 arp entries
-busywait 20000 settled arp ratelimited
+settle arp ratelimited
 kill "$keep_pid"
 wait "$keep_pid" 2>/dev/null
 arp_dump
