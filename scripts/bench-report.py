@@ -288,7 +288,8 @@ def ixmod_pairs(runs):
 
 def val(r, k):
     """Figure k of a server's results r, NaN when r or the figure is missing."""
-    return r[k] if r and r[k] is not None else float("nan")
+    v = r.get(k) if r else None
+    return v if v is not None else float("nan")
 
 
 def num(v, fmt):
@@ -866,9 +867,26 @@ def tcp_segments(outdir, name, n, s, rounds):
         return None
     if not msgs:
         return None
-    return {"server_segs": tot["InSegs"] / msgs, "client_segs": tot["OutSegs"] / msgs,
-            "resets": tot["EstabResets"] + tot["AttemptFails"],
-            "client_rsts": tot["OutRsts"]}
+    res = {"server_segs": tot["InSegs"] / msgs, "client_segs": tot["OutSegs"] / msgs,
+           "resets": tot["EstabResets"] + tot["AttemptFails"],
+           "client_rsts": tot["OutRsts"]}
+    # an ixmod server's own count of the bare ACKs its delayed-ACK timer sent
+    try:
+        delacks = 0
+        for r in rounds:
+            f = "%s/ixtcp-%s-n%s-s%s-r%d" % (outdir, name, n, s, r)
+            a, b = load_kv(f + "-a.txt"), load_kv(f + "-b.txt")
+            delacks += b["tcp_delayed_acks"] - a["tcp_delayed_acks"]
+        res["delayed_acks"] = delacks / msgs
+    except (OSError, ValueError, IndexError, KeyError):
+        pass
+    return res
+
+
+def load_kv(path):
+    """"name value" lines -> {name: int}."""
+    with open(path) as f:
+        return {k: int(v) for k, v in (line.split() for line in f if line.strip())}
 
 
 def reflect_rate(outdir, rounds):
@@ -1035,13 +1053,14 @@ def tcp(outdir, kernel):
                  "are the server's", "segments), and connections a reset ended:"]
         for n, s in points:
             text.append("  n=%s, s=%s B:" % (n, s))
-            text.append("    %-*s %12s %12s %8s" % (w, "server", "server segs", "client segs",
-                                                   "resets"))
+            text.append("    %-*s %12s %12s %8s %14s" % (w, "server", "server segs", "client segs",
+                                                        "resets", "delayed ACKs"))
             for name, t, _ in runs:
                 g = segs[(n, s)][name]
-                text.append("    %-*s %12s %12s %8s"
+                text.append("    %-*s %12s %12s %8s %14s"
                             % (w, t, num(val(g, "server_segs"), "%.2f"),
-                               num(val(g, "client_segs"), "%.2f"), num(val(g, "resets"), "%d")))
+                               num(val(g, "client_segs"), "%.2f"), num(val(g, "resets"), "%d"),
+                               num(val(g, "delayed_acks"), "%.3f")))
     refl = reflect_rate(outdir, rounds)
     if refl == refl:
         text += ["", "driver limit: ixmod's port reflecting UDP (udp_reflect), 64 B, 8 "

@@ -45,6 +45,8 @@
 #                           C connections for each C in SWEEP, 64 rounds
 #                           of 64 B (C=1: the latency row, closed loop)
 #   snmp-NAME-nN-sS-rR-a.txt, -b.txt  the peer namespace's /proc/net/snmp
+#   ixtcp-NAME-nN-sS-rR-a.txt, -b.txt  an ixmod server core's tcp_segs_out
+#                                       and tcp_delayed_acks
 #                           before and after: the client's TCP counters,
 #                           so the server's segments are the client's
 #                           InSegs, whichever stack sent them
@@ -119,6 +121,16 @@ measure() {
 	done
 }
 
+# ixtcp NAME: for an ixmod server, its core's segments sent and the ACKs
+# its delayed-ACK timer sent ("name value" lines); nothing for Linux
+ixtcp() {
+	local d=$IXMOD_SYSFS/dataplane/cpu$BENCH_SRV_CPU/stats k
+	[ "${1%%-*}" = ixmod ] || return 0
+	for k in tcp_segs_out tcp_delayed_acks; do
+		echo "$k $(cat "$d/$k" 2>/dev/null || echo 0)"
+	done
+}
+
 # point NAME IP CONNS N S KEY: one measured point, its files named by KEY
 point() {
 	local name=$1 ip=$2 c=$3 n=$4 s=$5 f=$6 marks=() w
@@ -130,9 +142,11 @@ point() {
 	say "[$name $round] n=$n s=$s: $c connections, $n rounds of $s bytes each, $secs s"
 	echo "== n=$n s=$s c=$c round $round" >> "$out/load-$name.log"
 	peer cat /proc/net/snmp > "$out/snmp-$f-a.txt"
+	ixtcp "$name" > "$out/ixtcp-$f-a.txt"
 	load -a "$ip" -c "$c" -n "$n" -s "$s" -d "$secs" -H "$out/hist-$f.txt" \
 		"${marks[@]}" > "$out/res-$f.txt" 2>> "$out/load-$name.log"
 	peer cat /proc/net/snmp > "$out/snmp-$f-b.txt"
+	ixtcp "$name" > "$out/ixtcp-$f-b.txt"
 	say "[$name $round] n=$n s=$s c=$c: $(cat "$out/res-$f.txt")"
 }
 
