@@ -18,9 +18,12 @@ Prints "sent N in S s".
 --keep keeps SENDER_IP's entry in ixmod's table in use while a flood
 runs, however slowly the kernel gets through it (an entry is in use
 when it was confirmed and sent through within the last 60 s): until
-killed, every second an ARP request for TARGET_IP from SENDER_IP with
-IFACE's own hardware address (ixmod merges it: confirmed) and a UDP
-datagram to TARGET_IP port 7 (its echo goes out through the entry).
+killed, every second a gratuitous ARP request (sender and target
+SENDER_IP, IFACE's own hardware address), which ixmod merges into the
+entry it has (confirmed) but which makes none (RFC 826: only a packet
+for ixmod's own address adds a sender), and a UDP datagram to TARGET_IP
+port 7, whose echo goes out through the entry.  An entry the flood took
+therefore stays gone, and ixmod asks for it again (arp_requests_out).
 """
 import errno
 import ipaddress
@@ -49,8 +52,8 @@ def keep(iface, target, sender):
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind((sender, 0))
     udp.setblocking(False)
-    req = arp_request(sha, ipaddress.IPv4Address(sender).packed,
-                      ipaddress.IPv4Address(target).packed)
+    spa = ipaddress.IPv4Address(sender).packed
+    req = arp_request(sha, spa, spa)
     while True:
         pkt.send(req)
         udp.sendto(b"keep", (target, 7))
