@@ -45,11 +45,11 @@
 #                           C connections for each C in SWEEP, 64 rounds
 #                           of 64 B (C=1: the latency row, closed loop)
 #   snmp-NAME-nN-sS-rR-a.txt, -b.txt  the peer namespace's /proc/net/snmp
-#   ixtcp-NAME-nN-sS-rR-a.txt, -b.txt  an ixmod server core's tcp_segs_out
-#                                       and tcp_delayed_acks
 #                           before and after: the client's TCP counters,
 #                           so the server's segments are the client's
 #                           InSegs, whichever stack sent them
+#   ixtcp-NAME-nN-sS-rR-a.txt, -b.txt  for an ixmod server, its core's
+#                           tcp_delayed_acks before and after
 # and per server and round
 #   warm-NAME-rR.txt        the result line of a 1 s warm-up (N 64, S 64)
 #   server-NAME-rR.log      the server's own output (its totals)
@@ -121,14 +121,12 @@ measure() {
 	done
 }
 
-# ixtcp NAME: for an ixmod server, its core's segments sent and the ACKs
-# its delayed-ACK timer sent ("name value" lines); nothing for Linux
+# ixtcp NAME: for an ixmod server, the ACKs its core's delayed-ACK timer
+# sent (a "name value" line); nothing for Linux
 ixtcp() {
-	local d=$IXMOD_SYSFS/dataplane/cpu$BENCH_SRV_CPU/stats k
+	local f=$IXMOD_SYSFS/dataplane/cpu$BENCH_SRV_CPU/stats/tcp_delayed_acks
 	[ "${1%%-*}" = ixmod ] || return 0
-	for k in tcp_segs_out tcp_delayed_acks; do
-		echo "$k $(cat "$d/$k" 2>/dev/null || echo 0)"
-	done
+	echo "tcp_delayed_acks $(cat "$f" 2>/dev/null || echo 0)"
 }
 
 # point NAME IP CONNS N S KEY: one measured point, its files named by KEY
