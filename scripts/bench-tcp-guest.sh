@@ -125,8 +125,8 @@ measure() {
 # sent (a "name value" line); nothing for Linux
 ixtcp() {
 	local f=$IXMOD_SYSFS/dataplane/cpu$BENCH_SRV_CPU/stats/tcp_delayed_acks
-	[ "${1%%-*}" = ixmod ] || return 0
-	echo "tcp_delayed_acks $(cat "$f" 2>/dev/null || echo 0)"
+	[ "${1%%-*}" = ixmod ] && [ -r "$f" ] || return 0
+	echo "tcp_delayed_acks $(cat "$f")"
 }
 
 # point NAME IP CONNS N S KEY: one measured point, its files named by KEY
