@@ -191,6 +191,7 @@ def main(argv):
             if "watch0" in res:
                 iters = int(res["watch1"] - res["watch0"])
                 cal = calib.get("%s-%s" % (name, rnd), {}).get("per_iteration")
+                points[key]["calibration"] = "%s-%s" % (name, rnd)
                 points[key]["idle_iterations"] = iters
                 points[key]["idle_instructions"] = round(iters * cal) if cal else None
         i += 2

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """icount-prof.py - where a window's instructions went, function by function.
 
-Usage: icount-prof.py [-n PER] [-t TOP] PROF KALLSYMS WINDOW[,WINDOW...]
+Usage: icount-prof.py [-n PER] [-t TOP] [-x WINDOW:SCALE] PROF KALLSYMS
+                      WINDOW[,WINDOW...]
 
 PROF is the icount plugin's profile (prof=PROF): for each window (the
 instructions of one vCPU between a mark and the one before it)
@@ -16,6 +17,13 @@ address is the nearest at or below the block's, user-space blocks
 instructions (divided by PER when given: per request), the share, and
 the function with its module.  TOP rows (default 40), then the rest as
 one row and the total.
+
+-x subtracts another window's blocks, each multiplied by SCALE, before
+attributing: with an unloaded (calibration) window and SCALE the
+point's idle iterations over the window's, what remains is where the
+instructions went with the idle polling taken out, on the assumption
+that an idle iteration under load costs what one unloaded does.  A
+function can then come out slightly negative (the two windows' noise).
 
 Standard library only.
 """
@@ -85,13 +93,19 @@ def attribute(blocks, syms):
 
 def main(argv):
     try:
-        opts, args = getopt.getopt(argv[1:], "n:t:")
+        opts, args = getopt.getopt(argv[1:], "n:t:x:")
     except getopt.GetoptError as e:
         sys.exit("icount-prof.py: %s\n%s" % (e, __doc__.split("\n\n")[1]))
-    per, top = None, 40
+    per, top, sub = None, 40, None
     for o, v in opts:
         if o == "-n":
             per = float(v)
+        elif o == "-x":
+            try:
+                win, scale = v.split(":")
+                sub = (int(win), float(scale))
+            except ValueError:
+                sys.exit("icount-prof.py: -x takes WINDOW:SCALE, not %r" % v)
         else:
             top = int(v)
     if len(args) != 3:
@@ -99,6 +113,9 @@ def main(argv):
     try:
         wanted = {int(x) for x in args[2].split(",")}
         blocks = read_windows(args[0], wanted)
+        if sub:
+            for a, n in read_windows(args[0], {sub[0]}).items():
+                blocks[a] = blocks.get(a, 0) - n * sub[1]
         funcs = attribute(blocks, read_kallsyms(args[1]))
     except (OSError, ValueError) as e:
         print("icount-prof.py: %s" % e, file=sys.stderr)
@@ -106,7 +123,9 @@ def main(argv):
     total = sum(funcs.values())
     div = per if per else 1.0
     unit = "per request" if per else "instructions"
-    print("%14s %6s  function (windows %s of %s)" % (unit, "share", args[2], args[0]))
+    less = " less window %d x %.4g" % sub if sub else ""
+    print("%14s %6s  function (windows %s%s of %s)" % (unit, "share", args[2], less,
+                                                       args[0]))
     rows = sorted(funcs.items(), key=lambda kv: -kv[1])
     for name, n in rows[:top]:
         print("%14.1f %5.1f%%  %s" % (n / div, 100.0 * n / total if total else 0, name))
