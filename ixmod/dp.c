@@ -706,7 +706,7 @@ static noinline struct ixm_core *ixm_core_create(unsigned int cpu, struct kobjec
 		kfree(core);
 		return ERR_PTR(-ENOMEM);
 	}
-	ixm_udp_table_init(core->udp);
+	ixm_udp_table_init(core->udp, get_random_u32());
 	core->stack.udp = core->udp;
 	core->tcp = vzalloc_node(sizeof(*core->tcp), cpu_to_node(cpu));
 	if (!core->tcp) {

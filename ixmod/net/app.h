@@ -203,20 +203,4 @@ void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats 
  */
 #define IXM_CALL_RETRY		(-4096)	/* below every errno */
 
-/* Handles: index in the low 32 bits, generation (never 0) in the high. */
-static inline u64 ixm_handle(u32 idx, u32 gen)
-{
-	return (u64)gen << 32 | idx;
-}
-
-static inline u32 ixm_handle_idx(u64 h)
-{
-	return (u32)h;
-}
-
-static inline u32 ixm_handle_gen(u64 h)
-{
-	return (u32)(h >> 32);
-}
-
 #endif /* _IXM_NET_APP_H */

@@ -66,12 +66,14 @@ static u32 ixm_tcp_hash(__be32 laddr, __be16 lport, __be32 raddr, __be16 rport)
  * @t: the table (zeroed or not)
  * @st: the core's protocol state
  * @cfg: the knobs
- * @secret: keys of ISNs and SYN cookies (random in the kernel)
+ * @secret: keys of ISNs and SYN cookies (random in the kernel); also the
+ *	first generation of every connection and listener slot
  */
 void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 			const struct ixm_tcp_config *cfg, const u64 secret[4])
 {
-	u32 i;
+	u32 i, gen = (u32)secret[2] ? (u32)secret[2] : 1;
+	u32 lgen = (u32)(secret[2] >> 32) ? (u32)(secret[2] >> 32) : 1;
 
 	memset(t, 0, sizeof(*t));
 	t->cfg = *cfg;
@@ -84,13 +86,13 @@ void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 		struct ixm_tcp_conn *c = &t->conns[i];
 
 		c->table = t;
-		c->gen = 1;
+		c->gen = gen;
 		c->next = i + 1 < IXM_TCP_CONNS ? i + 1 : IXM_TCP_NONE;
 		ixm_timer_init(&c->timer, ixm_tcp_timer_fn);
 		ixm_timer_init(&c->delack, ixm_tcp_delack_fn);
 	}
 	for (i = 0; i < IXM_TCP_LISTENERS; i++)
-		t->listeners[i].gen = 1;
+		t->listeners[i].gen = lgen;
 	t->free = 0;
 	t->pending = IXM_TCP_NONE;
 	t->tw_head = IXM_TCP_NONE;
@@ -323,7 +325,7 @@ void ixm_tcp_conn_free(struct ixm_tcp_conn *c)
 	c->app = NULL;
 	c->flags = 0;
 	c->evpend = 0;
-	c->gen = c->gen + 1 ? c->gen + 1 : 1;
+	c->gen = ixm_gen_next(c->gen);
 	c->next = t->free;
 	t->free = ixm_tcp_idx(c);
 	t->stats.conns--;

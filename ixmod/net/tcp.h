@@ -78,9 +78,6 @@
 #define IXM_TCP_EPH_LO		32768
 #define IXM_TCP_EPH_HI		60999
 
-/* Handles of listeners carry this bit in their index. */
-#define IXM_TCP_LISTEN_BIT	0x80000000U
-
 /* Connection states (RFC 9293 §3.3.2) */
 enum ixm_tcp_state {
 	IXM_TCP_CLOSED,
@@ -626,7 +623,7 @@ static inline u32 ixm_tcp_idx(const struct ixm_tcp_conn *c)
 
 static inline u64 ixm_tcp_handle(const struct ixm_tcp_conn *c)
 {
-	return (u64)c->gen << 32 | ixm_tcp_idx(c);
+	return ixm_handle(IXMOD_HANDLE_TCP, ixm_tcp_idx(c), c->gen);
 }
 
 void ixm_tcp_set_state(struct ixm_tcp_conn *c, enum ixm_tcp_state state);

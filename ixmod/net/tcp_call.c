@@ -18,7 +18,7 @@ struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
 	u32 idx = ixm_handle_idx(handle);
 	struct ixm_tcp_conn *c;
 
-	if (idx >= IXM_TCP_CONNS)
+	if (ixm_handle_kind(handle) != IXMOD_HANDLE_TCP || idx >= IXM_TCP_CONNS)
 		return NULL;
 	c = &t->conns[ixm_index_nospec(idx, IXM_TCP_CONNS)];
 	if (c->gen != ixm_handle_gen(handle) || !c->app || c->app != app)
@@ -40,10 +40,7 @@ static struct ixm_tcp_listener *ixm_tcp_listener_get(struct ixm_tcp_table *t,
 	u32 idx = ixm_handle_idx(handle);
 	struct ixm_tcp_listener *l;
 
-	if (!(idx & IXM_TCP_LISTEN_BIT))
-		return NULL;
-	idx &= ~IXM_TCP_LISTEN_BIT;
-	if (idx >= IXM_TCP_LISTENERS)
+	if (ixm_handle_kind(handle) != IXMOD_HANDLE_LISTENER || idx >= IXM_TCP_LISTENERS)
 		return NULL;
 	l = &t->listeners[ixm_index_nospec(idx, IXM_TCP_LISTENERS)];
 	if (l->gen != ixm_handle_gen(handle) || l->app != app)
@@ -102,7 +99,7 @@ int ixm_tcp_listen(struct ixm_tcp_table *t, struct ixm_app *app, __be16 port,
 	l->port = port;
 	l->backlog = backlog;
 	l->queued = 0;
-	*handle = ixm_handle(i | IXM_TCP_LISTEN_BIT, l->gen);
+	*handle = ixm_handle(IXMOD_HANDLE_LISTENER, i, l->gen);
 	return 0;
 }
 
@@ -126,7 +123,7 @@ static void ixm_tcp_listener_close(struct ixm_tcp_table *t,
 	l->port = 0;
 	l->cookie = 0;
 	l->queued = 0;
-	l->gen = l->gen + 1 ? l->gen + 1 : 1;
+	l->gen = ixm_gen_next(l->gen);
 }
 
 /**

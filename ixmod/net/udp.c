@@ -23,8 +23,11 @@ static unsigned int ixm_udp_hash(u16 port)
 /**
  * ixm_udp_table_init() - empty a core's socket table
  * @t: the table
+ * @gen: every slot's first generation (random in the kernel, so a
+ *	handle from one boot or core is unlikely to name a socket of
+ *	another); 0 is taken as 1
  */
-void ixm_udp_table_init(struct ixm_udp_table *t)
+void ixm_udp_table_init(struct ixm_udp_table *t, u32 gen)
 {
 	unsigned int i;
 
@@ -32,7 +35,7 @@ void ixm_udp_table_init(struct ixm_udp_table *t)
 	for (i = 0; i < IXM_UDP_BUCKETS; i++)
 		t->bucket[i] = IXM_UDP_NONE;
 	for (i = 0; i < IXM_UDP_SOCKS; i++) {
-		t->socks[i].gen = 1;
+		t->socks[i].gen = gen ? gen : 1;
 		t->socks[i].next = i + 1 < IXM_UDP_SOCKS ? i + 1 : IXM_UDP_NONE;
 	}
 	t->free = 0;
@@ -83,7 +86,7 @@ int ixm_udp_bind(struct ixm_udp_table *t, struct ixm_app *app, u16 port,
 	s->next = t->bucket[b];
 	t->bucket[b] = i;
 	t->count++;
-	*handle = ixm_handle(i, s->gen);
+	*handle = ixm_handle(IXMOD_HANDLE_UDP, i, s->gen);
 	return 0;
 }
 
@@ -102,7 +105,7 @@ struct ixm_udp_sock *ixm_udp_sock_get(struct ixm_udp_table *t,
 	u32 idx = ixm_handle_idx(handle);
 	struct ixm_udp_sock *s;
 
-	if (idx >= IXM_UDP_SOCKS)
+	if (ixm_handle_kind(handle) != IXMOD_HANDLE_UDP || idx >= IXM_UDP_SOCKS)
 		return NULL;
 	s = &t->socks[ixm_index_nospec(idx, IXM_UDP_SOCKS)];
 	if (s->gen != ixm_handle_gen(handle) || s->app != app)
@@ -122,7 +125,7 @@ static void ixm_udp_unlink(struct ixm_udp_table *t, struct ixm_udp_sock *s)
 	s->port = 0;
 	s->cookie = 0;
 	/* a new generation: every handle to this slot is now stale */
-	s->gen = s->gen + 1 ? s->gen + 1 : 1;
+	s->gen = ixm_gen_next(s->gen);
 	s->next = t->free;
 	t->free = i;
 	t->count--;

@@ -61,7 +61,7 @@ struct ixm_udp_table {
 	struct ixm_udp_sock	socks[IXM_UDP_SOCKS];
 };
 
-void ixm_udp_table_init(struct ixm_udp_table *t);
+void ixm_udp_table_init(struct ixm_udp_table *t, u32 gen);
 int ixm_udp_bind(struct ixm_udp_table *t, struct ixm_app *app, u16 port,
 		 u64 cookie, u64 *handle);
 struct ixm_udp_sock *ixm_udp_sock_get(struct ixm_udp_table *t,

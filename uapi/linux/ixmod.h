@@ -41,15 +41,19 @@ extern "C" {
  * IXMOD_FEAT_TCP: the TCP calls and events (IXMOD_OP_TCP_*,
  *	IXMOD_EV_TCP_*), struct ixmod_iov and ixmod_event.win.
  * IXMOD_FEAT_RUN: IXMOD_IOC_RUN, the co-located mode.
+ * IXMOD_FEAT_HANDLE_KIND: every handle carries its kind
+ *	(IXMOD_HANDLE_KIND()); a handle of one kind never names an object
+ *	of another.
  */
 #define IXMOD_FEAT_RINGS	(1ULL << 0)
 #define IXMOD_FEAT_UDP		(1ULL << 1)
 #define IXMOD_FEAT_NODROP	(1ULL << 2)
 #define IXMOD_FEAT_TCP		(1ULL << 3)
 #define IXMOD_FEAT_RUN		(1ULL << 4)
+#define IXMOD_FEAT_HANDLE_KIND	(1ULL << 5)
 #define IXMOD_FEAT_ALL		(IXMOD_FEAT_RINGS | IXMOD_FEAT_UDP | \
 				 IXMOD_FEAT_NODROP | IXMOD_FEAT_TCP | \
-				 IXMOD_FEAT_RUN)
+				 IXMOD_FEAT_RUN | IXMOD_FEAT_HANDLE_KIND)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -192,6 +196,24 @@ enum {
 	IXMOD_OP_TCP_RECV_DONE,	/* handle, len: bytes consumed */
 	IXMOD_OP_TCP_CLOSE,	/* handle; IXMOD_CALL_F_ABORT: reset */
 	IXMOD_OP_LAST,
+};
+
+/*
+ * Handles.  A handle (ixmod_call.handle, ixmod_event.handle) names one
+ * object of one kind: bits 24-31 hold its IXMOD_HANDLE_* kind, and a call
+ * given a handle of the wrong kind fails with -EBADF and changes nothing.
+ * The other bits are the kernel's (a slot and its generation; the first
+ * generation is random per core and boot) and mean nothing to
+ * applications.  No valid handle is 0.
+ */
+#define IXMOD_HANDLE_KIND_SHIFT	24
+#define IXMOD_HANDLE_KIND(h)	((__u32)((h) >> IXMOD_HANDLE_KIND_SHIFT) & 0xff)
+
+enum {
+	IXMOD_HANDLE_NONE,	/* never a valid handle's kind */
+	IXMOD_HANDLE_UDP,	/* a UDP socket (UDP_BIND) */
+	IXMOD_HANDLE_TCP,	/* a TCP connection (knock, TCP_CONNECT) */
+	IXMOD_HANDLE_LISTENER,	/* a TCP listener (TCP_LISTEN) */
 };
 
 /* ixmod_call.flags */

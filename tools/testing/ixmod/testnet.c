@@ -235,7 +235,7 @@ void tn_host_reset(struct tn_host *h)
 	h->stack.udp = h->udp;
 	h->stack.tcp = h->tcp;
 	tn_host_begin(h);
-	ixm_udp_table_init(h->udp);
+	ixm_udp_table_init(h->udp, (u32)h->secret[3]);
 	ixm_tcp_table_init(h->tcp, &h->stack, &h->tcp_cfg, h->secret);
 	for (i = 0; i < h->napps; i++)
 		tn_app_reset(h->apps[i]);

@@ -29,6 +29,7 @@
 #include "csum.h"
 #include "frames.h"
 #include "harness.h"
+#include "tcp.h"
 #include "testnet.h"
 #include "udp.h"
 
@@ -527,23 +528,32 @@ TEST(call_send_errors)
 	tn_learn(c.h, REMOTE_IP, peer_mac);
 	ctx_bind(&c, 7000, 1, &h);
 
-	call = call_send(ixm_handle(ixm_handle_idx(h) + 1, ixm_handle_gen(h)), 0, 8, REMOTE_IP, 9);
+	call = call_send(ixm_handle(IXMOD_HANDLE_UDP, ixm_handle_idx(h) + 1, ixm_handle_gen(h)),
+			 0, 8, REMOTE_IP, 9);
 	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
 		TH_LOG("UDP_SEND with the next index (a free slot): -EBADF");
 	}
-	call.handle = ixm_handle(IXM_UDP_SOCKS, ixm_handle_gen(h));
+	call.handle = ixm_handle(IXMOD_HANDLE_UDP, IXM_UDP_SOCKS, ixm_handle_gen(h));
 	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
 		TH_LOG("UDP_SEND with index IXM_UDP_SOCKS: -EBADF");
 	}
-	call.handle = ixm_handle(0xffffffffu, ixm_handle_gen(h));
+	call.handle = ixm_handle(IXMOD_HANDLE_UDP, IXM_HANDLE_IDX_MASK, ixm_handle_gen(h));
 	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
-		TH_LOG("UDP_SEND with index 2^32-1: -EBADF");
+		TH_LOG("UDP_SEND with index 2^24-1: -EBADF");
 	}
-	call.handle = ixm_handle(ixm_handle_idx(h), ixm_handle_gen(h) + 1);
+	call.handle = (u64)ixm_handle_gen(h) << 32 | 0xffffffffu;
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("UDP_SEND with low word 2^32-1 (kind 255): -EBADF");
+	}
+	call.handle = h & ~((u64)0xff << IXMOD_HANDLE_KIND_SHIFT);
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
+		TH_LOG("UDP_SEND with the socket's handle, kind cleared: -EBADF");
+	}
+	call.handle = ixm_handle(IXMOD_HANDLE_UDP, ixm_handle_idx(h), ixm_handle_gen(h) + 1);
 	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
 		TH_LOG("UDP_SEND with the wrong generation: -EBADF");
 	}
-	call.handle = ixm_handle(ixm_handle_idx(h), 0);
+	call.handle = ixm_handle(IXMOD_HANDLE_UDP, ixm_handle_idx(h), 0);
 	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) {
 		TH_LOG("UDP_SEND with generation 0: -EBADF");
 	}
@@ -588,13 +598,133 @@ TEST(call_send_errors)
 	EXPECT_FALSE(c.h->port.ntx);
 	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
 	EXPECT_FALSE(c.h->stats.udp_out) TH_LOG("no refused call queued a frame or kept a buffer");
-	EXPECT_EQ(8 + ARRAY_SIZE(cases), c.a->app.stats.call_errors) {
+	EXPECT_EQ(10 + ARRAY_SIZE(cases), c.a->app.stats.call_errors) {
 		TH_LOG("call_errors counted each");
 	}
 	ctx_fini(&c);
 }
 
 /* The frame RFC 768 and RFC 791 describe for a datagram we send. */
+/* A TCP call and its one event; @ev's handle for LISTEN and CONNECT. */
+static int ctx_tcp(struct ctx *c, struct ixmod_call call, u64 *handle)
+{
+	struct ixmod_event ev;
+	int res;
+
+	call.flags |= IXMOD_CALL_F_NOTIFY;
+	res = tn_app_call(c->a, &call, &ev);
+	if (handle)
+		*handle = ev.handle;
+	return res;
+}
+
+/*
+ * Handles are typed (IXMOD_FEAT_HANDLE_KIND): the first UDP socket, the
+ * first listener and the first connection of a context get different
+ * handles, each of its kind, and a call given a handle of another kind
+ * fails with -EBADF and changes nothing.
+ */
+TEST(call_handle_kinds)
+{
+	struct ixmod_call call;
+	struct ixmod_event ev;
+	u64 hu, hl, ht;
+	u32 conns, socks;
+	struct ctx c;
+
+	ctx_init(&c, 16, 16);
+	tn_learn(c.h, REMOTE_IP, peer_mac);
+	/* the worst case: slot 0 of every table at the same generation */
+	c.h->udp->socks[0].gen = 7;
+	c.h->tcp->listeners[0].gen = 7;
+	c.h->tcp->conns[0].gen = 7;
+	ASSERT_EQ(0, ctx_bind(&c, 7000, 1, &hu));
+	ASSERT_EQ(0, ctx_tcp(&c, tn_call_listen(7000, 4, 2), &hl));
+	ASSERT_EQ(0, ctx_tcp(&c, tn_call_connect(REMOTE_IP, 80, 3), &ht));
+	EXPECT_EQ(IXMOD_HANDLE_UDP, IXMOD_HANDLE_KIND(hu));
+	EXPECT_EQ(IXMOD_HANDLE_LISTENER, IXMOD_HANDLE_KIND(hl));
+	EXPECT_EQ(IXMOD_HANDLE_TCP, IXMOD_HANDLE_KIND(ht)) {
+		TH_LOG("UDP socket %#llx, listener %#llx, connection %#llx: each of its kind",
+		       (unsigned long long)hu, (unsigned long long)hl,
+		       (unsigned long long)ht);
+	}
+	EXPECT_NE(hu, ht);
+	EXPECT_NE(hu, hl);
+	EXPECT_NE(hl, ht) TH_LOG("the first socket, listener and connection differ");
+	EXPECT_EQ(0, ixm_handle_idx(hu));
+	EXPECT_EQ(0, ixm_handle_idx(hl));
+	EXPECT_EQ(0, ixm_handle_idx(ht));
+	EXPECT_EQ(7, ixm_handle_gen(hu) & ixm_handle_gen(hl) & ixm_handle_gen(ht)) {
+		TH_LOG("all three: slot 0, generation 7; only the kind tells them apart");
+	}
+
+	conns = c.h->tcp->stats.conns;
+	socks = c.h->udp->count;
+	call = call_close(ht);
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) TH_LOG("UDP_CLOSE of a connection: -EBADF");
+	call = call_close(hl);
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) TH_LOG("UDP_CLOSE of a listener: -EBADF");
+	call = call_send(ht, 0, 8, REMOTE_IP, 9);
+	EXPECT_EQ(-EBADF, tn_app_call(c.a, &call, &ev)) TH_LOG("UDP_SEND on a connection: -EBADF");
+	EXPECT_EQ(-EBADF, ctx_tcp(&c, tn_call_close(hu, false), NULL)) {
+		TH_LOG("TCP_CLOSE of a UDP socket: -EBADF");
+	}
+	EXPECT_EQ(-EBADF, ctx_tcp(&c, tn_call_close(hu, true), NULL)) {
+		TH_LOG("TCP_CLOSE (abort) of a UDP socket: -EBADF");
+	}
+	EXPECT_EQ(-EBADF, ctx_tcp(&c, tn_call_recv_done(hl, 1), NULL)) {
+		TH_LOG("TCP_RECV_DONE on a listener: -EBADF");
+	}
+	EXPECT_EQ(-EBADF, ctx_tcp(&c, tn_call_accept(hu, 9), NULL)) {
+		TH_LOG("TCP_ACCEPT of a UDP socket: -EBADF");
+	}
+	EXPECT_EQ(conns, c.h->tcp->stats.conns);
+	EXPECT_EQ(socks, c.h->udp->count);
+	EXPECT_STREQ("SYN_SENT", ixm_tcp_state_names[c.h->tcp->conns[0].state]) {
+		TH_LOG("the wrong-kind calls changed nothing: the connection opens");
+	}
+	EXPECT_EQ(0, ctx_tcp(&c, tn_call_close(hl, false), NULL)) TH_LOG("the listener closes");
+	call = call_close(hu);
+	EXPECT_EQ(0, tn_app_call(c.a, &call, &ev)) TH_LOG("the socket closes");
+	ctx_fini(&c);
+}
+
+/* The first generation comes from the core's secret: two cores' differ. */
+TEST(call_handle_first_generation)
+{
+	struct tn_host_cfg hc = { .ip = LOCAL_IP, .prefix = 24, .mac = our_mac };
+	u64 h[2], t[2];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct tn_host *host;
+		struct tn_app *a;
+		struct ixmod_event ev;
+		struct ixmod_call call = call_bind(7000, 1);
+
+		hc.seed = i + 1;
+		host = tn_host_new(&hc);
+		a = tn_app_new(host, 16, 16, ARENA_SIZE);
+		tn_learn(host, REMOTE_IP, peer_mac);
+		ASSERT_EQ(0, tn_app_call(a, &call, &ev));
+		h[i] = ev.handle;
+		call = tn_call_connect(REMOTE_IP, 80, 2);
+		call.flags = IXMOD_CALL_F_NOTIFY;
+		ASSERT_EQ(0, tn_app_call(a, &call, &ev));
+		t[i] = ev.handle;
+		tn_host_free(host);
+	}
+	EXPECT_EQ(ixm_handle_idx(h[0]), ixm_handle_idx(h[1]));
+	EXPECT_NE(ixm_handle_gen(h[0]), ixm_handle_gen(h[1])) {
+		TH_LOG("two cores' first UDP sockets: generations %u and %u",
+		       ixm_handle_gen(h[0]), ixm_handle_gen(h[1]));
+	}
+	EXPECT_NE(ixm_handle_gen(t[0]), ixm_handle_gen(t[1])) {
+		TH_LOG("two cores' first connections: generations %u and %u",
+		       ixm_handle_gen(t[0]), ixm_handle_gen(t[1]));
+	}
+}
+
 static size_t expected_send(u8 *f, u16 sport, u32 dst, u16 dport, const u8 *data, size_t n)
 {
 	return udp_frame(f, peer_mac, our_mac, LOCAL_IP, sport, dst, dport, 0, 64, data, n);

@@ -551,7 +551,8 @@ TEST(tcp_state_passive_open)
 	EXPECT_EQ(0, tc_call(t, &c));
 	EXPECT_FALSE(t->nev) TH_LOG("passive: ACCEPT: no event");
 	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("passive: a second ACCEPT: -EINVAL");
-	c = tn_call_accept(ixm_handle(ixm_handle_idx(h), ixm_handle_gen(h) + 1), 1);
+	c = tn_call_accept(ixm_handle(IXMOD_HANDLE_TCP, ixm_handle_idx(h), ixm_handle_gen(h) + 1),
+			   1);
 	EXPECT_EQ(-EBADF, tc_call(t, &c)) TH_LOG("passive: ACCEPT of a stale generation: -EBADF");
 
 	tc_send(t, TH_ACK | TH_PSH, data, 10);

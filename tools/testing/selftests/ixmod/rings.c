@@ -645,6 +645,15 @@ TEST_F(ctx, forged_handles_and_bounds)
 	EXPECT_EQ(-EBADF, call_res(self, c, NULL));
 	c.handle = 0;
 	EXPECT_EQ(-EBADF, call_res(self, c, NULL));
+	/* typed handles: a socket's handle is of its kind, and only that */
+	EXPECT_EQ(IXMOD_HANDLE_UDP, IXMOD_HANDLE_KIND(h));
+	c.handle = (h & ~(0xffull << IXMOD_HANDLE_KIND_SHIFT)) |
+		   (uint64_t)IXMOD_HANDLE_TCP << IXMOD_HANDLE_KIND_SHIFT;
+	EXPECT_EQ(-EBADF, call_res(self, c, NULL));
+	EXPECT_EQ(-EBADF, call_res(self, (struct ixmod_call){
+		.opcode = IXMOD_OP_TCP_CLOSE, .handle = h }, NULL));
+	EXPECT_EQ(-EBADF, call_res(self, (struct ixmod_call){
+		.opcode = IXMOD_OP_TCP_CLOSE, .flags = IXMOD_CALL_F_ABORT, .handle = h }, NULL));
 	c.handle = h;
 	c.off = arena - 1;
 	c.len = 2;
