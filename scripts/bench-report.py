@@ -476,11 +476,11 @@ def icount_block(title, d, runs, pairs, w):
     return lines
 
 
-def icount_section(ic, cal, blocks, runs, pairs, w):
+def icount_section(ic, cal, blocks, runs, pairs, w, idle_us="0"):
     """The report's instruction counts, as lines.
 
     blocks: [(title, {server: icount_point()})], one per point; cal: the
-    calibration windows (icount_calibration()).
+    calibration windows (icount_calibration()); idle_us: the run's.
     """
     cpu = ic.get("server_cpu", 1)
     lines = textwrap.wrap("instructions per request on the server's vCPU (CPU %s), "
@@ -493,6 +493,13 @@ def icount_section(ic, cal, blocks, runs, pairs, w):
         "executes nothing, so its total without idle is its total.  client "
         "vCPU (CPU %s) is a check that the load was equal.  Ratios below 1 "
         "favour ixmod." % ic.get("client_cpu", 0), 76, break_on_hyphens=False)
+    if idle_us != "0":
+        lines += textwrap.wrap(
+            "This run had idle_us=%s: ixmod's cores poll that long without work "
+            "and then sleep until an interrupt, so the unloaded window measures "
+            "sleeping, not polling, and the polling before each sleep cannot be "
+            "told apart ('-'): compare the totals, which hold everything the "
+            "server's vCPU executed." % idle_us, 76)
     for title, d in blocks:
         lines += [""] + icount_block(title, d, runs, pairs, w)
     lines += [""] + textwrap.wrap(
@@ -732,7 +739,7 @@ def udp(outdir, kernel):
                                      val(ic_res[i][o], "without_idle")))
         blocks = [(ph["ic_title"] + ", instructions per request (rounds summed)", ic_res[i])
                   for i, ph in enumerate(phases)]
-        text += [""] + icount_section(ic, cal, blocks, runs, pairs, w)
+        text += [""] + icount_section(ic, cal, blocks, runs, pairs, w, prm["idle_us"])
     else:
         text += ["", ic_why]
     sched, sched_data = sched_block(outdir, rounds, runs,
@@ -982,6 +989,13 @@ def tcp(outdir, kernel):
                                                      val(pts[pt][o], "rate")))
         if not ic:
             return lines + [ic_why]
+        lines += ratio_rows(
+            "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
+            "everything the server's vCPU executed:",
+            lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "total"),
+                                      val(ic_pts[pt][o], "total")))
+        if prm["idle_us"] != "0":
+            return lines
         return lines + ratio_rows(
             "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
             "idle polling excluded:",
@@ -1078,7 +1092,7 @@ def tcp(outdir, kernel):
             blocks.append(("load sweep, %s connection%s of 64 round trips of 64 B, "
                            "instructions per request (rounds summed)"
                            % (c, "" if c == "1" else "s"), d))
-        text += [""] + icount_section(ic, cal, blocks, runs, pairs, w)
+        text += [""] + icount_section(ic, cal, blocks, runs, pairs, w, prm["idle_us"])
     sched, sched_data = sched_block(outdir, rounds, runs, served, "messages", w)
     if colo:
         sched.insert(2, "(ixmod-colo's own thread is its dataplane loop, and counts here)")

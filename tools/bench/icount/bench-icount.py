@@ -43,8 +43,11 @@ nothing was answered).
 idle_instructions is a point's idle iterations times the instructions
 per idle iteration of its server's unloaded window in the same round
 (null for a Linux server, which has no polling loop: a halted vCPU
-executes nothing).  Exits 1, saying why, when the marks and their names
-disagree.
+executes nothing; null too when params.txt's idle_us is not 0: ixmod's
+cores then sleep when idle, the unloaded window measures sleeping, not
+polling, and the polling a point did before its sleeps cannot be told
+apart, so only the totals compare).  Exits 1, saying why, when the
+marks and their names disagree.
 """
 import importlib.util
 import json
@@ -193,7 +196,8 @@ def main(argv):
                 cal = calib.get("%s-%s" % (name, rnd), {}).get("per_iteration")
                 points[key]["calibration"] = "%s-%s" % (name, rnd)
                 points[key]["idle_iterations"] = iters
-                points[key]["idle_instructions"] = round(iters * cal) if cal else None
+                polls = prm.get("idle_us", "0") == "0"
+                points[key]["idle_instructions"] = round(iters * cal) if cal and polls else None
         i += 2
     json.dump({"server_cpu": SERVER_CPU, "client_cpu": CLIENT_CPU,
                "points": points, "calibration": calib}, sys.stdout, indent=1)
