@@ -37,7 +37,16 @@ static void __maybe_unused ixm_abi_check(void)
 	IXM_CHECK_FIELD(ixmod_info, features, 8);
 	IXM_CHECK_FIELD(ixmod_info, nr_cpu_ids, 16);
 	IXM_CHECK_FIELD(ixmod_info, __pad, 20);
-	IXM_CHECK_FIELD(ixmod_info, resv, 24);
+	IXM_CHECK_FIELD(ixmod_info, ops, 24);
+	IXM_CHECK_FIELD(ixmod_info, events, 32);
+	IXM_CHECK_FIELD(ixmod_info, call_flags, 36);
+	IXM_CHECK_FIELD(ixmod_info, setup_flags, 38);
+	IXM_CHECK_FIELD(ixmod_info, ring_entries_max, 40);
+	IXM_CHECK_FIELD(ixmod_info, txarena_max, 44);
+	IXM_CHECK_FIELD(ixmod_info, sendv_max, 48);
+	IXM_CHECK_FIELD(ixmod_info, __pad2, 50);
+	IXM_CHECK_FIELD(ixmod_info, backlog_max, 52);
+	IXM_CHECK_FIELD(ixmod_info, resv, 56);
 	/* _IOR(0xE1, 0, 64 bytes): the number applications compiled in */
 	BUILD_BUG_ON(IXMOD_IOC_GET_INFO != 0x8040e100);
 	BUILD_BUG_ON(IXMOD_IOC_SETUP != 0xc0c0e101);
@@ -113,9 +122,17 @@ static long ixm_ioctl_get_info(void __user *argp)
 
 	memset(&info, 0, sizeof(info));
 	info.abi_version = IXMOD_ABI_VERSION;
-	info.features = IXMOD_FEAT_ALL;
+	info.features = IXM_FEAT_ALL;
 	info.nr_cores = ixm_dp_nr_cores();
 	info.nr_cpu_ids = nr_cpu_ids;
+	info.ops = GENMASK_ULL(IXM_OP_NR - 1, 0);
+	info.events = GENMASK(IXM_EV_NR - 1, 0);
+	info.call_flags = IXM_CALL_F_ALL;
+	info.setup_flags = IXM_SETUP_FLAGS_ALL;
+	info.ring_entries_max = IXM_RING_ENTRIES_MAX;
+	info.txarena_max = IXM_TXARENA_MAX;
+	info.sendv_max = IXM_SENDV_MAX;
+	info.backlog_max = IXM_BACKLOG_MAX;
 	if (copy_to_user(argp, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;

@@ -69,11 +69,11 @@ static bool ixm_ctx_attaching_file(struct file *file)
 static int ixm_ring_size(u32 want, u32 flags, u32 *out)
 {
 	if (!want)
-		want = IXMOD_RING_ENTRIES_DEF;
-	if (want > IXMOD_RING_ENTRIES_MAX) {
+		want = IXM_RING_ENTRIES_DEF;
+	if (want > IXM_RING_ENTRIES_MAX) {
 		if (!(flags & IXMOD_SETUP_CLAMP))
 			return -EINVAL;
-		want = IXMOD_RING_ENTRIES_MAX;
+		want = IXM_RING_ENTRIES_MAX;
 	}
 	*out = roundup_pow_of_two(want);
 	return 0;
@@ -215,18 +215,18 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 
 	if (copy_from_user(&p, argp, sizeof(p)))
 		return -EFAULT;
-	if (p.flags & ~IXMOD_SETUP_FLAGS_ALL || !ixm_setup_outputs_zero(&p))
+	if (p.flags & ~IXM_SETUP_FLAGS_ALL || !ixm_setup_outputs_zero(&p))
 		return -EINVAL;
 	err = ixm_ring_size(p.call_entries, p.flags, &calls);
 	if (!err)
 		err = ixm_ring_size(p.event_entries, p.flags, &events);
 	if (err)
 		return err;
-	arena = p.txarena_size ? p.txarena_size : IXMOD_TXARENA_DEF;
-	if (arena > IXMOD_TXARENA_MAX) {
+	arena = p.txarena_size ? p.txarena_size : IXM_TXARENA_DEF;
+	if (arena > IXM_TXARENA_MAX) {
 		if (!(p.flags & IXMOD_SETUP_CLAMP))
 			return -EINVAL;
-		arena = IXMOD_TXARENA_MAX;
+		arena = IXM_TXARENA_MAX;
 	}
 	arena = PAGE_ALIGN(arena);
 
@@ -300,7 +300,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	p.event_entries = events;
 	p.txarena_size = arena;
 	p.rxbuf_size = IXM_MBUF_SIZE;
-	p.features = IXMOD_FEAT_ALL;
+	p.features = IXM_FEAT_ALL;
 	p.regions[IXMOD_REGION_CALL_RING].mmap_offset = IXMOD_OFF_CALL_RING;
 	p.regions[IXMOD_REGION_CALL_RING].size = ctx->call_bytes;
 	p.regions[IXMOD_REGION_EVENT_RING].mmap_offset = IXMOD_OFF_EVENT_RING;

@@ -36,6 +36,16 @@ struct task_struct;
 struct pci_dev;
 struct ixm_port;
 
+/* What IXMOD_IOC_GET_INFO and IXMOD_IOC_SETUP report and take. */
+#define IXM_FEAT_ALL		(IXMOD_FEAT_RINGS | IXMOD_FEAT_UDP | IXMOD_FEAT_NODROP | \
+				 IXMOD_FEAT_TCP | IXMOD_FEAT_RUN | IXMOD_FEAT_HANDLE_KIND | \
+				 IXMOD_FEAT_LIMITS)
+#define IXM_SETUP_FLAGS_ALL	IXMOD_SETUP_CLAMP
+#define IXM_RING_ENTRIES_MAX	4096
+#define IXM_TXARENA_MAX		(64U << 20)
+#define IXM_RING_ENTRIES_DEF	256		/* when the request is 0 */
+#define IXM_TXARENA_DEF		(1U << 20)	/* when the request is 0 */
+
 #define IXM_IDLE_US_DEFAULT	1000		/* poll this long, then sleep */
 #define IXM_IDLE_US_MAX		(10 * USEC_PER_SEC)
 #define IXM_AWAY_US_DEFAULT	1000		/* a co-located thread out this long loses it */

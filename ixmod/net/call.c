@@ -130,7 +130,7 @@ static int ixm_op_tcp_listen(struct ixm_app *app, const struct ixmod_call *c,
 	u64 handle;
 	int err;
 
-	if (!c->port || !c->len || c->len > IXMOD_BACKLOG_MAX)
+	if (!c->port || !c->len || c->len > IXM_BACKLOG_MAX)
 		return -EINVAL;
 	err = ixm_tcp_listen(app->stack->tcp, app, c->port, c->len, c->user_data,
 			     &handle);
@@ -165,10 +165,10 @@ static int ixm_op_tcp_connect(struct ixm_app *app, const struct ixmod_call *c,
 static int ixm_op_tcp_sendv(struct ixm_app *app, const struct ixmod_call *c,
 			    struct ixmod_event *ev)
 {
-	struct ixmod_iov iov[IXMOD_SENDV_MAX];
+	struct ixmod_iov iov[IXM_SENDV_MAX];
 	u32 i, end;
 
-	if (!c->len || c->len > IXMOD_SENDV_MAX || c->off % 8)
+	if (!c->len || c->len > IXM_SENDV_MAX || c->off % 8)
 		return -EINVAL;
 	if (c->off > app->txarena_size ||
 	    app->txarena_size - c->off < c->len * sizeof(iov[0]))
@@ -221,7 +221,7 @@ static const struct ixm_opdef ixm_opdefs[] = {
  */
 bool ixm_call_always_completes(u8 opcode)
 {
-	return ixm_opdefs[ixm_index_nospec(opcode, IXMOD_OP_LAST)].always;
+	return ixm_opdefs[ixm_index_nospec(opcode, IXM_OP_NR)].always;
 }
 
 /**
@@ -236,10 +236,10 @@ int ixm_call_check(const struct ixmod_call *c)
 {
 	const struct ixm_opdef *def;
 
-	BUILD_BUG_ON(ARRAY_SIZE(ixm_opdefs) != IXMOD_OP_LAST);
-	if (c->opcode >= IXMOD_OP_LAST)
+	BUILD_BUG_ON(ARRAY_SIZE(ixm_opdefs) != IXM_OP_NR);
+	if (c->opcode >= IXM_OP_NR)
 		return -EOPNOTSUPP;
-	def = &ixm_opdefs[ixm_index_nospec(c->opcode, IXMOD_OP_LAST)];
+	def = &ixm_opdefs[ixm_index_nospec(c->opcode, IXM_OP_NR)];
 	if (c->flags & ~(IXMOD_CALL_F_NOTIFY | def->flags))
 		return -EINVAL;
 	if (c->resv0 || c->resv1 || c->resv2 ||
@@ -278,7 +278,7 @@ int ixm_call_exec(struct ixm_app *app, const struct ixmod_call *c,
 	case IXMOD_OP_RECV_DONE:
 		return ixm_op_recv_done(app, c, ev);
 	}
-	return ixm_opdefs[ixm_index_nospec(c->opcode, IXMOD_OP_LAST)].exec(app, c, ev);
+	return ixm_opdefs[ixm_index_nospec(c->opcode, IXM_OP_NR)].exec(app, c, ev);
 }
 
 /**

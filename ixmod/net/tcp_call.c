@@ -71,7 +71,7 @@ u32 ixm_tcp_listener_find(struct ixm_tcp_table *t, __be16 port)
  * @app: the context
  * @port: local port, network order, not 0
  * @backlog: connections not yet accepted it may hold, 1 to
- *	IXMOD_BACKLOG_MAX
+ *	IXM_BACKLOG_MAX
  * @cookie: user_data of the knock events
  * @handle: the listener's handle
  *

@@ -688,7 +688,7 @@ static void on_event(struct worker *w, const struct ixmod_event *e)
 			w->errors++;
 		return;
 	}
-	if (e->type >= IXMOD_EV_LAST) {
+	if (e->type > IXMOD_EV_TCP_DEAD) {	/* a type this program does not know */
 		w->unknown++;
 		return;
 	}

@@ -446,7 +446,7 @@ static inline void ixu_prep_udp_close(struct ixmod_call *c, __u64 handle,
  *
  * DESCRIPTION
  *	Listens on @port (host order) on this context's core, on every port
- *	(interface) the core serves.  @backlog (1 to IXMOD_BACKLOG_MAX)
+ *	(interface) the core serves.  @backlog (1 to @ixu->info.backlog_max)
  *	bounds the connections that completed or are completing the
  *	handshake and were not accepted yet.  @cookie comes back in the
  *	listener's IXMOD_EV_TCP_KNOCK events, and in the IXMOD_EV_TCP_DEAD
@@ -534,7 +534,7 @@ static inline void ixu_prep_tcp_connect(struct ixmod_call *c, __be32 addr,
  *
  * DESCRIPTION
  *	Queues data on the connection @handle.  @iov_off is the offset in
- *	the transmit arena of an array of @n (1 to IXMOD_SENDV_MAX) struct
+ *	the transmit arena of an array of @n (1 to @ixu->info.sendv_max) struct
  *	ixmod_iov, 8-byte aligned, each naming bytes in the arena.  The
  *	kernel copies the array when the call runs, so its area is free
  *	again once the call slot is (ixu_call_index()); the bytes it names

@@ -61,8 +61,11 @@ int main(void)
 	T_CHECK(fcntl(ixu.fd, F_GETFD) & FD_CLOEXEC, "close-on-exec");
 	T_CHECK(ixu.info.abi_version == IXMOD_ABI_VERSION, "abi %u",
 		ixu.info.abi_version);
-	T_CHECK((ixu.info.features & ~IXMOD_FEAT_ALL) == 0,
-		"unknown features %llx", (unsigned long long)ixu.info.features);
+	T_CHECK(ixu_has_feature(&ixu, IXMOD_FEAT_LIMITS), "IXMOD_FEAT_LIMITS in %llx",
+		(unsigned long long)ixu.info.features);
+	T_CHECK(ixu.info.ops & 1ULL << IXMOD_OP_TCP_CLOSE && ixu.info.sendv_max &&
+		ixu.info.backlog_max, "limits: ops %llx, sendv_max %u, backlog_max %u",
+		(unsigned long long)ixu.info.ops, ixu.info.sendv_max, ixu.info.backlog_max);
 	T_CHECK(ixu.info.nr_cpu_ids > 0, "nr_cpu_ids");
 	T_CHECK(ixu_has_feature(&ixu, 0), "the empty set");
 
@@ -70,7 +73,7 @@ int main(void)
 	T_CHECK(ixu_get_info(&ixu, &info) == 0, "get_info");
 	T_CHECK((int)info.nr_cores == sysfs_nr_cores(), "nr_cores %u, sysfs %d",
 		info.nr_cores, sysfs_nr_cores());
-	T_CHECK(info.__pad == 0 && !info.resv[0] && !info.resv[4], "reserved");
+	T_CHECK(info.__pad == 0 && info.__pad2 == 0 && !info.resv, "reserved");
 
 	ixu_close(&ixu);
 	T_CHECK(ixu.fd == -1, "fd after close");

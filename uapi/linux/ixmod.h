@@ -12,7 +12,9 @@
  *  - reserved words and unknown flag bits must be zero on input (-EINVAL)
  *    and are zero on output;
  *  - applications test feature bits, not the ABI version.
- *    IXMOD_ABI_VERSION changes only on a deliberate break.
+ *    IXMOD_ABI_VERSION changes only on a deliberate break;
+ *  - what a module takes (opcodes, flags, sizes) is reported by
+ *    IXMOD_IOC_GET_INFO, not fixed here, so it can grow.
  */
 #ifndef _UAPI_LINUX_IXMOD_H
 #define _UAPI_LINUX_IXMOD_H
@@ -44,6 +46,8 @@ extern "C" {
  * IXMOD_FEAT_HANDLE_KIND: every handle carries its kind
  *	(IXMOD_HANDLE_KIND()); a handle of one kind never names an object
  *	of another.
+ * IXMOD_FEAT_LIMITS: ixmod_info reports the opcodes, event types, flags
+ *	and limits the module takes (@ops to @backlog_max).
  */
 #define IXMOD_FEAT_RINGS	(1ULL << 0)
 #define IXMOD_FEAT_UDP		(1ULL << 1)
@@ -51,9 +55,7 @@ extern "C" {
 #define IXMOD_FEAT_TCP		(1ULL << 3)
 #define IXMOD_FEAT_RUN		(1ULL << 4)
 #define IXMOD_FEAT_HANDLE_KIND	(1ULL << 5)
-#define IXMOD_FEAT_ALL		(IXMOD_FEAT_RINGS | IXMOD_FEAT_UDP | \
-				 IXMOD_FEAT_NODROP | IXMOD_FEAT_TCP | \
-				 IXMOD_FEAT_RUN | IXMOD_FEAT_HANDLE_KIND)
+#define IXMOD_FEAT_LIMITS	(1ULL << 6)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -64,10 +66,21 @@ extern "C" {
  * @nr_cpu_ids: highest possible CPU number plus one, the bound for the
  *	cpulists the sysfs interface accepts
  * @__pad: zero
- * @resv: reserved for future fields, zero
+ * @ops: bit n set: opcode n (IXMOD_OP_*) is taken; others answer
+ *	-EOPNOTSUPP
+ * @events: bit n set: the module may post event type n (IXMOD_EV_*)
+ * @call_flags: the IXMOD_CALL_F_* bits a call may set (others: -EINVAL)
+ * @setup_flags: the IXMOD_SETUP_* bits IXMOD_IOC_SETUP takes
+ * @ring_entries_max: most entries a ring may have (IXMOD_IOC_SETUP)
+ * @txarena_max: most bytes a transmit arena may have
+ * @sendv_max: most entries one IXMOD_OP_TCP_SENDV may name
+ * @__pad2: zero
+ * @backlog_max: largest listen backlog (IXMOD_OP_TCP_LISTEN's @len)
+ * @resv: reserved for a future field, zero
  *
  * Every field is written by the kernel; whatever the caller passed in is
- * overwritten, so no stale input can come back.
+ * overwritten, so no stale input can come back.  @ops to @backlog_max
+ * are there with IXMOD_FEAT_LIMITS (zero before it).
  */
 struct ixmod_info {
 	__u32	abi_version;
@@ -75,7 +88,16 @@ struct ixmod_info {
 	__u64	features;
 	__u32	nr_cpu_ids;
 	__u32	__pad;
-	__u64	resv[5];
+	__u64	ops;
+	__u32	events;
+	__u16	call_flags;
+	__u16	setup_flags;
+	__u32	ring_entries_max;
+	__u32	txarena_max;
+	__u16	sendv_max;
+	__u16	__pad2;
+	__u32	backlog_max;
+	__u64	resv;
 };
 
 /**
@@ -119,25 +141,21 @@ enum {
 	IXMOD_REGION_NR,
 };
 
-/* ixmod_setup.flags */
+/*
+ * ixmod_setup.flags.  The sizes an application may ask for are bounded
+ * by ixmod_info.ring_entries_max and .txarena_max.
+ */
 #define IXMOD_SETUP_CLAMP	(1U << 0)	/* clamp sizes above the limits */
-#define IXMOD_SETUP_FLAGS_ALL	IXMOD_SETUP_CLAMP
-
-/* Limits of the sizes an application may ask for. */
-#define IXMOD_RING_ENTRIES_MAX	4096
-#define IXMOD_TXARENA_MAX	(64U << 20)
-#define IXMOD_RING_ENTRIES_DEF	256		/* when the request is 0 */
-#define IXMOD_TXARENA_DEF	(1U << 20)	/* when the request is 0 */
 
 /**
  * struct ixmod_setup - argument of IXMOD_IOC_SETUP
  * @flags: in: IXMOD_SETUP_*
  * @cpu: in: the dataplane core to attach to (a CPU in .../cores)
- * @call_entries: in: wanted call ring entries (0: default); out: the
- *	power of two chosen
+ * @call_entries: in: wanted call ring entries (0: the module's default,
+ *	256 today); out: the power of two chosen
  * @event_entries: in/out: the same for the event ring
- * @txarena_size: in: wanted transmit arena bytes (0: default); out: the
- *	size, a multiple of the page size
+ * @txarena_size: in: wanted transmit arena bytes (0: the module's
+ *	default, 1 MiB today); out: the size, a multiple of the page size
  * @rxbuf_size: out: bytes per receive buffer (an event's @off lies in
  *	one; recv_done returns that buffer)
  * @features: out: IXMOD_FEAT_*
@@ -195,7 +213,6 @@ enum {
 	IXMOD_OP_TCP_SENDV,	/* handle, off: ixmod_iov array, len: entries */
 	IXMOD_OP_TCP_RECV_DONE,	/* handle, len: bytes consumed */
 	IXMOD_OP_TCP_CLOSE,	/* handle; IXMOD_CALL_F_ABORT: reset */
-	IXMOD_OP_LAST,
 };
 
 /*
@@ -219,11 +236,6 @@ enum {
 /* ixmod_call.flags */
 #define IXMOD_CALL_F_NOTIFY	(1U << 0)	/* post IXMOD_EV_CALL on success too */
 #define IXMOD_CALL_F_ABORT	(1U << 1)	/* TCP_CLOSE only: send RST, drop data */
-#define IXMOD_CALL_F_ALL	(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT)
-
-/* Most entries one IXMOD_OP_TCP_SENDV may name, and most a listen backlog. */
-#define IXMOD_SENDV_MAX		64
-#define IXMOD_BACKLOG_MAX	4096
 
 /**
  * struct ixmod_iov - one piece of the data an IXMOD_OP_TCP_SENDV sends
@@ -246,9 +258,9 @@ struct ixmod_iov {
  * @flags: IXMOD_CALL_F_*
  * @resv0: zero
  * @len: UDP_SEND: payload bytes; TCP_LISTEN: backlog (1 to
- *	IXMOD_BACKLOG_MAX); TCP_SENDV: entries in the ixmod_iov array (1 to
- *	IXMOD_SENDV_MAX); TCP_RECV_DONE: bytes of the connection's received
- *	data the application is done with
+ *	ixmod_info.backlog_max); TCP_SENDV: entries in the ixmod_iov array
+ *	(1 to ixmod_info.sendv_max); TCP_RECV_DONE: bytes of the
+ *	connection's received data the application is done with
  * @user_data: opaque; echoed in the call's completion or error event.
  *	UDP_BIND: also the cookie of every event of the new socket;
  *	TCP_LISTEN: the cookie of its knock events; TCP_ACCEPT and
@@ -290,7 +302,6 @@ enum {
 	IXMOD_EV_TCP_RECV,	/* res bytes in order at off; res 0: peer's FIN */
 	IXMOD_EV_TCP_SENT,	/* res bytes acknowledged, win: bytes sendv takes */
 	IXMOD_EV_TCP_DEAD,	/* the connection is gone: res 0 or -errno */
-	IXMOD_EV_LAST,
 };
 
 /**

@@ -169,7 +169,7 @@ static u16 bound_port(void)
 
 static void check_event(const struct ixmod_event *ev)
 {
-	check(ev->type < IXMOD_EV_LAST && !ev->flags);
+	check(ev->type < IXM_EV_NR && !ev->flags);
 	switch (ev->type) {
 	case IXMOD_EV_UDP_RECV:
 		check(!ev->op && !ev->win && ev->res >= 0 && ev->res <= IXM_UDP_PAYLOAD_MAX);

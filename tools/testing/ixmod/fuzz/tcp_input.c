@@ -147,7 +147,7 @@ static void consume(void)
 	unsigned int i;
 
 	while (tn_app_event(h.a, &ev)) {
-		check(ev.type < IXMOD_EV_LAST && !ev.flags);
+		check(ev.type < IXM_EV_NR && !ev.flags);
 		switch (ev.type) {
 		case IXMOD_EV_TCP_RECV:
 			check(ev.res >= 0 && ev.res <= IXM_MBUF_DATA_MAX);

@@ -263,7 +263,7 @@ TEST(call_check_opcode)
 	unsigned int op;
 	bool ok = true;
 
-	for (op = IXMOD_OP_LAST; op <= 255; op++) {
+	for (op = IXM_OP_NR; op <= 255; op++) {
 		struct ixmod_call c;
 
 		memset(&c, 0, sizeof(c));
@@ -277,7 +277,7 @@ TEST(call_check_opcode)
 		if (ixm_call_check(&c) != -EOPNOTSUPP)
 			ok = false;
 	}
-	EXPECT_TRUE(ok) TH_LOG("opcodes IXMOD_OP_LAST (%d) to 255: -EOPNOTSUPP", IXMOD_OP_LAST);
+	EXPECT_TRUE(ok) TH_LOG("opcodes IXM_OP_NR (%d) to 255: -EOPNOTSUPP", IXM_OP_NR);
 }
 
 TEST(call_check_flags)

@@ -13,7 +13,7 @@
  * A side's stream i is read from its transmit arena block by block: the
  * even streams from consecutive blocks (sendv pieces TCP can merge), the
  * odd ones from blocks in reverse order (one piece per block), with up to
- * IXMOD_SENDV_MAX pieces per TCP_SENDV.  The arena's pattern is random
+ * IXM_SENDV_MAX pieces per TCP_SENDV.  The arena's pattern is random
  * and never rewritten, so a byte out of place cannot match by chance.
  *
  * The same transfer runs over a clean link and over links that lose,
@@ -39,7 +39,7 @@
 #define REGION		(4u << 20)		/* arena bytes per stream */
 #define PATTERN		(NCONN * REGION)
 #define IOVS		(PATTERN)		/* the sendv arrays, after the pattern */
-#define ARENA		(PATTERN + NCONN * IXMOD_SENDV_MAX * 8)
+#define ARENA		(PATTERN + NCONN * IXM_SENDV_MAX * 8)
 #define BLOCK		3000u			/* bytes per arena block of a stream */
 #define CHUNK		(64u << 10)		/* most bytes one SENDV asks for */
 #define SPORT		7777
@@ -227,11 +227,11 @@ static void side_submit(struct side *s, const struct ixmod_call *c)
 	tn_app_submit(s->a, c);
 }
 
-/* A SENDV of the next bytes of stream @i: up to CHUNK, in up to IXMOD_SENDV_MAX pieces. */
+/* A SENDV of the next bytes of stream @i: up to CHUNK, in up to IXM_SENDV_MAX pieces. */
 static void pconn_sendv(struct side *s, unsigned int i)
 {
 	struct pconn *p = &s->c[i];
-	struct ixmod_iov *iov = (struct ixmod_iov *)(s->a->arena + IOVS + i * IXMOD_SENDV_MAX * 8);
+	struct ixmod_iov *iov = (struct ixmod_iov *)(s->a->arena + IOVS + i * IXM_SENDV_MAX * 8);
 	struct ixmod_call c;
 	u32 n = 0, want = CHUNK;
 	u64 k = p->sent;
@@ -239,7 +239,7 @@ static void pconn_sendv(struct side *s, unsigned int i)
 	if (STREAM - p->sent < want)
 		want = (u32)(STREAM - p->sent);
 	p->asked = 0;
-	while (p->asked < want && n < IXMOD_SENDV_MAX) {
+	while (p->asked < want && n < IXM_SENDV_MAX) {
 		u32 run, off = stream_off(s, i, k, &run);
 
 		if (run > want - p->asked)
@@ -250,7 +250,7 @@ static void pconn_sendv(struct side *s, unsigned int i)
 		p->asked += run;
 		k += run;
 	}
-	c = tn_call_sendv(p->handle, IOVS + i * IXMOD_SENDV_MAX * 8, n, UD_SENDV | i);
+	c = tn_call_sendv(p->handle, IOVS + i * IXM_SENDV_MAX * 8, n, UD_SENDV | i);
 	side_submit(s, &c);
 	p->busy = true;
 }

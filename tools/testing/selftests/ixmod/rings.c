@@ -93,6 +93,30 @@ static int ctx_attach(int fd, unsigned int cpu, struct ixmod_setup *p)
 	return ioctl(fd, IXMOD_IOC_SETUP, p);
 }
 
+/* What the module takes (IXMOD_IOC_GET_INFO, IXMOD_FEAT_LIMITS), read once. */
+static const struct ixmod_info *module_info(void)
+{
+	static struct ixmod_info info;
+	int fd;
+
+	if (!info.abi_version) {
+		fd = open(IXMOD_DEV_PATH, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || ioctl(fd, IXMOD_IOC_GET_INFO, &info))
+			memset(&info, 0, sizeof(info));
+		if (fd >= 0)
+			close(fd);
+	}
+	return &info;
+}
+
+/* Opcodes 0 to op_nr() - 1 are taken (abi.c checks there is no gap). */
+static unsigned int op_nr(void)
+{
+	uint64_t ops = module_info()->ops;
+
+	return ops ? 64 - (unsigned int)__builtin_clzll(ops) : 0;
+}
+
 FIXTURE_SETUP(ctx)
 {
 	int i;
@@ -101,6 +125,7 @@ FIXTURE_SETUP(ctx)
 	self->cpu = test_cpu();
 	self->fd = open(IXMOD_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_NE(0, op_nr()) TH_LOG("IXMOD_IOC_GET_INFO reports no opcode");
 	ASSERT_EQ(0, ctx_attach(self->fd, self->cpu, &self->p))
 		TH_LOG("setup on cpu %u: %s (is a port up on it?)", self->cpu, strerror(errno));
 	for (i = 0; i < IXMOD_REGION_NR; i++) {
@@ -367,13 +392,13 @@ TEST_F(ctx, setup_rejects_bad_fields)
 			p.resv[3] = 1;
 			break;
 		case 8:
-			p.call_entries = IXMOD_RING_ENTRIES_MAX + 1;
+			p.call_entries = module_info()->ring_entries_max + 1;
 			break;
 		case 9:
 			p.event_entries = 0xffffffff;
 			break;
 		case 10:
-			p.txarena_size = IXMOD_TXARENA_MAX + 1;
+			p.txarena_size = module_info()->txarena_max + 1;
 			break;
 		case 11:
 			p.cpu = 0xffffffff;
@@ -392,10 +417,10 @@ TEST_F(ctx, setup_rejects_bad_fields)
 	p.event_entries = 3;
 	p.txarena_size = 0xffffffff;
 	ASSERT_EQ(0, ioctl(fd, IXMOD_IOC_SETUP, &p)) TH_LOG("%s", strerror(errno));
-	EXPECT_EQ(IXMOD_RING_ENTRIES_MAX, p.call_entries);
+	EXPECT_EQ(module_info()->ring_entries_max, p.call_entries);
 	EXPECT_EQ(4, p.event_entries);	/* rounded up to a power of two */
-	EXPECT_EQ(IXMOD_TXARENA_MAX, p.txarena_size);
-	EXPECT_EQ(IXMOD_FEAT_ALL, p.features);
+	EXPECT_EQ(module_info()->txarena_max, p.txarena_size);
+	EXPECT_EQ(module_info()->features, p.features);
 	memset(&p, 0, sizeof(p));
 	p.cpu = self->cpu;
 	EXPECT_EQ(-1, ioctl(fd, IXMOD_IOC_SETUP, &p));
@@ -670,7 +695,7 @@ TEST_F(ctx, forged_handles_and_bounds)
 	c.resv2 = 1;
 	EXPECT_EQ(-EINVAL, call_res(self, c, NULL));
 	c.resv2 = 0;
-	c.opcode = IXMOD_OP_LAST;
+	c.opcode = (uint8_t)op_nr();
 	EXPECT_EQ(-EOPNOTSUPP, call_res(self, c, NULL));
 	EXPECT_EQ(-EADDRINUSE, call_res(self, (struct ixmod_call){
 		.opcode = IXMOD_OP_UDP_BIND, .port = htons(9100) }, NULL));
@@ -755,10 +780,10 @@ static int random_call(struct ixmod_call *c, uint64_t handle, uint32_t arena,
 	case 0:		/* raw garbage */
 		for (size_t i = 0; i < sizeof(*c); i++)
 			((uint8_t *)c)[i] = (uint8_t)random();
-		c->opcode = IXMOD_OP_LAST + (uint8_t)(random() % 200);
+		c->opcode = (uint8_t)(op_nr() + random() % (256 - op_nr()));
 		return -EOPNOTSUPP;
 	case 1:		/* a valid opcode with a reserved field set */
-		c->opcode = (uint8_t)(random() % IXMOD_OP_LAST);
+		c->opcode = (uint8_t)(random() % op_nr());
 		c->resv3[random() % 3] = (uint64_t)random() | 1;
 		return -EINVAL;
 	case 2:		/* a forged handle */
@@ -793,7 +818,7 @@ static int random_call(struct ixmod_call *c, uint64_t handle, uint32_t arena,
 		c->flags = IXMOD_CALL_F_NOTIFY;
 		return 1;
 	case 7:		/* flag bits the opcode does not take (ABORT is TCP_CLOSE's) */
-		c->opcode = (uint8_t)(random() % IXMOD_OP_LAST);
+		c->opcode = (uint8_t)(random() % op_nr());
 		do
 			c->flags = (uint8_t)(2 << (random() % 7));
 		while (c->opcode == IXMOD_OP_TCP_CLOSE && c->flags == IXMOD_CALL_F_ABORT);
