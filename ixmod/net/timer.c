@@ -9,7 +9,8 @@
  * per level-0 slot says which hold timers, so that a run steps over the
  * empty ticks up to the next such slot or wrap at once, not tick by tick
  * (a busy core runs the wheel every iteration, many ticks apart under
- * emulation).
+ * emulation).  The other levels keep such bits too, so that a core about
+ * to sleep finds its next timer without reading every slot.
  *
  * A timer sits in the slot of its tick @at; its expiry @expires may be
  * later (moved later since) or void (!@armed: cancelled since).  When the
@@ -30,13 +31,17 @@ static void ixm_timer_link(struct ixm_timer **head, struct ixm_timer *t)
 
 static void ixm_timer_unlink(struct ixm_timer_wheel *w, struct ixm_timer *t)
 {
-	struct ixm_timer **slot0 = &w->slot[0][0];
+	struct ixm_timer **slots = &w->slot[0][0];
 
 	*t->pprev = t->next;
-	if (t->next)
+	if (t->next) {
 		t->next->pprev = t->pprev;
-	else if (t->pprev >= slot0 && t->pprev < slot0 + IXM_TIMER_SLOTS)
-		w->busy0 &= ~(1ULL << (t->pprev - slot0));	/* it was alone there */
+	} else if (t->pprev >= slots && t->pprev < slots + IXM_TIMER_LEVELS * IXM_TIMER_SLOTS) {
+		/* it was alone there: the slot is empty now */
+		unsigned int i = (unsigned int)(t->pprev - slots);
+
+		w->busy[i / IXM_TIMER_SLOTS] &= ~(1ULL << (i % IXM_TIMER_SLOTS));
+	}
 	t->next = NULL;
 	t->pprev = NULL;
 }
@@ -52,8 +57,7 @@ static void ixm_timer_place(struct ixm_timer_wheel *w, struct ixm_timer *t)
 		level++;
 	idx = (t->at >> (IXM_TIMER_SLOT_BITS * level)) & (IXM_TIMER_SLOTS - 1);
 	ixm_timer_link(&w->slot[level][idx], t);
-	if (!level)
-		w->busy0 |= 1ULL << idx;
+	w->busy[level] |= 1ULL << idx;
 }
 
 /**
@@ -144,6 +148,7 @@ static void ixm_timer_cascade(struct ixm_timer_wheel *w, unsigned int level,
 	struct ixm_timer *t = w->slot[level][idx];
 
 	w->slot[level][idx] = NULL;
+	w->busy[level] &= ~(1ULL << idx);
 	while (t) {
 		struct ixm_timer *next = t->next;
 
@@ -180,9 +185,9 @@ unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
 		struct ixm_timer *head;
 		unsigned int level;
 
-		if (idx && !(w->busy0 & (1ULL << idx))) {
+		if (idx && !(w->busy[0] & (1ULL << idx))) {
 			/* an empty tick before the wrap: on to the next full slot */
-			u64 ahead = w->busy0 & (~0ULL << idx);
+			u64 ahead = w->busy[0] & (~0ULL << idx);
 			u64 next = w->now - idx + (ahead ? ixm_ffs64(ahead) : IXM_TIMER_SLOTS);
 
 			w->now = (s64)(next - target) > 0 ? target + 1 : next;
@@ -195,7 +200,7 @@ unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
 		idx = w->now & (IXM_TIMER_SLOTS - 1);
 		head = w->slot[0][idx];
 		w->slot[0][idx] = NULL;
-		w->busy0 &= ~(1ULL << idx);
+		w->busy[0] &= ~(1ULL << idx);
 		if (head)
 			head->pprev = &head;
 		/* callbacks see the next tick as now: what they arm lands there or later */
@@ -238,16 +243,16 @@ unsigned int ixm_timer_run(struct ixm_timer_wheel *w, u64 now_ns)
  * cascaded, its timers moved down, at the first tick of its range, and
  * none of them fires before that.  So the result is never late, and
  * early by less than a slot of the level holding the next timer: exact
- * when that timer is within 64 ticks.  Reads every slot once and the
- * timers of level 0.
+ * when that timer is within 64 ticks.  Reads the timers of level 0 and
+ * a bitmap per higher level, no slot of those.
  *
  * Return: the time, in the core's clock (ns).
  */
 u64 ixm_timer_next_ns(const struct ixm_timer_wheel *w)
 {
 	u64 best = U64_MAX;
-	unsigned int level, k;
-	u64 busy = w->busy0;
+	unsigned int level;
+	u64 busy = w->busy[0];
 
 	if (!w->pending)
 		return U64_MAX;
@@ -262,21 +267,21 @@ u64 ixm_timer_next_ns(const struct ixm_timer_wheel *w)
 	for (level = 1; level < IXM_TIMER_LEVELS; level++) {
 		unsigned int shift = IXM_TIMER_SLOT_BITS * level;
 		u64 base = w->now >> shift;
+		unsigned int r = base & (IXM_TIMER_SLOTS - 1);
+		/* bit k: the slot k after the current one holds a timer */
+		u64 ahead = w->busy[level] >> r | w->busy[level] << ((IXM_TIMER_SLOTS - r) & 63);
+		u64 tick;
 
-		for (k = 0; k < IXM_TIMER_SLOTS; k++) {
-			u64 tick;
-
-			if (!w->slot[level][(base + k) & (IXM_TIMER_SLOTS - 1)])
-				continue;
-			if (k)
-				tick = (base + k) << shift;
-			else if (!(w->now & ((1ULL << shift) - 1)))
-				tick = w->now;		/* cascaded in this very tick */
-			else
-				tick = (base + IXM_TIMER_SLOTS) << shift; /* a turn ahead */
-			if (tick < best)
-				best = tick;
-		}
+		if (!ahead)
+			continue;
+		if ((ahead & 1) && !(w->now & ((1ULL << shift) - 1)))
+			tick = w->now;		/* the current slot, cascaded in this very tick */
+		else if (ahead & ~1ULL)		/* the nearest later slot */
+			tick = (base + ixm_ffs64(ahead & ~1ULL)) << shift;
+		else
+			tick = (base + IXM_TIMER_SLOTS) << shift; /* the current one, a turn ahead */
+		if (tick < best)
+			best = tick;
 	}
 	if (best > U64_MAX >> IXM_TIMER_TICK_SHIFT)
 		return U64_MAX;

@@ -56,7 +56,7 @@ struct ixm_timer {
  * @linked: timers in a slot (the armed ones, and those cancelled or moved
  *	later whose slot has not come up yet)
  * @fired: timers fired so far
- * @busy0: bit i set: level 0's slot i holds a timer
+ * @busy: per level, bit i set: slot i holds a timer
  * @slot: per level, per slot, a list of timers
  */
 struct ixm_timer_wheel {
@@ -64,7 +64,7 @@ struct ixm_timer_wheel {
 	unsigned int		pending;
 	unsigned int		linked;
 	u64			fired;
-	u64			busy0;
+	u64			busy[IXM_TIMER_LEVELS];
 	struct ixm_timer	*slot[IXM_TIMER_LEVELS][IXM_TIMER_SLOTS];
 };
 

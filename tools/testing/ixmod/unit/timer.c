@@ -59,6 +59,58 @@ static u64 due_of(u64 ns, u64 wheel_now_tick)
 	return tick * TICK;
 }
 
+/*
+ * What ixm_timer_next_ns() gave when it read every slot of the higher
+ * levels (before their bitmaps): the bitmaps must give the same.
+ */
+static u64 ref_next_ns(const struct ixm_timer_wheel *wh)
+{
+	u64 best = U64_MAX;
+	unsigned int level, k;
+
+	if (!wh->pending)
+		return U64_MAX;
+	for (k = 0; k < IXM_TIMER_SLOTS; k++) {
+		const struct ixm_timer *t;
+
+		for (t = wh->slot[0][k]; t; t = t->next)
+			if (t->armed && t->expires < best)
+				best = t->expires;
+	}
+	for (level = 1; level < IXM_TIMER_LEVELS; level++) {
+		unsigned int shift = IXM_TIMER_SLOT_BITS * level;
+		u64 base = wh->now >> shift;
+
+		for (k = 0; k < IXM_TIMER_SLOTS; k++) {
+			u64 tick;
+
+			if (!wh->slot[level][(base + k) & (IXM_TIMER_SLOTS - 1)])
+				continue;
+			if (k)
+				tick = (base + k) << shift;
+			else if (!(wh->now & ((1ULL << shift) - 1)))
+				tick = wh->now;
+			else
+				tick = (base + IXM_TIMER_SLOTS) << shift;
+			if (tick < best)
+				best = tick;
+		}
+	}
+	return best > U64_MAX >> IXM_TIMER_TICK_SHIFT ? U64_MAX : best << IXM_TIMER_TICK_SHIFT;
+}
+
+/* Each level's bitmap says exactly which of its slots hold a timer. */
+static bool busy_bits_ok(const struct ixm_timer_wheel *wh)
+{
+	unsigned int level, k;
+
+	for (level = 0; level < IXM_TIMER_LEVELS; level++)
+		for (k = 0; k < IXM_TIMER_SLOTS; k++)
+			if (!!(wh->busy[level] & (1ULL << k)) != !!wh->slot[level][k])
+				return false;
+	return true;
+}
+
 TEST(timer_model)
 {
 	unsigned int i, op, late = 0, fired_total = 0;
@@ -90,6 +142,14 @@ TEST(timer_model)
 		} else {		/* time passes */
 			u64 step = r < 95 ? rnd() % (8 * TICK) : rnd() % (SEC / 2);
 			u64 next = ixm_timer_next_ns(&w), first = U64_MAX;
+
+			if (next != ref_next_ns(&w) && next_bad++ < IXM_DIAG_MAX)
+				TH_LOG("next %llu, reading every slot gives %llu",
+				       (unsigned long long)next,
+				       (unsigned long long)ref_next_ns(&w));
+			if (!busy_bits_ok(&w) && next_bad++ < IXM_DIAG_MAX)
+				TH_LOG("a level's bitmap disagrees with its slots at tick %llu",
+				       (unsigned long long)w.now);
 
 			/* a core may sleep until next: no timer is due before it */
 			for (i = 0; i < N; i++)
@@ -123,7 +183,7 @@ TEST(timer_model)
 	EXPECT_FALSE(late) TH_LOG("every timer fires at the first run that reaches its tick");
 	EXPECT_FALSE(next_bad);
 	EXPECT_GT(next_checks, 50000) {
-		TH_LOG("ixm_timer_next_ns() is never after the first due timer, nor 64 ticks before one that close (%u checks)",
+		TH_LOG("ixm_timer_next_ns() is never after the first due timer, nor 64 ticks before one that close, and equals reading every slot; the bitmaps match the slots (%u checks)",
 		       next_checks);
 	}
 	for (i = 0, op = 0; i < N; i++)
