@@ -182,6 +182,18 @@ static int ixm_op_tcp_sendv(struct ixm_app *app, const struct ixmod_call *c,
 	return ixm_tcp_sendv(app->stack->tcp, app, c->handle, iov, c->len);
 }
 
+/* One buffer: a sendv of one entry, without the array in the arena. */
+static int ixm_op_tcp_send(struct ixm_app *app, const struct ixmod_call *c,
+			   struct ixmod_event *ev)
+{
+	struct ixmod_iov iov = { .off = c->off, .len = c->len };
+	u32 end;
+
+	if (!c->len || ixm_add_overflow(c->off, c->len, &end) || end > app->txarena_size)
+		return -EINVAL;
+	return ixm_tcp_sendv(app->stack->tcp, app, c->handle, &iov, 1);
+}
+
 static int ixm_op_tcp_recv_done(struct ixm_app *app, const struct ixmod_call *c,
 				struct ixmod_event *ev)
 {
@@ -211,6 +223,8 @@ static const struct ixm_opdef ixm_opdefs[] = {
 				     ixm_op_tcp_recv_done },
 	[IXMOD_OP_TCP_CLOSE]	= { IXM_F_HANDLE, IXMOD_CALL_F_ABORT, false,
 				    ixm_op_tcp_close },
+	[IXMOD_OP_TCP_SEND]	= { IXM_F_HANDLE | IXM_F_OFF | IXM_F_LEN, 0, true,
+				    ixm_op_tcp_send },
 };
 
 /**
@@ -271,6 +285,8 @@ int ixm_call_exec(struct ixm_app *app, const struct ixmod_call *c,
 	switch (c->opcode) {
 	case IXMOD_OP_TCP_SENDV:
 		return ixm_op_tcp_sendv(app, c, ev);
+	case IXMOD_OP_TCP_SEND:
+		return ixm_op_tcp_send(app, c, ev);
 	case IXMOD_OP_TCP_RECV_DONE:
 		return ixm_op_tcp_recv_done(app, c, ev);
 	case IXMOD_OP_UDP_SEND:

@@ -564,6 +564,37 @@ static inline void ixu_prep_tcp_sendv(struct ixmod_call *c, __u64 handle,
 }
 
 /*
+ * ixu_prep_tcp_send - fill an IXMOD_OP_TCP_SEND call
+ *
+ * SYNOPSIS
+ *	void ixu_prep_tcp_send(struct ixmod_call *c, __u64 handle,
+ *			       __u32 off, __u32 len, __u64 user_data);
+ *
+ * DESCRIPTION
+ *	Queues the @len bytes at @off in the transmit arena on the
+ *	connection @handle: ixu_prep_tcp_sendv() of one buffer, without an
+ *	array in the arena.  The bytes are read until they are
+ *	acknowledged and must not change before the IXMOD_EV_TCP_SENT
+ *	events that cover them.  Needs IXMOD_OP_TCP_SEND's bit in
+ *	@ixu->info.ops.
+ *
+ * RETURN VALUE
+ *	As ixu_prep_tcp_sendv(): always answered by an IXMOD_EV_CALL with
+ *	@user_data, res the bytes accepted (the first res of the buffer) or
+ *	-EBADF, -EINVAL (@len 0, or bytes outside the arena), -ENOTCONN,
+ *	-EPIPE.
+ */
+static inline void ixu_prep_tcp_send(struct ixmod_call *c, __u64 handle,
+				     __u32 off, __u32 len, __u64 user_data)
+{
+	c->opcode = IXMOD_OP_TCP_SEND;
+	c->handle = handle;
+	c->off = off;
+	c->len = len;
+	c->user_data = user_data;
+}
+
+/*
  * ixu_prep_tcp_recv_done - fill an IXMOD_OP_TCP_RECV_DONE call
  *
  * SYNOPSIS

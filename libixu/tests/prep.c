@@ -75,6 +75,16 @@ int main(void)
 
 	c = zeroed();
 	w = zeroed();
+	ixu_prep_tcp_send(&c, 5, 8192, 100, 46);
+	w.opcode = IXMOD_OP_TCP_SEND;
+	w.handle = 5;
+	w.off = 8192;
+	w.len = 100;
+	w.user_data = 46;
+	same(&c, &w, "send");
+
+	c = zeroed();
+	w = zeroed();
 	ixu_prep_tcp_recv_done(&c, 6, 1448);
 	w.opcode = IXMOD_OP_TCP_RECV_DONE;
 	w.handle = 6;

@@ -213,6 +213,7 @@ enum {
 	IXMOD_OP_TCP_SENDV,	/* handle, off: ixmod_iov array, len: entries */
 	IXMOD_OP_TCP_RECV_DONE,	/* handle, len: bytes consumed */
 	IXMOD_OP_TCP_CLOSE,	/* handle; IXMOD_CALL_F_ABORT: reset */
+	IXMOD_OP_TCP_SEND,	/* handle, off, len: bytes in the arena */
 };
 
 /*
@@ -257,7 +258,7 @@ struct ixmod_iov {
  * @opcode: IXMOD_OP_*
  * @flags: IXMOD_CALL_F_*
  * @resv0: zero
- * @len: UDP_SEND: payload bytes; TCP_LISTEN: backlog (1 to
+ * @len: UDP_SEND, TCP_SEND: payload bytes; TCP_LISTEN: backlog (1 to
  *	ixmod_info.backlog_max); TCP_SENDV: entries in the ixmod_iov array
  *	(1 to ixmod_info.sendv_max); TCP_RECV_DONE: bytes of the
  *	connection's received data the application is done with
@@ -266,11 +267,12 @@ struct ixmod_iov {
  *	TCP_LISTEN: the cookie of its knock events; TCP_ACCEPT and
  *	TCP_CONNECT: the cookie of every event of the connection
  * @handle: UDP_SEND, UDP_CLOSE: the socket; TCP_ACCEPT: the handle of a
- *	knock; TCP_SENDV, TCP_RECV_DONE, TCP_CLOSE: a connection (TCP_CLOSE
+ *	knock; TCP_SENDV, TCP_SEND, TCP_RECV_DONE, TCP_CLOSE: a connection (TCP_CLOSE
  *	also takes a listener)
  * @off: UDP_SEND: payload offset in the transmit arena; RECV_DONE: the
  *	@off of the IXMOD_EV_UDP_RECV event whose buffer is returned;
- *	TCP_SENDV: offset of the ixmod_iov array in the transmit arena
+ *	TCP_SENDV: offset of the ixmod_iov array in the transmit arena;
+ *	TCP_SEND: offset of the bytes in the transmit arena
  * @addr: UDP_SEND, TCP_CONNECT: destination IPv4 address, network order
  * @port: UDP_BIND, TCP_LISTEN: local port; UDP_SEND, TCP_CONNECT:
  *	destination port (network order)

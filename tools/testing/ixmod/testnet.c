@@ -665,6 +665,16 @@ struct ixmod_call tn_call_sendv(u64 handle, u32 iov_off, u32 niov, u64 user_data
 	return c;
 }
 
+struct ixmod_call tn_call_send(u64 handle, u32 off, u32 len, u64 user_data)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_TCP_SEND, .handle = handle, .off = off,
+		.len = len, .user_data = user_data,
+	};
+
+	return c;
+}
+
 struct ixmod_call tn_call_recv_done(u64 handle, u32 len)
 {
 	struct ixmod_call c = {

@@ -274,6 +274,7 @@ struct ixmod_call tn_call_listen(u16 port, u32 backlog, u64 user_data);
 struct ixmod_call tn_call_accept(u64 handle, u64 cookie);
 struct ixmod_call tn_call_connect(u32 ip, u16 port, u64 cookie);
 struct ixmod_call tn_call_sendv(u64 handle, u32 iov_off, u32 niov, u64 user_data);
+struct ixmod_call tn_call_send(u64 handle, u32 off, u32 len, u64 user_data);
 struct ixmod_call tn_call_recv_done(u64 handle, u32 len);
 struct ixmod_call tn_call_close(u64 handle, bool abort);
 

@@ -204,6 +204,7 @@ static const struct {
 	{ IXMOD_OP_TCP_SENDV, "TCP_SENDV", F_HANDLE | F_OFF | F_LEN },
 	{ IXMOD_OP_TCP_RECV_DONE, "TCP_RECV_DONE", F_HANDLE | F_LEN },
 	{ IXMOD_OP_TCP_CLOSE, "TCP_CLOSE", F_HANDLE },
+	{ IXMOD_OP_TCP_SEND, "TCP_SEND", F_HANDLE | F_OFF | F_LEN },
 };
 
 /* @op's call with every field it uses set to @v (1, all ones, ...). */

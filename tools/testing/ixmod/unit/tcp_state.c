@@ -1504,6 +1504,46 @@ TEST_F(tcp_state_established, sendv_gather)
 	EXPECT_EQ(0, t->a->txmap.inflight) TH_LOG("gather: no frame reads the arena once sent");
 }
 
+/*
+ * IXMOD_OP_TCP_SEND: one buffer, no array in the arena.  Its bytes go out
+ * as sendv's would; a bad length or range, or a handle of another kind,
+ * is refused and sends nothing.
+ */
+TEST_F(tcp_state_established, send_one_buffer)
+{
+	struct tc *t = self->t;
+	struct ixmod_call c;
+	u32 off = 3 * 4096 - 333, n = 777, i;
+	u64 segs;
+
+	for (i = 0; i < n; i++)
+		t->a->arena[off + i] = (u8)(i * 7 + 3);
+	c = tn_call_send(t->ch, off, n, 0x5e);
+	EXPECT_EQ((int)n, tc_call(t, &c)) TH_LOG("send: res is the bytes accepted");
+	ASSERT_TRUE(one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, n));
+	EXPECT_EQ(0, memcmp(t->seg[0].data, t->a->arena + off, n)) {
+		TH_LOG("send: one segment with the buffer's bytes");
+	}
+	t->rcv += n;
+	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_EQ(n, (u32)tc_ev(t, IXMOD_EV_TCP_SENT)->res) TH_LOG("send: acknowledged: SENT");
+
+	segs = t->h->tcp->stats.segs_out;
+	c = tn_call_send(t->ch, off, 0, 1);
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("send of 0 bytes: -EINVAL");
+	c = tn_call_send(t->ch, ARENA - 10, 11, 1);
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("send one byte past the arena: -EINVAL");
+	c = tn_call_send(t->ch, 0xffffff00u, 0x200, 1);
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("send whose end overflows: -EINVAL");
+	c = tn_call_send(ixm_handle(IXMOD_HANDLE_UDP, ixm_handle_idx(t->ch),
+				    ixm_handle_gen(t->ch)), off, n, 1);
+	EXPECT_EQ(-EBADF, tc_call(t, &c)) TH_LOG("send on a UDP socket's handle: -EBADF");
+	c = tn_call_send(t->ch, ARENA - 10, 10, 1);
+	c.addr = 1;
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("send with addr set: -EINVAL");
+	EXPECT_EQ(segs, t->h->tcp->stats.segs_out) TH_LOG("no refused send sent a segment");
+}
+
 TEST(tcp_state_zero_window)
 {
 	struct tc *t = &T;

@@ -52,7 +52,7 @@ TEST_F(dev, get_info)
 	EXPECT_TRUE(info.features & IXMOD_FEAT_LIMITS)
 		TH_LOG("features 0x%llx", (unsigned long long)info.features);
 	/* what this module takes: opcodes and events from 0 without a gap */
-	EXPECT_EQ((1ULL << (IXMOD_OP_TCP_CLOSE + 1)) - 1, info.ops);
+	EXPECT_EQ((1ULL << (IXMOD_OP_TCP_SEND + 1)) - 1, info.ops);
 	EXPECT_EQ((1U << (IXMOD_EV_TCP_DEAD + 1)) - 1, info.events);
 	EXPECT_EQ(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT, info.call_flags);
 	EXPECT_EQ(IXMOD_SETUP_CLAMP, info.setup_flags);
