@@ -474,7 +474,7 @@ static void conn_flush(struct worker *w, struct conn *c)
 		c->state = C_OPEN;	/* established already: it knocked */
 		break;
 	case C_CONNECT:
-		ixu_prep_tcp_connect(next_call(w), opt.addr, opt.port, cookie);
+		ixu_prep_tcp_connect(next_call(w), opt.addr, ixu_htons(opt.port), cookie);
 		c->state = C_CONNECTING;
 		return;
 	case C_OPEN:
@@ -770,7 +770,7 @@ static int listen_on_core(struct worker *w)
 	const struct ixmod_event *e;
 	int ret;
 
-	ixu_prep_tcp_listen(next_call(w), opt.port, opt.backlog, LISTEN_COOKIE);
+	ixu_prep_tcp_listen(next_call(w), ixu_htons(opt.port), opt.backlog, LISTEN_COOKIE);
 	ixu_call_submit(&w->ixu);
 	w->queued = 0;
 	while (!(e = ixu_event_peek(&w->ixu, 0))) {
@@ -879,7 +879,7 @@ static bool parse_addr(const char *s)
 	host[colon - s] = 0;
 	if (inet_pton(AF_INET, host, &a) != 1)
 		return false;
-	opt.addr = a.s_addr;
+	opt.addr = (IXU_FORCE __be32)a.s_addr;
 	opt.port = atoi(colon + 1);
 	return opt.port != 0;
 }

@@ -95,7 +95,7 @@ static void *serve(void *arg)
 		struct ixmod_call *c = get_call(&w->ixu, NULL);
 		struct ixmod_event *ev;
 
-		ixu_prep_udp_bind(c, w->port, 1);
+		ixu_prep_udp_bind(c, ixu_htons(w->port), 1);
 		ixu_call_submit(&w->ixu);
 		while (!(ev = ixu_event_peek(&w->ixu, 0)) && !stopping())
 			ixu_wait(&w->ixu, 1000);

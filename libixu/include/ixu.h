@@ -13,6 +13,13 @@
  * ixu_wait() or in its own poll loop on ixu->fd when idle.  One handle
  * per thread: the rings are single-producer, single-consumer.
  *
+ * Byte order: every IPv4 address and port, in the uapi's structs and in
+ * libixu's arguments alike, is in network order (__be32, __be16), as in
+ * struct sockaddr_in and as the events give them, so an event's address
+ * and port go back into a call unchanged.  ixu_htons() and friends
+ * convert, typed so that sparse (make -C libixu sparse) finds a value of
+ * the wrong order.
+ *
  * Ring orders (the kernel's side is ixmod/net/ring.h, same letters):
  *   (A) ixu_call_get() reads the call ring's consumer index with acquire
  *       before reusing a slot; pairs with the kernel's (D).
@@ -37,6 +44,54 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#ifdef __CHECKER__
+#define IXU_FORCE	__attribute__((force))
+#else
+#define IXU_FORCE
+#endif
+
+/*
+ * ixu_htons, ixu_ntohs, ixu_htonl, ixu_ntohl - byte order, typed
+ *
+ * As htons(3) and friends, with the network-order side typed __be16 or
+ * __be32 (a restricted type under sparse).
+ */
+static inline __be16 ixu_htons(__u16 v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap16(v);
+#endif
+	return (IXU_FORCE __be16)v;
+}
+
+static inline __u16 ixu_ntohs(__be16 v)
+{
+	__u16 h = (IXU_FORCE __u16)v;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	h = __builtin_bswap16(h);
+#endif
+	return h;
+}
+
+static inline __be32 ixu_htonl(__u32 v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return (IXU_FORCE __be32)v;
+}
+
+static inline __u32 ixu_ntohl(__be32 v)
+{
+	__u32 h = (IXU_FORCE __u32)v;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	h = __builtin_bswap32(h);
+#endif
+	return h;
+}
 
 /**
  * struct ixu_ring - the application's view of one shared ring
@@ -369,7 +424,7 @@ static inline void *ixu_tx_ptr(const struct ixu *ixu, __u32 off)
  *
  * SYNOPSIS
  *	void ixu_prep_nop(struct ixmod_call *c, __u64 user_data);
- *	void ixu_prep_udp_bind(struct ixmod_call *c, __u16 port, __u64 cookie);
+ *	void ixu_prep_udp_bind(struct ixmod_call *c, __be16 port, __u64 cookie);
  *	void ixu_prep_udp_send(struct ixmod_call *c, __u64 handle, __u32 off,
  *			       __u32 len, __be32 addr, __be16 port,
  *			       __u64 user_data);
@@ -378,10 +433,9 @@ static inline void *ixu_tx_ptr(const struct ixu *ixu, __u32 off)
  *				__u64 user_data);
  *
  * DESCRIPTION
- *	Each writes one call into an entry from ixu_call_get().  @port of
- *	ixu_prep_udp_bind() is in host order; addresses and ports of
- *	ixu_prep_udp_send() are in network order, as the UDP_RECV event
- *	gives them.  The bind's @cookie comes back in every receive event
+ *	Each writes one call into an entry from ixu_call_get().  Addresses
+ *	and ports are in network order (ixu_htons()), as the UDP_RECV
+ *	event gives them.  The bind's @cookie comes back in every receive event
  *	of the socket, and its IXMOD_EV_CALL completion carries the handle.
  */
 static inline void ixu_prep_nop(struct ixmod_call *c, __u64 user_data)
@@ -390,10 +444,10 @@ static inline void ixu_prep_nop(struct ixmod_call *c, __u64 user_data)
 	c->user_data = user_data;
 }
 
-static inline void ixu_prep_udp_bind(struct ixmod_call *c, __u16 port, __u64 cookie)
+static inline void ixu_prep_udp_bind(struct ixmod_call *c, __be16 port, __u64 cookie)
 {
 	c->opcode = IXMOD_OP_UDP_BIND;
-	c->port = (__be16)__builtin_bswap16(port);
+	c->port = port;
 	c->user_data = cookie;
 }
 
@@ -441,11 +495,11 @@ static inline void ixu_prep_udp_close(struct ixmod_call *c, __u64 handle,
  * ixu_prep_tcp_listen - fill an IXMOD_OP_TCP_LISTEN call
  *
  * SYNOPSIS
- *	void ixu_prep_tcp_listen(struct ixmod_call *c, __u16 port,
+ *	void ixu_prep_tcp_listen(struct ixmod_call *c, __be16 port,
  *				 unsigned int backlog, __u64 cookie);
  *
  * DESCRIPTION
- *	Listens on @port (host order) on this context's core, on every port
+ *	Listens on @port (network order) on this context's core, on every port
  *	(interface) the core serves.  @backlog (1 to @ixu->info.backlog_max)
  *	bounds the connections that completed or are completing the
  *	handshake and were not accepted yet.  @cookie comes back in the
@@ -458,11 +512,11 @@ static inline void ixu_prep_udp_close(struct ixmod_call *c, __u64 handle,
  *	handle (close it with ixu_prep_tcp_close() to stop listening), or
  *	-EADDRINUSE, -EINVAL, -EMFILE.
  */
-static inline void ixu_prep_tcp_listen(struct ixmod_call *c, __u16 port,
+static inline void ixu_prep_tcp_listen(struct ixmod_call *c, __be16 port,
 				       unsigned int backlog, __u64 cookie)
 {
 	c->opcode = IXMOD_OP_TCP_LISTEN;
-	c->port = (__be16)__builtin_bswap16(port);
+	c->port = port;
 	c->len = backlog;
 	c->user_data = cookie;
 }
@@ -501,11 +555,11 @@ static inline void ixu_prep_tcp_accept(struct ixmod_call *c, __u64 handle,
  *
  * SYNOPSIS
  *	void ixu_prep_tcp_connect(struct ixmod_call *c, __be32 addr,
- *				  __u16 port, __u64 cookie);
+ *				  __be16 port, __u64 cookie);
  *
  * DESCRIPTION
- *	Opens a connection to @addr (network order, e.g. from inet_pton())
- *	and @port (host order) from this context's core.  @cookie becomes
+ *	Opens a connection to @addr and @port (both in network order, e.g.
+ *	from inet_pton() and ixu_htons()) from this context's core.  @cookie becomes
  *	the user_data of every event of the connection.
  *
  * RETURN VALUE
@@ -516,11 +570,11 @@ static inline void ixu_prep_tcp_accept(struct ixmod_call *c, __u64 handle,
  *	-ETIMEDOUT, followed by an IXMOD_EV_TCP_DEAD).
  */
 static inline void ixu_prep_tcp_connect(struct ixmod_call *c, __be32 addr,
-					__u16 port, __u64 cookie)
+					__be16 port, __u64 cookie)
 {
 	c->opcode = IXMOD_OP_TCP_CONNECT;
 	c->addr = addr;
-	c->port = (__be16)__builtin_bswap16(port);
+	c->port = port;
 	c->user_data = cookie;
 }
 

@@ -36,12 +36,22 @@ static void same(const struct ixmod_call *got, const struct ixmod_call *want,
 int main(void)
 {
 	struct ixmod_call c, w;
+	__be16 p = ixu_htons(0x1234);
+	__be32 a = ixu_htonl(0xc6120002);
+	const unsigned char *pb = (const void *)&p, *ab = (const void *)&a;
+
+	/* network order: the most significant byte first, whatever the host */
+	T_CHECK(pb[0] == 0x12 && pb[1] == 0x34, "ixu_htons: %02x %02x", pb[0], pb[1]);
+	T_CHECK(ab[0] == 0xc6 && ab[1] == 0x12 && ab[2] == 0 && ab[3] == 2,
+		"ixu_htonl: %02x %02x %02x %02x", ab[0], ab[1], ab[2], ab[3]);
+	T_CHECK(ixu_ntohs(p) == 0x1234 && ixu_ntohl(a) == 0xc6120002, "ixu_ntoh*");
+	T_CHECK((IXU_FORCE __u16)ixu_htons(0x1234) == htons(0x1234), "ixu_htons is htons");
 
 	c = zeroed();
 	w = zeroed();
-	ixu_prep_tcp_listen(&c, 8080, 128, 0x1122334455667788ULL);
+	ixu_prep_tcp_listen(&c, ixu_htons(8080), 128, 0x1122334455667788ULL);
 	w.opcode = IXMOD_OP_TCP_LISTEN;
-	w.port = htons(8080);
+	w.port = (IXU_FORCE __be16)htons(8080);
 	w.len = 128;
 	w.user_data = 0x1122334455667788ULL;
 	same(&c, &w, "listen");
@@ -56,10 +66,10 @@ int main(void)
 
 	c = zeroed();
 	w = zeroed();
-	ixu_prep_tcp_connect(&c, htonl(0xc6120002), 7, 43);
+	ixu_prep_tcp_connect(&c, ixu_htonl(0xc6120002), ixu_htons(7), 43);
 	w.opcode = IXMOD_OP_TCP_CONNECT;
-	w.addr = htonl(0xc6120002);
-	w.port = htons(7);
+	w.addr = (IXU_FORCE __be32)htonl(0xc6120002);
+	w.port = (IXU_FORCE __be16)htons(7);
 	w.user_data = 43;
 	same(&c, &w, "connect");
 
