@@ -74,7 +74,14 @@ static void __maybe_unused ixm_abi_check(void)
 	IXM_CHECK_FIELD(ixmod_setup, regions, 32);
 	IXM_CHECK_FIELD(ixmod_setup, call_off, 96);
 	IXM_CHECK_FIELD(ixmod_setup, event_off, 128);
-	IXM_CHECK_FIELD(ixmod_setup, resv, 160);
+	IXM_CHECK_FIELD(ixmod_setup, event_size, 160);
+	IXM_CHECK_FIELD(ixmod_setup, __pad, 164);
+	IXM_CHECK_FIELD(ixmod_setup, resv, 168);
+
+	BUILD_BUG_ON(sizeof(struct ixmod_event_ext) != 64);
+	IXM_CHECK_FIELD(ixmod_event_ext, ev, 0);
+	IXM_CHECK_FIELD(ixmod_event_ext, handle, 32);
+	IXM_CHECK_FIELD(ixmod_event_ext, resv, 40);
 
 	BUILD_BUG_ON(sizeof(struct ixmod_call) != 64);
 	IXM_CHECK_FIELD(ixmod_call, opcode, 0);

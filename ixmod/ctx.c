@@ -96,6 +96,8 @@ static bool ixm_setup_outputs_zero(const struct ixmod_setup *p)
 			if (o[i]->resv[j])
 				return false;
 	}
+	if (p->event_size || p->__pad)
+		return false;
 	for (i = 0; i < ARRAY_SIZE(p->resv); i++)
 		if (p->resv[i])
 			return false;
@@ -161,7 +163,8 @@ ALLOW_ERROR_INJECTION(ixm_ctx_grab_rx, ERRNO);
  * The context and its rings, arena and hold list, sized from the request.
  * Injectable (ERRNO_NULL would not do: the caller wants a pointer).
  */
-static noinline struct ixm_ctx *ixm_ctx_alloc(u32 calls, u32 events, u32 arena)
+static noinline struct ixm_ctx *ixm_ctx_alloc(u32 calls, u32 events, bool ev_ext,
+					       u32 arena)
 {
 	struct ixm_ctx *ctx;
 
@@ -171,7 +174,9 @@ static noinline struct ixm_ctx *ixm_ctx_alloc(u32 calls, u32 events, u32 arena)
 	init_waitqueue_head(&ctx->wq);
 	INIT_LIST_HEAD(&ctx->node);
 	ctx->call_bytes = PAGE_ALIGN(ixm_ring_bytes(calls, sizeof(struct ixmod_call)));
-	ctx->event_bytes = PAGE_ALIGN(ixm_ring_bytes(events, sizeof(struct ixmod_event)));
+	ctx->event_bytes = PAGE_ALIGN(ixm_ring_bytes(events, ev_ext ?
+						     sizeof(struct ixmod_event_ext) :
+						     sizeof(struct ixmod_event)));
 	ctx->txarena_bytes = arena;
 	ctx->call_region = vmalloc_user(ctx->call_bytes);
 	ctx->event_region = vmalloc_user(ctx->event_bytes);
@@ -230,7 +235,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	}
 	arena = PAGE_ALIGN(arena);
 
-	ctx = ixm_ctx_alloc(calls, events, arena);
+	ctx = ixm_ctx_alloc(calls, events, p.flags & IXMOD_SETUP_EVENT_EXT, arena);
 	if (!ctx) {
 		pr_warn_ratelimited("setup: out of memory for %u calls, %u events and a %u KiB arena; smaller rings or txarena_size may fit\n",
 				    calls, events, arena >> 10);
@@ -287,8 +292,8 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	ctx->core = core;
 	ctx->work_gen = work->gen;
 	ixm_app_init(&ctx->app, &core->stack, ctx->call_region, calls,
-		     ctx->event_region, events, ctx->hold, ctx->txarena,
-		     ctx->txarena_bytes, work->nr);
+		     ctx->event_region, events, p.flags & IXMOD_SETUP_EVENT_EXT, ctx->hold,
+		     ctx->txarena, ctx->txarena_bytes, work->nr);
 	ctx->app.txmap = ctx->txmap;
 
 	/* out: everything written by the kernel, nothing left from the caller */
@@ -301,6 +306,8 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	p.txarena_size = arena;
 	p.rxbuf_size = IXM_MBUF_SIZE;
 	p.features = IXM_FEAT_ALL;
+	p.event_size = flags & IXMOD_SETUP_EVENT_EXT ? sizeof(struct ixmod_event_ext) :
+						       sizeof(struct ixmod_event);
 	p.regions[IXMOD_REGION_CALL_RING].mmap_offset = IXMOD_OFF_CALL_RING;
 	p.regions[IXMOD_REGION_CALL_RING].size = ctx->call_bytes;
 	p.regions[IXMOD_REGION_EVENT_RING].mmap_offset = IXMOD_OFF_EVENT_RING;

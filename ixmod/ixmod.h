@@ -39,8 +39,8 @@ struct ixm_port;
 /* What IXMOD_IOC_GET_INFO and IXMOD_IOC_SETUP report and take. */
 #define IXM_FEAT_ALL		(IXMOD_FEAT_RINGS | IXMOD_FEAT_UDP | IXMOD_FEAT_NODROP | \
 				 IXMOD_FEAT_TCP | IXMOD_FEAT_RUN | IXMOD_FEAT_HANDLE_KIND | \
-				 IXMOD_FEAT_LIMITS)
-#define IXM_SETUP_FLAGS_ALL	IXMOD_SETUP_CLAMP
+				 IXMOD_FEAT_LIMITS | IXMOD_FEAT_EVENT_EXT)
+#define IXM_SETUP_FLAGS_ALL	(IXMOD_SETUP_CLAMP | IXMOD_SETUP_EVENT_EXT)
 #define IXM_RING_ENTRIES_MAX	4096
 #define IXM_TXARENA_MAX		(64U << 20)
 #define IXM_RING_ENTRIES_DEF	256		/* when the request is 0 */
@@ -194,7 +194,7 @@ struct ixm_ctx {
 	struct device		**txmap_dev;
 	unsigned int		ntxmap;
 	bool			arena_busy;
-	struct ixmod_event	*hold;
+	struct ixmod_event_ext	*hold;
 	struct page		**rx_pages;
 	unsigned int		rx_npages;
 	struct ixmod_setup	setup;

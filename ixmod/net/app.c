@@ -24,6 +24,7 @@
  * @call_nr: its entries, a power of two
  * @event_region: the event ring region (zeroed)
  * @event_nr: its entries, a power of two
+ * @ev_ext: the event ring's entries are struct ixmod_event_ext
  * @hold: @event_nr entries for the hold-back queue
  * @txarena: the transmit arena
  * @txarena_size: its bytes
@@ -31,12 +32,13 @@
  */
 void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 		  void *call_region, u32 call_nr, void *event_region, u32 event_nr,
-		  struct ixmod_event *hold, const u8 *txarena, u32 txarena_size,
-		  u32 nslices)
+		  bool ev_ext, struct ixmod_event_ext *hold, const u8 *txarena,
+		  u32 txarena_size, u32 nslices)
 {
 	memset(app, 0, sizeof(*app));
 	ixm_ring_init(&app->calls, call_region, call_nr);
 	ixm_ring_init(&app->events, event_region, event_nr);
+	app->ev_ext = ev_ext;
 	app->hold = hold;
 	app->hold_nr = event_nr;
 	app->txarena = txarena;
@@ -89,12 +91,17 @@ void ixm_stack_del_app(struct ixm_stack *st, struct ixm_app *app)
 	WARN_ONCE(1, "ixmod: context not on its core's chain");
 }
 
-static void ixm_app_write(struct ixm_app *app, const struct ixmod_event *ev)
+static void ixm_app_write(struct ixm_app *app, const struct ixmod_event *ev, u64 handle)
 {
-	struct ixmod_event *slot = app->events.entries;
+	struct ixmod_event *slot = ixm_app_slot(app, app->events.cached);
 
-	slot += app->events.cached & app->events.mask;
 	*slot = *ev;
+	if (app->ev_ext) {
+		struct ixmod_event_ext *x = container_of(slot, struct ixmod_event_ext, ev);
+
+		x->handle = handle;
+		memset(x->resv, 0, sizeof(x->resv));
+	}
 	app->events.cached++;
 	app->stats.events++;
 	app->dirty = true;
@@ -109,7 +116,8 @@ static void ixm_app_unhold(struct ixm_app *app)
 		return;
 	space = ixm_ring_space(&app->events, &app->stats.ring_corrupt);
 	while (space-- && app->hold_count) {
-		ixm_app_write(app, &app->hold[app->hold_head]);
+		ixm_app_write(app, &app->hold[app->hold_head].ev,
+			      app->hold[app->hold_head].handle);
 		app->hold_head = (app->hold_head + 1) % app->hold_nr;
 		app->hold_count--;
 	}
@@ -135,6 +143,8 @@ bool ixm_app_can_post(struct ixm_app *app)
  * ixm_app_post() - queue one event for the application
  * @app: the context
  * @ev: the event (copied)
+ * @handle: the object it is about (struct ixmod_event_ext; unused when
+ *	the context's events are not extended)
  *
  * The event is written to the ring if it has room and nothing is held,
  * else it joins the hold-back queue and IXMOD_RING_OVERFLOW is set.  It
@@ -144,17 +154,21 @@ bool ixm_app_can_post(struct ixm_app *app)
  * Return: 0, or -ENOSPC when ring and hold-back queue are both full
  * (nothing was queued).
  */
-int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev)
+int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev, u64 handle)
 {
+	struct ixmod_event_ext *held;
+
 	ixm_app_unhold(app);
 	if (!app->hold_count &&
 	    ixm_ring_space(&app->events, &app->stats.ring_corrupt)) {
-		ixm_app_write(app, ev);
+		ixm_app_write(app, ev, handle);
 		return 0;
 	}
 	if (app->hold_count == app->hold_nr)
 		return -ENOSPC;
-	app->hold[(app->hold_head + app->hold_count) % app->hold_nr] = *ev;
+	held = &app->hold[(app->hold_head + app->hold_count) % app->hold_nr];
+	held->ev = *ev;
+	held->handle = handle;
 	app->hold_count++;
 	app->stats.held++;
 	ixm_ring_set_flag(&app->events, IXMOD_RING_OVERFLOW);

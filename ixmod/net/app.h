@@ -97,7 +97,10 @@ struct ixm_app_txmap {
  *	send from the arena in place; NULL: TCP copies (set by the owner
  *	after ixm_app_init())
  * @nslices: receive-region slices, one per port the core served at setup
- * @hold: hold-back queue for events the full ring could not take
+ * @ev_ext: the event ring's entries are struct ixmod_event_ext
+ *	(IXMOD_SETUP_EVENT_EXT), else struct ixmod_event
+ * @hold: hold-back queue for events the full ring could not take, with
+ *	the handle each carries when @ev_ext
  * @hold_nr: its capacity (the event ring's size)
  * @hold_head: index of the oldest held event
  * @hold_count: events held
@@ -114,7 +117,8 @@ struct ixm_app {
 	u32			txarena_size;
 	struct ixm_app_txmap	*txmap;
 	u32			nslices;
-	struct ixmod_event	*hold;
+	bool			ev_ext;
+	struct ixmod_event_ext	*hold;
 	u32			hold_nr;
 	u32			hold_head;
 	u32			hold_count;
@@ -143,10 +147,20 @@ void ixm_app_notify(struct ixm_app *app);
 
 void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 		  void *call_region, u32 call_nr, void *event_region, u32 event_nr,
-		  struct ixmod_event *hold, const u8 *txarena, u32 txarena_size,
-		  u32 nslices);
-int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev);
+		  bool ev_ext, struct ixmod_event_ext *hold, const u8 *txarena,
+		  u32 txarena_size, u32 nslices);
+int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev, u64 handle);
 bool ixm_app_can_post(struct ixm_app *app);
+
+/* The event ring's entry @i (a free-running index). */
+static inline struct ixmod_event *ixm_app_slot(const struct ixm_app *app, u32 i)
+{
+	const struct ixm_ring *r = &app->events;
+
+	if (app->ev_ext)
+		return &((struct ixmod_event_ext *)r->entries)[i & r->mask].ev;
+	return (struct ixmod_event *)r->entries + (i & r->mask);
+}
 
 /**
  * ixm_app_event_begin() - where to write the next event
@@ -156,8 +170,9 @@ bool ixm_app_can_post(struct ixm_app *app);
  * Nearly always the ring's next free slot, written in place (no copy);
  * while events are held back or the ring is full, @spare, which
  * ixm_app_event_end() then queues as ixm_app_post() does.  The caller
- * writes every field (the ring is the application's memory: no stale
- * bytes from an earlier event may stay).
+ * writes every field of the 32-byte event (the ring is the application's
+ * memory: no stale bytes from an earlier event may stay);
+ * ixm_app_event_end() writes the rest of an extended one.
  *
  * Return: the event to write, or NULL when neither the ring nor the
  * hold-back queue has room (ixm_app_can_post() is false).
@@ -168,7 +183,7 @@ static inline struct ixmod_event *ixm_app_event_begin(struct ixm_app *app,
 	struct ixm_ring *r = &app->events;
 
 	if (likely(!app->hold_count) && ixm_ring_space(r, &app->stats.ring_corrupt))
-		return (struct ixmod_event *)r->entries + (r->cached & r->mask);
+		return ixm_app_slot(app, r->cached);
 	return ixm_app_can_post(app) ? spare : NULL;
 }
 
@@ -177,15 +192,24 @@ static inline struct ixmod_event *ixm_app_event_begin(struct ixm_app *app,
  * @app: the context
  * @ev: that event
  * @spare: the same spare
+ * @handle: the object the event is about (struct ixmod_event_ext)
  *
  * It becomes visible at the next ixm_app_flush().
  */
 static inline void ixm_app_event_end(struct ixm_app *app, struct ixmod_event *ev,
-				     struct ixmod_event *spare)
+				     struct ixmod_event *spare, u64 handle)
 {
 	if (unlikely(ev == spare)) {
-		ixm_app_post(app, spare);	/* cannot fail: begin checked */
+		ixm_app_post(app, spare, handle);	/* cannot fail: begin checked */
 		return;
+	}
+	if (app->ev_ext) {
+		struct ixmod_event_ext *x = container_of(ev, struct ixmod_event_ext, ev);
+
+		x->handle = handle;
+		x->resv[0] = 0;
+		x->resv[1] = 0;
+		x->resv[2] = 0;
 	}
 	app->events.cached++;
 	app->stats.events++;

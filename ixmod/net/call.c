@@ -343,7 +343,8 @@ unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget)
 			ev.op = c.opcode;
 			ev.res = res;
 			ev.user_data = c.user_data;
-			ixm_app_post(app, &ev);	/* cannot fail: checked above */
+			/* cannot fail: checked above */
+			ixm_app_post(app, &ev, ev.handle ? ev.handle : c.handle);
 		}
 	}
 	if (i)

@@ -370,7 +370,7 @@ static bool ixm_tcp_post(struct ixm_tcp_conn *c, u8 type, s32 res, u64 user_data
 		ev->win = ixm_tcp_send_space(c);
 	else if (type != IXMOD_EV_TCP_RECV)
 		ev->handle = ixm_tcp_handle(c);
-	ixm_app_event_end(c->app, ev, &spare);
+	ixm_app_event_end(c->app, ev, &spare, ixm_tcp_handle(c));
 	return true;
 }
 
@@ -399,7 +399,7 @@ static bool ixm_tcp_post_recv(struct ixm_tcp_conn *c)
 			.user_data = c->cookie,
 			.off = ixm_app_rx_off(m),
 		};
-		ixm_app_event_end(c->app, ev, &spare);
+		ixm_app_event_end(c->app, ev, &spare, ixm_tcp_handle(c));
 		m->owner = c;
 		c->app->stats.rx_bufs++;
 		c->rcv_given += m->len;

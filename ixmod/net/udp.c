@@ -261,7 +261,8 @@ void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 	ev.addr = ih->saddr;
 	ev.port = uh->source;
 	ev.lport = uh->dest;
-	if (ixm_app_post(s->app, &ev)) {
+	if (ixm_app_post(s->app, &ev, ixm_handle(IXMOD_HANDLE_UDP,
+						 (u32)(s - port->stack->udp->socks), s->gen))) {
 		s->app->stats.rx_dropped++;
 		ixm_net_drop(port, m, IXM_DROP_UDP_APP_FULL);
 		return;

@@ -99,6 +99,7 @@ static inline __u32 ixu_ntohl(__be32 v)
  * @kcons: the shared consumer index
  * @kflags: the shared flags (IXMOD_RING_*), written by the kernel
  * @entries: the first entry
+ * @esize: bytes per entry (events: ixmod_setup.event_size)
  * @mask: entries - 1
  * @nr: entries
  * @cached: our own index (producer of the call ring, consumer of the
@@ -109,6 +110,7 @@ struct ixu_ring {
 	unsigned int	*kcons;
 	unsigned int	*kflags;
 	void		*entries;
+	unsigned int	esize;
 	unsigned int	mask;
 	unsigned int	nr;
 	unsigned int	cached;
@@ -367,7 +369,39 @@ static inline struct ixmod_event *ixu_event_peek(struct ixu *ixu, unsigned int i
 
 	if (prod - r->cached <= i)
 		return NULL;
-	return (struct ixmod_event *)r->entries + ((r->cached + i) & r->mask);
+	return (struct ixmod_event *)((char *)r->entries +
+				      (size_t)((r->cached + i) & r->mask) * r->esize);
+}
+
+/*
+ * ixu_event_handle - the handle of the object an event is about
+ *
+ * SYNOPSIS
+ *	__u64 ixu_event_handle(const struct ixu *ixu,
+ *			       const struct ixmod_event *ev);
+ *
+ * DESCRIPTION
+ *	With 64-byte events (ixu_params.flags IXMOD_SETUP_EVENT_EXT) every
+ *	event carries it (struct ixmod_event_ext): a TCP_RECV's or
+ *	TCP_SENT's connection too.  Without, only the events whose 32
+ *	bytes hold one (IXMOD_EV_CALL of a bind, listen or connect,
+ *	TCP_KNOCK, TCP_CONNECTED, TCP_DEAD).
+ *
+ * RETURN VALUE
+ *	The handle, or 0 when @ev carries none.
+ */
+static inline __u64 ixu_event_handle(const struct ixu *ixu, const struct ixmod_event *ev)
+{
+	if (ixu->events.esize >= sizeof(struct ixmod_event_ext))
+		return ((const struct ixmod_event_ext *)ev)->handle;
+	switch (ev->type) {
+	case IXMOD_EV_CALL:
+	case IXMOD_EV_TCP_KNOCK:
+	case IXMOD_EV_TCP_CONNECTED:
+	case IXMOD_EV_TCP_DEAD:
+		return ev->handle;
+	}
+	return 0;
 }
 
 /*

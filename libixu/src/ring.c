@@ -19,7 +19,8 @@ static const int ixu_region_prot[IXMOD_REGION_NR] = {
 };
 
 static void ixu_ring_init(struct ixu_ring *r, void *base,
-			  const struct ixmod_ring_offsets *o, unsigned int nr)
+			  const struct ixmod_ring_offsets *o, unsigned int nr,
+			  unsigned int esize)
 {
 	char *b = base;
 
@@ -27,6 +28,7 @@ static void ixu_ring_init(struct ixu_ring *r, void *base,
 	r->kcons = (unsigned int *)(b + o->cons);
 	r->kflags = (unsigned int *)(b + o->flags);
 	r->entries = b + o->entries;
+	r->esize = esize;
 	r->nr = nr;
 	r->mask = nr - 1;
 	/* both indices start at 0; ours is whatever the shared word says */
@@ -90,9 +92,10 @@ int ixu_attach(struct ixu *ixu, unsigned int cpu, const struct ixu_params *param
 		ixu->maps[i] = m;
 	}
 	ixu_ring_init(&ixu->calls, ixu->maps[IXMOD_REGION_CALL_RING], &p.call_off,
-		      p.call_entries);
+		      p.call_entries, sizeof(struct ixmod_call));
+	/* a module before IXMOD_FEAT_EVENT_EXT leaves event_size 0: 32 bytes */
 	ixu_ring_init(&ixu->events, ixu->maps[IXMOD_REGION_EVENT_RING], &p.event_off,
-		      p.event_entries);
+		      p.event_entries, p.event_size ? p.event_size : sizeof(struct ixmod_event));
 	ixu->rxbuf = ixu->maps[IXMOD_REGION_RXBUF];
 	ixu->txarena = ixu->maps[IXMOD_REGION_TXARENA];
 	ixu->mode = params ? params->mode : IXU_MODE_THREAD;

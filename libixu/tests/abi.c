@@ -52,7 +52,9 @@ _Static_assert(offsetof(struct ixmod_setup, features) == 24, "ixmod_setup.featur
 _Static_assert(offsetof(struct ixmod_setup, regions) == 32, "ixmod_setup.regions");
 _Static_assert(offsetof(struct ixmod_setup, call_off) == 96, "ixmod_setup.call_off");
 _Static_assert(offsetof(struct ixmod_setup, event_off) == 128, "ixmod_setup.event_off");
-_Static_assert(offsetof(struct ixmod_setup, resv) == 160, "ixmod_setup.resv");
+_Static_assert(offsetof(struct ixmod_setup, event_size) == 160, "ixmod_setup.event_size");
+_Static_assert(offsetof(struct ixmod_setup, __pad) == 164, "ixmod_setup.__pad");
+_Static_assert(offsetof(struct ixmod_setup, resv) == 168, "ixmod_setup.resv");
 
 _Static_assert(sizeof(struct ixmod_call) == 64, "ixmod_call size");
 _Static_assert(offsetof(struct ixmod_call, opcode) == 0, "ixmod_call.opcode");
@@ -106,6 +108,12 @@ _Static_assert(offsetof(struct ixmod_event, win) == 20, "ixmod_event.win");
 _Static_assert(offsetof(struct ixmod_event, addr) == 24, "ixmod_event.addr");
 _Static_assert(offsetof(struct ixmod_event, port) == 28, "ixmod_event.port");
 _Static_assert(offsetof(struct ixmod_event, lport) == 30, "ixmod_event.lport");
+
+_Static_assert(sizeof(struct ixmod_event_ext) == 64, "ixmod_event_ext size");
+_Static_assert(offsetof(struct ixmod_event_ext, handle) == 32, "ixmod_event_ext.handle");
+_Static_assert(offsetof(struct ixmod_event_ext, resv) == 40, "ixmod_event_ext.resv");
+_Static_assert(IXMOD_SETUP_EVENT_EXT == 2, "IXMOD_SETUP_EVENT_EXT");
+_Static_assert(IXMOD_FEAT_EVENT_EXT == 128, "IXMOD_FEAT_EVENT_EXT");
 
 int main(void)
 {

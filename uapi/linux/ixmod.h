@@ -48,6 +48,8 @@ extern "C" {
  *	of another.
  * IXMOD_FEAT_LIMITS: ixmod_info reports the opcodes, event types, flags
  *	and limits the module takes (@ops to @backlog_max).
+ * IXMOD_FEAT_EVENT_EXT: IXMOD_SETUP_EVENT_EXT, events of 64 bytes
+ *	(struct ixmod_event_ext) that carry their object's handle.
  */
 #define IXMOD_FEAT_RINGS	(1ULL << 0)
 #define IXMOD_FEAT_UDP		(1ULL << 1)
@@ -56,6 +58,7 @@ extern "C" {
 #define IXMOD_FEAT_RUN		(1ULL << 4)
 #define IXMOD_FEAT_HANDLE_KIND	(1ULL << 5)
 #define IXMOD_FEAT_LIMITS	(1ULL << 6)
+#define IXMOD_FEAT_EVENT_EXT	(1ULL << 7)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -146,6 +149,7 @@ enum {
  * by ixmod_info.ring_entries_max and .txarena_max.
  */
 #define IXMOD_SETUP_CLAMP	(1U << 0)	/* clamp sizes above the limits */
+#define IXMOD_SETUP_EVENT_EXT	(1U << 1)	/* events are struct ixmod_event_ext */
 
 /**
  * struct ixmod_setup - argument of IXMOD_IOC_SETUP
@@ -162,6 +166,10 @@ enum {
  * @regions: out: mmap offset and size of each region, by IXMOD_REGION_*
  * @call_off: out: layout of the call ring region
  * @event_off: out: layout of the event ring region
+ * @event_size: out: bytes per event ring entry: sizeof(struct
+ *	ixmod_event), or sizeof(struct ixmod_event_ext) with
+ *	IXMOD_SETUP_EVENT_EXT (in: zero)
+ * @__pad: zero
  * @resv: in: zero; out: zero
  *
  * The application fills @flags, @cpu and the sizes and zeroes the rest;
@@ -178,7 +186,9 @@ struct ixmod_setup {
 	struct ixmod_region		regions[IXMOD_REGION_NR];
 	struct ixmod_ring_offsets	call_off;
 	struct ixmod_ring_offsets	event_off;
-	__u64				resv[4];
+	__u32				event_size;
+	__u32				__pad;
+	__u64				resv[3];
 };
 
 /*
@@ -345,6 +355,25 @@ struct ixmod_event {
 	__be32	addr;
 	__be16	port;
 	__be16	lport;
+};
+
+/**
+ * struct ixmod_event_ext - an event ring entry with IXMOD_SETUP_EVENT_EXT
+ * @ev: the event, as without the flag
+ * @handle: the object the event is about, for every type: EV_CALL: the
+ *	call's handle, or the new one of a successful UDP_BIND, TCP_LISTEN
+ *	or TCP_CONNECT (0 for calls that take none); UDP_RECV: the socket;
+ *	TCP_KNOCK: the new connection; TCP_CONNECTED, TCP_RECV, TCP_SENT,
+ *	TCP_DEAD: the connection
+ * @resv: zero; later fields come here, each under a feature bit
+ *
+ * The entries are 64 bytes apart (ixmod_setup.event_size); @ev keeps its
+ * layout, so code that reads 32-byte events reads @ev unchanged.
+ */
+struct ixmod_event_ext {
+	struct ixmod_event	ev;
+	__u64			handle;
+	__u64			resv[3];
 };
 
 /**

@@ -468,7 +468,8 @@ struct tn_app *tn_app_new(struct tn_host *h, u32 call_nr, u32 event_nr, u32 aren
 	a->event_nr = event_nr;
 	a->arena_size = arena_size;
 	a->calls = tn_zalloc(ixm_ring_bytes(call_nr, sizeof(struct ixmod_call)));
-	a->events = tn_zalloc(ixm_ring_bytes(event_nr, sizeof(struct ixmod_event)));
+	/* room for either entry size (tn_app_set_event_ext()) */
+	a->events = tn_zalloc(ixm_ring_bytes(event_nr, sizeof(struct ixmod_event_ext)));
 	a->hold = tn_zalloc(event_nr * sizeof(*a->hold));
 	tn_arena_map(a);
 	tn_app_reset(a);
@@ -483,11 +484,11 @@ struct tn_app *tn_app_new(struct tn_host *h, u32 call_nr, u32 event_nr, u32 aren
 void tn_app_reset(struct tn_app *a)
 {
 	memset(a->calls, 0, ixm_ring_bytes(a->call_nr, sizeof(struct ixmod_call)));
-	memset(a->events, 0, ixm_ring_bytes(a->event_nr, sizeof(struct ixmod_event)));
+	memset(a->events, 0, ixm_ring_bytes(a->event_nr, sizeof(struct ixmod_event_ext)));
 	if (a->on_loop)
 		ixm_stack_del_app(&a->host->stack, &a->app);
 	ixm_app_init(&a->app, &a->host->stack, a->calls, a->call_nr, a->events,
-		     a->event_nr, a->hold, a->arena, a->arena_size, 1);
+		     a->event_nr, a->ev_ext, a->hold, a->arena, a->arena_size, 1);
 	/* a host reset forgot the frames that counted in it */
 	a->txmap.inflight = 0;
 	tn_app_copy_only(a, a->copy_only);
@@ -589,16 +590,49 @@ u32 tn_app_nevents(const struct tn_app *a)
  */
 bool tn_app_event(struct tn_app *a, struct ixmod_event *ev)
 {
-	const struct ixmod_event *e =
-		(const struct ixmod_event *)(a->events + IXM_RING_OFF_ENTRIES);
+	struct ixmod_event_ext x;
+
+	if (!tn_app_event_ext(a, &x))
+		return false;
+	*ev = x.ev;
+	return true;
+}
+
+/**
+ * tn_app_event_ext() - take the next event with its extension
+ * @a: the context
+ * @x: filled in; with 32-byte events (the default) @x->handle and
+ *	@x->resv are zero
+ *
+ * Return: false if there is none.
+ */
+bool tn_app_event_ext(struct tn_app *a, struct ixmod_event_ext *x)
+{
+	const u8 *e = a->events + IXM_RING_OFF_ENTRIES;
+	u32 i = a->event_cons & (a->event_nr - 1);
 
 	if (!tn_app_nevents(a))
 		return false;
-	*ev = e[a->event_cons & (a->event_nr - 1)];
+	memset(x, 0, sizeof(*x));
+	if (a->ev_ext)
+		*x = ((const struct ixmod_event_ext *)e)[i];
+	else
+		x->ev = ((const struct ixmod_event *)e)[i];
 	a->event_cons++;
 	__atomic_store_n(tn_ring_word(a->events, IXM_RING_OFF_CONS), a->event_cons,
 			 __ATOMIC_RELEASE);
 	return true;
+}
+
+/**
+ * tn_app_set_event_ext() - set the context up again with 64-byte events
+ * @a: the context, holding nothing on the core yet
+ * @on: struct ixmod_event_ext entries (IXMOD_SETUP_EVENT_EXT), or not
+ */
+void tn_app_set_event_ext(struct tn_app *a, bool on)
+{
+	a->ev_ext = on;
+	tn_app_reset(a);
 }
 
 /**

@@ -149,7 +149,8 @@ struct tn_app {
 	struct tn_host		*host;
 	u8			*calls;
 	u8			*events;
-	struct ixmod_event	*hold;
+	struct ixmod_event_ext	*hold;
+	bool			ev_ext;
 	u8			*arena;
 	u32			arena_size;
 	u8			*devview;
@@ -266,6 +267,8 @@ void tn_app_submit(struct tn_app *a, const struct ixmod_call *c);
 unsigned int tn_app_run(struct tn_app *a, unsigned int budget);
 u32 tn_app_nevents(const struct tn_app *a);
 bool tn_app_event(struct tn_app *a, struct ixmod_event *ev);
+bool tn_app_event_ext(struct tn_app *a, struct ixmod_event_ext *x);
+void tn_app_set_event_ext(struct tn_app *a, bool on);
 int tn_app_call(struct tn_app *a, const struct ixmod_call *c, struct ixmod_event *ev);
 u32 *tn_ring_word(u8 *region, size_t off);
 

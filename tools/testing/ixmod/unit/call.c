@@ -975,6 +975,69 @@ TEST(call_recv)
 	ctx_fini(&c);
 }
 
+/*
+ * IXMOD_SETUP_EVENT_EXT: 64-byte events whose handle names the object,
+ * also for the events whose 32 bytes have no room for it; through the
+ * hold-back queue too.
+ */
+TEST(call_event_ext)
+{
+	static u8 f[2048], data[100];
+	struct ixmod_event_ext x;
+	struct ixmod_call call;
+	unsigned int i, held = 0, bad = 0;
+	size_t len;
+	struct ctx c;
+	u64 h;
+
+	ctx_init(&c, 16, 4);
+	tn_app_set_event_ext(c.a, true);
+	call = call_bind(7000, 0xc00c1e);
+	tn_app_submit(c.a, &call);
+	tn_app_run(c.a, 64);
+	ASSERT_TRUE(tn_app_event_ext(c.a, &x));
+	h = x.ev.handle;
+	EXPECT_EQ(IXMOD_EV_CALL, x.ev.type);
+	EXPECT_EQ(h, x.handle);
+	EXPECT_FALSE(x.resv[0] | x.resv[1] | x.resv[2]) {
+		TH_LOG("UDP_BIND's completion: the extension's handle is the new socket's");
+	}
+	call = call_send(h ^ (1ULL << 32), 0, 8, REMOTE_IP, 9);
+	tn_app_submit(c.a, &call);
+	tn_app_run(c.a, 64);
+	ASSERT_TRUE(tn_app_event_ext(c.a, &x));
+	EXPECT_EQ(-EBADF, x.ev.res);
+	EXPECT_EQ(h ^ (1ULL << 32), x.handle) TH_LOG("a failed call's: the handle it named");
+
+	/* six datagrams into a ring of four: two wait in the hold-back queue */
+	pattern(data, sizeof(data), 2);
+	len = udp_in_frame(f, 5555, 7000, data, sizeof(data));
+	for (i = 0; i < 6; i++)
+		tn_input(c.h, f, len, 0);
+	ixm_app_flush(&c.a->app);
+	held = c.a->app.hold_count;
+	for (i = 0; i < 6; i++) {
+		if (!tn_app_event_ext(c.a, &x)) {
+			ixm_app_flush(&c.a->app);
+			if (!tn_app_event_ext(c.a, &x))
+				break;
+		}
+		if (x.ev.type != IXMOD_EV_UDP_RECV || x.handle != h || x.ev.user_data != 0xc00c1e ||
+		    x.resv[0] | x.resv[1] | x.resv[2])
+			bad++;
+		call = call_recv_done(x.ev.off);
+		call.flags = 0;
+		tn_app_submit(c.a, &call);
+		tn_app_run(c.a, 64);
+	}
+	EXPECT_EQ(2, held);
+	EXPECT_EQ(6, i);
+	EXPECT_EQ(0, bad) {
+		TH_LOG("six UDP_RECV, two of them through the hold-back queue: each carries the socket's handle");
+	}
+	ctx_fini(&c);
+}
+
 TEST(call_recv_drops)
 {
 	static u8 f[2048], data[64];

@@ -73,6 +73,7 @@ struct tc {
 	unsigned int		nother;		/* frames that were not TCP (ARP) */
 	bool			bad;		/* a TCP frame did not parse */
 	struct ixmod_event	ev[MAXEV];	/* events of the last run */
+	u64			evh[MAXEV];	/* their handles (IXMOD_SETUP_EVENT_EXT) */
 	unsigned int		nev;
 };
 
@@ -120,7 +121,7 @@ static void tc_fini(struct tc *t)
 static void tc_run(struct tc *t)
 {
 	struct tn_host *h = t->h;
-	struct ixmod_event ev;
+	struct ixmod_event_ext x;
 	unsigned int i;
 
 	tn_host_run(h);
@@ -152,8 +153,10 @@ static void tc_run(struct tc *t)
 	}
 	tn_tx_flush(h);
 	t->nev = 0;
-	while (t->nev < MAXEV && tn_app_event(t->a, &ev))
-		t->ev[t->nev++] = ev;
+	while (t->nev < MAXEV && tn_app_event_ext(t->a, &x)) {
+		t->evh[t->nev] = x.handle;
+		t->ev[t->nev++] = x.ev;
+	}
 }
 
 static void tc_advance(struct tc *t, u64 ns)
@@ -1502,6 +1505,51 @@ TEST_F(tcp_state_established, sendv_gather)
 		TH_LOG("gather: no mapping of the arena for the port: copied");
 	}
 	EXPECT_EQ(0, t->a->txmap.inflight) TH_LOG("gather: no frame reads the arena once sent");
+}
+
+/* The handle the first event of @type in the last run carried; 0 if none. */
+static u64 tc_evh(const struct tc *t, u8 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nev; i++)
+		if (t->ev[i].type == type)
+			return t->evh[i];
+	return 0;
+}
+
+/*
+ * With IXMOD_SETUP_EVENT_EXT every event of a connection names it, the
+ * ones whose 32 bytes hold no handle (RECV, SENT) too; without it the
+ * extension reads as zero.
+ */
+TEST(tcp_state_event_ext)
+{
+	struct tc *t = &T;
+
+	tc_init(t);
+	tn_app_set_event_ext(t->a, true);
+	ASSERT_TRUE(tc_passive(t, O_MSS));
+	EXPECT_TRUE(t->ch);
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	EXPECT_EQ(t->ch, tc_evh(t, IXMOD_EV_TCP_RECV)) TH_LOG("RECV names its connection");
+	ASSERT_EQ(0, tc_recv_done(t, 100));
+	ASSERT_EQ(5, tc_sendv(t, 0, 5));
+	t->rcv += 5;
+	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_EQ(t->ch, tc_evh(t, IXMOD_EV_TCP_SENT)) TH_LOG("SENT names its connection");
+	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
+	EXPECT_EQ(t->ch, tc_evh(t, IXMOD_EV_TCP_RECV)) TH_LOG("the FIN's RECV 0 too");
+	ASSERT_EQ(0, tc_close(t, true));
+	EXPECT_EQ(t->ch, tc_evh(t, IXMOD_EV_TCP_DEAD)) TH_LOG("and DEAD");
+	tc_fini(t);
+
+	tc_init(t);
+	ASSERT_TRUE(tc_passive(t, O_MSS));
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_RECV));
+	EXPECT_EQ(0, tc_evh(t, IXMOD_EV_TCP_RECV)) TH_LOG("32-byte events: no extension");
+	tc_fini(t);
 }
 
 /*

@@ -60,6 +60,7 @@ struct ring {
 	uint32_t *prod, *cons, *flags;	/* shared: __atomic accesses only */
 	void *entries;
 	uint32_t nr;
+	uint32_t esize;			/* bytes per entry; 0: the 32-byte event */
 };
 
 FIXTURE(ctx) {
@@ -71,6 +72,7 @@ FIXTURE(ctx) {
 	struct ring calls, events;
 	uint32_t call_prod, event_cons;	/* our private copies */
 	uint64_t seq;
+	uint64_t ev_handle;		/* the last event's, with IXMOD_SETUP_EVENT_EXT */
 };
 
 static void ring_init(struct ring *r, void *base, const struct ixmod_ring_offsets *o,
@@ -139,6 +141,8 @@ FIXTURE_SETUP(ctx)
 		  self->p.call_entries);
 	ring_init(&self->events, self->map[IXMOD_REGION_EVENT_RING], &self->p.event_off,
 		  self->p.event_entries);
+	self->events.esize = self->p.event_size;
+	EXPECT_EQ(sizeof(struct ixmod_event), self->p.event_size);
 }
 
 FIXTURE_TEARDOWN(ctx)
@@ -295,8 +299,14 @@ static bool next_event(struct _test_data_ctx *self, struct ixmod_event *ev, int 
 		uint32_t prod = __atomic_load_n(self->events.prod, __ATOMIC_ACQUIRE);
 
 		if (prod != self->event_cons) {
-			*ev = ((struct ixmod_event *)self->events.entries)
-				[self->event_cons & (self->events.nr - 1)];
+			uint32_t esize = self->events.esize ? self->events.esize :
+							      sizeof(*ev);
+			const char *e = (const char *)self->events.entries +
+					(size_t)(self->event_cons & (self->events.nr - 1)) * esize;
+
+			*ev = *(const struct ixmod_event *)e;
+			self->ev_handle = esize >= sizeof(struct ixmod_event_ext) ?
+					  ((const struct ixmod_event_ext *)e)->handle : 0;
 			self->event_cons++;
 			__atomic_store_n(self->events.cons, self->event_cons, __ATOMIC_RELEASE);
 			return true;
@@ -351,6 +361,60 @@ static uint64_t bind_port(struct _test_data_ctx *self, uint16_t port)
 	return call_res(self, c, &ev) == 0 ? ev.handle : 0;
 }
 
+/*
+ * IXMOD_SETUP_EVENT_EXT: 64-byte events that carry the handle of what
+ * they are about; a second context of this process on the same core, its
+ * ring wrapped several times at that stride.
+ */
+TEST_F(ctx, event_ext)
+{
+	struct _test_data_ctx x;
+	struct ixmod_event ev;
+	uint64_t h;
+	int i;
+
+	memset(&x, 0, sizeof(x));
+	x.cpu = self->cpu;
+	x.fd = open(IXMOD_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, x.fd);
+	x.p.cpu = self->cpu;
+	x.p.flags = IXMOD_SETUP_EVENT_EXT;
+	x.p.call_entries = 16;
+	x.p.event_entries = 16;
+	x.p.txarena_size = 64 * 1024;
+	ASSERT_EQ(0, ioctl(x.fd, IXMOD_IOC_SETUP, &x.p)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(sizeof(struct ixmod_event_ext), x.p.event_size);
+	EXPECT_LE(x.p.event_off.entries + 16 * sizeof(struct ixmod_event_ext),
+		  x.p.regions[IXMOD_REGION_EVENT_RING].size);
+	for (i = 0; i < 2; i++) {
+		x.map[i] = mmap(NULL, x.p.regions[i].size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				x.fd, (off_t)x.p.regions[i].mmap_offset);
+		ASSERT_NE(MAP_FAILED, x.map[i]);
+	}
+	ring_init(&x.calls, x.map[IXMOD_REGION_CALL_RING], &x.p.call_off, 16);
+	ring_init(&x.events, x.map[IXMOD_REGION_EVENT_RING], &x.p.event_off, 16);
+	x.events.esize = x.p.event_size;
+
+	ASSERT_EQ(0, call_res(&x, (struct ixmod_call){
+		.opcode = IXMOD_OP_UDP_BIND, .port = htons(9300) }, &ev));
+	h = ev.handle;
+	EXPECT_EQ(IXMOD_HANDLE_UDP, IXMOD_HANDLE_KIND(h));
+	EXPECT_EQ(h, x.ev_handle) TH_LOG("the bind's completion: its socket's handle");
+	for (i = 0; i < 40; i++) {
+		ASSERT_EQ(0, call_res(&x, (struct ixmod_call){ .opcode = IXMOD_OP_NOP }, &ev));
+		EXPECT_EQ(0, x.ev_handle);
+	}
+	EXPECT_EQ(-EBADF, call_res(&x, (struct ixmod_call){
+		.opcode = IXMOD_OP_UDP_CLOSE, .handle = h ^ (1ull << 32) }, &ev));
+	EXPECT_EQ(h ^ (1ull << 32), x.ev_handle) TH_LOG("a failed call's: the handle it named");
+	EXPECT_EQ(0, call_res(&x, (struct ixmod_call){
+		.opcode = IXMOD_OP_UDP_CLOSE, .handle = h }, &ev));
+	EXPECT_EQ(h, x.ev_handle) TH_LOG("after 40 more answers around the ring");
+	for (i = 0; i < 2; i++)
+		munmap(x.map[i], x.p.regions[i].size);
+	close(x.fd);
+}
+
 TEST_F(ctx, setup_rejects_bad_fields)
 {
 	struct ixmod_setup p, good;
@@ -363,10 +427,16 @@ TEST_F(ctx, setup_rejects_bad_fields)
 	fd = open(IXMOD_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	/* each case alone; a failure must leave the file unattached */
-	for (i = 0; i < 12; i++) {
+	for (i = 0; i < 14; i++) {
 		memset(&p, 0, sizeof(p));
 		p.cpu = self->cpu;
 		switch (i) {
+		case 12:
+			p.event_size = 64;	/* an output: zero on input */
+			break;
+		case 13:
+			p.__pad = 1;
+			break;
 		case 0:
 			p.flags = 1U << 31;
 			break;
@@ -389,7 +459,7 @@ TEST_F(ctx, setup_rejects_bad_fields)
 			p.event_off.resv[3] = 1;
 			break;
 		case 7:
-			p.resv[3] = 1;
+			p.resv[2] = 1;
 			break;
 		case 8:
 			p.call_entries = module_info()->ring_entries_max + 1;
