@@ -469,10 +469,11 @@ stuck:
 }
 
 /*
- * A connection that is CLOSED and whose death was announced lives on only
- * while its application still holds buffers of it (it returns them with
- * recv_done or close); then its slot is freed.  One in TIME_WAIT lives
- * until the timer.
+ * A connection that is CLOSED and whose death was announced lives on
+ * until its application closes its handle (the handle stays valid until
+ * then: calls on it answer -EPIPE, and bytes it holds go back with
+ * recv_done or the close); one never accepted goes at once.  One in
+ * TIME_WAIT lives until the timer.
  */
 void ixm_tcp_zombie_check(struct ixm_tcp_conn *c)
 {
@@ -480,8 +481,7 @@ void ixm_tcp_zombie_check(struct ixm_tcp_conn *c)
 		return;
 	if (!(c->flags & IXM_TCPF_DEAD_POSTED))
 		return;
-	if ((c->flags & IXM_TCPF_CLOSED_APP) || !c->rcvq ||
-	    !(c->flags & IXM_TCPF_ACCEPTED))
+	if ((c->flags & IXM_TCPF_CLOSED_APP) || !(c->flags & IXM_TCPF_ACCEPTED))
 		ixm_tcp_conn_free(c);
 }
 

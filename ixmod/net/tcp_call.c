@@ -23,12 +23,12 @@ struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
 	c = &t->conns[ixm_index_nospec(idx, IXM_TCP_CONNS)];
 	if (c->gen != ixm_handle_gen(handle) || !c->app || c->app != app)
 		return NULL;
-	/* a handle the application gave up or was told is dead is stale */
-	if ((c->flags & IXM_TCPF_CLOSED_APP) &&
-	    (c->flags & IXM_TCPF_DEAD_POSTED))
-		return NULL;
-	if (c->state == IXM_TCP_TIME_WAIT || (c->state == IXM_TCP_CLOSED &&
-					      !(c->flags & IXM_TCPF_DEAD_POSTED)))
+	/*
+	 * The handle lives until the application closes it, whatever the
+	 * connection did meanwhile (its DEAD says the connection is over,
+	 * not the handle): then every call with it is -EBADF.
+	 */
+	if (c->flags & IXM_TCPF_CLOSED_APP)
 		return NULL;
 	return c;
 }
@@ -401,7 +401,7 @@ int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
  * events keep coming for that data and TCP_DEAD follows.  Receive
  * buffers the application still held are taken back.
  *
- * Return: 0; -EBADF; -EALREADY (closed before, without @abort).
+ * Return: 0; -EBADF (a stale handle, one closed before included).
  */
 int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 		  bool abort)
@@ -417,8 +417,6 @@ int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 	c = ixm_tcp_conn_get(t, app, handle);
 	if (!c)
 		return -EBADF;
-	if ((c->flags & IXM_TCPF_CLOSED_APP) && !abort)
-		return -EALREADY;
 	c->flags |= IXM_TCPF_CLOSED_APP;
 	c->flags &= ~IXM_TCPF_WANT_SPACE;
 	ixm_tcp_rcv_purge(c);

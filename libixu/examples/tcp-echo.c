@@ -650,8 +650,8 @@ static void on_dead(struct worker *w, struct conn *c, const struct ixmod_event *
 {
 	if (e->res == -ECONNRESET)
 		w->resets++;
-	/* bytes still held keep the connection's kernel slot: hand them back */
-	if (c->state != C_CLOSED && c->rx_bytes != c->rx_returned)
+	/* the handle lives until we close it (ABI 2): close it, bytes held too */
+	if (c->state != C_CLOSED)
 		add_orphan(w, c->handle, false);
 	if (opt.mode == MODE_CLIENT) {
 		bool ok = !c->bad && !c->failed && c->rx_bytes == c->tx_total &&

@@ -721,13 +721,16 @@ static inline void ixu_prep_tcp_recv_done(struct ixmod_call *c, __u64 handle,
  *	already accepted) or, with @abort, at once with a RST, dropping
  *	unsent data.  No IXMOD_EV_TCP_RECV follows; IXMOD_EV_TCP_SENT
  *	events still come, so the arena can be reused, and then exactly one
- *	IXMOD_EV_TCP_DEAD.  Closing a listener's handle stops listening
- *	(no IXMOD_EV_TCP_DEAD for it).
+ *	IXMOD_EV_TCP_DEAD (none if the connection was told dead before).
+ *	Closing a listener's handle stops listening (no IXMOD_EV_TCP_DEAD
+ *	for it).  A connection's handle lives until this close, whatever
+ *	happened to the connection: close every connection accepted or
+ *	opened once, also after its IXMOD_EV_TCP_DEAD (which says the
+ *	connection is over, not the handle); the slot is freed then.
  *
  * RETURN VALUE
  *	No event on success.  An IXMOD_EV_CALL with @user_data and -EBADF
- *	for a stale handle, or -EALREADY for one closed before (an abort
- *	may follow a graceful close).
+ *	for a stale handle, one closed before included.
  */
 static inline void ixu_prep_tcp_close(struct ixmod_call *c, __u64 handle,
 				      bool abort, __u64 user_data)

@@ -26,7 +26,8 @@
 extern "C" {
 #endif
 
-#define IXMOD_ABI_VERSION	1
+/* 2: a connection's handle lives until its TCP_CLOSE (was: its TCP_DEAD) */
+#define IXMOD_ABI_VERSION	2
 
 /* Path of the character device (a misc device, dynamic minor). */
 #define IXMOD_DEV_PATH		"/dev/ixmod"

@@ -431,6 +431,47 @@ static int tc_close(struct tc *t, bool abort)
 	return tc_call(t, &c);
 }
 
+/*
+ * The handle rule: a connection told DEAD keeps its slot and its handle
+ * until the application closes it.  Meanwhile a send answers -EPIPE; the
+ * close answers 0 and frees the slot; after it every call is -EBADF, a
+ * second close included.  @t->ch is the connection, the only one.
+ */
+static bool dead_handle_lives_until_close(struct tc *t)
+{
+	const struct ixm_tcp_stats *st = &t->h->tcp->stats;
+	bool ok = true;
+	int res;
+
+	if (st->conns != 1) {
+		ixm_diag("a dead connection not yet closed: %llu slots in use, not 1",
+			 (unsigned long long)st->conns);
+		ok = false;
+	}
+	res = tc_sendv(t, 0, 10);
+	if (res != -EPIPE) {
+		ixm_diag("send on a dead connection's handle: %d, not -EPIPE", res);
+		ok = false;
+	}
+	res = tc_close(t, false);
+	if (res != 0 || st->conns != 0) {
+		ixm_diag("its close: %d and %llu slots, not 0 and 0", res,
+			 (unsigned long long)st->conns);
+		ok = false;
+	}
+	res = tc_sendv(t, 0, 10);
+	if (res != -EBADF) {
+		ixm_diag("send after the close: %d, not -EBADF", res);
+		ok = false;
+	}
+	res = tc_close(t, false);
+	if (res != -EBADF) {
+		ixm_diag("a second close: %d, not -EBADF", res);
+		ok = false;
+	}
+	return ok;
+}
+
 /* The bytes a TCP_RECV event names, compared with @want. */
 static bool recv_is(struct tc *t, const struct ixmod_event *ev, const u8 *want, u32 n)
 {
@@ -698,12 +739,11 @@ TEST(tcp_state_active_refused)
 		TH_LOG("active: RST,ACK of the SYN -> CONNECTED -ECONNREFUSED, then DEAD -ECONNREFUSED");
 	}
 	EXPECT_FALSE(t->nseg);
-	EXPECT_FALSE(stats(t)->conns);
 	EXPECT_EQ(1, stats(t)->attempt_fails);
 	EXPECT_EQ(1, stats(t)->resets_in) {
-		TH_LOG("active: nothing sent back; the slot is free; attempt_fails and resets_in count it");
+		TH_LOG("active: nothing sent back; attempt_fails and resets_in count it");
 	}
-	EXPECT_EQ(-EBADF, tc_sendv(t, 0, 10)) TH_LOG("active: the refused handle is stale: -EBADF");
+	EXPECT_TRUE(dead_handle_lives_until_close(t)) TH_LOG("active: refused");
 	tc_fini(t);
 }
 
@@ -1039,10 +1079,36 @@ TEST_F(tcp_state_established, rst)
 	EXPECT_EQ(t->ch, ev->handle) {
 		TH_LOG("RST at exactly RCV.NXT -> DEAD -ECONNRESET, nothing sent");
 	}
-	EXPECT_FALSE(stats(t)->conns);
 	EXPECT_FALSE(stats(t)->established);
-	EXPECT_EQ(1, stats(t)->resets_in) TH_LOG("RST: slot freed, resets_in counted");
-	EXPECT_EQ(-EBADF, tc_sendv(t, 0, 10)) TH_LOG("RST: the handle is stale: -EBADF");
+	EXPECT_EQ(1, stats(t)->resets_in) TH_LOG("RST: resets_in counted");
+	EXPECT_TRUE(dead_handle_lives_until_close(t)) TH_LOG("RST");
+}
+
+/*
+ * The handle ends with the application's close, not with the connection:
+ * a second close or a send right after it is -EBADF, before the FIN is
+ * even acknowledged; the connection still closes and DEAD still comes.
+ */
+TEST_F(tcp_state_established, close_ends_the_handle)
+{
+	struct tc *t = self->t;
+
+	ASSERT_EQ(0, tc_close(t, false));
+	ASSERT_TRUE(one_seg(t, TH_ACK | TH_FIN, t->rcv, t->snd, 0));
+	EXPECT_EQ(-EBADF, tc_close(t, false));
+	EXPECT_EQ(-EBADF, tc_close(t, true));
+	EXPECT_EQ(-EBADF, tc_sendv(t, 0, 10)) {
+		TH_LOG("after the close, in FIN-WAIT-1: close, abort and send are -EBADF");
+	}
+	t->rcv++;
+	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
+	EXPECT_STREQ("TIME_WAIT", state(t));
+	EXPECT_EQ(0, tc_ev(t, IXMOD_EV_TCP_DEAD) ? tc_ev(t, IXMOD_EV_TCP_DEAD)->res : -1) {
+		TH_LOG("the peer's FIN: TIME_WAIT, and DEAD 0 for the closed handle");
+	}
+	EXPECT_EQ(-EBADF, tc_close(t, false)) TH_LOG("in TIME_WAIT: -EBADF too");
+	tc_wait_any(t, 300 * 1000 * MS, 100 * MS);	/* nothing comes: TIME_WAIT ends */
+	EXPECT_EQ(0, stats(t)->conns) TH_LOG("the slot goes with TIME_WAIT's timer");
 }
 
 TEST_F(tcp_state_established, syn_challenge)
@@ -2166,7 +2232,7 @@ TEST(tcp_state_syn_timeout)
 	EXPECT_EQ(-ETIMEDOUT, ev->res);
 	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_DEAD));
 	EXPECT_EQ(-ETIMEDOUT, tc_ev(t, IXMOD_EV_TCP_DEAD)->res);
-	EXPECT_FALSE(stats(t)->conns);
+	EXPECT_TRUE(dead_handle_lives_until_close(t)) TH_LOG("SYN timeout");
 	EXPECT_EQ(1, stats(t)->attempt_fails);
 	EXPECT_GE(total, 122900 * MS);
 	EXPECT_LE(total, 123100 * MS) {
@@ -2252,10 +2318,10 @@ TEST(tcp_state_keepalive)
 			break;
 	}
 	ASSERT_NE(NULL, ev);
-	EXPECT_EQ(-ETIMEDOUT, ev->res);
-	EXPECT_FALSE(stats(t)->conns) {
+	EXPECT_EQ(-ETIMEDOUT, ev->res) {
 		TH_LOG("keepalive: a silent peer -> DEAD -ETIMEDOUT after %u probes", probes);
 	}
+	EXPECT_TRUE(dead_handle_lives_until_close(t)) TH_LOG("keepalive");
 	tc_fini(t);
 }
 
