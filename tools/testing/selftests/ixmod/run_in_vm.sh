@@ -78,7 +78,7 @@ run() {		# run NAME COMMAND...
 
 # libixu's own tests (a command, not a function: run() starts it under timeout)
 libixu_tests=("$top/libixu/tests/runtests.sh" "$top"/libixu/tests/abi "$top"/libixu/tests/open
-	      "$top"/libixu/tests/prep)
+	      "$top"/libixu/tests/prep "$top"/libixu/tests/version)
 
 # in_groups GROUP...: the tests of the groups file in any of GROUPs, in
 # its order ("all": every test)
