@@ -279,7 +279,7 @@ u64 ixm_timer_next_ns(const struct ixm_timer_wheel *w)
 		else if (ahead & ~1ULL)		/* the nearest later slot */
 			tick = (base + ixm_ffs64(ahead & ~1ULL)) << shift;
 		else
-			tick = (base + IXM_TIMER_SLOTS) << shift; /* the current one, a turn ahead */
+			tick = (base + IXM_TIMER_SLOTS) << shift; /* current slot, next turn */
 		if (tick < best)
 			best = tick;
 	}

@@ -1033,7 +1033,7 @@ TEST(call_event_ext)
 	EXPECT_EQ(2, held);
 	EXPECT_EQ(6, i);
 	EXPECT_EQ(0, bad) {
-		TH_LOG("six UDP_RECV, two of them through the hold-back queue: each carries the socket's handle");
+		TH_LOG("six UDP_RECV, two held back: each carries the socket's handle");
 	}
 	ctx_fini(&c);
 }

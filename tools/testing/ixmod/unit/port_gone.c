@@ -310,7 +310,7 @@ TEST(port_gone_live_context)
 	EXPECT_EQ(0, a->app.stats.rx_bufs);
 	EXPECT_EQ(g->pool.count, g->pool.nfree);
 	EXPECT_EQ(NCONN, h->tcp->stats.conns) {
-		TH_LOG("live: TCP_DEAD -ENETDOWN on each connection (%u), rx_bufs 0, pool whole; the slots wait for the closes",
+		TH_LOG("live: TCP_DEAD -ENETDOWN on each (%u), rx_bufs 0, pool whole; slots kept",
 		       dead);
 	}
 	gone_free(g);
@@ -333,7 +333,7 @@ TEST(port_gone_live_context)
 	}
 	EXPECT_EQ(0, h->tcp->stats.conns);
 	EXPECT_EQ(0, nlast) {
-		TH_LOG("live: the closes of the connections told dead free their slots (%d), nothing sent",
+		TH_LOG("live: closing the dead connections frees their slots (%d), sends nothing",
 		       res);
 	}
 	c = tn_call_close(peers[1].handle, false);
