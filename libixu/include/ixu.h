@@ -54,8 +54,16 @@ extern "C" {
 /*
  * ixu_htons, ixu_ntohs, ixu_htonl, ixu_ntohl - byte order, typed
  *
- * As htons(3) and friends, with the network-order side typed __be16 or
- * __be32 (a restricted type under sparse).
+ * SYNOPSIS
+ *	__be16 ixu_htons(__u16 v);
+ *	__u16 ixu_ntohs(__be16 v);
+ *	__be32 ixu_htonl(__u32 v);
+ *	__u32 ixu_ntohl(__be32 v);
+ *
+ * DESCRIPTION
+ *	As htons(3) and friends, with the network-order side typed __be16
+ *	or __be32 (a restricted type under sparse: make -C libixu sparse
+ *	finds a value of the wrong order).
  */
 static inline __be16 ixu_htons(__u16 v)
 {
@@ -442,7 +450,20 @@ static inline void ixu_event_advance(struct ixu *ixu, unsigned int n)
  */
 int ixu_wait(struct ixu *ixu, int timeout_ms);
 
-/* Pointers into the regions for an offset the kernel or the application chose. */
+/*
+ * ixu_rx_ptr - pointers into the shared regions
+ *
+ * SYNOPSIS
+ *	const void *ixu_rx_ptr(const struct ixu *ixu, __u32 off);
+ *	void *ixu_tx_ptr(const struct ixu *ixu, __u32 off);
+ *
+ * DESCRIPTION
+ *	ixu_rx_ptr() points at @off in the receive region (read-only), as a
+ *	receive event's @off names it; ixu_tx_ptr() at @off in the transmit
+ *	arena, where the application writes what it sends.  Neither checks
+ *	@off: the events give valid offsets, and the kernel checks those a
+ *	call names.
+ */
 static inline const void *ixu_rx_ptr(const struct ixu *ixu, __u32 off)
 {
 	return ixu->rxbuf + off;
@@ -516,8 +537,8 @@ static inline void ixu_prep_udp_close(struct ixmod_call *c, __u64 handle,
  * TCP (IXMOD_FEAT_TCP).  A connection's events carry the cookie the
  * application chose when it accepted or connected it, so a cookie that
  * names the application's own connection state is the natural choice
- * (examples/tcp-echo.c uses a slot index and a generation, so that a late
- * event of a freed connection is recognised).  Every connection the
+ * (ixev.c and the selftests' tcp_echo_helper.c use a slot index and a
+ * generation, so that a late event of a freed connection is recognised).  Every connection the
  * application accepted or connected ends with exactly one
  * IXMOD_EV_TCP_DEAD; free its state then, not before.  If the application
  * had not closed it and still holds received bytes of it, the kernel

@@ -205,7 +205,10 @@ port_stat() { cat "$(port_dir)/$1"; }
 
 # ---- TCP: libixu's tcp-echo against Linux in the peer namespace ----
 
+# the echo server as applications write it (libixu's event layer), and
+# the test modes (--sink, --source, --hold, --connect) on the raw rings
 TCP_ECHO=$_here/../../../../libixu/examples/tcp-echo
+TCP_ECHO_HELPER=$_here/tcp_echo_helper
 # shellcheck disable=SC2034  # for the test_tcp_*.sh that source this
 TCP_CHECK=$_here/tcp_check.py
 # Debian's python (scapy is there), started directly: a pyenv shim or the
@@ -274,11 +277,15 @@ tcp_test_begin() {
 }
 
 # start_tcp_echo LOG ARGS...: tcp-echo in the background (in this shell, so
-# that TCP_ECHO_PID stays set); tcp_echo_ready LOG: wait for its verdict
+# that TCP_ECHO_PID stays set), the helper for a test mode; tcp_echo_ready
+# LOG: wait for its verdict
 start_tcp_echo() {
-	local log=$1
+	local log=$1 bin=$TCP_ECHO
 	shift
-	"$TCP_ECHO" "$@" > "$log" 2>&1 &
+	case " $* " in
+	*" --sink "* | *" --source "* | *" --hold "* | *" --connect "*) bin=$TCP_ECHO_HELPER ;;
+	esac
+	"$bin" "$@" > "$log" 2>&1 &
 	TCP_ECHO_PID=$!
 }
 tcp_echo_ready() {

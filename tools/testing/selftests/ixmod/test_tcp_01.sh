@@ -79,7 +79,7 @@ server=$!
 busywait 30000 test -e "$READY" || echo "# the Linux echo server did not start"
 client() {	# client ARGS...: tcp-echo --connect, its output as comments
 	local rc
-	timeout 300 "$TCP_ECHO" --connect $PEER_IP:9000 "$@" > "$LOG.client" 2>&1
+	timeout 300 "$TCP_ECHO_HELPER" --connect $PEER_IP:9000 "$@" > "$LOG.client" 2>&1
 	rc=$?
 	sed 's/^/# /' "$LOG.client"
 	[ "$rc" -eq 0 ] && grep -q ' 0 bad$' "$LOG.client"
