@@ -895,7 +895,7 @@ static void preload(struct thread *th)
 			done = th->pre_done;
 			last = now_ns();
 		} else if (now_ns() - last > 10 * NSEC_PER_SEC) {
-			die("preload: no reply for 10 s");
+			die("no reply while loading the keys, for 10 s");
 		}
 	}
 }
@@ -1025,7 +1025,8 @@ static void report(struct counts *t, struct hist *lat, struct hist *lag,
 	uint64_t p99 = hist_quantile(lat, 0.99), p999 = hist_quantile(lat, 0.999);
 	double mean = lat->n ? lat->sum / lat->n : 0;
 
-	printf("kvload: %s:%s workload %s, %d conns, %d threads, %g s after %g s warm-up, %llu keys\n",
+	printf("kvload: %s:%s workload %s, %d conns, %d threads, %g s after %g s warm-up, "
+	       "%llu keys\n",
 	       opt.host, opt.port, wl_name[opt.wl], opt.conns, opt.threads,
 	       opt.duration, opt.warmup, (unsigned long long)opt.keys);
 	if (opt.preload)
@@ -1033,7 +1034,8 @@ static void report(struct counts *t, struct hist *lat, struct hist *lag,
 		       (unsigned long long)pre_sets, (unsigned long long)pre_errors);
 	printf("rate       offered %.0f/s  sent %.0f/s  achieved %.0f/s\n",
 	       opt.rate, sent_rate, achieved);
-	printf("requests   %llu replied (%llu gets, %llu sets sent)  hits %llu  misses %llu  errors %llu  lost %llu\n",
+	printf("requests   %llu replied (%llu gets, %llu sets sent)  hits %llu  misses %llu  "
+	       "errors %llu  lost %llu\n",
 	       (unsigned long long)t->done, (unsigned long long)t->gets,
 	       (unsigned long long)t->sets, (unsigned long long)t->hits,
 	       (unsigned long long)t->misses, (unsigned long long)t->errors,
@@ -1046,7 +1048,9 @@ static void report(struct counts *t, struct hist *lat, struct hist *lag,
 	if (unexpected)
 		printf("unexpected replies %llu\n", (unsigned long long)unexpected);
 	if (late_frac > 0.01)
-		printf("WARNING: the generator fell behind: %.2f%% of requests were sent more than %.0f us late; their latencies include that lag: use more threads or a lower rate, or a quieter host\n",
+		printf("WARNING: the generator fell behind: %.2f%% of requests were sent more "
+		       "than %.0f us late; their latencies include that lag: use more threads, "
+		       "a lower rate or a quieter host\n",
 		       100 * late_frac, us(opt.late_ns));
 	if (t->lost)
 		printf("WARNING: %llu requests had no reply %.0f ms after the end\n",
@@ -1078,8 +1082,8 @@ static void report(struct counts *t, struct hist *lat, struct hist *lag,
 			(unsigned long long)pre_sets, (unsigned long long)pre_errors);
 		fprintf(f, "\"workload\": \"%s\", \"conns\": %d, \"threads\": %d, ",
 			wl_name[opt.wl], opt.conns, opt.threads);
-		fprintf(f, "\"duration_s\": %g, \"warmup_s\": %g, \"keys\": %llu, \"seed\": %llu}\n",
-			opt.duration, opt.warmup, (unsigned long long)opt.keys,
+		fprintf(f, "\"duration_s\": %g, \"warmup_s\": %g, ", opt.duration, opt.warmup);
+		fprintf(f, "\"keys\": %llu, \"seed\": %llu}\n", (unsigned long long)opt.keys,
 			(unsigned long long)opt.seed);
 		if (fclose(f))
 			die("%s: %s", opt.json, strerror(errno));
@@ -1111,7 +1115,8 @@ static void progress(void)
 		if (now_ns() < next)
 			continue;
 		if (!opt.quiet)
-			fprintf(stderr, "kvload: %4.0f s  %s  sent %llu  received %llu  rate %llu/s\n",
+			fprintf(stderr,
+				"kvload: %4.0f s  %s  sent %llu  received %llu  rate %llu/s\n",
 				(double)(next - t_start) / NSEC_PER_SEC,
 				next <= t_meas ? "warm-up" : "measure",
 				(unsigned long long)sent, (unsigned long long)done,
@@ -1126,7 +1131,7 @@ static void progress(void)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: kvload -s HOST:PORT [-t THREADS] [-c CONNS] [-r RATE] [-d SECONDS]\n"
+		"Usage: kvload -s HOST:PORT [-t THREADS] [-c CONNS] [-r RATE] [-d SECONDS]\n"
 		"              [-w WARMUP_S] [-W etc|usr] [-k KEYS] [-S SEED] [--preload]\n"
 		"              [-o FILE.json] [-q] [--late-us N] [--drain-ms N] [--spin-us N]\n"
 		"       kvload [-W etc|usr] [-k KEYS] [-S SEED] --dump-sizes N\n"
