@@ -7,6 +7,7 @@
  *          [-o FILE.json] [-q] [--late-us N] [--drain-ms N] [--spin-us N]
  *   kvload [-W etc|usr] [-k KEYS] [-S SEED] --dump-sizes N
  *   kvload [-r RATE] [-S SEED] --dump-arrivals N
+ *   kvload [-S SEED] --check-hist N
  *
  * What it measures.  The latency of single-key GET and SET requests to a
  * memcached server at a given offered load: from the time a request was
@@ -73,6 +74,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -120,6 +122,7 @@ static struct {
 	uint64_t spin_ns;
 	long dump_sizes;
 	long dump_arrivals;
+	long check_hist;
 } opt = {
 	.threads = 1,
 	.conns = 64,
@@ -134,6 +137,7 @@ static struct {
 	.spin_ns = 50 * NSEC_PER_USEC,
 	.dump_sizes = -1,
 	.dump_arrivals = -1,
+	.check_hist = -1,
 };
 
 static const char *const wl_name[] = { "etc", "usr" };
@@ -998,6 +1002,49 @@ static void dump_sizes(long n)
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Record n values spread log-uniformly over 1 ns .. 100 s and print, for
+ * some quantiles, the histogram's value, the exact one and their relative
+ * error; the largest error comes last.
+ */
+static void check_hist(long n)
+{
+	static const double qs[] = { 0.001, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 1 };
+	uint64_t *v = xrealloc(NULL, (n ? n : 1) * sizeof(*v));
+	struct hist *h = xrealloc(NULL, sizeof(*h));
+	double worst = 0;
+	struct rng r;
+
+	memset(h, 0, sizeof(*h));
+	rng_seed(&r, opt.seed);
+	for (long i = 0; i < n; i++) {
+		v[i] = (uint64_t)exp(rng_unit(&r) * log(100.0 * NSEC_PER_SEC));
+		hist_add(h, v[i]);
+	}
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (unsigned int i = 0; n && i < sizeof(qs) / sizeof(qs[0]); i++) {
+		long rank = (long)ceil(qs[i] * n);
+		uint64_t exact = v[(rank < 1 ? 1 : rank) - 1];
+		uint64_t got = hist_quantile(h, qs[i]);
+		double err = fabs((double)got - exact) / exact;
+
+		printf("q %g hist %llu exact %llu error %.5f\n", qs[i],
+		       (unsigned long long)got, (unsigned long long)exact, err);
+		if (err > worst)
+			worst = err;
+	}
+	printf("worst %.5f\n", worst);
+	free(v);
+	free(h);
+}
+
 static void dump_arrivals(long n)
 {
 	struct rng r;
@@ -1136,6 +1183,7 @@ static void usage(int status)
 		"              [-o FILE.json] [-q] [--late-us N] [--drain-ms N] [--spin-us N]\n"
 		"       kvload [-W etc|usr] [-k KEYS] [-S SEED] --dump-sizes N\n"
 		"       kvload [-r RATE] [-S SEED] --dump-arrivals N\n"
+		"       kvload [-S SEED] --check-hist N\n"
 		"defaults: -t 1 -c 64 -r 10000 -d 10 -w 1 -W etc -k 100000 -S 1\n"
 		"          --late-us 1000 --drain-ms 1000 --spin-us 50\n");
 	exit(status);
@@ -1168,7 +1216,8 @@ static void parse_server(char *s)
 
 static void parse_args(int argc, char **argv)
 {
-	enum { O_PRELOAD = 256, O_LATE, O_DRAIN, O_SPIN, O_DUMP_SIZES, O_DUMP_ARRIVALS };
+	enum { O_PRELOAD = 256, O_LATE, O_DRAIN, O_SPIN, O_DUMP_SIZES, O_DUMP_ARRIVALS,
+	       O_CHECK_HIST };
 	static const struct option lopts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 't' },
@@ -1188,6 +1237,7 @@ static void parse_args(int argc, char **argv)
 		{ "spin-us", required_argument, NULL, O_SPIN },
 		{ "dump-sizes", required_argument, NULL, O_DUMP_SIZES },
 		{ "dump-arrivals", required_argument, NULL, O_DUMP_ARRIVALS },
+		{ "check-hist", required_argument, NULL, O_CHECK_HIST },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -1253,13 +1303,16 @@ static void parse_args(int argc, char **argv)
 		case O_DUMP_ARRIVALS:
 			opt.dump_arrivals = num(optarg, "sample count", 0);
 			break;
+		case O_CHECK_HIST:
+			opt.check_hist = num(optarg, "sample count", 0);
+			break;
 		default:
 			usage(2);
 		}
 	}
 	if (optind != argc)
 		usage(2);
-	if (opt.dump_sizes < 0 && opt.dump_arrivals < 0 && !opt.host)
+	if (opt.dump_sizes < 0 && opt.dump_arrivals < 0 && opt.check_hist < 0 && !opt.host)
 		usage(2);
 	if (opt.conns < opt.threads)
 		die("fewer connections (%d) than threads (%d)", opt.conns, opt.threads);
@@ -1278,7 +1331,9 @@ int main(int argc, char **argv)
 	if (key_digits > KEY_MAX)
 		die("too many keys");
 
-	if (opt.dump_sizes >= 0 || opt.dump_arrivals >= 0) {
+	if (opt.dump_sizes >= 0 || opt.dump_arrivals >= 0 || opt.check_hist >= 0) {
+		if (opt.check_hist >= 0)
+			check_hist(opt.check_hist);
 		if (opt.dump_sizes >= 0)
 			dump_sizes(opt.dump_sizes);
 		if (opt.dump_arrivals >= 0)
@@ -1291,6 +1346,8 @@ int main(int argc, char **argv)
 		pattern[i] = 'a' + i % 26;
 	memcpy(pattern + VALUE_MAX, "\r\n", 2);
 
+	/* A server that goes away is reported, not a reason to die of SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 	/* Precise wake-ups for the send times: the default slack is 50 us. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
