@@ -5,6 +5,7 @@
  *   kvload -s HOST:PORT [-t THREADS] [-c CONNS] [-r RATE] [-d SECONDS]
  *          [-w WARMUP_S] [-W etc|usr] [-k KEYS] [-S SEED] [--preload]
  *          [-o FILE.json] [-q] [--late-us N] [--drain-ms N] [--spin-us N]
+ *          [--set-ratio P]
  *   kvload [-W etc|usr] [-k KEYS] [-S SEED] --dump-sizes N
  *   kvload [-r RATE] [-S SEED] --dump-arrivals N
  *   kvload [-S SEED] --check-hist N
@@ -36,22 +37,28 @@
  *
  * Workloads (-W).  From the Facebook memcached traces of Atikoglu et al.,
  * "Workload Analysis of a Large-Scale Key-Value Store", SIGMETRICS 2012,
- * as IX's memcached evaluation used them (Belay et al., "IX: A Protected
- * Dataplane Operating System", OSDI 2014: ETC and USR) through mutilate
- * (github.com/leverich/mutilate, Generator.cc: fb_key, fb_value).
+ * which IX's memcached evaluation drove through mutilate (Belay et al.,
+ * "IX: A Protected Dataplane Operating System", OSDI 2014: ETC and USR;
+ * mutilate is github.com/leverich/mutilate, see Generator.cc: fb_key and
+ * fb_value).
  *   etc  key size: generalized extreme value, location 30.7984, scale
- *        8.20449, shape 0.078688 (mutilate fb_key, the paper's model);
- *        value size: sizes 0..14 with the probabilities of mutilate's
- *        fb_value table (44.155% in all), else generalized Pareto,
- *        location 0, scale 214.476, shape 0.348238, rounded to bytes
- *        (the paper's model; mutilate's GPareto(214.476, 0.348238)
- *        passes these as location and scale with shape 1, which we take
- *        to be a slip: see the report);
- *        GET:SET 30:1 (the paper's ETC GET/SET ratio), so 1/31 are SETs.
- *   usr  keys of 16 or 21 bytes, half each (the paper: "USR keys are 16B
- *        or 21B"; it gives no split, so we chose one half each); values
- *        of 2 bytes ("USR values are only 2B"); 99.8% GETs, 0.2% SETs
- *        (the paper: USR is over 99.8% GET).
+ *        8.20449, shape 0.078688 (mutilate's fb_key; the paper's model).
+ *        Value size: 0..14 bytes with the probabilities of mutilate's
+ *        fb_value table (44.155% in all), else generalized Pareto of
+ *        location 0, scale 214.476, shape 0.348238, rounded to bytes (the
+ *        paper's model).  mutilate's fb_value builds this as
+ *        GPareto(214.476, 0.348238), but GPareto's constructor takes
+ *        (location, scale, shape = 1) in the Generator.h we read: that is
+ *        location 214.476, scale 0.35 and shape 1, a distribution of
+ *        infinite mean, which we take for a slip and do not copy.
+ *        GET:SET 30:1, the paper's ETC ratio: 1/31 of requests are SETs.
+ *   usr  keys of 16 or 21 bytes, half each (the paper's talk: "USR keys
+ *        are 16B or 21B"; no split is given, so we chose halves); values
+ *        of 2 bytes ("USR values are only 2B"); 99.8% GETs (the paper:
+ *        USR is over 99.8% GET).
+ * --set-ratio P makes a fraction P of the requests SETs instead: IX's
+ * paper, as we remember it (its text was not at hand to check), ran ETC
+ * with 75% GETs and USR with 99%, i.e. --set-ratio 0.25 and 0.01.
  * Key sizes are clamped to [digits of KEYS-1, 250] and value sizes to
  * [0, 1000000] (memcached's default item size limit is 1 MiB).
  * Keys are drawn uniformly from KEYS keys numbered 0..KEYS-1 (mutilate
@@ -120,6 +127,7 @@ static struct {
 	uint64_t late_ns;
 	uint64_t drain_ns;
 	uint64_t spin_ns;
+	double set_ratio;
 	long dump_sizes;
 	long dump_arrivals;
 	long check_hist;
@@ -135,6 +143,7 @@ static struct {
 	.late_ns = 1000 * NSEC_PER_USEC,
 	.drain_ns = 1000 * NSEC_PER_MSEC,
 	.spin_ns = 50 * NSEC_PER_USEC,
+	.set_ratio = -1,
 	.dump_sizes = -1,
 	.dump_arrivals = -1,
 	.check_hist = -1,
@@ -302,6 +311,8 @@ static unsigned int value_len(struct rng *r)
 
 static double set_p(void)
 {
+	if (opt.set_ratio >= 0)
+		return opt.set_ratio;
 	return opt.wl == WL_USR ? USR_SET_P : ETC_SET_P;
 }
 
@@ -1181,6 +1192,7 @@ static void usage(int status)
 		"Usage: kvload -s HOST:PORT [-t THREADS] [-c CONNS] [-r RATE] [-d SECONDS]\n"
 		"              [-w WARMUP_S] [-W etc|usr] [-k KEYS] [-S SEED] [--preload]\n"
 		"              [-o FILE.json] [-q] [--late-us N] [--drain-ms N] [--spin-us N]\n"
+		"              [--set-ratio P]\n"
 		"       kvload [-W etc|usr] [-k KEYS] [-S SEED] --dump-sizes N\n"
 		"       kvload [-r RATE] [-S SEED] --dump-arrivals N\n"
 		"       kvload [-S SEED] --check-hist N\n"
@@ -1216,7 +1228,7 @@ static void parse_server(char *s)
 
 static void parse_args(int argc, char **argv)
 {
-	enum { O_PRELOAD = 256, O_LATE, O_DRAIN, O_SPIN, O_DUMP_SIZES, O_DUMP_ARRIVALS,
+	enum { O_PRELOAD = 256, O_LATE, O_DRAIN, O_SPIN, O_SET_RATIO, O_DUMP_SIZES, O_DUMP_ARRIVALS,
 	       O_CHECK_HIST };
 	static const struct option lopts[] = {
 		{ "server", required_argument, NULL, 's' },
@@ -1235,6 +1247,7 @@ static void parse_args(int argc, char **argv)
 		{ "late-us", required_argument, NULL, O_LATE },
 		{ "drain-ms", required_argument, NULL, O_DRAIN },
 		{ "spin-us", required_argument, NULL, O_SPIN },
+		{ "set-ratio", required_argument, NULL, O_SET_RATIO },
 		{ "dump-sizes", required_argument, NULL, O_DUMP_SIZES },
 		{ "dump-arrivals", required_argument, NULL, O_DUMP_ARRIVALS },
 		{ "check-hist", required_argument, NULL, O_CHECK_HIST },
@@ -1296,6 +1309,11 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_SPIN:
 			opt.spin_ns = num(optarg, "spin time", 0) * NSEC_PER_USEC;
+			break;
+		case O_SET_RATIO:
+			opt.set_ratio = num(optarg, "set ratio", 0);
+			if (opt.set_ratio > 1)
+				die("--set-ratio wants a fraction in [0, 1]");
 			break;
 		case O_DUMP_SIZES:
 			opt.dump_sizes = num(optarg, "sample count", 0);
