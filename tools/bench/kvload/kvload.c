@@ -94,6 +94,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_MSEC	1000000ULL
 #define NSEC_PER_USEC	1000ULL
@@ -1040,7 +1042,7 @@ static void check_hist(long n)
 		hist_add(h, v[i]);
 	}
 	qsort(v, n, sizeof(*v), cmp_u64);
-	for (unsigned int i = 0; n && i < sizeof(qs) / sizeof(qs[0]); i++) {
+	for (unsigned int i = 0; n && i < ARRAY_SIZE(qs); i++) {
 		long rank = (long)ceil(qs[i] * n);
 		uint64_t exact = v[(rank < 1 ? 1 : rank) - 1];
 		uint64_t got = hist_quantile(h, qs[i]);
