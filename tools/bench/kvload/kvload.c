@@ -793,13 +793,15 @@ static void conn_read(struct thread *th, int idx)
 	struct conn *c = &th->conns[idx];
 
 	while (!c->dead) {
+		size_t room;
 		ssize_t n;
 
 		if (c->in_cap - c->in_len < IN_CHUNK / 2) {
 			c->in_cap += IN_CHUNK;
 			c->in = xrealloc(c->in, c->in_cap);
 		}
-		n = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+		room = c->in_cap - c->in_len;
+		n = read(c->fd, c->in + c->in_len, room);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -817,6 +819,9 @@ static void conn_read(struct thread *th, int idx)
 			c->in_cap = IN_CHUNK;
 			c->in = xrealloc(c->in, c->in_cap);
 		}
+		/* A short read emptied the socket: save the read that says so. */
+		if ((size_t)n < room)
+			return;
 	}
 }
 
