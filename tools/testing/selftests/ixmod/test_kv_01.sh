@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The memcached-protocol server on ixmod (libixu/examples/kv/kv-ixev, on
+# the event layer) against real, independently written clients in the
+# peer namespace: libmemcached's memcapable (its ASCII protocol tests),
+# and pymemcache driving random operations against kv-ixev and, in the
+# same run, against Debian's memcached (started in the peer namespace)
+# with identical answers required, then malformed requests on raw
+# sockets (diff_memcached.py).  Afterwards no connection is left, no
+# receive buffer is held, and the kernel logged no error.
+
+# shellcheck source-path=SCRIPTDIR source=test_common.sh
+. "$(dirname "$0")/test_common.sh"
+
+KV=$_here/../../../../libixu/examples/kv
+LOG=$(mktemp)
+trap 'rm -f "$LOG"; [ -n "${mcd:-}" ] && kill "$mcd" 2>/dev/null' EXIT
+NTESTS=7
+REF_PORT=11311
+
+kv_ready() {
+	busywait 10000 grep -q 'ready\|kv-ixev: cpu\|usage' "$LOG"
+	grep -q ready "$LOG"
+}
+
+tcp_test_begin "$NTESTS"
+if ! command -v memcapable >/dev/null || ! command -v memcached >/dev/null ||
+   ! /usr/bin/python3 -c 'import pymemcache' 2>/dev/null; then
+	for _ in $(seq "$NTESTS"); do
+		tap_skip "key-value" "memcapable, memcached or pymemcache missing; run scripts/bootstrap"
+	done
+	ports_teardown
+	tap_done
+fi
+
+"$KV/kv-ixev" -p 11211 -m 64 > "$LOG" 2>&1 &
+kv=$!
+check "kv-ixev listens on cores 1 and 2" kv_ready
+check "memcapable -a (libmemcached's ASCII protocol tests) passes against kv-ixev" \
+	peer timeout 300 memcapable -h $DUT_IP -p 11211 -a
+# the reference: Debian's memcached on the peer's loopback
+ip netns exec $PEER_NS memcached -u nobody -U 0 -l 127.0.0.1 -p $REF_PORT -m 64 &
+mcd=$!
+busywait 10000 peer bash -c "exec 3<>/dev/tcp/127.0.0.1/$REF_PORT" ||
+	echo "# memcached did not start in the peer namespace"
+check "pymemcache: 3000 random operations and malformed requests answer as memcached does" \
+	peer timeout 600 "$PY" "$KV/tests/diff_memcached.py" --ops 3000 --seed 18 \
+		--ref 127.0.0.1:$REF_PORT --server $DUT_IP:11211
+kill "$mcd" 2>/dev/null
+wait "$mcd" 2>/dev/null
+mcd=
+kill -INT "$kv" 2>/dev/null
+wait "$kv"
+check "kv-ixev stops cleanly on SIGINT (status $?)" test "$?" -eq 0
+sed 's/^/# /' "$LOG"
+
+tcp_stats_dump
+check "no connection left (tcp_conns, tcp_established)" busywait 10000 tcp_stats_zero
+check "every receive buffer came back (bufs_held 0)" busywait 5000 bufs_held_zero
+check "no kernel error reported" dmesg_clean
+ports_teardown
+tap_done
