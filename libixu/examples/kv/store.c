@@ -512,7 +512,8 @@ enum kv_result kv_store_touch(struct kv_store *st, const char *key, size_t nkey,
 
 /*
  * The number a value holds: optional white space, decimal digits, then the
- * end or white space (so "12 ab" is 12, as memcached reads it).
+ * end, white space or a NUL (so "12 ab" and "1\0x" are numbers: memcached
+ * reads the value as a C string).
  */
 static bool kv_parse_value(const char *p, size_t n, uint64_t *v)
 {
@@ -530,7 +531,7 @@ static bool kv_parse_value(const char *p, size_t n, uint64_t *v)
 			return false;
 		x = x * 10 + d;
 	}
-	if (!digits || (i < n && !isspace((unsigned char)p[i])))
+	if (!digits || (i < n && p[i] && !isspace((unsigned char)p[i])))
 		return false;
 	*v = x;
 	return true;
