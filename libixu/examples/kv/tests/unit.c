@@ -339,7 +339,7 @@ static void t_delta(void)
 	EXPECT(&r, "set n 0 0 20\r\n18446744073709551616\r\nincr n 1\r\n",
 	       "STORED\r\nCLIENT_ERROR cannot increment or decrement non-numeric value\r\n");
 	/* memcached reads the value as a C string: a NUL ends the number */
-	CHECK(!strcmp(feedn(&r, "set n 0 0 3\r\n1\0x\r\nincr n 1\r\n", 24), "STORED\r\n2\r\n"),
+	CHECK(!strcmp(feedn(&r, "set n 0 0 3\r\n1\0x\r\nincr n 1\r\n", 28), "STORED\r\n2\r\n"),
 	      "NUL: %s", r.f.buf);
 	EXPECT(&r, "incr n -1\r\n", "CLIENT_ERROR invalid numeric delta argument\r\n");
 	EXPECT(&r, "incr n 18446744073709551616\r\n",
