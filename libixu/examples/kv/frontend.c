@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * frontend.c - options, listeners and connection buffers for kv-epoll and
+ * kv front ends' common part - options, listeners and connection buffers for kv-epoll and
  * kv-uring (see frontend.h)
  */
 #include <arpa/inet.h>

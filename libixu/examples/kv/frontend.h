@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * frontend.h - what kv-epoll and kv-uring share: options, listeners, and a
+ * kv front ends - what kv-epoll and kv-uring share: options, listeners, and a
  * connection's buffers around its session
  *
  * A connection keeps received bytes the session did not take yet (it stops

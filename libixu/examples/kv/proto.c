@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto.c - memcached's text protocol, one session per connection
+ * kv protocol - memcached's text protocol, one session per connection
  *
  * The session is a small state machine fed with whatever bytes arrived:
  *
@@ -413,7 +413,8 @@ static void kv_cmd_delta(struct kv_session *s, struct kv_line *l, struct kv_out 
 		kv_reply(s, out, "NOT_FOUND\r\n");
 		break;
 	case KV_NON_NUMERIC:
-		kv_reply(s, out, "CLIENT_ERROR cannot increment or decrement non-numeric value\r\n");
+		kv_reply(s, out,
+			 "CLIENT_ERROR cannot increment or decrement non-numeric value\r\n");
 		break;
 	default:
 		kv_reply(s, out, "SERVER_ERROR out of memory\r\n");
@@ -547,7 +548,7 @@ static void kv_stats_general(struct kv_session *s, struct kv_out *out)
 	kv_stat(s, out, "curr_connections", "%llu",
 		(unsigned long long)(t.t.conn_opened - t.t.conn_closed));
 	kv_stat(s, out, "total_connections", "%llu", (unsigned long long)t.t.conn_opened);
-	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(counters); i++)
 		kv_stat(s, out, counters[i].name, "%llu", (unsigned long long)
 			*(const uint64_t *)((const char *)&t.t + counters[i].off));
 	kv_stat(s, out, "limit_maxbytes", "%zu", st->settings.maxbytes);
@@ -623,7 +624,7 @@ static void kv_execute(struct kv_session *s, const char *p, size_t n, struct kv_
 	s->noreply = false;
 	if (!l.ntok)
 		goto err;
-	for (i = 0; i < sizeof(kv_cmds) / sizeof(kv_cmds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(kv_cmds); i++) {
 		const struct kv_cmd *c = &kv_cmds[i];
 
 		if (!kv_tok_is(&l.tok[0], c->name))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * proto.h - memcached's text protocol over one connection ("session")
+ * kv protocol - memcached's text protocol over one connection ("session")
  *
  * A front end owns the socket and the output buffer; the session owns the
  * protocol state.  The front end feeds received bytes to

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * store.c - one hash table shared by every thread, with striped locks
+ * kv store - one hash table shared by every thread, with striped locks
  *
  * WHICH: the table is cut into a power-of-two number of stripes (1 to 64;
  * the top bits of a key's hash pick its stripe).  A stripe is a complete

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * store.h - the key-value store shared by every thread of a kv server
+ * kv store - the key-value store shared by every thread of a kv server
  *
  * The store knows nothing of sockets or of the text protocol: proto.c
  * drives it.  An item is allocated by the caller (kv_item_alloc()), filled
@@ -21,6 +21,10 @@
 #define KV_VALUE_MAX		(1024 * 1024)		/* bytes of one value */
 #define KV_REL_EXPTIME_MAX	(60 * 60 * 24 * 30)	/* larger: absolute time */
 #define KV_VERSION		"1.6.18"		/* the reference we follow */
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
 
 struct kv_store;
 
@@ -174,7 +178,7 @@ struct kv_store {
 	/* private */
 	uint64_t		cas_next;	/* atomic */
 	uint64_t		flush_cas;	/* atomic: cas <= this is flushed */
-	int64_t			flush_at;	/* atomic: time < this is flushed once now >= this */
+	int64_t			flush_at;	/* atomic: see kv_item_dead() */
 	unsigned int		nstripes;	/* power of two */
 	unsigned int		stripe_shift;
 	size_t			limit;

@@ -90,10 +90,10 @@ static size_t reply_len(const char *p, size_t n)
 	if (!eol)
 		return 0;
 	line = eol - p + 2;
-	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(fixed); i++)
 		if (starts(p, n, fixed[i]))
 			return strlen(fixed[i]);
-	for (i = 0; i < sizeof(prefixed) / sizeof(prefixed[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(prefixed); i++)
 		if (starts(p, n, prefixed[i]))
 			return line;
 	if (p[0] >= '0' && p[0] <= '9') {

@@ -85,7 +85,7 @@ for prog in kv-epoll kv-uring; do
 		rc=$?
 		sed -n -e "s/^\(ascii .*[^ ]\) *\[pass\]$/ok 0 - $prog: memccapable \1/p" \
 		       -e "s/^\(ascii .*[^ ]\) *\[FAIL\]$/not ok - $prog: memccapable \1/p" \
-		       -e "s/^\(ascii .*[^ ]\) *\[skip\]$/not ok - $prog: memccapable \1 skipped/p" \
+		       -e "s/^\(ascii .*[^ ]\) *\[skip\]$/not ok 0 - $prog: memccapable \1 skip/p" \
 		       "$TMP/mc" > "$TMP/out"
 		[ $rc = 0 ] || echo "not ok 0 - $prog: memccapable exited $rc" >> "$TMP/out"
 	fi

@@ -352,7 +352,8 @@ static void t_append(void)
 	struct rig r;
 
 	rig_init(&r, 64 << 20);
-	EXPECT(&r, "append k 0 0 1\r\na\r\nprepend k 0 0 1\r\na\r\n", "NOT_STORED\r\nNOT_STORED\r\n");
+	EXPECT(&r, "append k 0 0 1\r\na\r\nprepend k 0 0 1\r\na\r\n",
+	       "NOT_STORED\r\nNOT_STORED\r\n");
 	EXPECT(&r, "set k 3 0 2\r\nmm\r\n", "STORED\r\n");
 	EXPECT(&r, "append k 9 0 3\r\nzzz\r\nprepend k 9 0 1\r\na\r\n", "STORED\r\nSTORED\r\n");
 	EXPECT(&r, "get k\r\n", "VALUE k 3 6\r\nammzzz\r\nEND\r\n");
@@ -462,7 +463,7 @@ static void t_errors(void)
 	struct rig r;
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		rig_init(&r, 64 << 20);
 		EXPECT(&r, cases[i].in, cases[i].out);
 		rig_fini(&r);
@@ -526,7 +527,7 @@ static void t_limits(void)
 	rig_fini(&r);
 	/* a get line may be long: 10 keys of 250 bytes */
 	rig_init(&r, 64 << 20);
-	strcpy(blob, "get");
+	memcpy(blob, "get", 4);
 	for (n = 0; n < 10; n++) {
 		strcat(blob, " ");
 		memset(blob + strlen(blob) + 250, 0, 1);
@@ -732,7 +733,8 @@ static void *hammer_run(void *arg)
 			for (p = f.buf; (p = strstr(p, "VALUE key")); p++) {
 				unsigned int a, b;
 
-				if (sscanf(p, "VALUE key%u %*u %*u\r\nkey%u-", &a, &b) != 2 || a != b)
+				if (sscanf(p, "VALUE key%u %*u %*u\r\nkey%u-", &a, &b) != 2 ||
+				    a != b)
 					h->bad++;
 			}
 			break;
