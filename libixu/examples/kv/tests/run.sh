@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # run.sh - make check: the unit test, the differential test against
-# Debian's memcached and memccapable's ASCII tests, against kv-epoll and
-# kv-uring, as one TAP stream.  Exits 0 only if every test passed.
+# Debian's memcached, memccapable's ASCII tests and the front-end tests
+# (hostile clients), against kv-epoll and kv-uring, as one TAP stream.  Exits 0 only if every test passed.
 #
 #   DIFF_OPS=N (default 5000), DIFF_SEED=S (default: random, printed)
 
@@ -29,13 +29,13 @@ collect() {
 		case "$line" in
 		"ok "*)
 			n=$((n + 1)); seen=1
-			echo "ok $n ${line#ok [0-9]* }" ;;
+			printf "ok %d %s\n" "$n" "${line#ok [0-9]* }" ;;
 		"not ok "*)
 			n=$((n + 1)); seen=1; failed=$((failed + 1))
-			echo "not ok $n ${line#not ok [0-9]* }" ;;
+			printf "not ok %d %s\n" "$n" "${line#not ok [0-9]* }" ;;
 		"1.."*) ;;
 		*)
-			echo "$line" ;;
+			printf "%s\n" "$line" ;;
 		esac
 	done < "$1"
 	if [ "$seen" = 0 ]; then
@@ -92,6 +92,10 @@ for prog in kv-epoll kv-uring; do
 	stop
 	collect "$TMP/out" "memccapable $prog"
 done
+
+echo "# frontend"
+timeout 100 $PY tests/frontend.py ./kv-epoll ./kv-uring > "$TMP/out" 2>&1
+collect "$TMP/out" frontend
 
 echo "1..$n"
 echo "# $((n - failed)) passed, $failed failed ($(($(date +%s) - t0)) s)"
