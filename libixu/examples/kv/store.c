@@ -669,3 +669,49 @@ size_t kv_store_bytes(struct kv_store *st)
 	}
 	return used;
 }
+
+const char *kv_store_check(struct kv_store *st)
+{
+	const char *err = NULL;
+	size_t total = 0;
+	unsigned int i, b;
+
+	for (i = 0; i < st->nstripes && !err; i++) {
+		struct kv_stripe *sp = &st->stripes[i];
+		unsigned int lru = 0, chained = 0;
+		struct kv_item *it, *prev = NULL;
+		size_t used = 0;
+
+		pthread_mutex_lock(&sp->lock);
+		for (it = sp->head; it && !err; prev = it, it = it->lnext) {
+			if (it->lprev != prev || !it->linked)
+				err = "LRU list broken";
+			else if (kv_stripe_of(st, it->hash) != sp)
+				err = "item in the wrong stripe";
+			used += kv_item_size(it->nkey, it->nbytes);
+			if (++lru > sp->count)
+				err = "LRU list longer than the count";
+		}
+		if (!err && sp->tail != prev)
+			err = "LRU tail wrong";
+		for (b = 0; b < sp->nbuckets && !err; b++) {
+			for (it = sp->buckets[b]; it && !err; it = it->hnext) {
+				if ((it->hash & (sp->nbuckets - 1)) != b || !it->linked)
+					err = "item in the wrong bucket";
+				if (++chained > sp->count)
+					err = "hash chains longer than the count";
+			}
+		}
+		if (!err && (lru != sp->count || chained != sp->count))
+			err = "count does not match the items";
+		if (!err && used != sp->used)
+			err = "charged bytes do not match the items";
+		if (!err && sp->used > sp->limit)
+			err = "stripe over its limit";
+		total += sp->used;
+		pthread_mutex_unlock(&sp->lock);
+	}
+	if (!err && total > st->limit)
+		err = "store over its limit";
+	return err;
+}

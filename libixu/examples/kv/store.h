@@ -233,7 +233,14 @@ struct kv_tstats *kv_store_tstats(struct kv_store *st);
 
 void kv_store_stats(struct kv_store *st, struct kv_stats *out);
 
-/* Bytes currently charged against the limit, and the limit (fuzzer, tests). */
+/* Bytes currently charged against the limit (fuzzer, tests). */
 size_t kv_store_bytes(struct kv_store *st);
+
+/*
+ * Walk every stripe and check its invariants: LRU list and hash chains
+ * hold the same items, the counts and charged bytes match, the total is
+ * within the limit.  NULL if all hold, else what broke (tests, fuzzer).
+ */
+const char *kv_store_check(struct kv_store *st);
 
 #endif /* KV_STORE_H */

@@ -7,7 +7,8 @@
  * is what a client sends.  Checked after every call:
  * - kv_session_input() consumes at most what it was given, makes progress
  *   unless held back or closing, and nothing once closing;
- * - the bytes charged to the store never exceed its limit;
+ * - the bytes charged to the store never exceed its limit, and its lists,
+ *   chains and counts agree (kv_store_check());
  * and at the end, that the output is a sequence of well-formed replies
  * (known lines, and VALUE headers followed by exactly their bytes).
  */
@@ -142,6 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kv_store *st;
 	struct fout f = { 0 };
 	uint32_t seed = 1;
+	const char *err;
 	size_t off = 0;
 
 	if (size >= 4) {
@@ -180,6 +182,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += used;
 		if (kv_store_bytes(st) > LIMIT)
 			abort();
+		err = kv_store_check(st);
+		if (err) {
+			fprintf(stderr, "store: %s\n", err);
+			abort();
+		}
 		if (rnd(&seed) % 16 == 0)
 			now += rnd(&seed) % 4;
 		if (f.len > OUT_MAX)

@@ -248,6 +248,7 @@ static void t_lru(void)
 	kv_store_stats(r.st, &stats);
 	CHECK(stats.evictions == 4, "evictions %llu", (unsigned long long)stats.evictions);
 	CHECK(kv_store_bytes(r.st) <= 10 * isz + isz / 2, "over the limit");
+	CHECK(!kv_store_check(r.st), "store: %s", kv_store_check(r.st));
 	/* larger than the whole limit: refused, nothing evicted */
 	rig_fini(&r);
 	rig_init(&r, 4096);
@@ -774,6 +775,7 @@ static void hammer(size_t maxbytes, bool exact)
 	}
 	CHECK(kv_store_bytes(r.st) <= maxbytes, "bytes %zu over %zu", kv_store_bytes(r.st),
 	      maxbytes);
+	CHECK(!kv_store_check(r.st), "store: %s", kv_store_check(r.st));
 	kv_store_stats(r.st, &stats);
 	CHECK(stats.t.conn_opened == THREADS + 1 && stats.t.conn_closed == THREADS,
 	      "connections %llu/%llu", (unsigned long long)stats.t.conn_opened,
