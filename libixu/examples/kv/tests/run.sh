@@ -22,16 +22,19 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# Renumber the TAP lines of $1 into the stream; a missing result fails.
+# Renumber the TAP lines of $1 into the stream; a missing result fails,
+# and so does a non-zero exit status $3 that no failed test explains (a
+# crash, a sanitizer report).
 collect() {
 	seen=0
+	bad=0
 	while IFS= read -r line; do
 		case "$line" in
 		"ok "*)
 			n=$((n + 1)); seen=1
 			printf "ok %d %s\n" "$n" "${line#ok [0-9]* }" ;;
 		"not ok "*)
-			n=$((n + 1)); seen=1; failed=$((failed + 1))
+			n=$((n + 1)); seen=1; bad=1; failed=$((failed + 1))
 			printf "not ok %d %s\n" "$n" "${line#not ok [0-9]* }" ;;
 		"1.."*) ;;
 		*)
@@ -41,6 +44,11 @@ collect() {
 	if [ "$seen" = 0 ]; then
 		n=$((n + 1)); failed=$((failed + 1))
 		echo "not ok $n - $2 reported nothing"
+	fi
+	if [ "${3:-0}" != 0 ] && [ "$bad" = 0 ]; then
+		n=$((n + 1)); failed=$((failed + 1))
+		echo "not ok $n - $2 exited with status $3"
+		grep -E "ERROR|WARNING|SUMMARY" "$1" | head -n 5 | sed 's/^/# /'
 	fi
 }
 
@@ -66,14 +74,18 @@ stop() {
 t0=$(date +%s)
 echo "# unit"
 ./tests/unit > "$TMP/out" 2>&1
-collect "$TMP/out" unit
+collect "$TMP/out" unit $?
+
+echo "# unit, concurrency tests under ThreadSanitizer"
+./tests/unit-tsan concurrency > "$TMP/out" 2>&1
+collect "$TMP/out" unit-tsan $?
 
 echo "# diff_memcached"
 seed=${DIFF_SEED:+--seed $DIFF_SEED}
 # shellcheck disable=SC2086
 $PY tests/diff_memcached.py --ops "${DIFF_OPS:-5000}" $seed ./kv-epoll ./kv-uring \
 	> "$TMP/out" 2>&1
-collect "$TMP/out" diff_memcached
+collect "$TMP/out" diff_memcached $?
 
 for prog in kv-epoll kv-uring; do
 	echo "# memccapable -a against $prog"
@@ -95,7 +107,7 @@ done
 
 echo "# frontend"
 timeout 100 $PY tests/frontend.py ./kv-epoll ./kv-uring > "$TMP/out" 2>&1
-collect "$TMP/out" frontend
+collect "$TMP/out" frontend $?
 
 echo "1..$n"
 echo "# $((n - failed)) passed, $failed failed ($(($(date +%s) - t0)) s)"
