@@ -12,9 +12,11 @@
  *
  * A complete command line found in the caller's bytes is parsed where it
  * lies; only a line cut by the end of a read is copied, into @line, which
- * is bounded (KV_LINE_MAX, or KV_GET_LINE_MAX for get/gets: memcached
- * lets a multi-get line grow without bound, we stop at 1 MiB and close).
- * Whatever arrives, the session holds at most one line and one item.
+ * holds at most KV_LINE_MAX bytes.  A longer line closes the connection, as
+ * in memcached, except a get or gets: memcached buffers those whole, without
+ * bound; we answer them key by key as they arrive (KV_ST_MGET), holding one
+ * key.  Whatever arrives, the session holds at most one line, one key and
+ * one item.
  *
  * Commands are found in a table (name, token counts, handler).  The
  * replies, including every error string and when it is given, follow
@@ -68,6 +70,9 @@ struct kv_cmd {
 };
 
 enum kv_get_kind { KV_GET, KV_GETS, KV_GAT, KV_GATS };
+
+/* Indices in kv_cmds[] of the commands a long line may be. */
+enum { KV_CMD_GET, KV_CMD_GETS };
 
 static const struct kv_cmd kv_cmds[];
 
@@ -188,6 +193,31 @@ static void kv_value_out(struct kv_session *s, struct kv_out *out, struct kv_ite
 	kv_write(s, out, kv_item_value(it), it->nbytes + 2);
 }
 
+/* Answer one key of a get, gets, gat or gats. */
+static void kv_get_one(struct kv_session *s, const char *key, size_t nkey, struct kv_out *out)
+{
+	int kind = kv_cmds[s->get_cmd].arg;
+	bool touch = kind == KV_GAT || kind == KV_GATS;
+	struct kv_item *it;
+
+	it = kv_store_get(s->st, key, nkey, touch, s->get_exp);
+	if (touch) {
+		KV_STAT_ADD(s->ts, cmd_touch, 1);
+		if (it)
+			KV_STAT_ADD(s->ts, touch_hits, 1);
+		else
+			KV_STAT_ADD(s->ts, touch_misses, 1);
+	}
+	KV_STAT_ADD(s->ts, cmd_get, 1);
+	if (it) {
+		KV_STAT_ADD(s->ts, get_hits, 1);
+		kv_value_out(s, out, it, kind == KV_GETS || kind == KV_GATS);
+		kv_item_put(it);
+	} else {
+		KV_STAT_ADD(s->ts, get_misses, 1);
+	}
+}
+
 /*
  * Answer the keys of the get line @p (@n bytes) from @pos on.  Returns
  * false if it stopped for backpressure: the rest of the line is then in
@@ -196,14 +226,10 @@ static void kv_value_out(struct kv_session *s, struct kv_out *out, struct kv_ite
 static bool kv_get_keys(struct kv_session *s, const char *p, size_t n, size_t pos,
 			struct kv_out *out)
 {
-	int kind = kv_cmds[s->get_cmd].arg;
-	bool touch = kind == KV_GAT || kind == KV_GATS;
 	struct kv_tok key;
 	size_t at = pos;
 
 	while (kv_next_key(p, n, &at, &key)) {
-		struct kv_item *it;
-
 		if (out->pending(out) > KV_OUT_HIGH) {
 			size_t rest = n - pos;
 
@@ -223,28 +249,77 @@ static bool kv_get_keys(struct kv_session *s, const char *p, size_t n, size_t po
 			s->state = KV_ST_GET;
 			return false;
 		}
-		it = kv_store_get(s->st, key.p, key.n, touch, s->get_exp);
-		if (touch) {
-			KV_STAT_ADD(s->ts, cmd_touch, 1);
-			if (it)
-				KV_STAT_ADD(s->ts, touch_hits, 1);
-			else
-				KV_STAT_ADD(s->ts, touch_misses, 1);
-		}
-		KV_STAT_ADD(s->ts, cmd_get, 1);
-		if (it) {
-			KV_STAT_ADD(s->ts, get_hits, 1);
-			kv_value_out(s, out, it, kind == KV_GETS || kind == KV_GATS);
-			kv_item_put(it);
-		} else {
-			KV_STAT_ADD(s->ts, get_misses, 1);
-		}
+		kv_get_one(s, key.p, key.n, out);
 		pos = at;
 	}
 	kv_write(s, out, "END\r\n", 5);
 	s->line_len = 0;
 	s->state = KV_ST_LINE;
 	return true;
+}
+
+/*
+ * KV_ST_MGET: take the bytes of a long get line, answering each key as its
+ * end arrives.  Returns how many bytes it took; fewer than @n if it stopped
+ * for backpressure (a complete key waits in s->key) or at the line's end
+ * (the state is KV_ST_LINE again).  A key longer than KV_KEY_MAX ends the
+ * answer with memcached's error for it and the rest of the line is
+ * discarded; the keys before it have been answered already.
+ */
+static size_t kv_mget_feed(struct kv_session *s, const char *p, size_t n, struct kv_out *out)
+{
+	size_t i = 0;
+
+	for (;;) {
+		const char *nl;
+		char c;
+
+		if (s->key_ready) {
+			if (out->pending(out) > KV_OUT_HIGH)
+				return i;
+			kv_get_one(s, s->key, s->key_len, out);
+			s->key_ready = false;
+			s->key_len = 0;
+		}
+		if (s->mget_end) {
+			if (!s->mget_bad)
+				kv_write(s, out, "END\r\n", 5);
+			s->mget_end = false;
+			s->mget_bad = false;
+			s->state = KV_ST_LINE;
+			return i;
+		}
+		if (i == n)
+			return i;
+		if (s->mget_bad) {
+			nl = memchr(p + i, '\n', n - i);
+			if (!nl)
+				return n;
+			i = nl - p + 1;
+			s->mget_end = true;
+			continue;
+		}
+		c = p[i++];
+		if (c == ' ' || c == '\n') {
+			if (c == '\n' && s->key_len && s->key[s->key_len - 1] == '\r')
+				s->key_len--;
+			s->key_ready = s->key_len != 0;
+			s->mget_end = c == '\n';
+			if (s->key_len > KV_KEY_MAX)
+				goto bad;
+			continue;
+		}
+		/* one more than the limit: a "\r" may end the key at the "\n" */
+		if (s->key_len > KV_KEY_MAX)
+			goto bad;
+		s->key[s->key_len++] = c;
+		continue;
+bad:
+		kv_write(s, out, "CLIENT_ERROR bad command line format\r\n", 38);
+		s->key_ready = false;
+		s->key_len = 0;
+		s->mget_bad = true;
+	}
 }
 
 static void kv_cmd_get(struct kv_session *s, struct kv_line *l, struct kv_out *out,
@@ -640,34 +715,39 @@ err:
 	kv_write(s, out, "ERROR\r\n", 7);
 }
 
-/* May a line that starts with @p (@n bytes so far) grow past KV_LINE_MAX? */
-static size_t kv_line_limit(const char *p, size_t n)
+/*
+ * A line grew past KV_LINE_MAX: @line holds its first KV_LINE_MAX bytes.  A
+ * get or gets goes on key by key (KV_ST_MGET); anything else closes.
+ */
+static void kv_line_overflow(struct kv_session *s)
 {
-	size_t i = 0;
+	size_t i = 0, n = s->line_len;
+	const char *p = s->line;
 
 	while (i < n && p[i] == ' ')
 		i++;
-	if ((n - i >= 4 && !memcmp(p + i, "get ", 4)) || (n - i >= 5 && !memcmp(p + i, "gets ", 5)))
-		return KV_GET_LINE_MAX;
-	return KV_LINE_MAX;
+	if (n - i >= 4 && !memcmp(p + i, "get ", 4))
+		s->get_cmd = KV_CMD_GET;
+	else if (n - i >= 5 && !memcmp(p + i, "gets ", 5))
+		s->get_cmd = KV_CMD_GETS;
+	else {
+		s->state = KV_ST_CLOSING;
+		return;
+	}
+	s->state = KV_ST_MGET;
+	s->get_exp = 0;
+	s->line_pos = i + strlen(kv_cmds[s->get_cmd].name);
+	s->key_len = 0;
+	s->key_ready = false;
+	s->mget_end = false;
+	s->mget_bad = false;
 }
 
-/* Keep a piece of a line that goes on in the next read. */
+/* Keep @n bytes of a line in @line (the caller keeps to KV_LINE_MAX). */
 static bool kv_line_append(struct kv_session *s, const char *p, size_t n)
 {
 	size_t need = s->line_len + n;
 
-	if (need > KV_LINE_MAX) {
-		char head[128];
-		size_t a = s->line_len < sizeof(head) ? s->line_len : sizeof(head);
-		size_t b = n < sizeof(head) - a ? n : sizeof(head) - a;
-
-		if (a)
-			memcpy(head, s->line, a);
-		memcpy(head + a, p, b);
-		if (need > kv_line_limit(head, a + b))
-			return false;
-	}
 	if (need > s->line_cap) {
 		size_t cap = s->line_cap ? s->line_cap : 256;
 		char *nl;
@@ -685,13 +765,9 @@ static bool kv_line_append(struct kv_session *s, const char *p, size_t n)
 	return true;
 }
 
-/* A whole line (without "\n") at @p: strip "\r", check the length, run it. */
+/* A whole line (without "\n") at @p: strip "\r", run it. */
 static void kv_line_done(struct kv_session *s, const char *p, size_t n, struct kv_out *out)
 {
-	if (n > KV_LINE_MAX && n > kv_line_limit(p, n)) {
-		s->state = KV_ST_CLOSING;
-		return;
-	}
 	if (n && p[n - 1] == '\r')
 		n--;
 	kv_execute(s, p, n, out);
@@ -711,6 +787,21 @@ size_t kv_session_input(struct kv_session *s, const char *data, size_t len, stru
 		case KV_ST_GET:
 			if (!kv_get_keys(s, s->line, s->line_len, s->get_pos, out))
 				goto out;
+			continue;
+		case KV_ST_MGET:
+			if (s->line_pos < s->line_len) {
+				s->line_pos += kv_mget_feed(s, s->line + s->line_pos,
+							    s->line_len - s->line_pos, out);
+				if (s->line_pos < s->line_len && s->state == KV_ST_MGET)
+					goto out;
+				s->line_pos = 0;
+				s->line_len = 0;
+				if (s->state != KV_ST_MGET)
+					continue;
+			}
+			done += kv_mget_feed(s, data + done, len - done, out);
+			if (s->state == KV_ST_MGET)
+				goto out;	/* stopped, or all taken and the line goes on */
 			continue;
 		case KV_ST_DATA:
 			if (done == len)
@@ -741,13 +832,23 @@ size_t kv_session_input(struct kv_session *s, const char *data, size_t len, stru
 		if (done == len || out->pending(out) > KV_OUT_HIGH)
 			goto out;
 		nl = memchr(data + done, '\n', len - done);
+		n = nl ? (size_t)(nl - (data + done)) : len - done;
+		if (s->line_len + n > KV_LINE_MAX) {
+			/* too long to hold: keep KV_LINE_MAX bytes, then decide */
+			n = KV_LINE_MAX - s->line_len;
+			if (!kv_line_append(s, data + done, n))
+				s->state = KV_ST_CLOSING;
+			else
+				kv_line_overflow(s);
+			done += n;
+			continue;
+		}
 		if (!nl) {
-			if (!kv_line_append(s, data + done, len - done))
+			if (!kv_line_append(s, data + done, n))
 				s->state = KV_ST_CLOSING;
 			done = len;
 			continue;
 		}
-		n = nl - (data + done);
 		if (!s->line_len) {
 			kv_line_done(s, data + done, n, out);
 		} else if (kv_line_append(s, data + done, n)) {

@@ -29,16 +29,19 @@ struct kv_out {
 /* The session takes no new command while more than this is pending. */
 #define KV_OUT_HIGH		(256 * 1024)
 
-/* A command line longer than this without "\n" closes the connection ... */
+/*
+ * A command line longer than this closes the connection, unless it is a get
+ * or gets: those may name any number of keys and are then answered key by
+ * key as the line arrives (KV_ST_MGET), holding one key at a time.
+ */
 #define KV_LINE_MAX		2048
-/* ... unless it is a get or gets, which may name many keys, up to this. */
-#define KV_GET_LINE_MAX		(1024 * 1024)
 
 enum kv_state {
 	KV_ST_LINE,		/* reading a command line */
 	KV_ST_DATA,		/* reading a value into @item */
 	KV_ST_SWALLOW,		/* discarding the value of a refused set */
 	KV_ST_GET,		/* a multi-key get stopped half-way, in @line */
+	KV_ST_MGET,		/* a get line too long to hold, answered as it comes */
 	KV_ST_CLOSING,		/* quit, or a fatal error */
 };
 
@@ -59,6 +62,12 @@ enum kv_state {
  * @get_pos: next key of a stopped get, an offset in @line
  * @get_cmd: which get it is (an index in the command table)
  * @get_exp: the expiry a stopped gat/gats sets
+ * @line_pos: KV_ST_MGET: bytes of @line already parsed
+ * @key: KV_ST_MGET: the key being received
+ * @key_len: its length so far
+ * @key_ready: KV_ST_MGET: @key is complete, to answer when output allows
+ * @mget_end: KV_ST_MGET: the line ended; "END" follows the last key
+ * @mget_bad: KV_ST_MGET: a key was too long; discard the rest of the line
  */
 struct kv_session {
 	struct kv_store		*st;
@@ -76,6 +85,12 @@ struct kv_session {
 	size_t			get_pos;
 	int			get_cmd;
 	int64_t			get_exp;
+	size_t			line_pos;
+	char			key[KV_KEY_MAX + 2];
+	size_t			key_len;
+	bool			key_ready;
+	bool			mget_end;
+	bool			mget_bad;
 };
 
 void kv_session_init(struct kv_session *s, struct kv_store *st);
@@ -103,7 +118,9 @@ static inline bool kv_session_closing(const struct kv_session *s)
 /* A get stopped half-way: call kv_session_input() again once pending is low. */
 static inline bool kv_session_blocked(const struct kv_session *s)
 {
-	return s->state == KV_ST_GET;
+	return s->state == KV_ST_GET ||
+	       (s->state == KV_ST_MGET && (s->key_ready || s->mget_end ||
+					   s->line_pos < s->line_len));
 }
 
 #endif /* KV_PROTO_H */

@@ -547,17 +547,98 @@ static void t_limits(void)
 	free(blob);
 }
 
+/* A get line too long to hold is answered key by key, in bounded memory. */
+static void t_long_get(void)
+{
+	size_t cap = 64 << 20, n, i, used;
+	char *line = malloc(cap), *want = malloc(cap), *p, *w;
+	struct rig r;
+	int k;
+
+	rig_init(&r, 64 << 20);
+	for (k = 0; k < 3000; k += 7) {
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "set key%04d %d 0 4\r\n%04d\r\n", k, k, k);
+		EXPECT(&r, cmd, "STORED\r\n");
+	}
+	/* 30000 keys, about 300 KB of line, some twice */
+	p = line + sprintf(line, "gets");
+	w = want;
+	for (i = 0; i < 30000; i++) {
+		k = (i * 7919) % 3000;
+		p += sprintf(p, " key%04d", k);
+		if (k % 7 == 0)
+			w += sprintf(w, "VALUE key%04d %d 4 C\r\n%04d\r\n", k, k, k);
+	}
+	p += sprintf(p, "\r\n");
+	w += sprintf(w, "END\r\n");
+	n = p - line;
+	feedn(&r, line, n);
+	/* the cas uniques vary: compare with them cut out */
+	for (p = r.f.buf, w = r.f.buf; *p; ) {
+		if (!strncmp(p, "VALUE ", 6)) {
+			char *eol = strstr(p, "\r\n"), *sp = eol;
+
+			while (sp[-1] != ' ')
+				sp--;
+			memmove(w, p, sp - p);
+			w += sp - p;
+			*w++ = 'C';
+			p = eol;
+		} else {
+			*w++ = *p++;
+		}
+	}
+	*w = 0;
+	CHECK(!strcmp(r.f.buf, want), "answer differs (%zu vs %zu bytes)", strlen(r.f.buf),
+	      strlen(want));
+	CHECK(r.s.line_cap <= 4096, "line buffer grew to %zu", r.s.line_cap);
+	/* the same line in 1000-byte reads under backpressure */
+	fout_reset(&r.f);
+	for (used = 0; used < n;) {
+		r.f.hold = (used / 1000) % 2;
+		used += kv_session_input(&r.s, line + used, n - used < 1000 ? n - used : 1000,
+					 &r.f.out);
+		r.f.hold = false;
+		while (kv_session_blocked(&r.s))
+			kv_session_input(&r.s, NULL, 0, &r.f.out);
+	}
+	CHECK(strstr(r.f.buf, "END\r\n") == r.f.buf + r.f.len - 5, "no END at the end");
+	/* a key too long: the keys before are answered, then the error */
+	n = sprintf(line, "get key0000 %0300d key0007\r\nget key0007\r\n", 0);
+	memset(line + n, 0, 1);
+	memmove(line + 2500, line + 12, n - 12 + 1);
+	memset(line + 12, 'x', 2488);
+	EXPECT(&r, line, "VALUE key0000 0 4\r\n0000\r\n"
+	       "CLIENT_ERROR bad command line format\r\nVALUE key0007 7 4\r\n0007\r\nEND\r\n");
+	/* not a get: closed */
+	memset(line, 'x', 3000);
+	memcpy(line, "gat 0 ", 6);
+	feedn(&r, line, 3000);
+	CHECK(kv_session_closing(&r.s), "a long gat line did not close");
+	rig_fini(&r);
+	free(line);
+	free(want);
+}
+
 /* A script cut in two at every byte answers as it does whole. */
 static void t_split(void)
 {
-	static const char script[] =
+	static const char base[] =
 		"set a 1 0 3\r\nabc\r\nget a b\r\ngets a\r\nappend a 0 0 2 noreply\r\nde\r\n"
 		"set n 0 0 2\r\n10\r\nincr n 5\r\ndecr n 100\r\nadd a 0 0 1\r\nx\r\n"
 		"set bad 0 0 2\r\nabcd\r\nbogus\r\ncas a 0 0 1 1\r\nq\r\ntouch a 10\r\n"
-		"gat 0 a n\r\ndelete n\r\nget n\n\r\nset big 0 0 2000000\r\n";
-	size_t len = sizeof(script) - 1, i, j;
-	char *whole;
+		"gat 0 a n\r\ndelete n\r\nget n\n\r\n";
+	size_t len, i, j;
+	char *script = malloc(sizeof(base) + 4000), *whole;
 	struct rig r;
+
+	/* and a get line longer than a line may be, with a hit in it */
+	len = sprintf(script, "%sget", base);
+	for (i = 0; i < 400; i++)
+		len += sprintf(script + len, " k%03zu", i);
+	len += sprintf(script + len, " a\r\nget n\r\nset big 0 0 2000000\r\n");
 
 	rig_init(&r, 64 << 20);
 	feedn(&r, script, len);
@@ -582,6 +663,7 @@ static void t_split(void)
 	CHECK(!strcmp(r.f.buf, whole), "byte by byte:\n%s", r.f.buf);
 	rig_fini(&r);
 	free(whole);
+	free(script);
 }
 
 /* Pending output over KV_OUT_HIGH stops the session; it resumes exactly. */
@@ -824,6 +906,8 @@ int main(int argc, char **argv)
 	test("noreply: no bytes, the effect happens", t_noreply);
 	test("every error reply, as memcached 1.6.18", t_errors);
 	test("limits: 1 MiB value, 2048-byte line, long get, stalled command", t_limits);
+	test("a get line too long to hold: key by key, bounded, under backpressure",
+	     t_long_get);
 	test("a script cut at every byte answers as whole", t_split);
 	test("backpressure stops and resumes exactly, mid multi-get too", t_backpressure);
 	test("a million pipelined gets", t_million);
