@@ -8,7 +8,9 @@
  *   LINE    --too large-->  SWALLOW  (value bytes are counted and dropped)
  *   LINE    --get, output over KV_OUT_HIGH mid-keys-->  GET  (rest of the
  *           line kept in the session; resumed by the next call)
- *   any     --quit, line too long-->  CLOSING
+ *   LINE    --get/gets line over KV_LINE_MAX-->  MGET  (keys answered as
+ *           they arrive, one key held)
+ *   any     --quit, other line over KV_LINE_MAX-->  CLOSING
  *
  * A complete command line found in the caller's bytes is parsed where it
  * lies; only a line cut by the end of a read is copied, into @line, which
@@ -23,7 +25,17 @@
  * Debian's memcached 1.6.18, checked by experiment (tests/diff_memcached.py
  * compares the two).  Where memcached's answer depends on how the bytes
  * were cut into reads (it measures a line against its read buffer), this
- * session answers the same whatever the cuts; see the README of the tests.
+ * session answers the same whatever the cuts.  Known differences:
+ * - a line over 2048 bytes closes the connection even when it arrived in
+ *   one read (memcached answers it if its read buffer held it all);
+ * - after a get with a key over 250 bytes memcached also drops the replies
+ *   to the commands before it in the same read; we keep them;
+ * - a get line over 2048 bytes is answered key by key: a key too long in it
+ *   comes after the values of the keys before it (memcached: error only);
+ * - a value may be 1 MiB exactly (memcached counts its item header against
+ *   its 1 MiB item size and refuses values over about 1048000 bytes);
+ * - incr/decr always pad a shorter result with spaces to the old length,
+ *   which memcached does only when no other thread holds the item.
  *
  * Backpressure: before each command, and before each key of a multi-get,
  * the session asks out->pending(); above KV_OUT_HIGH it stops and returns
@@ -777,6 +789,8 @@ size_t kv_session_input(struct kv_session *s, const char *data, size_t len, stru
 {
 	size_t done = 0;
 
+	if (!len)
+		data = "";	/* a resume call may pass NULL */
 	for (;;) {
 		const char *nl;
 		size_t n;

@@ -6,6 +6,10 @@
  * protocol state.  The front end feeds received bytes to
  * kv_session_input(), which writes replies through struct kv_out and says
  * how many bytes it took.
+ *
+ * Threads: the store may be shared by any number of threads; a session is
+ * driven by one thread, the one that called kv_session_init() (it counts
+ * on that thread's statistics, struct kv_tstats, without locks).
  */
 #ifndef KV_PROTO_H
 #define KV_PROTO_H
