@@ -21,6 +21,15 @@ static int failed_checks;
 static int test_no, tests_failed;
 static const char *only;	/* run only the tests whose name holds this */
 
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		abort();
+	return p;
+}
+
 static int64_t fake_clock(void)
 {
 	return __atomic_load_n(&fake_now, __ATOMIC_RELAXED);
@@ -239,7 +248,7 @@ static void t_lru(void)
 	feed(&r, cmd);
 	{
 		size_t n = 2 * isz + 100 + 2;
-		char *big = malloc(n);
+		char *big = xmalloc(n);
 
 		memset(big, 'b', n - 2);
 		memcpy(big + n - 2, "\r\n", 2);
@@ -493,7 +502,7 @@ static void t_errors(void)
 	EXPECT(&r, "set big 0 0 1048577\r\n", "SERVER_ERROR object too large for cache\r\n");
 	{
 		size_t n = 1048577 + 2;
-		char *blob = malloc(n);
+		char *blob = xmalloc(n);
 
 		memset(blob, 'x', n);
 		memcpy(blob + n - 2, "\r\n", 2);
@@ -508,7 +517,7 @@ static void t_errors(void)
 static void t_limits(void)
 {
 	size_t n = KV_VALUE_MAX + 2;
-	char *blob = malloc(n + 100);
+	char *blob = xmalloc(n + 100);
 	struct rig r;
 
 	rig_init(&r, 64 << 20);
@@ -551,10 +560,12 @@ static void t_limits(void)
 static void t_long_get(void)
 {
 	size_t cap = 64 << 20, n, i, used;
-	char *line = malloc(cap), *want = malloc(cap), *p, *w;
+	char *line = xmalloc(cap), *want = xmalloc(cap), *p, *w;
 	struct rig r;
 	int k;
 
+	if (!line || !want)
+		abort();
 	rig_init(&r, 64 << 20);
 	for (k = 0; k < 3000; k += 7) {
 		char cmd[64];
@@ -631,9 +642,11 @@ static void t_split(void)
 		"set bad 0 0 2\r\nabcd\r\nbogus\r\ncas a 0 0 1 1\r\nq\r\ntouch a 10\r\n"
 		"gat 0 a n\r\ndelete n\r\nget n\n\r\n";
 	size_t len, i, j;
-	char *script = malloc(sizeof(base) + 4000), *whole;
+	char *script = xmalloc(sizeof(base) + 4000), *whole;
 	struct rig r;
 
+	if (!script)
+		abort();
 	/* and a get line longer than a line may be, with a hit in it */
 	len = sprintf(script, "%sget", base);
 	for (i = 0; i < 400; i++)
@@ -671,7 +684,7 @@ static void t_backpressure(void)
 {
 	static const char keys[] = "get v0 v1 v2 v3 v4 v5 v6 v7\r\nget v1\r\nget v2\r\n";
 	size_t vlen = 100 * 1024, n = vlen + 2, used, off;
-	char *val = malloc(n), cmd[64], *want;
+	char *val = xmalloc(n), cmd[64], *want;
 	struct rig r;
 	int i;
 
@@ -686,7 +699,7 @@ static void t_backpressure(void)
 	}
 	/* the reference: nothing pending */
 	feed(&r, keys);
-	want = malloc(r.f.len + 1);
+	want = xmalloc(r.f.len + 1);
 	memcpy(want, r.f.buf, r.f.len + 1);
 
 	/* hold: the multi-get stops after the key that crossed 256 KiB */
@@ -738,7 +751,7 @@ static void t_backpressure(void)
 static void t_million(void)
 {
 	size_t per = strlen("get k\r\n"), total = 1000000 * per, done = 0, got = 0;
-	char *buf = malloc(65536);
+	char *buf = xmalloc(65536);
 	struct rig r;
 	size_t i;
 
