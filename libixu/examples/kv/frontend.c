@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kv front ends' common part - options, listeners and connection buffers for kv-epoll and
+ * kv-uring (see frontend.h)
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "frontend.h"
+
+#define KV_OBUF_KEEP	(64 * 1024)	/* a drained buffer above this is freed */
+
+struct kv_server kv_server = {
+	.threads	= 4,
+	.port		= 11211,
+	.maxconns	= 1024,
+	.maxbytes	= 64,
+	.addr		= "0.0.0.0",
+};
+
+void kv_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void kv_usage(const char *prog)
+{
+	kv_die("usage: %s [-p PORT] [-t THREADS] [-m MEGABYTES] [-c MAXCONNS] [-l ADDR]", prog);
+}
+
+static unsigned long kv_number(const char *s, const char *prog, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || v > max)
+		kv_usage(prog);
+	return v;
+}
+
+static int kv_listen(struct sockaddr_in *sin)
+{
+	int fd, one = 1;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		kv_die("socket: %s", strerror(errno));
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
+		kv_die("setsockopt: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)sin, sizeof(*sin)))
+		kv_die("bind port %u: %s", ntohs(sin->sin_port), strerror(errno));
+	if (listen(fd, 1024))
+		kv_die("listen: %s", strerror(errno));
+	return fd;
+}
+
+void kv_server_setup(int argc, char **argv, const char *prog)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	unsigned int i;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "p:t:m:c:l:")) != -1) {
+		switch (opt) {
+		case 'p':
+			kv_server.port = kv_number(optarg, prog, 65535);
+			break;
+		case 't':
+			kv_server.threads = kv_number(optarg, prog, KV_THREADS_MAX);
+			break;
+		case 'm':
+			kv_server.maxbytes = kv_number(optarg, prog, 1ul << 30);
+			break;
+		case 'c':
+			kv_server.maxconns = kv_number(optarg, prog, 1u << 24);
+			break;
+		case 'l':
+			kv_server.addr = optarg;
+			break;
+		default:
+			kv_usage(prog);
+		}
+	}
+	if (optind != argc || !kv_server.threads || !kv_server.maxbytes || !kv_server.maxconns)
+		kv_usage(prog);
+	if (inet_pton(AF_INET, kv_server.addr, &sin.sin_addr) != 1)
+		kv_die("%s: bad address %s", prog, kv_server.addr);
+	signal(SIGPIPE, SIG_IGN);
+
+	kv_server.store = kv_store_create(kv_server.maxbytes << 20);
+	if (!kv_server.store)
+		kv_die("out of memory");
+	/* the first listener learns the port (-p 0), the others share it */
+	sin.sin_port = htons(kv_server.port);
+	for (i = 0; i < kv_server.threads; i++) {
+		kv_server.lfd[i] = kv_listen(&sin);
+		if (!i) {
+			if (getsockname(kv_server.lfd[0], (struct sockaddr *)&sin, &len))
+				kv_die("getsockname: %s", strerror(errno));
+			kv_server.port = ntohs(sin.sin_port);
+		}
+	}
+	kv_server.store->settings.maxbytes = kv_server.maxbytes << 20;
+	kv_server.store->settings.maxconns = kv_server.maxconns;
+	kv_server.store->settings.port = kv_server.port;
+	kv_server.store->settings.threads = kv_server.threads;
+	kv_server.store->settings.inter = kv_server.addr;
+}
+
+void kv_server_ready(const char *prog)
+{
+	printf("%s: ready on port %u, %u threads\n", prog, kv_server.port, kv_server.threads);
+	fflush(stdout);
+}
+
+bool kv_conn_admit(int fd)
+{
+	static const char full[] = "ERROR Too many open connections\r\n";
+	int one = 1;
+
+	if (__atomic_add_fetch(&kv_server.conns, 1, __ATOMIC_RELAXED) > kv_server.maxconns) {
+		__atomic_sub_fetch(&kv_server.conns, 1, __ATOMIC_RELAXED);
+		/* best effort: the connection is closed whatever happens */
+		(void)!send(fd, full, sizeof(full) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		return false;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return true;
+}
+
+void kv_conn_release(void)
+{
+	__atomic_sub_fetch(&kv_server.conns, 1, __ATOMIC_RELAXED);
+}
+
+static void kv_conn_write(struct kv_out *out, const void *buf, size_t len)
+{
+	struct kv_conn *c = (struct kv_conn *)((char *)out - offsetof(struct kv_conn, out));
+
+	if (c->olen + len > c->ocap) {
+		size_t cap = c->ocap ? c->ocap : 4096;
+		char *nb;
+
+		while (cap < c->olen + len)
+			cap *= 2;
+		nb = realloc(c->obuf, cap);
+		if (!nb)
+			kv_die("out of memory for a reply");
+		c->obuf = nb;
+		c->ocap = cap;
+	}
+	memcpy(c->obuf + c->olen, buf, len);
+	c->olen += len;
+}
+
+static size_t kv_conn_out_pending(struct kv_out *out)
+{
+	return kv_conn_pending((struct kv_conn *)((char *)out - offsetof(struct kv_conn, out)));
+}
+
+void kv_conn_init(struct kv_conn *c, struct kv_store *st)
+{
+	kv_session_init(&c->s, st);
+	c->out.write = kv_conn_write;
+	c->out.pending = kv_conn_out_pending;
+}
+
+void kv_conn_fini(struct kv_conn *c)
+{
+	kv_session_fini(&c->s);
+	free(c->obuf);
+	free(c->sbuf);
+	c->obuf = c->sbuf = NULL;
+	kv_conn_release();
+}
+
+size_t kv_conn_pending(struct kv_conn *c)
+{
+	return c->olen - c->osent + c->slen - c->ssent;
+}
+
+bool kv_conn_feed(struct kv_conn *c)
+{
+	size_t before = kv_conn_pending(c), used;
+
+	if (c->ioff == c->ilen && !kv_session_blocked(&c->s))
+		return false;
+	used = kv_session_input(&c->s, c->ibuf + c->ioff, c->ilen - c->ioff, &c->out);
+	c->ioff += used;
+	if (c->ioff == c->ilen)
+		c->ioff = c->ilen = 0;
+	return used || kv_conn_pending(c) != before;
+}
+
+size_t kv_conn_room(struct kv_conn *c)
+{
+	if (c->ilen == KV_IBUF && c->ioff) {
+		memmove(c->ibuf, c->ibuf + c->ioff, c->ilen - c->ioff);
+		c->ilen -= c->ioff;
+		c->ioff = 0;
+	}
+	return KV_IBUF - c->ilen;
+}
+
+bool kv_conn_wants_input(struct kv_conn *c)
+{
+	return !kv_session_closing(&c->s) && !kv_session_blocked(&c->s) &&
+	       kv_conn_pending(c) <= KV_OUT_HIGH && (c->ilen < KV_IBUF || c->ioff);
+}
+
+void kv_conn_sent(struct kv_conn *c)
+{
+	if (c->osent != c->olen)
+		return;
+	c->olen = c->osent = 0;
+	if (c->ocap > KV_OBUF_KEEP) {
+		free(c->obuf);
+		c->obuf = NULL;
+		c->ocap = 0;
+	}
+}
+
+bool kv_conn_swap(struct kv_conn *c)
+{
+	char *b;
+	size_t cap;
+
+	if (c->ssent != c->slen || c->olen == c->osent)
+		return false;
+	b = c->sbuf;
+	cap = c->scap;
+	c->sbuf = c->obuf;
+	c->scap = c->ocap;
+	c->slen = c->olen;
+	c->ssent = c->osent;
+	c->obuf = b;
+	c->ocap = cap;
+	c->olen = c->osent = 0;
+	if (c->ocap > KV_OBUF_KEEP) {
+		free(c->obuf);
+		c->obuf = NULL;
+		c->ocap = 0;
+	}
+	return true;
+}

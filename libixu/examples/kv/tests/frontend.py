@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""frontend - what a front end must do with hostile clients (TAP output)
+
+  frontend.py BINARY ...
+
+Starts each BINARY (kv-epoll's options) on a free port and checks:
+- a client that pipelines 100000 gets of a 1 KiB value and reads nothing
+  costs the server bounded memory (backpressure), then gets every reply;
+- a client that sends half a command and stalls costs no CPU (no spinning);
+- -c MAXCONNS: the connection over the limit is refused with memcached's
+  "ERROR Too many open connections";
+- 16 concurrent clients doing read-modify-write with incr and cas get
+  consistent totals;
+- 1 MiB values go through whole.
+"""
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def start(path, *extra):
+    proc = subprocess.Popen([path, "-p", "0", "-t", "2", "-l", "127.0.0.1", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    line = proc.stdout.readline().decode()
+    port = int(line.split("ready on port ")[1].split(",")[0])
+    return proc, port
+
+
+def rss(pid):
+    with open("/proc/%d/statm" % pid) as f:
+        return int(f.read().split()[1]) * PAGE
+
+
+def cpu(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK
+
+
+def conn(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def request(s, data, until=b"\r\n"):
+    s.sendall(data)
+    buf = b""
+    while not buf.endswith(until):
+        d = s.recv(1 << 20)
+        if not d:
+            break
+        buf += d
+    return buf
+
+
+def t_flood(proc, port):
+    n, value = 100000, b"v" * 1024
+    s = conn(port)
+    request(s, b"set k 0 0 %d\r\n%s\r\n" % (len(value), value))
+    before = rss(proc.pid)
+    s.setblocking(False)
+    data, sent = b"get k\r\n" * n, 0
+    stalled = time.time() + 10
+    while sent < len(data) and time.time() < stalled:
+        try:
+            sent += s.send(data[sent:])
+        except BlockingIOError:
+            time.sleep(0.01)     # the server stopped reading: backpressure
+    grown = rss(proc.pid) - before
+    s.setblocking(True)
+    s.settimeout(10)
+    reply = len(b"VALUE k 0 1024\r\n" + value + b"\r\nEND\r\n")
+    got, tail = 0, b""
+    while got < n * reply:
+        if sent < len(data):
+            s.setblocking(False)
+            try:
+                sent += s.send(data[sent:])
+            except BlockingIOError:
+                pass
+            s.setblocking(True)
+            s.settimeout(10)
+        d = s.recv(1 << 20)
+        if not d:
+            break
+        got += len(d)
+        tail = (tail + d)[-64:]
+    s.close()
+    ok = grown < 32 << 20 and got == n * reply and tail.endswith(b"END\r\n")
+    return ok, "100000 pipelined gets unread: RSS grew %d KiB; %d of %d reply bytes" % (
+        grown >> 10, got, n * reply)
+
+
+def t_stall(proc, port):
+    s1, s2 = conn(port), conn(port)
+    s1.sendall(b"set k 0 0 100\r\nabc")
+    s2.sendall(b"get k k k")
+    time.sleep(0.2)
+    c0 = cpu(proc.pid)
+    time.sleep(1.0)
+    used = cpu(proc.pid) - c0
+    s1.sendall(b"x" * 97 + b"\r\n")
+    r1 = s1.recv(100)
+    s2.sendall(b"\r\n")
+    r2 = request(s2, b"", b"END\r\n")
+    s1.close()
+    s2.close()
+    ok = used < 0.1 and r1 == b"STORED\r\n" and r2.count(b"VALUE") == 3
+    return ok, "two stalled half commands: %.2f s CPU in 1 s; then completed" % used
+
+
+def t_maxconns(path):
+    proc, port = start(path, "-c", "2")
+    try:
+        a, b = conn(port), conn(port)
+        ra, rb = request(a, b"version\r\n"), request(b, b"version\r\n")
+        c = conn(port)
+        rc = request(c, b"version\r\n")
+        for s in (a, b, c):
+            s.close()
+        time.sleep(0.1)
+        d = conn(port)
+        rd = request(d, b"version\r\n")
+        d.close()
+    finally:
+        proc.kill()
+        proc.wait()
+    ok = ra.startswith(b"VERSION") and rb.startswith(b"VERSION") and \
+        rc == b"ERROR Too many open connections\r\n" and rd.startswith(b"VERSION")
+    return ok, "-c 2: third connection refused (%r), a slot frees on close" % rc
+
+
+def t_concurrent(proc, port):
+    clients, rounds = 16, 300
+    s = conn(port)
+    request(s, b"set ctr 0 0 1\r\n0\r\nset cas 0 0 1\r\n0\r\n")
+    errors = []
+
+    def worker():
+        c = conn(port)
+        try:
+            for _ in range(rounds):
+                if request(c, b"incr ctr 1\r\n")[:1].isdigit() is False:
+                    errors.append("incr")
+                while True:     # cas loop: read, add one, write if unchanged
+                    r = request(c, b"gets cas\r\n", b"END\r\n")
+                    head, val = r.split(b"\r\n")[:2]
+                    unique = head.split()[4]
+                    new = b"%d" % (int(val) + 1)
+                    r = request(c, b"cas cas 0 0 %d %s\r\n%s\r\n" % (len(new), unique, new))
+                    if r == b"STORED\r\n":
+                        break
+                    if r != b"EXISTS\r\n":
+                        errors.append(r)
+                        break
+        finally:
+            c.close()
+
+    ts = [threading.Thread(target=worker) for _ in range(clients)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    r = request(s, b"get ctr cas\r\n", b"END\r\n")
+    s.close()
+    want = b"%d" % (clients * rounds)
+    ok = not errors and r.count(b"\r\n" + want + b"\r\n") == 2
+    return ok, "16 clients x 300 incr and cas-increments: totals %r" % r.replace(b"\r\n", b" ")
+
+
+def t_big(proc, port):
+    value = os.urandom(1048576)
+    s = conn(port)
+    r1 = request(s, b"set big 0 0 %d\r\n%s\r\n" % (len(value), value))
+    r2 = request(s, b"get big\r\n", b"END\r\n")
+    s.close()
+    ok = r1 == b"STORED\r\n" and r2 == b"VALUE big 0 1048576\r\n" + value + b"\r\nEND\r\n"
+    return ok, "a 1 MiB value stored and read back whole"
+
+
+def main():
+    n = failed = 0
+    for path in sys.argv[1:]:
+        name = os.path.basename(path)
+        results = []
+        proc, port = start(path)
+        try:
+            for t in (t_flood, t_stall, t_concurrent, t_big):
+                try:
+                    results.append(t(proc, port))
+                except Exception as e:  # a hang or a reset fails the test
+                    results.append((False, "%s: %r" % (t.__name__, e)))
+        finally:
+            proc.kill()
+            proc.wait()
+        try:
+            results.append(t_maxconns(path))
+        except Exception as e:
+            results.append((False, "t_maxconns: %r" % e))
+        for ok, msg in results:
+            n += 1
+            failed += not ok
+            print("%sok %d - %s: %s" % ("" if ok else "not ", n, name, msg))
+    print("1..%d" % n)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
