@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kv-ixev - the memcached text-protocol server on ixmod, through libixu's
+ * event layer (ixev.h)
+ *
+ *   kv-ixev [-p PORT] [-c CPULIST] [-m MEGABYTES] [-C]
+ *
+ * -p: TCP port (default 11211); -c: the dataplane cores (default: all of
+ * /sys/kernel/ixmod/cores), a thread and an ixev each; -m: memory limit in
+ * MiB (default 64); -C: the co-located mode (each thread runs its core).
+ * Prints "kv-ixev: ready on port P, N cores" once every core listens.
+ *
+ * The store and the protocol are kv-epoll's and kv-uring's (store.c,
+ * proto.c): the three servers differ only in I/O.  Here a session's
+ * replies go straight into the connection's send buffer in the transmit
+ * arena (ixev_send(); the few bytes it cannot take wait in @ovf), its
+ * input is read in place from the receive region, and what the session
+ * does not take under backpressure stays with ixev, which keeps the
+ * peer's window shut until writable() resumes it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ixev.h"
+#include "proto.h"
+#include "store.h"
+
+struct kconn {
+	struct kv_session	s;
+	struct kv_out		out;
+	struct ixev_conn	*c;
+	char			*ovf;		/* replies ixev_send() did not take */
+	size_t			olen, ocap;
+	bool			eof;		/* close once the replies are out */
+};
+
+static struct kv_store *store;
+static unsigned short port = 11211;
+
+static struct kconn *kconn_of(struct kv_out *out)
+{
+	return (struct kconn *)((char *)out - offsetof(struct kconn, out));
+}
+
+static void out_write(struct kv_out *out, const void *buf, size_t len)
+{
+	struct kconn *k = kconn_of(out);
+	ssize_t n = 0;
+
+	if (!k->olen) {
+		n = ixev_send(k->c, buf, len);
+		if (n < 0 || (size_t)n == len)
+			return;		/* all taken, or the connection is gone */
+	}
+	if (k->olen + len - n > k->ocap) {
+		size_t cap = k->ocap ? k->ocap : 4096;
+		char *p;
+
+		while (cap < k->olen + len - n)
+			cap *= 2;
+		p = realloc(k->ovf, cap);
+		if (!p) {
+			ixev_abort(k->c);	/* cannot keep the reply: reset */
+			return;
+		}
+		k->ovf = p;
+		k->ocap = cap;
+	}
+	memcpy(k->ovf + k->olen, (const char *)buf + n, len - n);
+	k->olen += len - n;
+}
+
+static size_t out_pending(struct kv_out *out)
+{
+	return kconn_of(out)->olen;
+}
+
+/* Close once the session is done and every reply went to ixev. */
+static void settle(struct kconn *k)
+{
+	if (!k->olen && (k->eof || kv_session_closing(&k->s)))
+		ixev_close(k->c);
+}
+
+static size_t on_readable(struct ixev_conn *c, const void *data, size_t len)
+{
+	struct kconn *k = ixev_data(c);
+	size_t n;
+
+	if (!len) {
+		k->eof = true;
+		settle(k);
+		return 0;
+	}
+	n = kv_session_input(&k->s, data, len, &k->out);
+	settle(k);
+	return kv_session_closing(&k->s) ? len : n;
+}
+
+static void on_writable(struct ixev_conn *c)
+{
+	struct kconn *k = ixev_data(c);
+	ssize_t n = ixev_send(c, k->ovf, k->olen);
+
+	if (n > 0) {
+		memmove(k->ovf, k->ovf + n, k->olen - n);
+		k->olen -= n;
+	}
+	if (k->olen > KV_OUT_HIGH)
+		return;
+	if (kv_session_blocked(&k->s))		/* a get stopped half-way */
+		kv_session_input(&k->s, NULL, 0, &k->out);
+	ixev_resume(c);				/* the bytes ixev holds */
+	settle(k);
+}
+
+static void on_closed(struct ixev_conn *c, int err)
+{
+	struct kconn *k = ixev_data(c);
+
+	(void)err;
+	kv_session_fini(&k->s);
+	free(k->ovf);
+	free(k);
+}
+
+static const struct ixev_conn_ops kv_ops = {
+	.readable = on_readable,
+	.writable = on_writable,
+	.closed = on_closed,
+};
+
+static const struct ixev_conn_ops *on_accept(struct ixev_conn *c, __be32 addr, __be16 p,
+					     void *arg)
+{
+	struct kconn *k = calloc(1, sizeof(*k));
+
+	(void)addr;
+	(void)p;
+	(void)arg;
+	if (!k)
+		return NULL;
+	kv_session_init(&k->s, store);	/* on this core's thread: its counters */
+	k->out.write = out_write;
+	k->out.pending = out_pending;
+	k->c = c;
+	ixev_set_data(c, k);
+	return &kv_ops;
+}
+
+static int init(struct ixev *ev, void *arg)
+{
+	(void)arg;
+	return ixev_listen(ev, ixu_htons(port), 1024, on_accept, NULL);
+}
+
+static void on_ready(unsigned int ncores, void *arg)
+{
+	(void)arg;
+	store->settings.threads = ncores;
+	printf("kv-ixev: ready on port %u, %u cores\n", port, ncores);
+}
+
+static void fini(struct ixev *ev, unsigned int cpu, int err, void *arg)
+{
+	(void)ev;
+	(void)arg;
+	if (err)
+		fprintf(stderr, "kv-ixev: cpu %u: %s\n", cpu,
+			err == -ENETDOWN ? "lost its port" : strerror(-err));
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	ixev_stop_all();
+}
+
+int main(int argc, char **argv)
+{
+	struct ixev_params params = { 0 };
+	struct ixev_runner r = { .params = &params, .init = init, .ready = on_ready, .fini = fini };
+	unsigned long mb = 64;
+	int o, ret;
+
+	while ((o = getopt(argc, argv, "p:c:m:C")) != -1) {
+		switch (o) {
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'c':
+			r.cpulist = optarg;
+			break;
+		case 'm':
+			mb = strtoul(optarg, NULL, 10);
+			break;
+		case 'C':
+			params.mode = IXU_MODE_COLOCATED;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-p PORT] [-c CPULIST] [-m MEGABYTES] [-C]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!port || !mb || mb > 1UL << 20) {
+		fprintf(stderr, "kv-ixev: bad -p or -m\n");
+		return 2;
+	}
+	store = kv_store_create(mb << 20);
+	if (!store) {
+		fprintf(stderr, "kv-ixev: out of memory\n");
+		return 1;
+	}
+	store->settings.maxbytes = mb << 20;
+	store->settings.port = port;
+	store->settings.inter = "ixmod";
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	ret = ixev_run_cores(&r);
+	if (ret && ret != -ENETDOWN)
+		fprintf(stderr, "kv-ixev: %s\n", strerror(-ret));
+	kv_store_destroy(store);
+	return ret != 0;
+}
