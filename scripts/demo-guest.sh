@@ -148,8 +148,8 @@ KVLOAD="$top/tools/bench/kvload/kvload -s 198.18.0.1:11211 -W etc -r 500 -d 3 -w
 kv_pid=$!
 for _ in $(seq 100); do grep -q 'ready\|kv-ixev: cpu' /tmp/kv.log && break; sleep 0.1; done
 run "cat /tmp/kv.log"
-echo "A real memcached client: libmemcached's memcapable runs its ASCII protocol tests from the peer:"
-run "ip netns exec ixpeer memcapable -h 198.18.0.1 -p 11211 -a 2>&1 | tail -n 4"
+echo "A real memcached client: libmemcached's memccapable runs its ASCII protocol tests from the peer:"
+run "ip netns exec ixpeer memccapable -h 198.18.0.1 -p 11211 -a 2>&1 | tail -n 4"
 echo "kvload, an open-loop client (Poisson arrivals, Facebook's ETC sizes), 500 requests/s for 3 s:"
 run "ip netns exec ixpeer $KVLOAD -o /tmp/kv-ixmod.json | head -n 4"
 kill -INT $kv_pid
