@@ -556,6 +556,7 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 	IXM_TCP_STAT(conn_full),
 	IXM_TCP_STAT(tx_zerocopy),
 	IXM_TCP_STAT(tx_copied),
+	IXM_TCP_STAT(zc_waits),
 	IXM_TCP_STAT(tx_oversize),
 	IXM_TCP_STAT(ack_ratelimited),
 	IXM_TCP_STAT(fast_path),

@@ -59,8 +59,10 @@ static unsigned int ixm_loop_tx(struct ixm_net_port *np)
 		sent = IXM_INDIRECT_CALL_1(q->ops->tx_burst, ixm_adv_q_tx_burst,
 					   q, np->tx, n);
 		/* the buffers the device took are its until reaped below */
-		for (i = 0; i < sent; i++)
+		for (i = 0; i < sent; i++) {
+			np->tx[i]->flags |= IXM_MBUF_F_TX_TAKEN;
 			bytes += ixm_mbuf_frame_len(np->tx[i]);
+		}
 		np->stats->tx_packets += sent;
 		np->stats->tx_bytes += bytes;
 		for (i = sent; i < n; i++)

@@ -29,6 +29,7 @@ void ixm_mbuf_pool_init(struct ixm_mbuf_pool *pool, struct ixm_mbuf *mbufs,
 		mbufs[i].next = NULL;
 		mbufs[i].owner = NULL;
 		mbufs[i].nfrags = 0;
+		mbufs[i].zc = NULL;
 		free[i] = &mbufs[count - 1 - i];
 	}
 	pool->nfree = count;

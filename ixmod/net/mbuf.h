@@ -37,6 +37,7 @@
 #define IXM_MBUF_F_TX_TCP_CSUM	0x0100	/* insert the IPv4 and TCP checksums */
 #define IXM_MBUF_F_TX_UDP_CSUM	0x0200	/* insert the IPv4 and UDP checksums */
 #define IXM_MBUF_F_TX_CSUM	(IXM_MBUF_F_TX_TCP_CSUM | IXM_MBUF_F_TX_UDP_CSUM)
+#define IXM_MBUF_F_TX_TAKEN	0x0400	/* the device took the frame (ixm_loop_tx) */
 
 /* Fragments a frame to send may add to its buffer; each is a descriptor. */
 #define IXM_MBUF_FRAGS		4
@@ -54,6 +55,21 @@ struct ixm_mbuf_frag {
 struct ixm_mbuf_pool;
 
 /**
+ * struct ixm_mbuf_zc - a sender's frames that read its memory in place
+ * @built: frames built, less those freed without reaching the device
+ * @done: frames the device finished with (freed after IXM_MBUF_F_TX_TAKEN)
+ *
+ * A sender whose frames all go to one transmit queue sees them finished
+ * in the order the device took them, so "the first N frames are done" is
+ * @done >= N: what TCP needs to know before it lets the application
+ * reuse bytes a (re)transmission read (ixm_tcp_zc_settled()).
+ */
+struct ixm_mbuf_zc {
+	u32	built;
+	u32	done;
+};
+
+/**
  * struct ixm_mbuf - one packet buffer
  * @buf: start of the data buffer (IXM_MBUF_SIZE bytes)
  * @dma: bus address of @buf for the pool's device
@@ -69,6 +85,8 @@ struct ixm_mbuf_pool;
  * @nfrags: transmit: entries of @frags the frame continues with
  * @inflight: transmit, with @nfrags: the counter of the memory @frags
  *	point into, decremented when the buffer is freed (the NIC is done)
+ * @zc: transmit, with @nfrags: the sender's count of its frames that
+ *	read its memory in place (struct ixm_mbuf_zc), or NULL
  * @frags: transmit: bytes sent after @data's @len, read by the NIC in
  *	place (zero-copy; the TCP payload in the application's arena)
  *
@@ -87,6 +105,7 @@ struct ixm_mbuf {
 	void			*owner;
 	u32			nfrags;
 	u32			*inflight;
+	struct ixm_mbuf_zc	*zc;
 	struct ixm_mbuf_frag	frags[IXM_MBUF_FRAGS];
 };
 
@@ -156,6 +175,13 @@ static inline void ixm_mbuf_free(struct ixm_mbuf *m)
 	if (unlikely(m->nfrags)) {
 		/* the device no longer reads the fragments' memory */
 		(*m->inflight)--;
+		if (m->zc) {
+			if (m->flags & IXM_MBUF_F_TX_TAKEN)
+				m->zc->done++;	/* devices finish in order */
+			else
+				m->zc->built--;	/* never reached one */
+			m->zc = NULL;
+		}
 		m->nfrags = 0;
 	}
 	pool->free[pool->nfree++] = m;

@@ -437,6 +437,10 @@ void ixm_tcp_flush_events(struct ixm_tcp_conn *c)
 	if (!(c->flags & IXM_TCPF_CLOSED_APP) && !ixm_tcp_post_recv(c))
 		goto stuck;
 	if (c->evpend & IXM_TCPE_SENT) {
+		if (unlikely(!ixm_tcp_zc_settled(c))) {
+			c->table->stats.zc_waits++;
+			goto stuck;	/* a frame still reads the acknowledged bytes */
+		}
 		if (!ixm_tcp_post(c, IXMOD_EV_TCP_SENT, c->pending_acked, cookie))
 			goto stuck;
 		c->pending_acked = 0;
@@ -456,6 +460,10 @@ out:
 			if (c->rcv_posted && !(c->flags & IXM_TCPF_CLOSED_APP) &&
 			    (c->flags & IXM_TCPF_ACCEPTED))
 				goto stuck;	/* its data first */
+			if (unlikely(!ixm_tcp_zc_settled(c))) {
+				c->table->stats.zc_waits++;
+				goto stuck;	/* a frame still reads its bytes */
+			}
 			if (!ixm_tcp_post(c, IXMOD_EV_TCP_DEAD, c->conn_err, cookie))
 				goto stuck;
 		}
@@ -521,6 +529,7 @@ void ixm_tcp_done(struct ixm_tcp_conn *c, int err)
 	}
 	if (!c->conn_err)
 		c->conn_err = err;
+	c->zc_gate = c->zc.built;	/* DEAD frees every byte: wait for all */
 	c->evpend |= IXM_TCPE_DEAD;
 	ixm_tcp_flush_events(c);
 }

@@ -327,6 +327,16 @@ struct ixm_tcp_sndpiece {
  * @rcv_given: bytes announced and not yet returned
  * @cc: its congestion-control algorithm
  * @table: the table it lives in
+ * @zc: the frames that read this slot's data in place from the arena
+ *	(built, and done by the NIC, in order)
+ * @zc_gate: @zc.built when bytes were last acknowledged (or the connection
+ *	ended): TCP_SENT and TCP_DEAD wait until those frames are done, as
+ *	either lets the application reuse bytes a (re)transmission may still
+ *	read, which would then reach this peer (a peer may even acknowledge
+ *	data before the NIC read it).  Both belong to the slot, not to one
+ *	connection: a slot freed while frames are out (its context went
+ *	away) keeps the counts, and the next connection in it waits for them
+ *	too.
  */
 struct ixm_tcp_conn {
 	__be32				laddr;
@@ -405,6 +415,8 @@ struct ixm_tcp_conn {
 	u64				last_rx_ns;
 	const struct ixm_tcp_cc_ops	*cc;
 	struct ixm_tcp_table		*table;
+	struct ixm_mbuf_zc		zc;
+	u32				zc_gate;
 };
 
 /**
@@ -495,6 +507,8 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @tx_copied: data segments whose data was copied into the buffer (the
  *	port has no mapping of the arena, or it took over IXM_MBUF_FRAGS
  *	fragments)
+ * @zc_waits: times a TCP_SENT or TCP_DEAD waited for the NIC to finish a
+ *	frame that reads the bytes it would free (ixm_tcp_zc_settled())
  * @tx_oversize: segments refused because they would not fit the MTU
  *	(never, unless the MSS is wrong: a WARN_ONCE says so)
  * @ack_ratelimited: ACKs not sent to out-of-window or PAWS-rejected
@@ -538,6 +552,7 @@ struct ixm_tcp_stats {
 	u64	conn_full;
 	u64	tx_zerocopy;
 	u64	tx_copied;
+	u64	zc_waits;
 	u64	tx_oversize;
 	u64	ack_ratelimited;
 	u64	fast_path;
@@ -627,6 +642,19 @@ static inline u64 ixm_tcp_handle(const struct ixm_tcp_conn *c)
 }
 
 void ixm_tcp_set_state(struct ixm_tcp_conn *c, enum ixm_tcp_state state);
+
+/*
+ * Whether every frame built before @c->zc_gate was set is done with the
+ * arena: only then may a TCP_SENT or TCP_DEAD let the application reuse
+ * bytes.  Frames freed without reaching a device are not counted, so the
+ * gate is at most @zc.built.
+ */
+static inline bool ixm_tcp_zc_settled(const struct ixm_tcp_conn *c)
+{
+	u32 gate = (s32)(c->zc.built - c->zc_gate) < 0 ? c->zc.built : c->zc_gate;
+
+	return (s32)(c->zc.done - gate) >= 0;
+}
 struct ixm_tcp_conn *ixm_tcp_lookup(struct ixm_tcp_table *t, __be32 laddr,
 				    __be16 lport, __be32 raddr, __be16 rport);
 struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32 laddr,

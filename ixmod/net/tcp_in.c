@@ -407,6 +407,7 @@ static void ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
 	}
 	if (acked) {
 		c->pending_acked += acked;
+		c->zc_gate = c->zc.built;	/* the frames out now may read them */
 		c->evpend |= IXM_TCPE_SENT;
 		c->flags &= ~IXM_TCPF_WANT_SPACE;
 	}

@@ -142,7 +142,7 @@ static unsigned int ixm_tcp_build_opts(struct ixm_tcp_conn *c, u8 *p, bool syn)
  * untouched, when the port has no mapping of the arena or the bytes need
  * more than IXM_MBUF_FRAGS fragments.
  */
-static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
+static bool ixm_tcp_map_data(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 			     u32 seq, u32 len, u32 *sum, u32 at)
 {
 	const u32 pmask = (1u << IXM_PAGE_SHIFT) - 1;
@@ -205,6 +205,8 @@ static bool ixm_tcp_map_data(const struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	m->nfrags = nf;
 	m->inflight = &map->inflight;
 	map->inflight++;
+	m->zc = &c->zc;
+	c->zc.built++;
 	if (sum)
 		*sum = s;
 	return true;
@@ -269,7 +271,7 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 					const u8 *dmac, __be32 saddr, __be32 daddr,
 					__be16 sport, __be16 dport, u32 seq, u32 ack,
 					u8 flags, __be16 win, unsigned int optlen,
-					const struct ixm_tcp_conn *c, u32 dlen)
+					struct ixm_tcp_conn *c, u32 dlen)
 {
 	const struct ixm_if_config *cfg = np->cfg;
 	unsigned int thlen = IXM_TCP_HLEN + optlen;

@@ -72,6 +72,9 @@ struct tc {
 	unsigned int		nseg;
 	unsigned int		nother;		/* frames that were not TCP (ARP) */
 	bool			bad;		/* a TCP frame did not parse */
+	bool			hold;		/* keep the frames: the NIC is not done */
+	struct ixm_mbuf		*held[MAXSEG];	/* frames kept so */
+	unsigned int		nheld;
 	struct ixmod_event	ev[MAXEV];	/* events of the last run */
 	u64			evh[MAXEV];	/* their handles (IXMOD_SETUP_EVENT_EXT) */
 	unsigned int		nev;
@@ -150,6 +153,11 @@ static void tc_run(struct tc *t)
 		if (s->has_ts)
 			t->tsecr = s->tsval;
 		t->nseg++;
+	}
+	if (t->hold) {		/* the device still reads them */
+		for (i = 0; i < h->port.ntx && t->nheld < MAXSEG; i++)
+			t->held[t->nheld++] = h->port.tx[i];
+		h->port.ntx = 0;
 	}
 	tn_tx_flush(h);
 	t->nev = 0;
@@ -1656,6 +1664,91 @@ TEST_F(tcp_state_established, send_one_buffer)
 	c.addr = 1;
 	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("send with addr set: -EINVAL");
 	EXPECT_EQ(segs, t->h->tcp->stats.segs_out) TH_LOG("no refused send sent a segment");
+}
+
+/* The device finishes the frames tc_run() kept (t->hold): they are freed. */
+static void tc_release_held(struct tc *t)
+{
+	while (t->nheld)
+		ixm_mbuf_free(t->held[--t->nheld]);
+}
+
+/*
+ * The NIC reads sent bytes in place from the arena, so a TCP_SENT, which
+ * gives them back to the application, waits until no frame that reads
+ * them is still queued: else a peer that acknowledges data before the NIC
+ * read it (or an acknowledgment that overtakes a queued retransmission)
+ * would let the application write other bytes there, another client's
+ * reply say, and the queued frame would carry them to this peer.  The
+ * same for TCP_DEAD, which gives back every byte.
+ */
+TEST_F(tcp_state_established, sent_waits_for_the_nic)
+{
+	struct tc *t = self->t;
+	struct ixmod_call c;
+	u32 off = 8192, n = 1000;
+	u64 zc = stats(t)->tx_zerocopy, waits = stats(t)->zc_waits;
+
+	t->hold = true;
+	c = tn_call_send(t->ch, off, n, 0x5e);
+	EXPECT_EQ((int)n, tc_call(t, &c));
+	ASSERT_TRUE(one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, n));
+	ASSERT_EQ(zc + 1, stats(t)->tx_zerocopy) TH_LOG("the segment reads the arena in place");
+	ASSERT_EQ(1, t->nheld);
+	t->rcv += n;
+	tc_send(t, TH_ACK, NULL, 0);	/* acknowledged before the NIC is done */
+	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) {
+		TH_LOG("no TCP_SENT while the frame that reads the bytes is queued");
+	}
+	EXPECT_LT(waits, stats(t)->zc_waits) TH_LOG("the wait is counted (tcp_zc_waits)");
+	tc_advance(t, 1000);
+	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) TH_LOG("nor in the next iteration");
+	tc_release_held(t);
+	tc_advance(t, 1000);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) TH_LOG("the NIC is done: TCP_SENT");
+	EXPECT_EQ((int)n, tc_ev(t, IXMOD_EV_TCP_SENT)->res);
+
+	/* a reset while a frame is queued: DEAD waits too */
+	c = tn_call_send(t->ch, off, n, 0x5f);
+	EXPECT_EQ((int)n, tc_call(t, &c));
+	ASSERT_EQ(1, t->nheld);
+	tc_seg(t, TH_RST, t->snd, 0, NULL, 0, 0);
+	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_DEAD)) {
+		TH_LOG("no TCP_DEAD while a frame that reads the connection's bytes is queued");
+	}
+	tc_release_held(t);
+	tc_advance(t, 1000);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_DEAD)) TH_LOG("the NIC is done: TCP_DEAD");
+	EXPECT_EQ(-ECONNRESET, tc_ev(t, IXMOD_EV_TCP_DEAD)->res);
+	t->hold = false;
+}
+
+/*
+ * A frame the device never took (its ring was full) is freed at once and
+ * does not count: the acknowledgment is not held back by it.
+ */
+TEST_F(tcp_state_established, sent_needs_no_frame_that_never_left)
+{
+	struct tc *t = self->t;
+	struct ixmod_call c;
+	u32 off = 8192, n = 500;
+
+	c = tn_call_send(t->ch, off, n, 0x5e);
+	tn_app_submit(t->a, &c);
+	tn_host_run(t->h);
+	ASSERT_EQ(1, t->h->port.ntx);
+	t->h->port.tx[0]->flags &= ~IXM_MBUF_F_TX_TAKEN;	/* as a full ring leaves it */
+	tn_tx_flush(t->h);
+	while (tn_app_event_ext(t->a, &(struct ixmod_event_ext){ 0 }))
+		;
+	t->rcv += n;
+	tc_send(t, TH_ACK, NULL, 0);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) TH_LOG("TCP_SENT at once");
+	EXPECT_EQ((int)n, tc_ev(t, IXMOD_EV_TCP_SENT)->res);
+	EXPECT_EQ(t->h->tcp->conns[ixm_handle_idx(t->ch)].zc.built,
+		  t->h->tcp->conns[ixm_handle_idx(t->ch)].zc.done) {
+		TH_LOG("the dropped frame left the counts even");
+	}
 }
 
 TEST(tcp_state_zero_window)
