@@ -99,6 +99,7 @@ struct ixev_conn {
 	bool				resume;		/* offer held bytes again */
 	bool				eof;		/* the peer's FIN is held */
 	bool				in_readable;
+	bool				starved;	/* on ev->starved: the arena was full */
 
 	/* transmit: byte positions since the start of the stream */
 	struct seg			segs[SEGS];
@@ -173,6 +174,10 @@ struct ixev {
 	__u32			*dirty;		/* slot indices */
 	__u32			ndirty;
 	__u32			dirty_cap;
+	__u64			*starved;	/* cookies of connections the arena failed */
+	unsigned int		nstarved;
+	unsigned int		starved_cap;
+	bool			arena_freed;	/* units came back since they failed */
 
 	struct orphan		*orphans;
 	unsigned int		norphans;
@@ -287,6 +292,8 @@ static void units_release(struct ixev *ev, __u32 off, __u32 n)
 
 	units_mark(ev, u, n, false);
 	ev->st.arena_used -= (unsigned long long)n * UNIT;
+	if (ev->nstarved)
+		ev->arena_freed = true;
 	if (u / 64 < ev->hint)
 		ev->hint = u / 64;
 }
@@ -519,6 +526,46 @@ static void segs_acked(struct ixev_conn *c)
 	}
 }
 
+/*
+ * The arena is full: this connection may have nothing in flight whose
+ * acknowledgment would free room, so it waits for units freed by anyone
+ * (wake_starved()).
+ */
+static void starve(struct ixev_conn *c)
+{
+	struct ixev *ev = c->ev;
+
+	if (c->starved || grow((void **)&ev->starved, &ev->starved_cap, ev->nstarved + 1,
+			       sizeof(*ev->starved)))
+		return;
+	c->starved = true;
+	ev->starved[ev->nstarved++] = conn_cookie(c);
+}
+
+/* Units came back: tell the connections the arena turned away. */
+static void wake_starved(struct ixev *ev)
+{
+	unsigned int i, n = ev->nstarved;
+
+	ev->arena_freed = false;
+	ev->nstarved = 0;
+	for (i = 0; i < n; i++) {
+		struct ixev_conn *c = conn_of(ev, ev->starved[i]);
+
+		if (!c || c->state == S_ZOMBIE)
+			continue;
+		c->starved = false;
+		if (c->held_n)
+			c->resume = true;
+		mark_dirty(c);
+		if (c->want_write && c->state == S_OPEN && !c->closing) {
+			c->want_write = false;
+			if (c->ops && c->ops->writable)
+				c->ops->writable(c);
+		}
+	}
+}
+
 static bool conn_sendable(const struct ixev_conn *c)
 {
 	return c->state != S_ZOMBIE && !c->closing;
@@ -571,8 +618,10 @@ ssize_t ixev_send(struct ixev_conn *c, const void *buf, size_t len)
 			off = units_alloc(ev, want);
 			if (!off && want > 1)
 				off = units_alloc(ev, want = 1);
-			if (!off)
+			if (!off) {
+				starve(c);	/* writable() once units come back */
 				break;
+			}
 			g = &c->segs[(c->seg_head + c->seg_n++) % SEGS];
 			*g = (struct seg){ .off = off, .units = want };
 			room = want * UNIT;
@@ -1218,6 +1267,8 @@ int ixev_dispatch(struct ixev *ev)
 	if (n)
 		ixu_event_advance(&ev->ixu, n);
 	ev->st.events += n;
+	if (ev->arena_freed)
+		wake_starved(ev);
 	run_timers(ev);
 	flush(ev);
 	if (ev->queued) {
@@ -1379,6 +1430,7 @@ void ixev_destroy(struct ixev *ev)
 	free(ev->listeners);
 	free(ev->slots);
 	free(ev->dirty);
+	free(ev->starved);
 	free(ev->orphans);
 	free(ev->rx_done);
 	free(ev->deferred);

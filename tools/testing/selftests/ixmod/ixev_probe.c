@@ -5,7 +5,7 @@
  *   ixev_probe slow [-p PORT] [-k CHUNK]	echo, CHUNK bytes per readable()
  *   ixev_probe zc [-p PORT]			echo by zero-copy sends
  *   ixev_probe udp [-p PORT]			UDP echo
- *   ixev_probe client IP:PORT [-n CONNS] [-B BYTES] [-e]
+ *   ixev_probe client IP:PORT [-n CONNS] [-B BYTES] [-e] [-a ARENA_KB]
  *
  * slow: readable() takes at most CHUNK (default 1000) bytes and leaves the
  *	rest with ixev; a 1 ms timer resumes the connection: held bytes,
@@ -18,7 +18,11 @@
  *	Linux echo server, BYTES (default 200000) of tcp-echo's pattern each
  *	with ixev_send() (more than the send buffer: writable() resumes),
  *	the echo checked byte for byte, then closed; -e drives the ixev from
- *	the program's own epoll loop on ixev_fd() and ixev_dispatch().
+ *	the program's own epoll loop on ixev_fd() and ixev_dispatch(); -a
+ *	gives the context a transmit arena of ARENA_KB KiB, so small that the
+ *	connections' send buffers do not all fit (ixev_send() takes less
+ *	for want of arena, and writable() must come when another connection's
+ *	units are freed).
  *	Prints "ixev_probe: client OK/TOTAL ok" and exits 0 only if all were.
  *
  * Servers print "ixev_probe: ready" and run until SIGINT.  Every mode ends
@@ -41,6 +45,7 @@ static size_t chunk = 1000;
 static unsigned int nconns = 4;
 static size_t nbytes = 200000;
 static bool use_epoll;
+static unsigned int arena_kb;
 static int failed;
 static unsigned long zc_sends, zc_releases;	/* zc: one core at a time is enough */
 
@@ -319,7 +324,7 @@ static int run_client(const char *target)
 	host[colon - target] = 0;
 	if (inet_pton(AF_INET, host, &a) != 1 || sscanf(list, "%u", &cpu) != 1)
 		return 2;
-	ret = ixev_create(&ev, cpu, NULL);
+	ret = ixev_create(&ev, cpu, &(struct ixev_params){ .txarena_size = arena_kb << 10 });
 	if (ret) {
 		printf("ixev_probe: ixev_create: %s\n", strerror(-ret));
 		return 1;
@@ -372,7 +377,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	optind = 2;
-	while ((o = getopt(argc, argv, "p:k:n:B:e")) != -1) {
+	while ((o = getopt(argc, argv, "p:k:n:B:ea:")) != -1) {
 		switch (o) {
 		case 'p':
 			port = atoi(optarg);
@@ -388,6 +393,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			use_epoll = true;
+			break;
+		case 'a':
+			arena_kb = atoi(optarg);
 			break;
 		default:
 			return 2;

@@ -8,9 +8,11 @@
 # sends every piece zero-copy (ixev_zc_alloc(), ixev_send_zc(), every
 # release called once); ixev as a client of a Linux echo server, from
 # ixev_run_once() and from the program's own epoll loop on ixev_fd(),
-# 4 MB per connection through a 256 KiB send buffer (writable()); UDP
-# echo with ixev_udp_*.  After each, the transmit arena is all free
-# (arena_used 0), nothing is left in the kernel, and dmesg is clean.
+# 4 MB per connection through a 256 KiB send buffer (writable()), and 8
+# connections through an arena too small for their send buffers
+# (writable() once other connections free units); UDP echo with
+# ixev_udp_*.  After each, the transmit arena is all free (arena_used 0),
+# nothing is left in the kernel, and dmesg is clean.
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
@@ -20,7 +22,7 @@ UDP_CHECK=$_here/udp_check.py
 LOG=$(mktemp)
 READY=$(mktemp -u)
 trap 'rm -f "$LOG" "$LOG.client" "$READY"' EXIT
-NTESTS=15
+NTESTS=16
 
 # start_probe ARGS...: ixev_probe in the background (in this shell, so that
 # PROBE_PID stays set); probe_ready: wait for its verdict
@@ -81,6 +83,10 @@ check "ixev client: 4 connections x 4 MB verified through a 256 KiB send buffer"
 	client -n 4 -B 4000000
 check "ixev client from its own epoll loop on ixev_fd(): 8 x 200000 bytes verified" \
 	client -n 8 -B 200000 -e
+# 1024 call slots take 128 KiB of it for sendv arrays: 128 KiB of units
+# for 8 send buffers of 256 KiB
+check "8 x 1 MB verified through a 256 KiB arena (writable() when others free units)" \
+	client -n 8 -B 1000000 -a 256
 kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 
