@@ -103,7 +103,7 @@ static void fini(struct ixev *ev, unsigned int cpu, int err, void *arg)
 		fprintf(stderr, "tcp-echo: cpu %u: %s\n", cpu, strerror(-err));
 	if (!ev)
 		return;
-	ixev_get_stats(ev, &st);
+	ixev_get_stats(ev, &st, sizeof(st));
 	if (!opt.quiet)
 		printf("tcp-echo: cpu %u: %llu conns, %llu bytes in, %llu bytes out, %lu resets, %llu refused, %llu errors, %llu late\n",
 		       cpu, st.conns, st.bytes_in, st.bytes_out, resets, st.refused, st.errors,

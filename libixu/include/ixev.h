@@ -170,6 +170,11 @@ void ixev_timer_cancel(struct ixev *ev, struct ixev_timer *t);
  * @bytes_out: TCP bytes acknowledged by peers
  * @arena_used: transmit arena bytes in use now (send buffers, UDP
  *	payloads on their way, ixev_zc_alloc())
+ * @arena_waits: times ixev_send() took less because the arena was full
+ *	(the connection gets writable() when units come back)
+ *
+ * Fields are only ever added at the end; ixev_get_stats() copies as many
+ * bytes as the caller's struct has.
  */
 struct ixev_stats {
 	unsigned long long	conns;
@@ -182,9 +187,10 @@ struct ixev_stats {
 	unsigned long long	bytes_in;
 	unsigned long long	bytes_out;
 	unsigned long long	arena_used;
+	unsigned long long	arena_waits;
 };
 
-void ixev_get_stats(const struct ixev *ev, struct ixev_stats *st);
+void ixev_get_stats(const struct ixev *ev, struct ixev_stats *st, size_t size);
 
 /**
  * struct ixev_runner - ixev_run_cores(): one thread and one ixev per core

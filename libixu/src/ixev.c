@@ -535,6 +535,7 @@ static void starve(struct ixev_conn *c)
 {
 	struct ixev *ev = c->ev;
 
+	ev->st.arena_waits++;
 	if (c->starved || grow((void **)&ev->starved, &ev->starved_cap, ev->nstarved + 1,
 			       sizeof(*ev->starved)))
 		return;
@@ -1669,14 +1670,17 @@ void ixev_udp_close(struct ixev_udp *u)
  * ixev_get_stats - the counters of a context
  *
  * SYNOPSIS
- *	void ixev_get_stats(const struct ixev *ev, struct ixev_stats *st);
+ *	void ixev_get_stats(const struct ixev *ev, struct ixev_stats *st,
+ *			    size_t size);
  *
  * DESCRIPTION
- *	Copies the context's counters (struct ixev_stats) into @st.
+ *	Copies the context's counters (struct ixev_stats) into @st, at most
+ *	@size bytes: pass sizeof(*st), so that a program built against an
+ *	older, shorter struct keeps working with a newer library.
  */
-void ixev_get_stats(const struct ixev *ev, struct ixev_stats *st)
+void ixev_get_stats(const struct ixev *ev, struct ixev_stats *st, size_t size)
 {
-	*st = ev->st;
+	memcpy(st, &ev->st, size < sizeof(ev->st) ? size : sizeof(ev->st));
 }
 
 /* ---- several cores ---- */

@@ -69,9 +69,10 @@ static void report(struct ixev *ev, unsigned int cpu, int err, void *arg)
 		printf("ixev_probe: cpu %u: %s\n", cpu, strerror(-err));
 	if (!ev)
 		return;
-	ixev_get_stats(ev, &st);
-	printf("ixev_probe: cpu %u: %llu conns, %llu bytes in, %llu bytes out, %llu errors, %llu late, arena_used %llu\n",
-	       cpu, st.conns, st.bytes_in, st.bytes_out, st.errors, st.late, st.arena_used);
+	ixev_get_stats(ev, &st, sizeof(st));
+	printf("ixev_probe: cpu %u: %llu conns, %llu bytes in, %llu bytes out, %llu errors, %llu late, %llu arena waits, arena_used %llu\n",
+	       cpu, st.conns, st.bytes_in, st.bytes_out, st.errors, st.late, st.arena_waits,
+	       st.arena_used);
 }
 
 static void on_ready(unsigned int n, void *arg)

@@ -22,7 +22,7 @@ UDP_CHECK=$_here/udp_check.py
 LOG=$(mktemp)
 READY=$(mktemp -u)
 trap 'rm -f "$LOG" "$LOG.client" "$READY"' EXIT
-NTESTS=16
+NTESTS=17
 
 # start_probe ARGS...: ixev_probe in the background (in this shell, so that
 # PROBE_PID stays set); probe_ready: wait for its verdict
@@ -87,6 +87,8 @@ check "ixev client from its own epoll loop on ixev_fd(): 8 x 200000 bytes verifi
 # for 8 send buffers of 256 KiB
 check "8 x 1 MB verified through a 256 KiB arena (writable() when others free units)" \
 	client -n 8 -B 1000000 -a 256
+check "and the arena did turn sends away (arena waits > 0)" \
+	grep -Eq " [1-9][0-9]* arena waits" "$LOG.client"
 kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 

@@ -43,7 +43,8 @@ check "kv-ixev listens on cores 1 and 2" kv_ready
 check "memccapable -a (libmemcached's ASCII protocol tests) passes against kv-ixev" \
 	peer timeout 300 "$MEMCAPABLE" -h $DUT_IP -p 11211 -a
 # the reference: Debian's memcached on the peer's loopback
-ip netns exec $PEER_NS memcached -u nobody -U 0 -l 127.0.0.1 -p $REF_PORT -m 64 &
+ip netns exec $PEER_NS memcached -u nobody -U 0 -l 127.0.0.1 -p $REF_PORT -m 64 \
+	> /dev/null 2>&1 &
 mcd=$!
 busywait 10000 peer bash -c "exec 3<>/dev/tcp/127.0.0.1/$REF_PORT" ||
 	echo "# memcached did not start in the peer namespace"
