@@ -141,7 +141,10 @@ reachable() {
 linux_server() {	# linux_server NAME COMMAND...
 	local name=$1
 	shift
-	serve "$name" taskset -c $APP_CPU "$@"
+	# A background job of this shell starts with SIGINT ignored, and
+	# kv-epoll and kv-uring keep that: give them the default back, so
+	# that stop_server's SIGINT ends them
+	serve "$name" env --default-signal=INT taskset -c $APP_CPU "$@"
 	if busywait 10000 reachable $BENCH_LIN_IP; then
 		calibrate "$name"
 		measure "$name" $BENCH_LIN_IP
