@@ -5,6 +5,7 @@
 Usage: bench-report.py icmp OUTDIR KERNEL
        bench-report.py udp OUTDIR KERNEL
        bench-report.py tcp OUTDIR KERNEL
+       bench-report.py kv OUTDIR KERNEL
 
 icmp: reads OUTDIR/rtt-{ixmod,ixmod-idle,linux}.txt and
 OUTDIR/flood-*.txt as scripts/bench-icmp-guest.sh writes them; prints a
@@ -45,6 +46,22 @@ namespace's /proc/net/snmp around each point: segments per message of
 server and client, and connections a reset ended) and reflect-rR.txt
 (udp-load against the port's udp_reflect: the driver limit, and each
 server's msgs/s over it at 64 B).
+
+kv: reads OUTDIR/params.txt and kv-NAME-WL-RATE-rR.json (kvload's JSON)
+for NAME ixmod, ixmod-colo, epoll, uring and memcached, each workload WL,
+offered rate RATE and round R, as scripts/bench-kv-guest.sh writes them,
+and OUTDIR/icount.json when there (the server vCPU's instructions per
+request, as in tcp).  A server with no file at all is left out; a point a
+server has no file for shows as '-'.  Prints, per workload and offered
+rate, a row per server (achieved requests/s, p50, p99 and p99.9, late
+sends, errors, misses, lost requests, instructions per request kernel,
+user and total) and the ratios of each ixmod variant to each Linux server
+beside them; writes OUTDIR/report.txt, OUTDIR/results.json, OUTDIR/kv.png
+and .svg (p99 and p50 against the achieved rate, a panel per workload)
+and, with icount.json, OUTDIR/icount.png and .svg (instructions per
+request, kernel and user stacked, a panel per workload).  With several
+rounds the achieved rate is their mean and each percentile their median
+(kvload keeps no histogram to merge).
 
 results.json holds every number the text report prints (no CDF samples);
 a missing figure is null.
@@ -1152,9 +1169,244 @@ def tcp(outdir, kernel):
                     ic.get("server_cpu", 1), "TCP echo")
 
 
+KV_RUNS = [("ixmod", "ixmod kv-ixev", "#c0392b"),
+           ("ixmod-colo", "ixmod kv-ixev -C", "#8e44ad"),
+           ("epoll", "Linux kv-epoll", "#2471a3"),
+           ("uring", "Linux kv-uring", "#27ae60"),
+           ("memcached", "memcached", "#7f8c8d")]
+KV_FIGS = ("achieved", "p50_us", "p99_us", "p999_us", "lag_p99_us")
+KV_COUNTS = ("late", "errors", "misses", "lost", "sent", "window_replies")
+# below this share of the offered rate achieved, a point is saturated
+KV_SATURATED = 0.9
+
+
+def kv_present(outdir):
+    """The KV_RUNS that have at least one point in outdir."""
+    files = os.listdir(outdir)
+    return [run for run in KV_RUNS
+            if any(re.fullmatch(r"kv-%s-[a-z]+-\d+-r\d+\.json" % re.escape(run[0]), f)
+                   for f in files)]
+
+
+def kv_point(outdir, name, wl, rate, rounds):
+    """kvload's JSON of every round of a point, merged; None when none is there."""
+    res = []
+    for r in rounds:
+        try:
+            with open("%s/kv-%s-%s-%s-r%d.json" % (outdir, name, wl, rate, r)) as f:
+                res.append(json.load(f))
+        except (OSError, ValueError):
+            continue
+    if not res:
+        return None
+    d = {"rounds": len(res), "offered": float(rate),
+         "achieved": sum(x["achieved"] for x in res) / len(res)}
+    for k in KV_FIGS[1:]:
+        xs = sorted(x[k] for x in res)
+        mid = len(xs) // 2
+        d[k] = xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+    for k in KV_COUNTS:
+        d[k] = sum(x.get(k, 0) for x in res)
+    d["late_pct"] = 100.0 * d["late"] / d["sent"] if d["sent"] else float("nan")
+    d["saturated"] = d["achieved"] < KV_SATURATED * d["offered"]
+    return d
+
+
+def kv_ratios(d, ic, pairs):
+    """{b/o: {figure: b's / o's}} for one point's servers d and icount ic."""
+    out = {}
+    for b, o in pairs:
+        q = {k: ratio_of(val(d[b], k), val(d[o], k)) for k in KV_FIGS}
+        for k in ("kernel", "user", "total"):
+            q["ins_" + k] = ratio_of(val(ic.get(b), k), val(ic.get(o), k))
+        out["%s/%s" % (b, o)] = q
+    return out
+
+
+def kv_block(title, d, ic, q, runs, pairs, w):
+    """One workload and rate: a row per server, then the ratio rows."""
+    head = ("  %-*s %9s %8s %8s %8s %8s %6s %5s %5s %5s %9s %7s %9s"
+            % (w, "server", "achieved", "p50 us", "p99 us", "p999 us", "lag p99", "late%",
+               "err", "miss", "lost", "ins kern", "user", "total"))
+    lines = [title, head]
+    for name, t, _ in runs:
+        r, c = d[name], ic.get(name)
+        if not r:
+            lines.append("  %-*s %9s" % (w, t, "-"))
+            continue
+        lines.append("  %-*s %8.0f%s %8.0f %8.0f %8.0f %8.0f %6s %5d %5d %5d %9s %7s %9s" % (
+            w, t, r["achieved"], "*" if r["saturated"] else " ", r["p50_us"], r["p99_us"],
+            r["p999_us"], r["lag_p99_us"], num(r["late_pct"], "%.1f"), r["errors"], r["misses"], r["lost"],
+            *(num(val(c, k), "%.0f") for k in ("kernel", "user", "total"))))
+    for pair, x in q.items():
+        lines.append(("  %-*s %9s %8s %8s %8s %8s %6s %5s %5s %5s %9s %7s %9s" % (
+            w, pair, *(fmt_ratio(x[k]) for k in KV_FIGS), "", "", "", "",
+            *(fmt_ratio(x["ins_" + k]) for k in ("kernel", "user", "total")))).rstrip())
+    return lines
+
+
+def kv_latency_plot(outdir, runs, workloads, pts):
+    """kv.png/.svg: p99 (solid) and p50 (dashed) against the achieved rate."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(workloads), figsize=(6.4 * len(workloads), 4.8),
+                             squeeze=False)
+    for ax, wl in zip(axes[0], workloads):
+        for name, t, colour in runs:
+            xs = [(p[name]["achieved"], p[name]["p50_us"], p[name]["p99_us"])
+                  for (w, _), p in pts.items() if w == wl and p.get(name)]
+            if not xs:
+                continue
+            xs.sort()
+            ax.plot([x[0] for x in xs], [x[2] / 1000 for x in xs], "-o", color=colour,
+                    markersize=4, label="%s p99" % t)
+            ax.plot([x[0] for x in xs], [x[1] / 1000 for x in xs], "--", marker=".",
+                    color=colour, alpha=0.7, label="%s p50" % t)
+        ax.set_yscale("log")
+        ax.set_xlabel("achieved requests/s")
+        ax.set_ylabel("latency (ms, log scale)")
+        ax.set_title("%s: latency against throughput\n(kvload open loop, QEMU TCG, "
+                     "one VM run)" % wl.upper(), fontsize=11)
+        ax.grid(True, which="both", color="#dddddd")
+        ax.legend(fontsize=7, ncol=2)
+    save(fig, outdir, "kv")
+
+
+def kv_icount_plot(outdir, runs, workloads, rates, ic_pts, cpu):
+    """icount.png/.svg: per workload, per rate, kernel and user stacked per server."""
+    from matplotlib.patches import Patch
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(workloads), squeeze=False,
+                             figsize=(max(6.4, 0.3 * len(runs) * len(rates) + 2.5)
+                                      * len(workloads), 4.8))
+    width = 0.8 / max(len(runs), 1)
+    for ax, wl in zip(axes[0], workloads):
+        top = 0.0
+        for i, (name, _, colour) in enumerate(runs):
+            for g, rate in enumerate(rates):
+                d = ic_pts[(wl, rate)].get(name)
+                if not d:
+                    continue
+                x = g - 0.4 + (i + 0.5) * width
+                ax.bar(x, d["kernel"], width * 0.9, color=colour)
+                ax.bar(x, d["user"], width * 0.9, bottom=d["kernel"], color=colour,
+                       alpha=0.45)
+                ax.text(x, d["total"], short(d["total"]), ha="center", va="bottom",
+                        fontsize=6, rotation=90)
+                top = max(top, d["total"])
+        ax.set_xticks(range(len(rates)), ["%s/s" % r for r in rates])
+        ax.set_xlim(-0.5, len(rates) - 0.5)
+        ax.set_ylim(0, top * 1.4 if top > 0 else 1)
+        ax.set_xlabel("offered rate")
+        ax.set_ylabel("guest instructions per request")
+        ax.set_title("%s: instructions per request on the server vCPU (CPU %s)\n"
+                     "icount plugin, one VM run, QEMU TCG" % (wl.upper(), cpu), fontsize=10)
+        ax.grid(True, axis="y", color="#dddddd")
+        ax.set_axisbelow(True)
+        handles = [Patch(color=c, label=t) for _, t, c in runs]
+        handles += [Patch(color="#777777", label="kernel"),
+                    Patch(color="#777777", alpha=0.45, label="user")]
+        ax.legend(handles=handles, loc="upper left", fontsize=7, ncol=2)
+    save(fig, outdir, "icount")
+
+
+def kv(outdir, kernel):
+    prm = load_params(outdir)
+    rounds = range(1, int(prm["rounds"]) + 1)
+    rates = prm["rates"].split()
+    workloads = prm["workloads"].split()
+    runs = kv_present(outdir)
+    pairs = ixmod_pairs(runs)
+    w = max([16] + [len(t) for _, t, _ in runs] + [len(b) + len(o) + 1 for b, o in pairs])
+    ic, ic_why = load_icount(outdir, "scripts/bench-kv") if prm.get("icount") == "1" \
+        else (None, "no instruction counts (run with -P: no plugin)")
+    pts, ic_pts, q_pts = {}, {}, {}
+    for wl in workloads:
+        for rate in rates:
+            pt = (wl, rate)
+            pts[pt] = {name: kv_point(outdir, name, wl, rate, rounds) for name, _, _ in runs}
+            ic_pts[pt] = {}
+            if ic:
+                ic_pts[pt] = {name: icount_point(ic, name, ["%s-%s-%s-r%d" % (name, wl, rate, r)
+                                                            for r in rounds])
+                              for name, _, _ in runs}
+            q_pts[pt] = kv_ratios(pts[pt], ic_pts[pt], pairs)
+
+    text = ["Key-value (memcached protocol), kvload open loop from the peer namespace; "
+            "kernel %s" % kernel]
+    text += textwrap.wrap(
+        "%s connections, %s s measured per point after %s s of warm-up, %s keys "
+        "preloaded per server and workload, %s round(s); idle_us=%s.  Each server had "
+        "CPU 1 to itself (its threads and its kernel work: ixmod's dataplane thread, or "
+        "Linux's NIC interrupts); kvload ran on CPU 0." % (
+            prm["conns"], prm["secs"], prm.get("warm_s", "1"), prm.get("keys", "?"),
+            prm["rounds"], prm["idle_us"]), 76)
+    text += textwrap.wrap(
+        "achieved: replies read in the window per second; latency from each request's "
+        "scheduled send time to its complete reply (a generator that falls behind "
+        "includes its lag: lag p99 is how late the generator sent, late%% the share "
+        "of requests sent more than 1 ms late; a ratio of lag is a check, not a result); "
+        "'*': below %d%% of the offered rate, the server saturated.  ins: guest "
+        "instructions per request on the server's vCPU (CPU 1), everything it executed "
+        "in the window (idle included) over the window's replies.  Ratios are ixmod "
+        "over Linux: above 1 favours ixmod for achieved, below 1 for the rest."
+        % (100 * KV_SATURATED), 76)
+    if ic_why:
+        text.append(ic_why)
+    host = host_lines(outdir)
+    if host:
+        text += [""] + host
+    for wl in workloads:
+        for rate in rates:
+            pt = (wl, rate)
+            text += [""] + kv_block("%s, offered %s requests/s" % (wl.upper(), rate),
+                                    pts[pt], ic_pts[pt], q_pts[pt], runs, pairs, w)
+    text += ["", "saturation: the highest offered rate each server kept up with (achieved",
+             "at least %d%% of it), and the most it achieved at any rate:"
+             % (100 * KV_SATURATED)]
+    sat = {}
+    for wl in workloads:
+        for name, t, _ in runs:
+            ok = [int(rate) for rate in rates
+                  if pts[(wl, rate)][name] and not pts[(wl, rate)][name]["saturated"]]
+            best = max([pts[(wl, rate)][name]["achieved"] for rate in rates
+                        if pts[(wl, rate)][name]] or [float("nan")])
+            sat.setdefault(wl, {})[name] = {"served_up_to": max(ok) if ok else None,
+                                            "best_achieved": best}
+            text.append("  %-4s %-*s %8s offered, best achieved %s/s" % (
+                wl, w, t, max(ok) if ok else "none", num(best, "%.0f")))
+    text.append("")
+    sched_lines, sched_data = sched_block(
+        outdir, rounds, runs,
+        lambda n, r: sum(pts[(wl, rate)][n]["window_replies"]
+                         for wl in workloads for rate in rates if pts[(wl, rate)][n]),
+        "measured requests", w)
+    sched_lines.insert(2, "(their time includes the warm-ups and preloads, the requests do not)")
+    text += sched_lines
+    text = "\n".join(text)
+    print(text)
+    with open("%s/report.txt" % outdir, "w") as f:
+        f.write(text + "\n")
+
+    write_json(outdir, {
+        "mode": "kv", "kernel": kernel, "params": prm, "host": host,
+        "servers": [{"name": name, "label": t} for name, t, _ in runs],
+        "points": [{"workload": wl, "offered": number(rate), "servers": pts[(wl, rate)],
+                    "icount": ic_pts[(wl, rate)] or None, "ratios": q_pts[(wl, rate)]}
+                   for wl in workloads for rate in rates],
+        "saturation": sat,
+        "icount": {"server_cpu": ic.get("server_cpu"), "client_cpu": ic.get("client_cpu"),
+                   "calibration": icount_calibration(ic, runs, rounds)} if ic else None,
+        "icount_note": ic_why or None,
+        "sched": sched_data})
+    kv_latency_plot(outdir, runs, workloads, pts)
+    if ic and any(d for p in ic_pts.values() for d in p.values()):
+        kv_icount_plot(outdir, runs, workloads, rates, ic_pts, ic.get("server_cpu", 1))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] in ("icmp", "udp", "tcp"):
+    if len(sys.argv) == 4 and sys.argv[1] in ("icmp", "udp", "tcp", "kv"):
         reexec_for_matplotlib()
-        {"icmp": icmp, "udp": udp, "tcp": tcp}[sys.argv[1]](sys.argv[2], sys.argv[3])
+        {"icmp": icmp, "udp": udp, "tcp": tcp, "kv": kv}[sys.argv[1]](sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)

@@ -4,24 +4,28 @@
 
 Usage: bench-icount.py OUTDIR
 
-Reads what scripts/bench-tcp or scripts/bench-udp leaves in OUTDIR:
+Reads what scripts/bench-tcp, scripts/bench-udp or scripts/bench-kv
+leaves in OUTDIR:
 params.txt, icount.txt (the icount plugin's marks), marks.txt (the guest's
 name for each mark, in order) and each point's result line, with the
 requests done at the end mark and, for ixmod, watch0/watch1: the server
 core's idle iterations at the two marks.  params.txt tells which
-benchmark wrote OUTDIR (tcp's has nlist=, udp's window=):
+benchmark wrote OUTDIR (tcp's has nlist=, udp's window=, kv's rates=):
 
     bench  result file   requests             point KEY (server NAME)
     tcp    res-KEY.txt   marked_msgs or msgs  NAME-nN-sS-rR
     udp    KEY.txt       marked_reqs or       lat-NAME-rR,
                          requests             tput-NAME-SIZE-rR
+    kv     kv-KEY.json   window_replies or    NAME-WORKLOAD-RATE-rR
+                         requests (kvload's
+                         JSON)
 
 marks.txt lines are
 
     calib NAME-rR start [idle=N]    one mark: an unloaded window begins
     calib NAME-rR end [idle=N]      one mark: it ends
-    point KEY                       two marks: tcp-load -M's or
-                                    udp-load -M's window
+    point KEY                       two marks: tcp-load -M's,
+                                    udp-load -M's or kvload -M's window
 
 Prints one JSON object on stdout:
 
@@ -36,9 +40,9 @@ window is the sequence number of the window's end mark: the window's
 name in the plugin's profile (prof=, tools/bench/icount/icount-prof.py).
 
 msgs is the point's requests (a UDP point's too: the name is tcp's).
-secs is the point's length: tcp-load's -d; for a UDP point, whose window
-runs until the last reply, its requests over udp-load's rate (null when
-nothing was answered).
+secs is the point's length: tcp-load's -d, kvload's duration_s; for a
+UDP point, whose window runs until the last reply, its requests over
+udp-load's rate (null when nothing was answered).
 
 idle_instructions is a point's idle iterations times the instructions
 per idle iteration of its server's unloaded window in the same round
@@ -85,6 +89,17 @@ def udp_server(key):
     return m.group(1) or m.group(2), m.group(3)
 
 
+KV_KEY = re.compile(r"(.+)-[a-z]+-\d+-(r\d+)")
+
+
+def kv_server(key):
+    """NAME-WORKLOAD-RATE-rR -> (NAME, rR)."""
+    m = KV_KEY.fullmatch(key)
+    if not m:
+        raise ValueError("point %s: not NAME-WORKLOAD-RATE-rR" % key)
+    return m.group(1), m.group(2)
+
+
 # Per benchmark: a point's result file, the key of its requests done at
 # the end mark and the key to use instead when the line has no mark (a
 # run's whole count), and the server and round the point belongs to,
@@ -92,21 +107,30 @@ def udp_server(key):
 BENCHES = {
     "tcp": {"file": "res-%s.txt", "count": ("marked_msgs", "msgs"), "server": tcp_server},
     "udp": {"file": "%s.txt", "count": ("marked_reqs", "requests"), "server": udp_server},
+    "kv": {"file": "kv-%s.json", "count": ("window_replies", "requests"), "server": kv_server},
 }
 
 
 def bench_of(prm):
-    """Which benchmark wrote params.txt: tcp's names nlist, udp's window."""
+    """Which benchmark wrote params.txt: tcp's names nlist, udp's window, kv's rates."""
     if "nlist" in prm:
         return "tcp"
     if "window" in prm:
         return "udp"
-    raise ValueError("params.txt names neither nlist (bench-tcp) nor window (bench-udp)")
+    if "rates" in prm:
+        return "kv"
+    raise ValueError("params.txt names neither nlist (bench-tcp), window (bench-udp) "
+                     "nor rates (bench-kv)")
 
 
 def result(outdir, bench, key):
-    """The result line (tcp-load's or udp-load's) of point KEY -> {name: number}."""
-    with open(os.path.join(outdir, BENCHES[bench]["file"] % key)) as f:
+    """The result (tcp-load's or udp-load's line, kvload's JSON) of point KEY
+    -> {name: number}."""
+    path = os.path.join(outdir, BENCHES[bench]["file"] % key)
+    with open(path) as f:
+        if path.endswith(".json"):
+            return {k: float(v) for k, v in json.load(f).items()
+                    if isinstance(v, (int, float)) and not isinstance(v, bool)}
         words = f.read().split()
     return {k: float(v) for k, _, v in (w.partition("=") for w in words)}
 
@@ -186,6 +210,8 @@ def main(argv):
             msgs = int(res.get(marked, res[whole]))
             if bench == "tcp":
                 secs = float(prm["secs"])
+            elif bench == "kv":
+                secs = res.get("duration_s")
             else:
                 secs = msgs / res["rate"] if res.get("rate") else None
             points[key] = {"window": i + 1, "msgs": msgs,

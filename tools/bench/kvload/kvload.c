@@ -5,7 +5,7 @@
  *   kvload -s HOST:PORT [-t THREADS] [-c CONNS] [-r RATE] [-d SECONDS]
  *          [-w WARMUP_S] [-W etc|usr] [-k KEYS] [-S SEED] [--preload]
  *          [-o FILE.json] [-q] [--late-us N] [--drain-ms N] [--spin-us N]
- *          [--set-ratio P]
+ *          [--set-ratio P] [-M [--watch FILE]]
  *   kvload [-W etc|usr] [-k KEYS] [-S SEED] --dump-sizes N
  *   kvload [-r RATE] [-S SEED] --dump-arrivals N
  *   kvload [-S SEED] --check-hist N
@@ -74,6 +74,16 @@
  * closed loop with a pipeline of 16 requests per connection, before the
  * measurement, so that GETs hit.  Inter-arrival times are exponential,
  * not mutilate's fb_ia.
+ *
+ * Marks (-M).  For the icount QEMU plugin (tools/bench/icount), which
+ * counts the guest instructions of every vCPU between marks: the main
+ * thread executes the plugin's mark instruction ("xchg %bx,%bx", a no-op
+ * anywhere else) when the measurement window opens and when it closes, so
+ * that a server's instructions per request are its vCPU's count between
+ * the two marks over the replies read in the window (window_replies in
+ * the JSON: achieved times the duration).  --watch FILE reads a counter
+ * (a file holding a number, such as ixmod's idle iterations) just before
+ * each mark, reported as watch0 and watch1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -133,6 +143,8 @@ static struct {
 	uint64_t drain_ns;
 	uint64_t spin_ns;
 	double set_ratio;
+	bool mark;
+	const char *watch;
 	long dump_sizes;
 	long dump_arrivals;
 	long check_hist;
@@ -1087,7 +1099,8 @@ static double us(uint64_t ns)
 }
 
 static void report(struct counts *t, struct hist *lat, struct hist *lag,
-		   uint64_t pre_sets, uint64_t pre_errors, uint64_t unexpected)
+		   uint64_t pre_sets, uint64_t pre_errors, uint64_t unexpected,
+		   const uint64_t watch[2])
 {
 	double achieved = t->window / opt.duration;
 	double sent_rate = t->sent / opt.duration;
@@ -1147,6 +1160,11 @@ static void report(struct counts *t, struct hist *lat, struct hist *lag,
 		fprintf(f, "\"late\": %llu, \"lost\": %llu, \"unexpected\": %llu, ",
 			(unsigned long long)t->late, (unsigned long long)t->lost,
 			(unsigned long long)unexpected);
+		fprintf(f, "\"window_replies\": %llu, \"marks\": %d, ",
+			(unsigned long long)t->window, opt.mark ? 2 : 0);
+		if (opt.watch)
+			fprintf(f, "\"watch0\": %llu, \"watch1\": %llu, ",
+				(unsigned long long)watch[0], (unsigned long long)watch[1]);
 		fprintf(f, "\"lag_p99_us\": %.1f, \"lag_max_us\": %.1f, ",
 			us(hist_quantile(lag, 0.99)), us(lag->max));
 		fprintf(f, "\"preload_sets\": %llu, \"preload_errors\": %llu, ",
@@ -1161,9 +1179,36 @@ static void report(struct counts *t, struct hist *lat, struct hist *lag,
 	}
 }
 
-static void progress(void)
+/*
+ * -M: the icount plugin's mark, after reading the --watch counter (0
+ * without one).  The instruction is x86's; elsewhere there is no plugin.
+ */
+static uint64_t mark(void)
+{
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (opt.watch) {
+		f = fopen(opt.watch, "r");
+		if (!f || fscanf(f, "%llu", &v) != 1)
+			die("--watch %s: cannot read a number", opt.watch);
+		fclose(f);
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	asm volatile(".byte 0x66, 0x87, 0xdb" ::: "memory");
+#endif
+	return v;
+}
+
+/*
+ * Report progress once a second until every thread has finished and,
+ * with -M, mark the measurement window's start and end (t_meas, t_end)
+ * in @watch's order; @marked counts the marks placed.
+ */
+static void progress(uint64_t watch[2], int *marked)
 {
 	uint64_t next = t_start + NSEC_PER_SEC, prev_done = 0;
+	const uint64_t mark_at[2] = { t_meas, t_end };
 
 	for (;;) {
 		uint64_t wake = now_ns() + 50 * NSEC_PER_MSEC, sent = 0, done = 0;
@@ -1172,16 +1217,23 @@ static void progress(void)
 
 		if (wake > next)
 			wake = next;
+		if (opt.mark && *marked < 2 && wake > mark_at[*marked])
+			wake = mark_at[*marked];
 		ts.tv_sec = wake / NSEC_PER_SEC;
 		ts.tv_nsec = wake % NSEC_PER_SEC;
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
+		/* before the threads' end: they may finish right at t_end */
+		if (opt.mark && *marked < 2 && now_ns() >= mark_at[*marked]) {
+			watch[*marked] = mark();
+			(*marked)++;
+		}
 		for (int i = 0; i < opt.threads; i++) {
 			sent += __atomic_load_n(&threads[i].pub_sent, __ATOMIC_RELAXED);
 			done += __atomic_load_n(&threads[i].pub_done, __ATOMIC_RELAXED);
 			finished += __atomic_load_n(&threads[i].finished, __ATOMIC_ACQUIRE);
 		}
-		if (finished == opt.threads)
+		if (finished == opt.threads && (!opt.mark || *marked == 2))
 			return;
 		if (now_ns() < next)
 			continue;
@@ -1205,7 +1257,7 @@ static void usage(int status)
 		"Usage: kvload -s HOST:PORT [-t THREADS] [-c CONNS] [-r RATE] [-d SECONDS]\n"
 		"              [-w WARMUP_S] [-W etc|usr] [-k KEYS] [-S SEED] [--preload]\n"
 		"              [-o FILE.json] [-q] [--late-us N] [--drain-ms N] [--spin-us N]\n"
-		"              [--set-ratio P]\n"
+		"              [--set-ratio P] [-M [--watch FILE]]\n"
 		"       kvload [-W etc|usr] [-k KEYS] [-S SEED] --dump-sizes N\n"
 		"       kvload [-r RATE] [-S SEED] --dump-arrivals N\n"
 		"       kvload [-S SEED] --check-hist N\n"
@@ -1242,7 +1294,7 @@ static void parse_server(char *s)
 static void parse_args(int argc, char **argv)
 {
 	enum { O_PRELOAD = 256, O_LATE, O_DRAIN, O_SPIN, O_SET_RATIO, O_DUMP_SIZES, O_DUMP_ARRIVALS,
-	       O_CHECK_HIST };
+	       O_CHECK_HIST, O_WATCH };
 	static const struct option lopts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 't' },
@@ -1257,6 +1309,8 @@ static void parse_args(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "preload", no_argument, NULL, O_PRELOAD },
+		{ "mark", no_argument, NULL, 'M' },
+		{ "watch", required_argument, NULL, O_WATCH },
 		{ "late-us", required_argument, NULL, O_LATE },
 		{ "drain-ms", required_argument, NULL, O_DRAIN },
 		{ "spin-us", required_argument, NULL, O_SPIN },
@@ -1268,7 +1322,7 @@ static void parse_args(int argc, char **argv)
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "s:t:c:r:d:w:W:k:S:o:qh", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:t:c:r:d:w:W:k:S:o:qhM", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			parse_server(optarg);
@@ -1314,6 +1368,12 @@ static void parse_args(int argc, char **argv)
 		case O_PRELOAD:
 			opt.preload = true;
 			break;
+		case 'M':
+			opt.mark = true;
+			break;
+		case O_WATCH:
+			opt.watch = optarg;
+			break;
 		case O_LATE:
 			opt.late_ns = num(optarg, "late threshold", 0) * NSEC_PER_USEC;
 			break;
@@ -1347,13 +1407,16 @@ static void parse_args(int argc, char **argv)
 		usage(2);
 	if (opt.conns < opt.threads)
 		die("fewer connections (%d) than threads (%d)", opt.conns, opt.threads);
+	if (opt.watch && !opt.mark)
+		die("--watch reads its counter at the marks: it needs -M");
 }
 
 int main(int argc, char **argv)
 {
 	struct counts tot = { 0 };
 	struct hist *lat, *lag;
-	uint64_t pre_sets = 0, pre_errors = 0, unexpected = 0;
+	uint64_t pre_sets = 0, pre_errors = 0, unexpected = 0, watch[2] = { 0, 0 };
+	int marked = 0;
 
 	parse_args(argc, argv);
 	key_digits = 1;
@@ -1403,7 +1466,7 @@ int main(int argc, char **argv)
 	t_meas = t_start + opt.warmup * NSEC_PER_SEC;
 	t_end = t_meas + opt.duration * NSEC_PER_SEC;
 	pthread_barrier_wait(&barrier);
-	progress();
+	progress(watch, &marked);
 
 	lat = xrealloc(NULL, sizeof(*lat));
 	lag = xrealloc(NULL, sizeof(*lag));
@@ -1429,6 +1492,6 @@ int main(int argc, char **argv)
 		pre_errors += th->pre_errors;
 		unexpected += th->unexpected;
 	}
-	report(&tot, lat, lag, pre_sets, pre_errors, unexpected);
+	report(&tot, lat, lag, pre_sets, pre_errors, unexpected, watch);
 	return 0;
 }
