@@ -258,7 +258,6 @@ def check(test, header, ixp, lxp, linux_headers, tmp):
 
 def main(argv):
     tests = [h[0] for h in HEADERS]
-    want = None
     if '-l' in argv:
         for t in tests:
             print('global  ' + t)
