@@ -164,8 +164,9 @@ void violation(enum ixgbem_rule rule, const char *fmt, ...)
 {
 	va_list ap;
 
-	ixgbem.viol[rule]++;
 	ixgbem.last_violation = rule_names[rule];
+	if (ixgbem.viol[rule]++)
+		return;			/* one line per rule and power-on */
 	fprintf(stderr, "# ixgbe model: %s: ", rule_names[rule]);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -994,7 +995,8 @@ static bool tx_offload(uint8_t *f, unsigned int flen, uint32_t popts,
 	if (!(popts & (TXD_IXSM | TXD_TXSM)))
 		return true;
 	if (!c->valid || c->maclen + c->iplen > flen || c->iplen < 20) {
-		violation(IXGBEM_V_TX_CONTEXT, "TX queue %u: POPTS 0x%x, context %s", q, popts,
+		violation(IXGBEM_V_TX_CONTEXT, "TX queue %u: POPTS 0x%x, context %s", q,
+			  (popts >> 8) & 0x3f,
 			  c->valid ? "does not fit the frame" : "never set");
 		return false;
 	}

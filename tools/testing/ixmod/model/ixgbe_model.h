@@ -13,8 +13,8 @@
  * so a wrong offset in the driver is a failing test, not a shared mistake.
  *
  * The model enforces the datasheet's rules: a driver that breaks one gets
- * a counted violation (ixgbem.viol[rule]) and one "# ixgbe model:" line on
- * stderr naming it; a test of a driver asserts ixgbem_violations() == 0.
+ * a counted violation (ixgbem.viol[rule]) and, the first time, a "# ixgbe
+ * model:" line on stderr naming it; a test of a driver asserts ixgbem_violations() == 0.
  * The bring-up order the model accepts is written above ixgbe_model.c's
  * rule list.
  */
