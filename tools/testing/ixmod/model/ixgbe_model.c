@@ -145,7 +145,7 @@ static const char *const rule_names[IXGBEM_V_NR] = {
 	[IXGBEM_V_TAIL_RANGE]		= "tail beyond the ring (§7.1.9)",
 	[IXGBEM_V_HEAD_WHILE_ENABLED]	= "head written on an enabled queue (§8.2.3.8.4)",
 	[IXGBEM_V_RXEN_BEFORE_QUEUES]	= "RXCTRL.RXEN before the queues (§4.6.7)",
-	[IXGBEM_V_RX_CONFIG]		= "SRRCTL not advanced one-buffer (§8.2.3.8.7)",
+	[IXGBEM_V_RX_CONFIG]		= "SRRCTL not advanced one-buffer, or no buffer (§8.2.3.8.7)",
 	[IXGBEM_V_TX_NO_TE]		= "transmit with DMATXCTL.TE clear (§4.6.8)",
 	[IXGBEM_V_TX_DESC]		= "malformed transmit descriptors (§7.2.3.2)",
 	[IXGBEM_V_TX_PAYLEN]		= "PAYLEN is not the frame length (§7.2.3.2.4)",
@@ -917,6 +917,13 @@ static int rx_queue(unsigned int q, const uint8_t *f, unsigned int len,
 		else
 			(*reg(M_MPC(0)))++;
 		return -2;
+	}
+	for (i = 0; i < need; i++) {		/* a buffer in each, or none written */
+		if (!get64(ring(b) + (head + i) % n * 16)) {
+			violation(IXGBEM_V_RX_CONFIG, "RX queue %u desc %u: no buffer", q,
+				  (head + i) % n);
+			return -1;
+		}
 	}
 	for (i = 0; i < need; i++) {
 		uint8_t *d = ring(b) + head * 16;

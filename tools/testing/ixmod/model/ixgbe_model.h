@@ -47,7 +47,7 @@ enum ixgbem_rule {
 	IXGBEM_V_TAIL_RANGE,		/* tail beyond the ring */
 	IXGBEM_V_HEAD_WHILE_ENABLED,	/* RDH/TDH written while enabled */
 	IXGBEM_V_RXEN_BEFORE_QUEUES,	/* RXCTRL.RXEN before a queue latched */
-	IXGBEM_V_RX_CONFIG,		/* SRRCTL not advanced one-buffer/size */
+	IXGBEM_V_RX_CONFIG,		/* SRRCTL not adv. one-buffer; no buffer */
 	IXGBEM_V_TX_NO_TE,		/* transmit with DMATXCTL.TE clear */
 	IXGBEM_V_TX_DESC,		/* malformed transmit descriptor chain */
 	IXGBEM_V_TX_PAYLEN,		/* PAYLEN differs from the frame */

@@ -528,6 +528,12 @@ TEST(ixgbem_rx_spanning_and_no_buffers)
 	EXPECT_EQ(1, rd(MPC0)) TH_LOG("without DROP_EN: missed (MPC)");
 	EXPECT_EQ(3, rd(RDH(0))) TH_LOG("nothing consumed");
 	EXPECT_EQ(0, ixgbem_violations());
+
+	put64(r.rxd[0] + 4 * 16, 0);			/* a descriptor with no buffer */
+	wr(RDT(0), 10);
+	EXPECT_EQ(-1, ixgbem_rx(f, len));
+	EXPECT_EQ(1, ixgbem.viol[IXGBEM_V_RX_CONFIG]) TH_LOG("caught, nothing written");
+	EXPECT_EQ(3, rd(RDH(0)));
 	rig_free(&r);
 }
 
