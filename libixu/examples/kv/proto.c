@@ -196,8 +196,11 @@ static void kv_value_out(struct kv_session *s, struct kv_out *out, struct kv_ite
 	char hdr[KV_KEY_MAX + 80];
 	int n;
 
-	n = snprintf(hdr, sizeof(hdr), "VALUE %.*s %u %u", (int)it->nkey, kv_item_key(it),
-		     it->flags, it->nbytes);
+	/* the key by its length, not as a C string */
+	memcpy(hdr, "VALUE ", 6);
+	memcpy(hdr + 6, kv_item_key(it), it->nkey);
+	n = 6 + it->nkey;
+	n += snprintf(hdr + n, sizeof(hdr) - n, " %u %u", it->flags, it->nbytes);
 	if (cas)
 		n += snprintf(hdr + n, sizeof(hdr) - n, " %llu", (unsigned long long)it->cas);
 	memcpy(hdr + n, "\r\n", 2);
@@ -704,9 +707,13 @@ static const struct kv_cmd kv_cmds[] = {
 
 static void kv_execute(struct kv_session *s, const char *p, size_t n, struct kv_out *out)
 {
-	struct kv_line l = { .p = p, .n = n };
+	struct kv_line l = { .p = p, .n = strnlen(p, n) };
 	unsigned int i;
 
+	/*
+	 * memcached reads a command line as a C string: a NUL ends it (so a
+	 * key can never hold one, and "set \0..." has too few tokens)
+	 */
 	kv_tokenize(&l);
 	s->noreply = false;
 	if (!l.ntok)
