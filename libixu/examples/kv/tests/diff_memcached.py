@@ -199,12 +199,30 @@ class Pair:
         self.raw = (Raw(ref), Raw(tst))
         self.cas = CasMap()
         self.last_cas = {}      # key -> (ref cas, tested cas)
+        self.skipped = 0        # incr/decr not sent: see above_int64()
 
     def close(self):
         for c in self.mc:
             c.close()
         for r in self.raw:
             r.close()
+
+
+def above_int64(p, key):
+    """
+    Whether @key holds a number of 2^63 or more.  memcached 1.6.18 then looks
+    for a minus sign with strchr() from the value's first byte, past the
+    value's end into whatever its slab chunk held before (a "-5" stored
+    earlier), and answers "non-numeric" or the result by that stale memory.
+    Such an incr/decr has no single right answer to compare, so it is not
+    sent (the store's unit tests check the wrap at 2^64).
+    """
+    out = p.raw[1].request(b"get " + key + b"\r\n", ends_with_end)
+    m = re.match(rb"VALUE \S+ \d+ (\d+)\r\n", out)
+    if not m:
+        return False
+    num = re.match(rb"\s*\+?(\d+)", out[m.end():m.end() + int(m.group(1))])
+    return bool(num) and int(num.group(1)) >= 1 << 63
 
 
 def random_op(rng, p):
@@ -262,6 +280,9 @@ def random_op(rng, p):
         r = [call(c.delete_many, keys, noreply=nr) for c in p.mc]
     elif op in ("incr", "decr"):
         delta = rng.choice([0, 1, 5, 100, 18446744073709551615])
+        if above_int64(p, key):
+            p.skipped += 1
+            return "%s %r on a value above 2^63: not compared" % (op, key), None, None, True
         r = [call(getattr(c, op), key, delta, noreply=nr) for c in p.mc]
     elif op == "numeric":
         v = rng.choice([b"0", b"1", b"100", b"18446744073709551615"])
@@ -368,7 +389,9 @@ def run(ref, tst, name, ops, seed, tap):
             diffs.append((i, desc, a, b))
             if len(diffs) >= 5:
                 break
+    skipped = p.skipped
     p.close()
+    print("# %s: %d incr/decr on values above 2^63 not compared" % (name, skipped))
     tap.result(not diffs, "%s: %d random operations (seed %d) answer as memcached"
                % (name, ops, seed))
     for i, desc, a, b in diffs:
