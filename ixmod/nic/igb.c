@@ -178,6 +178,9 @@ static int igb_rxq_start(struct ixm_nic *nic, struct ixm_rxq *q)
 		return err;
 	/* the tail only after the queue is enabled (§4.5.9) */
 	q->tail = IGB_RDT(n);
+	q->err_frame = IGB_RXDEXT_ERR_FRAME_ERR_MASK;
+	q->err_ipe = IGB_RXDEXT_STATERR_IPE;
+	q->err_l4e = IGB_RXDEXT_STATERR_TCPE;
 	ixm_wmb();
 	wr32(nic, q->tail, q->next_to_use);
 	return 0;
@@ -199,6 +202,7 @@ static int igb_txq_start(struct ixm_nic *nic, struct ixm_txq *q)
 	q->next_to_use = 0;
 	q->next_to_clean = 0;
 	q->ctx_loaded = 0;	/* a reset or a new queue forgets its contexts */
+	q->olinfo_ctx = 0;	/* the 82576 has no "check context" bit */
 	wr32(nic, IGB_TXDCTL(n), 0);
 	if (igb_wait_reg(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10))
 		return -ETIMEDOUT;

@@ -91,6 +91,22 @@
 #define  IGB_XDCTL_ENABLE	0x02000000	/* RXDCTL and TXDCTL */
 #define  IGB_XDCTL_THRESH(p, h, w) ((p) | (h) << 8 | (w) << 16)
 
+/*
+ * §7.1.5.2 advanced RX write-back, extended errors (Table 7-14): RXE,
+ * CXE, SEQ, SE and CE make the frame unusable; IPE and TCPE report the
+ * checksums.  The 82599's bits differ (ixgbe_regs.h).
+ */
+#define IGB_RXDEXT_STATERR_CE	0x01000000
+#define IGB_RXDEXT_STATERR_SE	0x02000000
+#define IGB_RXDEXT_STATERR_SEQ	0x04000000
+#define IGB_RXDEXT_STATERR_CXE	0x10000000
+#define IGB_RXDEXT_STATERR_TCPE	0x20000000	/* TCP/UDP checksum wrong */
+#define IGB_RXDEXT_STATERR_IPE	0x40000000	/* IPv4 header checksum wrong */
+#define IGB_RXDEXT_STATERR_RXE	0x80000000
+#define IGB_RXDEXT_ERR_FRAME_ERR_MASK (IGB_RXDEXT_STATERR_CE | IGB_RXDEXT_STATERR_SE | \
+				       IGB_RXDEXT_STATERR_SEQ | IGB_RXDEXT_STATERR_CXE | \
+				       IGB_RXDEXT_STATERR_RXE)
+
 /* the PHY (IEEE 802.3 clause 22) */
 #define IGB_PHY_ADDR		1
 #define IGB_PHY_BMCR		0

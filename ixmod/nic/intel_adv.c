@@ -93,18 +93,21 @@ int ixm_adv_rxq_fill(struct ixm_rxq *q)
 }
 
 /* Turn what the device wrote back into mbuf metadata. */
-static inline void ixm_adv_rx_meta(struct ixm_mbuf *m,
+static inline void ixm_adv_rx_meta(const struct ixm_rxq *q, struct ixm_mbuf *m,
 				   const union ixm_adv_rx_desc *d, u32 st)
 {
 	u16 flags = 0;
 
-	/* 82576 §7.1.5.2: IPCS/L4CS say the check ran, IPE/L4E its result */
+	/*
+	 * 82576 §7.1.5.2, 82599 §7.1.6.2: IPCS/L4CS say the check ran, the
+	 * chip's IPE/L4E bits (in @q: they differ) its result
+	 */
 	if (st & IXM_ADV_RXD_STAT_IPCS)
-		flags |= (st & IXM_ADV_RXD_ERR_IPE) ? IXM_MBUF_F_IP_CSUM_BAD :
-						      IXM_MBUF_F_IP_CSUM_OK;
+		flags |= (st & q->err_ipe) ? IXM_MBUF_F_IP_CSUM_BAD :
+					     IXM_MBUF_F_IP_CSUM_OK;
 	if (st & IXM_ADV_RXD_STAT_L4CS)
-		flags |= (st & IXM_ADV_RXD_ERR_L4E) ? IXM_MBUF_F_L4_CSUM_BAD :
-						      IXM_MBUF_F_L4_CSUM_OK;
+		flags |= (st & q->err_l4e) ? IXM_MBUF_F_L4_CSUM_BAD :
+					     IXM_MBUF_F_L4_CSUM_OK;
 	if (le16_to_cpu(d->wb.pkt_info) & IXM_ADV_RXD_RSS_TYPE) {
 		flags |= IXM_MBUF_F_RSS;
 		m->rss_hash = le32_to_cpu(d->wb.rss);
@@ -147,7 +150,7 @@ unsigned int ixm_adv_rx_burst(struct ixm_rxq *q, struct ixm_mbuf **out,
 		i = (i + 1) & mask;
 
 		if (unlikely(q->discard || !(st & IXM_ADV_RXD_STAT_EOP) ||
-			     (st & IXM_ADV_RXD_ERR_FRAME) || !len ||
+			     (st & q->err_frame) || !len ||
 			     len > IXM_MBUF_SIZE)) {
 			/* drop every buffer of a multi-buffer frame */
 			q->discard = !(st & IXM_ADV_RXD_STAT_EOP);
@@ -160,7 +163,7 @@ unsigned int ixm_adv_rx_burst(struct ixm_rxq *q, struct ixm_mbuf **out,
 		m->next = NULL;
 		/* streaming DMA: a no-op unless bounce buffers are in play */
 		ixm_dma_sync_for_cpu(q->nic->dev, m->dma, len);
-		ixm_adv_rx_meta(m, d, st);
+		ixm_adv_rx_meta(q, m, d, st);
 		if (st & IXM_ADV_RXD_STAT_IPCS)
 			q->csum_hw++;
 		q->packets++;
@@ -287,7 +290,7 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 		if (mb->flags & IXM_MBUF_F_TX_CSUM) {
 			ctx = (mb->flags & IXM_MBUF_F_TX_UDP_CSUM) ? 1 : 0;
 			olinfo |= ctx << IXM_ADV_TXD_IDX_SHIFT | IXM_ADV_TXD_POPTS_IXSM |
-				  IXM_ADV_TXD_POPTS_TXSM;
+				  IXM_ADV_TXD_POPTS_TXSM | q->olinfo_ctx;
 			load_ctx = unlikely(!(q->ctx_loaded & (1u << ctx)));
 		}
 		if (unlikely(1 + mb->nfrags + load_ctx > room)) {

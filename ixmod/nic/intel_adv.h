@@ -47,10 +47,12 @@ union ixm_adv_rx_desc {
 #define IXM_ADV_RXD_STAT_UDPCS	0x00000010	/* UDP checksum checked */
 #define IXM_ADV_RXD_STAT_L4CS	0x00000020	/* TCP/UDP checksum checked */
 #define IXM_ADV_RXD_STAT_IPCS	0x00000040	/* IPv4 header checksum checked */
-/* errors (82576 Table 7-14): frame errors make the frame unusable */
-#define IXM_ADV_RXD_ERR_FRAME	0x97000000	/* RXE, CXE, SEQ, SE, CE */
-#define IXM_ADV_RXD_ERR_L4E	0x20000000	/* TCP/UDP checksum wrong */
-#define IXM_ADV_RXD_ERR_IPE	0x40000000	/* IPv4 header checksum wrong */
+/*
+ * The error bits (31:20) differ by chip (82576 Table 7-14: IPE is bit 30,
+ * L4E bit 29; 82599 §7.1.6.2: IPE bit 31, L4E bit 30), so each chip's
+ * rxq_start puts its own masks in struct ixm_rxq (@err_frame, @err_ipe,
+ * @err_l4e): igb_regs.h and ixgbe_regs.h have them.
+ */
 /* wb.pkt_info: RSS type 0 means no hash was computed */
 #define IXM_ADV_RXD_RSS_TYPE	0x000f
 

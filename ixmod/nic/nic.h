@@ -35,6 +35,10 @@ union ixm_adv_tx_desc;
  * @next_to_use: next descriptor the driver will give the NIC (tail)
  * @discard: dropping the rest of a frame that spans several buffers
  * @tail: offset of the queue's tail register (set by @ops->rxq_start)
+ * @err_frame: write-back error bits that make a frame unusable (CRC,
+ *	length...), the chip's (set by @ops->rxq_start with @tail)
+ * @err_ipe: the chip's IPv4 header checksum error bit
+ * @err_l4e: the chip's TCP/UDP checksum error bit
  * @desc: the ring (DMA-coherent, allocated by the caller)
  * @desc_dma: its bus address
  * @slot: the buffer posted in each descriptor, @count entries
@@ -53,6 +57,9 @@ struct ixm_rxq {
 	u16			next_to_use;
 	bool			discard;
 	u32			tail;
+	u32			err_frame;
+	u32			err_ipe;
+	u32			err_l4e;
 	union ixm_adv_rx_desc	*desc;
 	dma_addr_t		desc_dma;
 	struct ixm_mbuf		**slot;
@@ -72,6 +79,9 @@ struct ixm_rxq {
  * @next_to_use: next free descriptor (tail)
  * @next_to_clean: oldest descriptor not yet reaped
  * @tail: offset of the queue's tail register (set by @ops->txq_start)
+ * @olinfo_ctx: chip-specific olinfo bits a data descriptor that names a
+ *	context slot also sets (the 82599's CC; 0 on the 82576), set by
+ *	@ops->txq_start
  * @desc: the ring (DMA-coherent, allocated by the caller)
  * @desc_dma: its bus address
  * @slot: the buffer sent by each descriptor, freed when reaped
@@ -89,6 +99,7 @@ struct ixm_txq {
 	u16			next_to_use;
 	u16			next_to_clean;
 	u32			tail;
+	u32			olinfo_ctx;
 	union ixm_adv_tx_desc	*desc;
 	dma_addr_t		desc_dma;
 	struct ixm_mbuf		**slot;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "igb_regs.h"
 #include "intel_adv.h"
 
 #define RING	16
@@ -84,6 +85,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	struct ixm_rxq q = {
 		.nic = &nic, .idx = 0, .count = RING, .desc = desc,
 		.slot = slot, .pool = &pool,
+		/* the 82576's error bits, as igb's rxq_start sets them */
+		.err_frame = IGB_RXDEXT_ERR_FRAME_ERR_MASK,
+		.err_ipe = IGB_RXDEXT_STATERR_IPE, .err_l4e = IGB_RXDEXT_STATERR_TCPE,
 	};
 	unsigned int i, n;
 
