@@ -25,24 +25,38 @@
 struct ixm_chip {
 	u16				device;
 	const char			*name;
-	const struct ixm_nic_ops	*ops;	/* NULL: known, no driver yet */
+	const struct ixm_nic_ops	*ops;	/* NULL: driver built out */
+	const char			*option;	/* the Kconfig option for it */
 	u16				max_queues;
 };
 
-/* Table over switch: one row per device id ixmod knows. */
+#if IS_ENABLED(CONFIG_IXMOD_IXGBE)
+#define IXM_IXGBE_OPS	(&ixm_ixgbe_ops)
+#else
+#define IXM_IXGBE_OPS	NULL
+#endif
+
+/*
+ * Table over switch: one row per device id ixmod knows.  The queue count
+ * is the chip's RSS limit: 8 on the 82576 (§7.1.2.8), 16 on the 82599
+ * (RETA's 4-bit entries, §8.2.3.7.15; it has 128 queues, but RSS alone
+ * spreads over 16).
+ */
+#define IXM_82599(id, what) \
+	{ id, "82599 " what, IXM_IXGBE_OPS, "CONFIG_IXMOD_IXGBE", 16 }
+
 static const struct ixm_chip ixm_chips[] = {
-	{ 0x10c9, "82576",		&ixm_igb_ops,	8 },	/* RSS: 8 */
-	/* 82599: recognised, queue driver not written yet */
-	{ 0x10f7, "82599 KX4",		NULL,		64 },
-	{ 0x10f8, "82599 combined backplane", NULL,	64 },
-	{ 0x10f9, "82599 CX4",		NULL,		64 },
-	{ 0x10fb, "82599 SFP+",		NULL,		64 },
-	{ 0x10fc, "82599 XAUI/BX4",	NULL,		64 },
-	{ 0x1517, "82599 KR",		NULL,		64 },
-	{ 0x151c, "82599 10GBASE-T",	NULL,		64 },
-	{ 0x1529, "82599 SFP+ FCoE",	NULL,		64 },
-	{ 0x152a, "82599 backplane FCoE", NULL,		64 },
-	{ 0x1557, "82599 SFP+ SF2",	NULL,		64 },
+	{ 0x10c9, "82576", &ixm_igb_ops, "CONFIG_IXMOD_IGB", 8 },
+	IXM_82599(0x10f7, "KX4"),
+	IXM_82599(0x10f8, "combined backplane"),
+	IXM_82599(0x10f9, "CX4"),
+	IXM_82599(0x10fb, "SFP+"),
+	IXM_82599(0x10fc, "XAUI/BX4"),
+	IXM_82599(0x1517, "KR"),
+	IXM_82599(0x151c, "10GBASE-T"),
+	IXM_82599(0x1529, "SFP+ FCoE"),
+	IXM_82599(0x152a, "backplane FCoE"),
+	IXM_82599(0x1557, "SFP+ SF2"),
 };
 
 static const struct ixm_chip *ixm_chip_find(struct pci_dev *pdev)
@@ -64,13 +78,13 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	int err;
 
 	if (!chip) {
-		dev_err(&pdev->dev, "%04x:%04x is not a NIC ixmod drives (82576 only for now); clear driver_override\n",
+		dev_err(&pdev->dev, "%04x:%04x is not a NIC ixmod drives (82576, 82599); clear driver_override\n",
 			pdev->vendor, pdev->device);
 		return -ENODEV;
 	}
 	if (!chip->ops) {
-		dev_err(&pdev->dev, "%s (8086:%04x) is recognised but its queue driver is not written yet\n",
-			chip->name, pdev->device);
+		dev_err(&pdev->dev, "%s (8086:%04x): this ixmod was built without its queue driver (%s)\n",
+			chip->name, pdev->device, chip->option);
 		return -ENODEV;
 	}
 

@@ -133,6 +133,12 @@
 #define ixm_injectable_null(fn)		ALLOW_ERROR_INJECTION(fn, NULL)
 #define ixm_injectable_errno(fn)	ALLOW_ERROR_INJECTION(fn, ERRNO)
 
+/*
+ * One line in the kernel log about a device, from the rare paths of nic/
+ * (a reset that never completes, a queue that never starts): dev_err().
+ */
+#define ixm_dev_err(dev, fmt, ...)	dev_err((dev), fmt, ##__VA_ARGS__)
+
 /* Allocation on the rare path; may fail (tests inject failures). */
 #define ixm_zalloc(size)		kzalloc((size), GFP_ATOMIC)
 #define ixm_free(p)			kfree(p)

@@ -131,6 +131,8 @@ struct ixm_txq {
  * @irq_mask: mask MSI-X vector @vector (from its interrupt handler)
  * @irq_disable: mask every interrupt
  * @shutdown: stop RX and TX and mask interrupts, for unbind and down
+ * @read_stats: add the chip's statistics registers, which clear on read,
+ *	into nic->stats (NULL: the chip's counters are not read)
  * @tx_csum: the chip inserts IPv4, TCP and UDP checksums for frames
  *	flagged IXM_MBUF_F_TX_*_CSUM (ixm_adv_tx_burst())
  */
@@ -151,7 +153,34 @@ struct ixm_nic_ops {
 	void		(*irq_mask)(struct ixm_nic *nic, unsigned int vector);
 	void		(*irq_disable)(struct ixm_nic *nic);
 	void		(*shutdown)(struct ixm_nic *nic);
+	void		(*read_stats)(struct ixm_nic *nic);
 	bool		tx_csum;
+};
+
+/**
+ * struct ixm_nic_stats - the device's own counters, summed since probe
+ * @rx_packets: good frames received
+ * @rx_bytes: their bytes, FCS included
+ * @tx_packets: good frames sent
+ * @tx_bytes: their bytes, FCS included
+ * @rx_missed: frames dropped for want of packet buffer space
+ * @rx_no_desc: frames dropped for want of a receive descriptor
+ * @rx_crc_errors: frames received with a bad FCS
+ * @rx_length_errors: frames received too short, too long or with a bad
+ *	length field
+ *
+ * The registers clear when read; @ops->read_stats adds what they held.
+ * Control plane only (the port's lock).
+ */
+struct ixm_nic_stats {
+	u64	rx_packets;
+	u64	rx_bytes;
+	u64	tx_packets;
+	u64	tx_bytes;
+	u64	rx_missed;
+	u64	rx_no_desc;
+	u64	rx_crc_errors;
+	u64	rx_length_errors;
 };
 
 /**
@@ -162,6 +191,7 @@ struct ixm_nic_ops {
  * @device_id: PCI device id
  * @max_queues: queue pairs the chip has
  * @mac: MAC address, filled by @ops->init
+ * @stats: the device's counters (@ops->read_stats)
  */
 struct ixm_nic {
 	u8 __iomem			*regs;
@@ -170,6 +200,7 @@ struct ixm_nic {
 	u16				device_id;
 	u16				max_queues;
 	u8				mac[ETH_ALEN];
+	struct ixm_nic_stats		stats;
 };
 
 struct ixm_queue;
@@ -216,6 +247,7 @@ struct ixm_queue {
 
 /* Chips: the PCI glue picks the ops by device id. */
 extern const struct ixm_nic_ops ixm_igb_ops;
+extern const struct ixm_nic_ops ixm_ixgbe_ops;
 
 /* intel_adv.c: the descriptor rings the 82576 and 82599 share */
 int ixm_adv_rxq_fill(struct ixm_rxq *q);

@@ -26,6 +26,20 @@ void ixm_host_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+unsigned int ixm_host_dev_errs;
+char ixm_host_last_dev_err[256];
+
+void ixm_host_dev_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	ixm_host_dev_errs++;
+	va_start(ap, fmt);
+	vsnprintf(ixm_host_last_dev_err, sizeof(ixm_host_last_dev_err), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "# dmesg: %s", ixm_host_last_dev_err);
+}
+
 void *ixm_host_zalloc(size_t size)
 {
 	if (ixm_host_fail_alloc > 0 && --ixm_host_fail_alloc == 0)

@@ -179,6 +179,16 @@ typedef struct { int locked; } ixm_spinlock_t;
 #define ixm_spin_lock(l)		((l)->locked++)
 #define ixm_spin_unlock(l)		((l)->locked--)
 
+/*
+ * dev_err(): each line is counted in ixm_host_dev_errs, kept in
+ * ixm_host_last_dev_err (tests assert what it says) and printed as a "# "
+ * diagnostic line.
+ */
+extern unsigned int ixm_host_dev_errs;
+extern char ixm_host_last_dev_err[256];
+void ixm_host_dev_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define ixm_dev_err(dev, fmt, ...)	((void)(dev), ixm_host_dev_err(fmt, ##__VA_ARGS__))
+
 /* The kernel's fail_function marks; the host injects its own way. */
 #define ixm_injectable_null(fn)		extern int ixm_host_injectable_##fn
 #define ixm_injectable_errno(fn)	extern int ixm_host_injectable_##fn
