@@ -861,16 +861,50 @@ static u64 ixm_arp_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
 	return READ_ONCE(*(u64 *)((u8 *)to_port(kobj)->arp + d->off));
 }
 
+/*
+ * The device's own counters (struct ixm_nic_stats), which clear on read:
+ * each read adds what the registers held to the totals, under the port's
+ * lock.  0 on a chip whose counters are not read (read_stats NULL).
+ */
+#define IXM_NIC_STAT(_name)	{ "nic_" #_name, offsetof(struct ixm_nic_stats, _name) }
+
+static const struct ixm_stat_desc ixm_nic_stat_descs[] = {
+	IXM_NIC_STAT(rx_packets),
+	IXM_NIC_STAT(rx_bytes),
+	IXM_NIC_STAT(tx_packets),
+	IXM_NIC_STAT(tx_bytes),
+	IXM_NIC_STAT(rx_missed),
+	IXM_NIC_STAT(rx_no_desc),
+	IXM_NIC_STAT(rx_crc_errors),
+	IXM_NIC_STAT(rx_length_errors),
+};
+static struct ixm_stat_attr ixm_nic_stat_attrs[ARRAY_SIZE(ixm_nic_stat_descs)];
+
+static u64 ixm_nic_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
+{
+	struct ixm_port *port = to_port(kobj);
+	u64 v;
+
+	mutex_lock(&port->lock);
+	if (port->nic.ops->read_stats)
+		port->nic.ops->read_stats(&port->nic);
+	v = *(u64 *)((u8 *)&port->nic.stats + d->off);
+	mutex_unlock(&port->lock);
+	return v;
+}
+
 static const struct ixm_stat_set ixm_port_stat_sets[] = {
 	IXM_STAT_SET(ixm_port_stat_descs, ixm_port_stat, ixm_port_stat_attrs),
 	IXM_STAT_SET(ixm_queue_stat_descs, ixm_queue_stat, ixm_queue_stat_attrs),
 	IXM_STAT_SET(ixm_arp_stat_descs, ixm_arp_stat, ixm_arp_stat_attrs),
+	IXM_STAT_SET(ixm_nic_stat_descs, ixm_nic_stat, ixm_nic_stat_attrs),
 };
 
 /* stats/: bufs_free, bufs_held, arp_entries, then the sets' files */
 static struct attribute *ixm_port_stat_ptrs[3 + ARRAY_SIZE(ixm_port_stat_descs) +
 					    ARRAY_SIZE(ixm_queue_stat_descs) +
-					    ARRAY_SIZE(ixm_arp_stat_descs) + 1];
+					    ARRAY_SIZE(ixm_arp_stat_descs) +
+					    ARRAY_SIZE(ixm_nic_stat_descs) + 1];
 
 static const struct attribute_group ixm_port_stat_group = {
 	.name = "stats",
