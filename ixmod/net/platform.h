@@ -60,6 +60,8 @@
 #define ixm_wr32(base, reg, val)	writel((val), (base) + (reg))
 #define ixm_udelay(us)			udelay(us)
 #define ixm_msleep(ms)			msleep(ms)
+/* a sleeping wait of at least @us (process context: register polls) */
+#define ixm_usleep(us)			usleep_range((us), 2 * (us))
 
 /*
  * Barriers around descriptor rings (the ixgbe pattern): ixm_wmb() before

@@ -57,9 +57,10 @@ static inline void ixgbe_flush(struct ixm_nic *nic)
 }
 
 /*
- * Wait up to @ms milliseconds for (@reg & @mask) == @want.  Injectable
- * (-ETIMEDOUT): a device that never comes back from reset or never starts
- * a queue.
+ * Wait at least @ms milliseconds for (@reg & @mask) == @want, sleeping
+ * between reads: every caller is in process context (probe, sysfs up and
+ * down, unbind).  Injectable (-ETIMEDOUT): a device that never comes back
+ * from reset or never starts a queue.
  */
 static noinline int ixgbe_wait_reg(struct ixm_nic *nic, u32 reg, u32 mask, u32 want,
 				   unsigned int ms)
@@ -69,7 +70,7 @@ static noinline int ixgbe_wait_reg(struct ixm_nic *nic, u32 reg, u32 mask, u32 w
 	for (i = 0; i <= ms * 10; i++) {
 		if ((rd32(nic, reg) & mask) == want)
 			return 0;
-		ixm_udelay(100);
+		ixm_usleep(100);
 	}
 	return -ETIMEDOUT;
 }

@@ -117,6 +117,7 @@ void ixm_host_delay_us(unsigned long us);
 #define ixm_wr32(base, reg, val)	ixm_host_wr32((void *)(base), (reg), (val))
 #define ixm_udelay(us)			ixm_host_delay_us(us)
 #define ixm_msleep(ms)			ixm_host_delay_us((ms) * 1000UL)
+#define ixm_usleep(us)			ixm_host_delay_us(us)
 
 #define ixm_wmb()			__atomic_thread_fence(__ATOMIC_RELEASE)
 #define ixm_dma_rmb()			__atomic_thread_fence(__ATOMIC_ACQUIRE)
