@@ -30,6 +30,11 @@ struct ixm_chip {
 	u16				max_queues;
 };
 
+#if IS_ENABLED(CONFIG_IXMOD_IGB)
+#define IXM_IGB_OPS	(&ixm_igb_ops)
+#else
+#define IXM_IGB_OPS	NULL
+#endif
 #if IS_ENABLED(CONFIG_IXMOD_IXGBE)
 #define IXM_IXGBE_OPS	(&ixm_ixgbe_ops)
 #else
@@ -46,7 +51,7 @@ struct ixm_chip {
 	{ id, "82599 " what, IXM_IXGBE_OPS, "CONFIG_IXMOD_IXGBE", 16 }
 
 static const struct ixm_chip ixm_chips[] = {
-	{ 0x10c9, "82576", &ixm_igb_ops, "CONFIG_IXMOD_IGB", 8 },
+	{ 0x10c9, "82576", IXM_IGB_OPS, "CONFIG_IXMOD_IGB", 8 },
 	IXM_82599(0x10f7, "KX4"),
 	IXM_82599(0x10f8, "combined backplane"),
 	IXM_82599(0x10f9, "CX4"),
