@@ -109,6 +109,8 @@ static int ixgbe_reset(struct ixm_nic *nic)
 	ixm_msleep(1);
 	if (ixgbe_wait_reg(nic, IXGBE_CTRL, IXGBE_CTRL_RST_MASK, 0, 10))
 		goto err_rst;
+	/* let the reset settle before the next access (Linux waits 50 ms) */
+	ixm_msleep(10);
 	if (ixgbe_wait_reg(nic, IXGBE_EEC, IXGBE_EEC_ARD, IXGBE_EEC_ARD, 20)) {
 		ixm_dev_err(nic->dev, "ixgbe: EEPROM auto-read not done (EEC.ARD clear) 20 ms after reset\n");
 		return -ETIMEDOUT;
