@@ -34,7 +34,9 @@
 
 #include "ixgbe_model.h"
 
-struct ixgbem ixgbem;
+static struct ixgbem_dev ixgbem_first;
+struct ixgbem_dev *ixgbem_cur = &ixgbem_first;
+static struct ixgbem_dev *ixgbem_devs[IXGBEM_MAX_DEVS] = { &ixgbem_first };
 
 /* §8.2.3 register map (byte offsets), written from the datasheet */
 #define M_CTRL		0x00000		/* §8.2.3.1.1 */
@@ -351,8 +353,58 @@ static void tick(void)
 
 void ixm_host_delay_us(unsigned long us)
 {
-	ixgbem.now_us += us;
-	tick();
+	struct ixgbem_dev *cur = ixgbem_cur;
+	unsigned int i;
+
+	for (i = 0; i < IXGBEM_MAX_DEVS; i++) {
+		if (!ixgbem_devs[i])
+			continue;
+		ixgbem_cur = ixgbem_devs[i];
+		ixgbem.now_us += us;
+		tick();
+	}
+	ixgbem_cur = cur;
+}
+
+struct ixgbem_dev *ixgbem_new(void)
+{
+	unsigned int i;
+
+	for (i = 1; i < IXGBEM_MAX_DEVS; i++) {
+		if (!ixgbem_devs[i]) {
+			ixgbem_devs[i] = calloc(1, sizeof(*ixgbem_devs[i]));
+			return ixgbem_devs[i];
+		}
+	}
+	return NULL;
+}
+
+void ixgbem_free(struct ixgbem_dev *m)
+{
+	unsigned int i;
+
+	for (i = 1; i < IXGBEM_MAX_DEVS; i++) {
+		if (ixgbem_devs[i] == m) {
+			free(m);
+			ixgbem_devs[i] = NULL;
+		}
+	}
+	ixgbem_cur = &ixgbem_first;
+}
+
+void ixgbem_select(struct ixgbem_dev *m)
+{
+	ixgbem_cur = m;
+}
+
+/* The driver's accesses go to the device its register base names. */
+static void select_base(void *base)
+{
+	unsigned int i;
+
+	for (i = 0; base && i < IXGBEM_MAX_DEVS; i++)
+		if (ixgbem_devs[i] == base)
+			ixgbem_cur = base;
 }
 
 void ixgbem_link_down(void)
@@ -469,7 +521,7 @@ uint32_t ixm_host_rd32(void *base, uint32_t off)
 	struct qreg qr;
 	uint32_t v;
 
-	(void)base;
+	select_base(base);
 	off = canon(off);
 	(void)reg(off);
 	tick();
@@ -661,7 +713,7 @@ void ixm_host_wr32(void *base, uint32_t off, uint32_t v)
 {
 	struct qreg qr;
 
-	(void)base;
+	select_base(base);
 	off = canon(off);
 	(void)reg(off);
 	tick();

@@ -63,7 +63,7 @@ struct ixgbem_txctx {			/* §7.2.3.2.3 context descriptor */
 	uint32_t	tucmd;
 };
 
-struct ixgbem {
+struct ixgbem_dev {
 	uint32_t	regs[IXGBEM_REGS_SIZE / 4];
 	uint64_t	now_us;		/* advanced by ixm_host_delay_us() */
 	uint8_t		mac[6];		/* what the EEPROM holds */
@@ -100,7 +100,22 @@ struct ixgbem {
 	unsigned int	irqs[IXGBEM_MAX_VECTORS];	/* MSI-X messages sent */
 };
 
-extern struct ixgbem ixgbem;
+/*
+ * Several devices: ixgbem names the one the test-side calls below act on
+ * (ixgbem_rx(), ixgbem_tx(), the failure flags...), the first device
+ * unless ixgbem_select() chose another.  A driver reaches a device made
+ * by ixgbem_new() by using it as the NIC's register base (struct
+ * ixm_nic.regs): each register access selects the device its base names,
+ * and NULL the current one.  Time is shared: ixm_host_delay_us() advances
+ * every device.
+ */
+extern struct ixgbem_dev *ixgbem_cur;
+#define ixgbem (*ixgbem_cur)
+
+#define IXGBEM_MAX_DEVS		4
+struct ixgbem_dev *ixgbem_new(void);		/* powered off: ixgbem_power_on() */
+void ixgbem_free(struct ixgbem_dev *m);	/* selects the first device */
+void ixgbem_select(struct ixgbem_dev *m);
 
 /* Power-on state: EEPROM holding @mac, cable in, every queue allowed. */
 void ixgbem_power_on(const uint8_t mac[6]);
