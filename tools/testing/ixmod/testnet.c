@@ -295,6 +295,25 @@ void tn_host_run(struct tn_host *h)
 }
 
 /**
+ * tn_host_nic() - put a device model between the host's queue and its link
+ * @h: the host
+ * @ops: the driver of @h->queue (the caller has set up its rings)
+ * @nic: the model's entry points
+ * @dev: the model's device, passed to them
+ *
+ * On a link, tn_step() then hands the frames due at @h's end to @nic->rx
+ * and puts what @nic->tx sends on the wire; @h->offload is not used (the
+ * device does the checksums, or not, as its driver set it up).
+ */
+void tn_host_nic(struct tn_host *h, const struct ixm_queue_ops *ops,
+		 const struct tn_nic *nic, void *dev)
+{
+	h->queue.ops = ops;
+	h->nic = nic;
+	h->nic_dev = dev;
+}
+
+/**
  * tn_input() - a frame arrives on the port, copied into a pool buffer
  * @h: the host
  * @f: the frame
@@ -873,16 +892,11 @@ static u16 tn_nic_rx_csum(const u8 *f, size_t len)
 	return flags;
 }
 
-/* A frame end @from sends goes on the wire (its buffer stays the sender's). */
-static void tn_wire_tx(struct tn_link *l, unsigned int from, struct ixm_mbuf *m)
+/* Frame @copy from end @from goes on the wire, impaired. */
+static void tn_wire_send(struct tn_link *l, unsigned int from, u8 *copy, size_t len)
 {
-	static u8 copy[IXM_MBUF_SIZE];
-	size_t len = frame_gather(m, copy, sizeof(copy));
 	unsigned int n;
 
-	if (!len)
-		die("a frame over a buffer's size or IXM_MBUF_FRAGS fragments");
-	tn_nic_tx_csum(copy, len, m->flags);
 	l->stats.sent++;
 	if (l->tap)
 		l->tap(l->tap_arg, from, copy, len);
@@ -906,6 +920,61 @@ static void tn_wire_tx(struct tn_link *l, unsigned int from, struct ixm_mbuf *m)
 			extra = 1 + ref_rand(&l->rng) % l->cfg.reorder_steps;
 		}
 		tn_wire_put(l, !from, copy, len, extra);
+	}
+}
+
+/* A frame end @from sends goes on the wire (its buffer stays the sender's). */
+static void tn_wire_tx(struct tn_link *l, unsigned int from, struct ixm_mbuf *m)
+{
+	static u8 copy[IXM_MBUF_SIZE];
+	size_t len = frame_gather(m, copy, sizeof(copy));
+
+	if (!len)
+		die("a frame over a buffer's size or IXM_MBUF_FRAGS fragments");
+	tn_nic_tx_csum(copy, len, m->flags);
+	tn_wire_send(l, from, copy, len);
+}
+
+struct tn_nic_out {
+	struct tn_link	*l;
+	unsigned int	from;
+};
+
+/* A frame a host's device model transmits goes on the wire. */
+static void tn_nic_sent(const u8 *f, unsigned int len, void *arg)
+{
+	static u8 copy[IXM_MBUF_SIZE];
+	struct tn_nic_out *o = arg;
+
+	if (len > sizeof(copy))
+		die("the device sent a frame over a buffer's size");
+	memcpy(copy, f, len);
+	tn_wire_send(o->l, o->from, copy, len);
+}
+
+/* The frames due at end @to reach its device model, a batch at most. */
+static void tn_nic_deliver(struct tn_link *l, unsigned int to)
+{
+	struct tn_host *h = l->host[to];
+	struct tn_frame **pp = &l->head, *prev = NULL, *f;
+	unsigned int n = 0;
+
+	while ((f = *pp) && n < l->cfg.rx_batch) {
+		if (f->to != to || f->due > l->step) {
+			prev = f;
+			pp = &f->next;
+			continue;
+		}
+		*pp = f->next;
+		if (l->tail == f)
+			l->tail = prev;
+		l->inflight[to]--;
+		if (h->nic->rx(h->nic_dev, f->data, f->len))
+			l->stats.delivered++;
+		else
+			l->stats.nobuf++;	/* no descriptor, link or queue: dropped */
+		n++;
+		free(f);
 	}
 }
 
@@ -959,8 +1028,16 @@ void tn_step(struct tn_link *l)
 
 	ixm_host_now_ns += l->cfg.step_ns;
 	l->step++;
-	for (i = 0; i < 2; i++)
-		tn_host_run(l->host[i]);
+	for (i = 0; i < 2; i++) {
+		struct tn_host *h = l->host[i];
+		struct tn_nic_out o = { l, i };
+
+		if (h->nic)
+			tn_nic_deliver(l, i);
+		tn_host_run(h);
+		if (h->nic)
+			h->nic->tx(h->nic_dev, tn_nic_sent, &o);
+	}
 }
 
 /**

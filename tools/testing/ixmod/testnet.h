@@ -18,6 +18,11 @@
  * duplicates, delays, reorders or corrupts it.  The same seed gives the
  * same run, so a failure is reproduced by its seed.
  *
+ * A host may instead drive a device model (tn_host_nic(): a modelled
+ * 82599 under the real queue driver): the frames due at its end are then
+ * handed to the device before its iteration, and what the device
+ * transmits after it goes on the wire.
+ *
  * Corruption flips one bit of an IPv4 packet, never of the Ethernet header
  * or of an ARP packet: a real NIC's FCS would have caught those, and no
  * checksum above covers them.  One flipped bit of an IPv4 packet is always
@@ -95,8 +100,11 @@ struct tn_host_cfg {
  * @napps: how many
  * @offload: its NIC inserts and checks checksums as igb's does
  *	(tn_host_offload())
+ * @nic: a device model under @queue (tn_host_nic()), or NULL
+ * @nic_dev: that model's device
  */
 struct tn_link;
+struct tn_nic;
 
 struct tn_host {
 	struct ixm_stack	stack;
@@ -120,6 +128,8 @@ struct tn_host {
 	struct tn_app		*apps[TN_APPS_MAX];
 	unsigned int		napps;
 	bool			offload;
+	const struct tn_nic	*nic;
+	void			*nic_dev;
 };
 
 /**
@@ -163,6 +173,22 @@ struct tn_app {
 	u32			event_nr;
 	u32			call_prod;
 	u32			event_cons;
+};
+
+/* A device's callback for each frame it transmits. */
+typedef void (*tn_nic_sent_fn)(const u8 *f, unsigned int len, void *arg);
+
+/**
+ * struct tn_nic - a device model between a host's queue pair and the wire
+ * @rx: a frame from the wire reaches the device, which writes it to its
+ *	receive ring (and the host's driver finds it there); false if the
+ *	device dropped it
+ * @tx: the device sends what its transmit ring holds, calling @sent for
+ *	each frame; returns how many
+ */
+struct tn_nic {
+	bool		(*rx)(void *dev, const u8 *f, size_t len);
+	unsigned int	(*tx)(void *dev, tn_nic_sent_fn sent, void *arg);
 };
 
 /**
@@ -254,6 +280,8 @@ void tn_host_begin(struct tn_host *h);
 void tn_host_run(struct tn_host *h);
 bool tn_input(struct tn_host *h, const u8 *f, size_t len, u16 flags);
 void tn_tx_flush(struct tn_host *h);
+void tn_host_nic(struct tn_host *h, const struct ixm_queue_ops *ops,
+		 const struct tn_nic *nic, void *dev);
 void tn_learn(struct tn_host *h, u32 ip, const u8 *mac);
 const u8 *tn_rx_ptr(const struct tn_host *h, u32 off, u32 len);
 u64 tn_drops(const struct tn_host *h);

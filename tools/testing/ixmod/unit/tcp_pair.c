@@ -25,6 +25,11 @@
  * its pool; the counters the impairment must move have moved; and every
  * frame either host sent was well formed.  A failure names the link's
  * seed: the run is the same every time.
+ *
+ * unit/ixgbe_pair.c builds this file again with TCP_PAIR_NIC defined: the
+ * same transfers and checks, each host's queue pair then the real queue
+ * driver over its own modelled 82599 (pair_nic_attach()/_detach() there),
+ * the link joining the two devices.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +130,14 @@ FIXTURE_VARIANT(tcp_pair) {
 	struct scenario sc;
 };
 
+#ifdef TCP_PAIR_NIC
+/* unit/ixgbe_pair.c: its own variants, and each host on a device model */
+static void pair_nic_attach(struct __test_metadata *_metadata, struct side *s);
+static void pair_nic_detach(struct __test_metadata *_metadata, struct side *s);
+#else
+static void pair_nic_attach(struct __test_metadata *_metadata, struct side *s) {}
+static void pair_nic_detach(struct __test_metadata *_metadata, struct side *s) {}
+
 FIXTURE_VARIANT_ADD(tcp_pair, clean) {
 	.sc = { "clean link", .delay = 1, .seed = 1, .max_steps = 2000 },
 };
@@ -188,6 +201,7 @@ FIXTURE_VARIANT_ADD(tcp_pair, offload_both_corrupt_2pct) {
 	.sc = { "both NICs checksum, corruption 2%", CORRUPT(2), .delay = 1, .seed = 13,
 		.max_steps = 200000, .offload = 2 },
 };
+#endif /* TCP_PAIR_NIC */
 
 struct wire_check {
 	u64	frames;
@@ -525,6 +539,8 @@ static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 	cl.peer = &sv;
 	sv.peer = &cl;
 	sv.server = true;
+	pair_nic_attach(_metadata, &cl);
+	pair_nic_attach(_metadata, &sv);
 	l = tn_link_new(cl.h, sv.h, &lc);
 	l->tap = tap_frame;
 	l->tap_arg = &wc;
@@ -596,7 +612,9 @@ static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 		side_dump(&sv);
 	}
 
-	/* every buffer back in its pool */
+	/* every buffer back in its pool (a device's rings give theirs back first) */
+	pair_nic_detach(_metadata, &cl);
+	pair_nic_detach(_metadata, &sv);
 	EXPECT_EQ(cl.h->pool.count, cl.h->pool.nfree) TH_LOG("%s: client pool", sc->name);
 	EXPECT_EQ(sv.h->pool.count, sv.h->pool.nfree) TH_LOG("%s: server pool", sc->name);
 	EXPECT_EQ(0, l->inflight[0]) TH_LOG("%s: client frames on the wire", sc->name);
