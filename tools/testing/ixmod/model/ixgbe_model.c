@@ -94,6 +94,10 @@ static struct ixgbem_dev *ixgbem_devs[IXGBEM_MAX_DEVS] = { &ixgbem_first };
 #define  MRQC_IPV4	(1u << 17)
 #define  MRQC_UDPIPV4	(1u << 22)
 #define M_EEC		0x10010		/* §8.2.3.2.1 */
+#define M_SECRXCTRL	0x08d00		/* §8.2.3.12.5 */
+#define  SECRXCTRL_RX_DIS (1u << 1)
+#define M_SECRXSTAT	0x08d04		/* §8.2.3.12.6 */
+#define  SECRXSTAT_RDY	(1u << 0)
 #define  EEC_PRES	(1u << 8)
 #define  EEC_ARD	(1u << 9)
 
@@ -305,12 +309,14 @@ void ixgbem_power_on(const uint8_t mac[6])
 {
 	bool rst = ixgbem.rst_stuck, ard = ixgbem.ard_stuck;
 	bool dma = ixgbem.dmaidone_stuck, en = ixgbem.enable_stuck;
+	bool secrx = ixgbem.secrx_stuck;
 
 	memset(&ixgbem, 0, sizeof(ixgbem));
 	ixgbem.rst_stuck = rst;
 	ixgbem.ard_stuck = ard;
 	ixgbem.dmaidone_stuck = dma;
 	ixgbem.enable_stuck = en;
+	ixgbem.secrx_stuck = secrx;
 	memcpy(ixgbem.mac, mac, 6);
 	ixgbem.rx_queues = IXGBEM_MAX_RXQ;
 	ixgbem.tx_queues = IXGBEM_MAX_TXQ;
@@ -532,6 +538,9 @@ uint32_t ixm_host_rd32(void *base, uint32_t off)
 		return v | (q_enabled(qr.tx, qr.q) ? DCTL_ENABLE : 0);
 	}
 	switch (off) {
+	case M_SECRXSTAT:		/* the security block drains, then says so */
+		return !ixgbem.secrx_stuck && (*reg(M_SECRXCTRL) & SECRXCTRL_RX_DIS) &&
+		       ixgbem.now_us >= ixgbem.secrx_rdy_at_us ? SECRXSTAT_RDY : 0;
 	case M_EEC:
 		v = *reg(off) & ~EEC_ARD;
 		if (!resetting() && !ixgbem.ard_stuck && ixgbem.now_us >= ixgbem.ard_at_us) {
@@ -788,6 +797,12 @@ void ixm_host_wr32(void *base, uint32_t off, uint32_t v)
 	case M_EEC:
 		v = (v & ~EEC_ARD) | EEC_PRES;	/* read-only bits */
 		break;
+	case M_SECRXCTRL:
+		if ((v & SECRXCTRL_RX_DIS) && !(*reg(off) & SECRXCTRL_RX_DIS))
+			ixgbem.secrx_rdy_at_us = ixgbem.now_us + IXGBEM_SECRX_US;
+		break;
+	case M_SECRXSTAT:
+		return;
 	case M_RDRXCTL:
 		v &= ~RDRXCTL_DMAIDONE;
 		break;

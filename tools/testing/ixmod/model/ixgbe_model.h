@@ -35,6 +35,7 @@
 #define IXGBEM_DMAIDONE_US	5000	/* RDRXCTL.DMAIDONE after the reset ends */
 #define IXGBEM_ENABLE_US	100	/* RXDCTL/TXDCTL.ENABLE read-back */
 #define IXGBEM_LINK_US		100000	/* default: link up after reset/link_up() */
+#define IXGBEM_SECRX_US		10	/* SECRXSTAT.SECRX_RDY after SECRXCTRL.RX_DIS */
 
 /* The datasheet rules the model checks (ixgbe_model.c explains each). */
 enum ixgbem_rule {
@@ -77,9 +78,11 @@ struct ixgbem_dev {
 	bool		ard_stuck;	/* EEC.ARD never sets */
 	bool		dmaidone_stuck;	/* RDRXCTL.DMAIDONE never sets */
 	bool		enable_stuck;	/* RXDCTL/TXDCTL.ENABLE never latches */
+	bool		secrx_stuck;	/* SECRXSTAT.SECRX_RDY never sets */
 	/* state */
 	uint64_t	rst_done_us;	/* RST clears at; 0: no reset running */
 	uint64_t	ard_at_us, dmaidone_at_us;
+	uint64_t	secrx_rdy_at_us;	/* RX_DIS set: SECRX_RDY from */
 	bool		ard_seen, dmaidone_seen; /* the driver read them set */
 	bool		cable;		/* ixgbem_link_down()/up() */
 	uint64_t	link_at_us;	/* link up from; 0: down */

@@ -779,6 +779,15 @@ TEST(ixgbe_errors)
 	EXPECT_EQ(0, ixgbem_violations());
 	ixgbem.enable_stuck = false;
 	ixm_adv_rxq_release(&r.rxq[0]);
+
+	/* a security block that never reports drained: RXEN set anyway, one line */
+	ixgbem.secrx_stuck = true;
+	logs = ixm_host_dev_errs;
+	ops->rx_enable(&r.nic, true);
+	EXPECT_EQ(logs + 1, ixm_host_dev_errs) TH_LOG("one line for the stuck SECRX_RDY");
+	EXPECT_TRUE(strstr(ixm_host_last_dev_err, "SECRX_RDY") != NULL);
+	EXPECT_TRUE(ixgbem_reg(R_RXCTRL) & 1) TH_LOG("the receiver is on regardless");
+	ixgbem.secrx_stuck = false;
 	EXPECT_EQ(NBUF, r.pool.nfree) TH_LOG("a queue that never started keeps no buffer");
 
 	/* an EEPROM without a usable address */
