@@ -26,8 +26,10 @@ KDIR ?= /lib/modules/$(KREL_RUNNING)/build
 endif
 
 # Out-of-tree builds do not read Kconfig; set what a distribution would.
-IXM_KCONFIG := CONFIG_IXMOD=m CONFIG_IXMOD_IGB=y CONFIG_IXMOD_IXGBE=y \
-	       CONFIG_IXMOD_SOFTPORT=y
+# IXMOD_IGB=n or IXMOD_IXGBE=n leaves that queue driver out.
+IXMOD_IGB ?= y
+IXMOD_IXGBE ?= y
+IXM_KCONFIG := CONFIG_IXMOD=m CONFIG_IXMOD_IGB=$(IXMOD_IGB) CONFIG_IXMOD_IXGBE=$(IXMOD_IXGBE)
 ifneq ($(IXMOD_DEBUG),)
 IXM_KCONFIG += CONFIG_IXMOD_DEBUG=y
 endif

@@ -61,7 +61,7 @@ static const struct ixm_chip ixm_chips[] = {
 	IXM_82599(0x151c, "10GBASE-T"),
 	IXM_82599(0x1529, "SFP+ FCoE"),
 	IXM_82599(0x152a, "backplane FCoE"),
-	IXM_82599(0x1557, "SFP+ SF2"),
+	IXM_82599(0x1557, "EN SFP+"),
 };
 
 static const struct ixm_chip *ixm_chip_find(struct pci_dev *pdev)

@@ -4,7 +4,8 @@
 # Load and unload: loading starts nothing; rmmod with cores assigned stops
 # every thread and removes every file; an open /dev/ixmod pins the module;
 # repeated cycles leave nothing behind; a module parameter out of range
-# fails insmod with EINVAL and one line naming it.
+# fails insmod with EINVAL and one line naming it; a module built without
+# a queue driver refuses that chip's ports and still drives the other.
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
@@ -12,7 +13,7 @@
 [ -f "$IXMOD_KO" ] || { echo "# no module at $IXMOD_KO"; exit "$ksft_skip"; }
 [ "$(nproc --all)" -ge 3 ] || { echo "# needs 3 cpus"; exit "$ksft_skip"; }
 
-tap_plan 20
+tap_plan 22
 ixmod_unload
 dmesg_mark
 
@@ -71,6 +72,59 @@ sleep 0.3
 check "rmmod while a writer is busy" rmmod ixmod
 wait "$writer"
 check "no thread left after racing rmmod" busywait 2000 holds -eq 0 dp_threads
+# Modules built without one queue driver (scripts/build-modules
+# --variants puts them beside the module under test)
+variant_ko() { echo "${IXMOD_KO%/ixmod/ixmod.ko}-$1/ixmod/ixmod.ko"; }
+mapfile -t igbs < <(igb_devices)
+
+# bind_refused KO: that module refuses the 82576 with a line naming the
+# option it lacks, creates no port, and Linux's igb gets the NIC back
+bind_refused() {
+	local dev=${igbs[0]} out rc=0
+	insmod "$1" || return 1
+	dmesg_mark
+	out=$("$IXMOD_BIND" bind "$dev" 2>&1) && rc=1
+	echo "# ixmod-bind said: $out"
+	test ! -e "$IXMOD_SYSFS/ports/$dev" || rc=1
+	dmesg_since | grep -q "82576 (8086:10c9): this ixmod was built without its queue driver (CONFIG_IXMOD_IGB)" || rc=1
+	test "$(basename "$(readlink -f "/sys/bus/pci/devices/$dev/driver")")" = igb || rc=1
+	rmmod ixmod || rc=1
+	return $rc
+}
+
+# bind_works KO: that module drives the 82576 (bind, port, unbind)
+bind_works() {
+	local dev=${igbs[0]} rc=0
+	insmod "$1" || return 1
+	"$IXMOD_BIND" bind "$dev" >/dev/null || rc=1
+	test -d "$IXMOD_SYSFS/ports/$dev" || rc=1
+	"$IXMOD_BIND" unbind "$dev" >/dev/null || rc=1
+	rmmod ixmod || rc=1
+	return $rc
+}
+
+modprobe igb 2>/dev/null
+if [ "${#igbs[@]}" -lt 1 ]; then
+	for t in "built without CONFIG_IXMOD_IGB: the 82576 refused" \
+		 "built without CONFIG_IXMOD_IXGBE: the 82576 still driven"; do
+		tap_skip "$t" "no igb NIC in this VM"
+	done
+else
+	if [ -f "$(variant_ko no-igb)" ]; then
+		check "built without CONFIG_IXMOD_IGB: the 82576 refused, one line naming the option, back to igb" \
+			bind_refused "$(variant_ko no-igb)"
+	else
+		tap_skip "built without CONFIG_IXMOD_IGB: the 82576 refused" \
+			"no $(variant_ko no-igb) (scripts/build-modules --variants)"
+	fi
+	if [ -f "$(variant_ko no-ixgbe)" ]; then
+		check "built without CONFIG_IXMOD_IXGBE: the 82576 still driven" \
+			bind_works "$(variant_ko no-ixgbe)"
+	else
+		tap_skip "built without CONFIG_IXMOD_IXGBE: the 82576 still driven" \
+			"no $(variant_ko no-ixgbe) (scripts/build-modules --variants)"
+	fi
+fi
 check "no kernel error reported" dmesg_clean
 
 tap_done
