@@ -3,9 +3,9 @@
  * port.c - NIC ports: /sys/kernel/ixmod/ports/<pci address>/, up and down
  *
  * A port is down after bind.  Writing 1 to "up" gives each dataplane core
- * one RX/TX queue pair of the port, with its own buffer pool (DMA-
- * coherent memory of this device, so an IOMMU confines the device to
- * it), programs RSS to spread flows over those queues, and publishes the
+ * one RX/TX queue pair of the port, with its own buffer pool (ordinary
+ * pages mapped for this device through the DMA API, so an IOMMU confines
+ * the device to them), programs RSS to spread flows over those queues, and publishes the
  * queue pairs to the cores' loops (RCU).  Down does the reverse: unpublish,
  * wait a grace period so no loop still holds a queue, have each core let
  * go of its pool, stop the queues, free every buffer.  The set of cores
