@@ -952,54 +952,46 @@ static void tn_nic_sent(const u8 *f, unsigned int len, void *arg)
 	tn_wire_send(o->l, o->from, copy, len);
 }
 
-/* The frames due at end @to reach its device model, a batch at most. */
-static void tn_nic_deliver(struct tn_link *l, unsigned int to)
-{
-	struct tn_host *h = l->host[to];
-	struct tn_frame **pp = &l->head, *prev = NULL, *f;
-	unsigned int n = 0;
+/* A walk along the wire, from its oldest frame (tn_wire_take()). */
+struct tn_wire_cursor {
+	struct tn_frame	**pp;
+	struct tn_frame	*prev;
+};
 
-	while ((f = *pp) && n < l->cfg.rx_batch) {
-		if (f->to != to || f->due > l->step) {
-			prev = f;
-			pp = &f->next;
+/*
+ * The next frame due at end @to from @c on, taken off the wire; NULL when
+ * none is left.  @c stays where it was, so a batch is one pass.
+ */
+static struct tn_frame *tn_wire_take(struct tn_link *l, unsigned int to,
+				     struct tn_wire_cursor *c)
+{
+	struct tn_frame *f;
+
+	for (; (f = *c->pp); c->prev = f, c->pp = &f->next) {
+		if (f->to != to || f->due > l->step)
 			continue;
-		}
-		*pp = f->next;
+		*c->pp = f->next;
 		if (l->tail == f)
-			l->tail = prev;
+			l->tail = c->prev;
 		l->inflight[to]--;
-		if (h->nic->rx(h->nic_dev, f->data, f->len))
-			l->stats.delivered++;
-		else
-			l->stats.nobuf++;	/* no descriptor, link or queue: dropped */
-		n++;
-		free(f);
+		return f;
 	}
+	return NULL;
 }
 
 /* The frames due at end @to arrive, oldest first, a batch at most. */
 static unsigned int tn_wire_rx(struct tn_link *l, unsigned int to,
 			       struct ixm_mbuf **out, unsigned int max)
 {
+	struct tn_wire_cursor c = { &l->head, NULL };
 	struct tn_host *h = l->host[to];
-	struct tn_frame **pp = &l->head, *prev = NULL, *f;
+	struct tn_frame *f;
 	unsigned int n = 0;
 
 	max = min_t(unsigned int, max, l->cfg.rx_batch);
-	while ((f = *pp) && n < max) {
-		struct ixm_mbuf *m;
+	while (n < max && (f = tn_wire_take(l, to, &c))) {
+		struct ixm_mbuf *m = ixm_mbuf_alloc(&h->pool);
 
-		if (f->to != to || f->due > l->step) {
-			prev = f;
-			pp = &f->next;
-			continue;
-		}
-		*pp = f->next;
-		if (l->tail == f)
-			l->tail = prev;
-		l->inflight[to]--;
-		m = ixm_mbuf_alloc(&h->pool);
 		if (!m) {
 			l->stats.nobuf++;	/* the NIC had no buffer: dropped */
 		} else {
@@ -1012,6 +1004,23 @@ static unsigned int tn_wire_rx(struct tn_link *l, unsigned int to,
 		free(f);
 	}
 	return n;
+}
+
+/* The frames due at end @to reach its device model, a batch at most. */
+static void tn_nic_deliver(struct tn_link *l, unsigned int to)
+{
+	struct tn_wire_cursor c = { &l->head, NULL };
+	struct tn_host *h = l->host[to];
+	struct tn_frame *f;
+	unsigned int n;
+
+	for (n = 0; n < l->cfg.rx_batch && (f = tn_wire_take(l, to, &c)); n++) {
+		if (h->nic->rx(h->nic_dev, f->data, f->len))
+			l->stats.delivered++;
+		else
+			l->stats.nobuf++;	/* no descriptor, link or queue: dropped */
+		free(f);
+	}
 }
 
 /**
