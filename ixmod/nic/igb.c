@@ -107,12 +107,7 @@ static int igb_init(struct ixm_nic *nic)
 	/* §7.1.1.1: the NVM loaded the station address into RAL0/RAH0 */
 	ral = rd32(nic, IGB_RAL(0));
 	rah = rd32(nic, IGB_RAH(0));
-	for (i = 0; i < 4; i++)
-		nic->mac[i] = ral >> (8 * i);
-	nic->mac[4] = rah;
-	nic->mac[5] = rah >> 8;
-	if ((nic->mac[0] & 1) || !(nic->mac[0] | nic->mac[1] | nic->mac[2] |
-				   nic->mac[3] | nic->mac[4] | nic->mac[5]))
+	if (ixm_adv_mac_from_ra(nic, ral, rah))
 		return -EADDRNOTAVAIL;
 	wr32(nic, IGB_RAH(0), (rah & 0xffff) | IGB_RAH_AV);
 	for (i = 1; i < 16; i++) {

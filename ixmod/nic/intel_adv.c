@@ -92,6 +92,31 @@ int ixm_adv_rxq_fill(struct ixm_rxq *q)
 	return 0;
 }
 
+/**
+ * ixm_adv_mac_from_ra() - the station address in receive-address pair 0
+ * @nic: the device; its @mac is set
+ * @ral: RAL0 as read (the first four bytes, first in the low byte)
+ * @rah: RAH0 as read (the last two in its low 16 bits)
+ *
+ * The same layout on the 82576 (§7.1.1.1) and the 82599 (§8.2.3.7.8/9),
+ * which the EEPROM loads at reset.
+ *
+ * Return: 0, or -EADDRNOTAVAIL when it is a group or all-zero address.
+ */
+int ixm_adv_mac_from_ra(struct ixm_nic *nic, u32 ral, u32 rah)
+{
+	u8 *a = nic->mac;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		a[i] = ral >> (8 * i);
+	a[4] = rah;
+	a[5] = rah >> 8;
+	if ((a[0] & 1) || !(a[0] | a[1] | a[2] | a[3] | a[4] | a[5]))
+		return -EADDRNOTAVAIL;
+	return 0;
+}
+
 /* Turn what the device wrote back into mbuf metadata. */
 static inline void ixm_adv_rx_meta(const struct ixm_rxq *q, struct ixm_mbuf *m,
 				   const union ixm_adv_rx_desc *d, u32 st)

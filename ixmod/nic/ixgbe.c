@@ -197,12 +197,7 @@ static int ixgbe_init(struct ixm_nic *nic)
 	/* §8.2.3.7.8/9: the EEPROM loaded the station address (ARD polled) */
 	ral = rd32(nic, IXGBE_RAL(0));
 	rah = rd32(nic, IXGBE_RAH(0));
-	for (i = 0; i < 4; i++)
-		nic->mac[i] = ral >> (8 * i);
-	nic->mac[4] = rah;
-	nic->mac[5] = rah >> 8;
-	if ((nic->mac[0] & 1) || !(nic->mac[0] | nic->mac[1] | nic->mac[2] |
-				   nic->mac[3] | nic->mac[4] | nic->mac[5]))
+	if (ixm_adv_mac_from_ra(nic, ral, rah))
 		return -EADDRNOTAVAIL;
 	wr32(nic, IXGBE_RAH(0), (rah & 0xffff) | IXGBE_RAH_AV);
 	for (i = 1; i < 128; i++) {

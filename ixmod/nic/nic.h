@@ -250,6 +250,7 @@ extern const struct ixm_nic_ops ixm_igb_ops;
 extern const struct ixm_nic_ops ixm_ixgbe_ops;
 
 /* intel_adv.c: the descriptor rings the 82576 and 82599 share */
+int ixm_adv_mac_from_ra(struct ixm_nic *nic, u32 ral, u32 rah);
 int ixm_adv_rxq_fill(struct ixm_rxq *q);
 unsigned int ixm_adv_rx_burst(struct ixm_rxq *q, struct ixm_mbuf **m,
 			      unsigned int max);
