@@ -41,6 +41,10 @@
 #include <linux/types.h>
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
+/* virtio's layouts and bits under Linux's names (nic/virtio_*): uapi only */
+#include <uapi/linux/virtio_config.h>
+#include <uapi/linux/virtio_net.h>
+#include <uapi/linux/virtio_ring.h>
 
 /*
  * Byte order.  Wire fields are big-endian ("network order", RFC 791
@@ -70,6 +74,17 @@
  */
 #define ixm_wmb()			wmb()
 #define ixm_dma_rmb()			dma_rmb()
+
+/*
+ * Barriers around rings in coherent memory that a device polls (virtio,
+ * nic/virtio_ring.c): ixm_dma_wmb() orders descriptor writes before the
+ * index that publishes them, ixm_mb() orders that index before reading
+ * the device's notification suppression words (virtio_ring.c's labels
+ * name each site).  A 16-bit doorbell write: a virtio queue notification.
+ */
+#define ixm_dma_wmb()			dma_wmb()	/* virtio_ring.c (V1) */
+#define ixm_mb()			mb()		/* virtio_ring.c (V3), (V4) */
+#define ixm_wr16(base, reg, val)	writew((val), (base) + (reg))
 
 /*
  * Memory shared with applications (net/ring.h): the ring protocol's

@@ -90,6 +90,15 @@ typedef uint32_t __wsum;
 #define ETH_ALEN		6
 typedef unsigned long long dma_addr_t;	/* host: the buffer's address */
 
+/*
+ * virtio's layouts and bits under Linux's names (nic/virtio_*): the uapi
+ * headers, as platform.h includes them in the kernel.  They bring
+ * <linux/types.h>, whose __le16.. are the same types as the ones above.
+ */
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+#include <linux/virtio_ring.h>
+
 #define cpu_to_le16(x)		((__le16)htole16(x))
 #define cpu_to_le32(x)		((__le32)htole32(x))
 #define cpu_to_le64(x)		((__le64)htole64(x))
@@ -121,6 +130,11 @@ void ixm_host_delay_us(unsigned long us);
 
 #define ixm_wmb()			__atomic_thread_fence(__ATOMIC_RELEASE)
 #define ixm_dma_rmb()			__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define ixm_dma_wmb()			__atomic_thread_fence(__ATOMIC_RELEASE)
+#define ixm_mb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
+/* a 16-bit doorbell (virtio notification): the test's model provides it */
+void ixm_host_wr16(void *base, u32 reg, u16 val);
+#define ixm_wr16(base, reg, val)	ixm_host_wr16((void *)(base), (reg), (val))
 
 /* net/ring.h: the same orders as the kernel's smp_* primitives */
 #define ixm_load_acquire(p)		__atomic_load_n((p), __ATOMIC_ACQUIRE)
