@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio_net_model.c - a virtio-net device over split virtqueues (host tests)
+ *
+ * Layout (virtio 1.1 §2.6, every field little-endian, §2.4):
+ *	descriptor (§2.6.5): le64 addr, le32 len, le16 flags, le16 next
+ *	driver area (§2.6.6): le16 flags, le16 idx, le16 ring[size],
+ *		le16 used_event (VIRTIO_F_EVENT_IDX)
+ *	device area (§2.6.8): le16 flags, le16 idx, {le32 id, le32 len}
+ *		ring[size], le16 avail_event (VIRTIO_F_EVENT_IDX)
+ *
+ * The device fetches every chain the driver has published as soon as it
+ * looks at a queue (a real device may prefetch), copies its descriptors
+ * once and checks them; it then serves the chains in order.  The rules a
+ * driver can break, each counted in dev->viol[]:
+ *
+ * DESC_RANGE	§2.6.5: a head or a next beyond the queue size.
+ * CHAIN_LOOP	§2.6.5.3.1 "drivers MUST NOT add a descriptor chain longer
+ *		than 2^32 bytes... nor create a loop": a chain that comes
+ *		back to one of its descriptors, or is longer than the queue.
+ * REUSE	§2.6.13.1: a descriptor the device holds (made available,
+ *		not yet in the used ring) made available again.
+ * AVAIL_JUMP	avail->idx more than the queue size ahead of what the
+ *		device has given back: more chains than entries.
+ * RX_READABLE	§5.1.6.3: receive buffers are device-writable.
+ * TX_WRITABLE	§5.1.6.2: transmit buffers are device-readable (and
+ *		§2.6.4.2: readable before writable in any chain).
+ * RX_SHORT	§5.1.6.3.1: without MRG_RXBUF a receive chain holds at
+ *		least 1526 bytes (a "SHOULD" the driver here promises).
+ * HDR_SIZE	§5.1.6: a transmit chain starts with the 12-byte header.
+ * TX_GSO	§5.1.6.2.1: gso_type NONE unless a HOST_* GSO feature.
+ * CSUM_FEATURE	§5.1.6.2.1: NEEDS_CSUM only with VIRTIO_NET_F_CSUM.
+ * CSUM_RANGE	§5.1.6.2.1: csum_start and csum_offset inside the frame.
+ * AVAIL_FLAGS	§2.6.7.1: flags 0 or 1; 0 if VIRTIO_F_EVENT_IDX.
+ * MISSED_KICK	§2.6.13.4/§2.6.10: the device asked to be notified
+ *		(asleep) and new chains were published without a kick.
+ *
+ * Notifications: awake, the device polls and asks for no kick (used->flags
+ * VRING_USED_F_NO_NOTIFY, or avail_event kept far ahead); asleep
+ * (vnm_sleep()) it asks for one at the next chain.  It counts the kicks it
+ * gets (and those it had not asked for), and the used-buffer
+ * notifications it would send (irqs): after each batch of used entries,
+ * per used_event and vring_need_event(), or per VRING_AVAIL_F_NO_INTERRUPT.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "virtio_net_model.h"
+
+static const char *const vnm_rule_name[VNM_V_NR] = {
+	[VNM_V_DESC_RANGE]	= "descriptor index beyond the queue (2.6.5)",
+	[VNM_V_CHAIN_LOOP]	= "descriptor chain loops or exceeds the queue (2.6.5.3.1)",
+	[VNM_V_REUSE]		= "descriptor made available while the device holds it (2.6.13.1)",
+	[VNM_V_AVAIL_JUMP]	= "avail idx more than the queue size ahead (2.6.6)",
+	[VNM_V_RX_READABLE]	= "device-readable descriptor in a receive chain (5.1.6.3)",
+	[VNM_V_TX_WRITABLE]	= "device-writable descriptor in a transmit chain (5.1.6.2)",
+	[VNM_V_RX_SHORT]	= "receive chain under 1526 bytes without MRG_RXBUF (5.1.6.3.1)",
+	[VNM_V_HDR_SIZE]	= "transmit chain shorter than the 12-byte header (5.1.6)",
+	[VNM_V_TX_GSO]		= "gso_type not NONE without a GSO feature (5.1.6.2.1)",
+	[VNM_V_CSUM_FEATURE]	= "NEEDS_CSUM without VIRTIO_NET_F_CSUM (5.1.6.2.1)",
+	[VNM_V_CSUM_RANGE]	= "csum_start/csum_offset outside the frame (5.1.6.2.1)",
+	[VNM_V_AVAIL_FLAGS]	= "avail flags not 0 with EVENT_IDX, or not 0/1 (2.6.7.1)",
+	[VNM_V_MISSED_KICK]	= "chains published to a sleeping device without a kick (2.6.13.4)",
+};
+
+static struct vnm_dev *vnm_devs;
+
+static void vnm_viol(struct vnm_dev *dev, enum vnm_rule r)
+{
+	if (!dev->viol[r]++)
+		fprintf(stderr, "# virtio-net model: %s\n", vnm_rule_name[r]);
+}
+
+uint64_t vnm_violations(const struct vnm_dev *dev)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < VNM_V_NR; i++)
+		n += dev->viol[i];
+	return n;
+}
+
+/* Little-endian loads and stores at any address (the model's own). */
+static uint16_t ld16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t ld32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t ld64(const uint8_t *p)
+{
+	return ld32(p) | (uint64_t)ld32(p + 4) << 32;
+}
+
+static void st16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void st32(uint8_t *p, uint32_t v)
+{
+	st16(p, (uint16_t)v);
+	st16(p + 2, (uint16_t)(v >> 16));
+}
+
+static bool vnm_event_idx(const struct vnm_dev *dev)
+{
+	return dev->features & (1ULL << 29);	/* VIRTIO_F_EVENT_IDX (§6) */
+}
+
+/* §2.6.7.2 / §2.6.10: the condition both sides compute */
+static bool vnm_need_event(uint16_t event, uint16_t new, uint16_t old)
+{
+	return (uint16_t)(new - event - 1) < (uint16_t)(new - old);
+}
+
+/* avail->idx and friends (the driver writes them) */
+static uint16_t vnm_avail_idx(const struct vnm_queue *q)
+{
+	return __atomic_load_n((const uint16_t *)(q->avail + 2), __ATOMIC_ACQUIRE);
+}
+
+static uint16_t vnm_used_event(const struct vnm_queue *q)
+{
+	return ld16(q->avail + 4 + 2 * q->size);
+}
+
+/* What the device asks of the driver's kicks (§2.6.10, §2.6.7.2). */
+static void vnm_ask(struct vnm_dev *dev, struct vnm_queue *q)
+{
+	uint8_t *avail_event = q->used + 4 + 8 * q->size;
+
+	if (vnm_event_idx(dev)) {
+		/* asleep: a kick at the next chain; awake: never reachable */
+		st16(avail_event, q->asleep ? q->last_avail : (uint16_t)(q->last_avail + 0x8000));
+		st16(q->used, 0);
+	} else {
+		st16(q->used, q->asleep ? 0 : 1);	/* VRING_USED_F_NO_NOTIFY */
+	}
+}
+
+struct vnm_dev *vnm_new(uint64_t features)
+{
+	struct vnm_dev *dev = calloc(1, sizeof(*dev));
+
+	if (!dev)
+		abort();
+	dev->features = features;
+	dev->rx_num_buffers = 1;
+	dev->next_dev = vnm_devs;
+	vnm_devs = dev;
+	return dev;
+}
+
+void vnm_free(struct vnm_dev *dev)
+{
+	struct vnm_dev **p;
+	unsigned int i;
+
+	for (p = &vnm_devs; *p; p = &(*p)->next_dev) {
+		if (*p == dev) {
+			*p = dev->next_dev;
+			break;
+		}
+	}
+	for (i = 0; i < VNM_NQ; i++)
+		vnm_queue_reset(dev, i);
+	free(dev);
+}
+
+/* The virtio-pci common configuration's queue_desc/driver/device + enable. */
+void vnm_queue_setup(struct vnm_dev *dev, unsigned int qi, uint16_t size,
+		     void *desc, void *avail, void *used)
+{
+	struct vnm_queue *q = &dev->q[qi];
+	unsigned int i;
+
+	vnm_queue_reset(dev, qi);
+	q->size = size;
+	q->desc = desc;
+	q->avail = avail;
+	q->used = used;
+	q->mark = calloc(size, sizeof(*q->mark));
+	q->fifo = calloc(size, sizeof(*q->fifo));
+	if (!q->mark || !q->fifo)
+		abort();
+	for (i = 0; i < size; i++) {
+		q->fifo[i].seg = calloc(size, sizeof(struct vnm_seg));
+		if (!q->fifo[i].seg)
+			abort();
+	}
+	q->ready = true;
+	vnm_ask(dev, q);
+}
+
+/* §4.1.4.3.2 queue_reset (or a device reset): everything held is dropped. */
+void vnm_queue_reset(struct vnm_dev *dev, unsigned int qi)
+{
+	struct vnm_queue *q = &dev->q[qi];
+	unsigned int i;
+
+	if (q->fifo)
+		for (i = 0; i < q->size; i++)
+			free(q->fifo[i].seg);
+	free(q->fifo);
+	free(q->mark);
+	memset(q, 0, sizeof(*q));
+}
+
+void vnm_sleep(struct vnm_dev *dev, unsigned int qi, bool asleep)
+{
+	struct vnm_queue *q = &dev->q[qi];
+
+	q->asleep = asleep;
+	q->kicked = false;
+	q->sleep_avail = vnm_avail_idx(q);
+	vnm_ask(dev, q);
+}
+
+/* The driver's doorbell (platform_user.h): @base is a device's notify area. */
+void ixm_host_wr16(void *base, uint32_t reg, uint16_t val)
+{
+	struct vnm_dev *dev;
+	struct vnm_queue *q;
+
+	for (dev = vnm_devs; dev; dev = dev->next_dev)
+		if ((uint8_t *)base + reg >= dev->notify &&
+		    (uint8_t *)base + reg < dev->notify + sizeof(dev->notify))
+			break;
+	if (!dev || val >= VNM_NQ) {
+		fprintf(stderr, "# virtio-net model: a doorbell no device has\n");
+		abort();
+	}
+	q = &dev->q[val];
+	q->kicks++;
+	if (!q->asleep)
+		q->kicks_unasked++;
+	q->kicked = true;
+}
+
+/* Copy one chain out of the descriptor table, checking it (header). */
+static void vnm_fetch_one(struct vnm_dev *dev, struct vnm_queue *q, bool rx,
+			  struct vnm_chain *c, uint16_t head)
+{
+	uint16_t i = head;
+	uint32_t serial = ++q->serial;
+
+	c->head = head;
+	c->n = 0;
+	c->bad = false;
+	if (head >= q->size) {
+		vnm_viol(dev, VNM_V_DESC_RANGE);
+		c->bad = true;
+		return;
+	}
+	for (;;) {
+		const uint8_t *d = q->desc + 16 * i;
+		uint16_t flags = ld16(d + 12);
+		struct vnm_seg *s;
+
+		if (q->mark[i] == serial || c->n == q->size) {
+			vnm_viol(dev, VNM_V_CHAIN_LOOP);
+			c->bad = true;
+			break;
+		}
+		if (q->mark[i]) {
+			vnm_viol(dev, VNM_V_REUSE);
+			c->bad = true;
+			break;
+		}
+		q->mark[i] = serial;
+		s = &c->seg[c->n++];
+		s->idx = i;
+		s->addr = ld64(d);
+		s->len = ld32(d + 8);
+		s->write = flags & 2;			/* VIRTQ_DESC_F_WRITE */
+		if (rx && !s->write) {
+			vnm_viol(dev, VNM_V_RX_READABLE);
+			c->bad = true;
+		}
+		if (!rx && s->write) {
+			vnm_viol(dev, VNM_V_TX_WRITABLE);
+			c->bad = true;
+		}
+		if (!(flags & 1))			/* VIRTQ_DESC_F_NEXT */
+			break;
+		i = ld16(d + 14);
+		if (i >= q->size) {
+			vnm_viol(dev, VNM_V_DESC_RANGE);
+			c->bad = true;
+			break;
+		}
+	}
+}
+
+/* Free what a chain holds (its descriptors are the driver's again). */
+static void vnm_unmark(struct vnm_queue *q, const struct vnm_chain *c)
+{
+	unsigned int k;
+
+	for (k = 0; k < c->n; k++)
+		q->mark[c->seg[k].idx] = 0;
+}
+
+/* Fetch every chain the driver has published since the last look. */
+static void vnm_fetch(struct vnm_dev *dev, struct vnm_queue *q, bool rx)
+{
+	uint16_t idx = vnm_avail_idx(q);
+	uint16_t flags = ld16(q->avail);
+
+	if (vnm_event_idx(dev) ? flags != 0 : flags > 1)
+		vnm_viol(dev, VNM_V_AVAIL_FLAGS);
+	if (q->asleep && idx != q->sleep_avail && !q->kicked)
+		vnm_viol(dev, VNM_V_MISSED_KICK);
+	if ((uint16_t)(idx - q->used_idx) > q->size) {
+		vnm_viol(dev, VNM_V_AVAIL_JUMP);
+		return;
+	}
+	while (q->last_avail != idx) {
+		uint16_t head = ld16(q->avail + 4 + 2 * (q->last_avail & (q->size - 1)));
+		struct vnm_chain *c = &q->fifo[(q->fifo_head + q->fifo_n) % q->size];
+
+		vnm_fetch_one(dev, q, rx, c, head);
+		q->fifo_n++;
+		q->last_avail++;
+	}
+	vnm_ask(dev, q);
+}
+
+/* Give @c back through the used ring (§2.6.8): the entry, then the index. */
+static void vnm_put_used(struct vnm_queue *q, const struct vnm_chain *c, uint32_t len)
+{
+	uint8_t *e = q->used + 4 + 8 * (q->used_idx & (q->size - 1));
+
+	vnm_unmark(q, c);
+	st32(e, c->head);
+	st32(e + 4, len);
+	q->used_idx++;
+	__atomic_store_n((uint16_t *)(q->used + 2), q->used_idx, __ATOMIC_RELEASE);
+}
+
+/* After a batch of used entries: would the device interrupt? */
+static void vnm_notify_driver(struct vnm_dev *dev, struct vnm_queue *q, uint16_t old)
+{
+	if (old == q->used_idx)
+		return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (vnm_event_idx(dev)) {
+		if (vnm_need_event(vnm_used_event(q), q->used_idx, old))
+			q->irqs++;
+	} else if (!(ld16(q->avail) & 1)) {	/* VRING_AVAIL_F_NO_INTERRUPT */
+		q->irqs++;
+	}
+}
+
+static struct vnm_chain *vnm_pop(struct vnm_queue *q)
+{
+	struct vnm_chain *c;
+
+	if (!q->fifo_n)
+		return NULL;
+	c = &q->fifo[q->fifo_head];
+	q->fifo_head = (q->fifo_head + 1) % q->size;
+	q->fifo_n--;
+	return c;
+}
+
+/**
+ * vnm_rx() - a frame arrives from the wire
+ * Return: 0, or -1 if no receive chain was there (counted in rx_no_buf)
+ * or the frame did not fit the chain (rx_too_big; the chain is given back
+ * with len 0).
+ */
+int vnm_rx(struct vnm_dev *dev, const void *frame, unsigned int len)
+{
+	struct vnm_queue *q = &dev->q[VNM_RXQ];
+	uint8_t hdr[VNM_HDR_LEN] = { 0 };
+	uint16_t old = q->used_idx;
+	const uint8_t *src[2] = { hdr, frame };
+	unsigned int srclen[2] = { VNM_HDR_LEN, len };
+	struct vnm_chain *c;
+	unsigned int k, part = 0, off = 0, room = 0, written = 0;
+
+	if (!q->ready)
+		return -1;
+	vnm_fetch(dev, q, true);
+	c = vnm_pop(q);
+	if (!c) {
+		dev->rx_no_buf++;
+		return -1;
+	}
+	for (k = 0; k < c->n; k++)
+		room += c->seg[k].len;
+	if (!c->bad && !(dev->features & (1ULL << 15)) && room < VNM_RX_MIN_BUF)
+		vnm_viol(dev, VNM_V_RX_SHORT);	/* no VIRTIO_NET_F_MRG_RXBUF */
+	if (c->bad || room < VNM_HDR_LEN + len) {
+		if (!c->bad)
+			dev->rx_too_big++;
+		vnm_put_used(q, c, 0);
+		vnm_notify_driver(dev, q, old);
+		return -1;
+	}
+	hdr[0] = dev->rx_hdr_flags;
+	st16(hdr + 10, dev->rx_num_buffers);
+	/* scatter the header and the frame over the chain's buffers */
+	for (k = 0; k < c->n && part < 2; k++) {
+		uint8_t *dst = (uint8_t *)(uintptr_t)c->seg[k].addr;
+		unsigned int at = 0;
+
+		while (at < c->seg[k].len && part < 2) {
+			unsigned int chunk = srclen[part] - off;
+
+			if (chunk > c->seg[k].len - at)
+				chunk = c->seg[k].len - at;
+			memcpy(dst + at, src[part] + off, chunk);
+			at += chunk;
+			off += chunk;
+			written += chunk;
+			if (off == srclen[part]) {
+				part++;
+				off = 0;
+			}
+		}
+	}
+	vnm_put_used(q, c, written);
+	vnm_notify_driver(dev, q, old);
+	dev->rx_frames++;
+	return 0;
+}
+
+/* §5.1.6.2: complete the checksum from csum_start into csum_start+offset. */
+static void vnm_csum(uint8_t *f, unsigned int len, unsigned int start, unsigned int at)
+{
+	uint32_t sum = 0;
+	unsigned int i;
+
+	for (i = start; i + 1 < len; i += 2)
+		sum += (uint32_t)f[i] << 8 | f[i + 1];
+	if (i < len)
+		sum += (uint32_t)f[i] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	f[at] = (uint8_t)(sum >> 8);
+	f[at + 1] = (uint8_t)sum;
+}
+
+/**
+ * vnm_tx() - the device sends up to @max frames its transmit queue holds
+ * Return: how many chains it gave back (bad ones included, not sent).
+ */
+unsigned int vnm_tx(struct vnm_dev *dev, unsigned int max, vnm_sent_fn sent, void *arg)
+{
+	struct vnm_queue *q = &dev->q[VNM_TXQ];
+	static uint8_t buf[VNM_FRAME_MAX];
+	uint16_t old = q->used_idx;
+	unsigned int done = 0;
+	struct vnm_chain *c;
+
+	if (!q->ready)
+		return 0;
+	vnm_fetch(dev, q, false);
+	while (done < max && (c = vnm_pop(q))) {
+		unsigned int k, len = 0, flen, start, off;
+		const uint8_t *h = buf;
+		uint8_t *f = buf + VNM_HDR_LEN;
+		bool ok = !c->bad;
+
+		for (k = 0; ok && k < c->n; k++) {
+			if (len + c->seg[k].len > sizeof(buf)) {
+				ok = false;
+				break;
+			}
+			memcpy(buf + len, (const void *)(uintptr_t)c->seg[k].addr, c->seg[k].len);
+			len += c->seg[k].len;
+		}
+		if (ok && len < VNM_HDR_LEN) {
+			vnm_viol(dev, VNM_V_HDR_SIZE);
+			ok = false;
+		}
+		if (ok && h[1] != 0) {			/* VIRTIO_NET_HDR_GSO_NONE */
+			vnm_viol(dev, VNM_V_TX_GSO);
+			ok = false;
+		}
+		flen = ok ? len - VNM_HDR_LEN : 0;
+		if (ok && (h[0] & 1)) {			/* VIRTIO_NET_HDR_F_NEEDS_CSUM */
+			start = ld16(h + 6);
+			off = ld16(h + 8);
+			if (!(dev->features & 1)) {	/* VIRTIO_NET_F_CSUM */
+				vnm_viol(dev, VNM_V_CSUM_FEATURE);
+				ok = false;
+			} else if (start + off + 2 > flen) {
+				vnm_viol(dev, VNM_V_CSUM_RANGE);
+				ok = false;
+			} else {
+				vnm_csum(f, flen, start, start + off);
+				dev->tx_csum++;
+			}
+		}
+		if (ok) {
+			dev->tx_frames++;
+			if (sent)
+				sent(f, flen, arg);
+		}
+		vnm_put_used(q, c, 0);
+		done++;
+	}
+	vnm_notify_driver(dev, q, old);
+	return done;
+}
+
+/* Chains the device holds on queue @qi (fetched or not yet). */
+unsigned int vnm_held(struct vnm_dev *dev, unsigned int qi)
+{
+	struct vnm_queue *q = &dev->q[qi];
+
+	return (uint16_t)(vnm_avail_idx(q) - q->used_idx);
+}
