@@ -373,6 +373,35 @@ static struct vnm_chain *vnm_pop(struct vnm_queue *q)
 	return c;
 }
 
+/*
+ * A device with GUEST_CSUM may check a received TCP/UDP checksum and say
+ * so (§5.1.6.4 DATA_VALID): an IPv4 frame whose segment with its
+ * pseudo-header sums to 0xffff.
+ */
+static bool vnm_l4_valid(const uint8_t *f, unsigned int len)
+{
+	unsigned int ihl, tot, i;
+	uint32_t sum;
+
+	if (len < 34 || f[12] != 0x08 || f[13] != 0x00 || (f[14] >> 4) != 4)
+		return false;
+	ihl = (f[14] & 0xf) * 4;
+	tot = (unsigned int)f[16] << 8 | f[17];
+	if ((f[23] != 6 && f[23] != 17) || ihl < 20 || tot < ihl || 14 + tot > len ||
+	    (f[20] & 0x3f) || f[21])		/* fragments: not checked */
+		return false;
+	sum = f[23] + (tot - ihl);
+	for (i = 26; i < 34; i += 2)
+		sum += (uint32_t)f[i] << 8 | f[i + 1];
+	for (i = 14 + ihl; i + 1 < 14 + tot; i += 2)
+		sum += (uint32_t)f[i] << 8 | f[i + 1];
+	if (i < 14 + tot)
+		sum += (uint32_t)f[i] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
 /**
  * vnm_rx() - a frame arrives from the wire
  * Return: 0, or -1 if no receive chain was there (counted in rx_no_buf)
@@ -409,6 +438,10 @@ int vnm_rx(struct vnm_dev *dev, const void *frame, unsigned int len)
 		return -1;
 	}
 	hdr[0] = dev->rx_hdr_flags;
+	if (dev->rx_validate && vnm_l4_valid(frame, len)) {
+		hdr[0] |= 2;				/* VIRTIO_NET_HDR_F_DATA_VALID */
+		dev->rx_valid++;
+	}
 	st16(hdr + 10, dev->rx_num_buffers);
 	/* scatter the header and the frame over the chain's buffers */
 	for (k = 0; k < c->n && part < 2; k++) {

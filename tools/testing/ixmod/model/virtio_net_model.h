@@ -96,8 +96,9 @@ struct vnm_dev {
 	/* receive: what the next vnm_rx() headers say */
 	uint8_t		rx_hdr_flags;	/* VIRTIO_NET_HDR_F_* */
 	uint16_t	rx_num_buffers;	/* default 1 */
+	bool		rx_validate;	/* set DATA_VALID on good IPv4 TCP/UDP sums */
 	/* counters */
-	uint64_t	rx_frames, rx_no_buf, rx_too_big;
+	uint64_t	rx_frames, rx_no_buf, rx_too_big, rx_valid;
 	uint64_t	tx_frames, tx_csum;
 	uint64_t	viol[VNM_V_NR];
 	struct vnm_dev	*next_dev;
