@@ -349,8 +349,8 @@ static void ixm_vnet_release_slots(struct ixm_mbuf **slot, u16 count)
 
 /**
  * ixm_vnet_release() - give every buffer back to the pool, rings emptied
- * @vnq: a queue pair the device no longer uses (reset, or its queues
- *	disabled: §2.1.1/§4.1.4.3 queue_reset)
+ * @vnq: a queue pair the device no longer uses (a device reset, §2.1;
+ *	or, with virtio 1.2's VIRTIO_F_RING_RESET, both queues reset)
  *
  * Unsent frames are freed as never sent; the virtqueues are as
  * ixm_vq_init() left them.

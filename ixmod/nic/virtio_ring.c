@@ -15,10 +15,11 @@
  *
  * The ordering rules, labelled; each site cites its label:
  *
- * (V1) §2.6.13: descriptors and available ring entries are written before
+ * (V1) §2.6.13.3: descriptors and available ring entries are written before
  *	avail->idx that publishes them: ixm_dma_wmb() between the two.
- * (V2) §2.6.8/§2.7.13.3 device side, mirrored: used->idx is read before
- *	the used entries it covers: ixm_dma_rmb() between the two.
+ * (V2) §2.6.8, the device's side mirrored (it sets an entry before the
+ *	used->idx that covers it): used->idx is read before the entries it
+ *	covers: ixm_dma_rmb() between the two.
  * (V3) §2.6.13.4: avail->idx is published before the driver reads the
  *	device's avail_event (or used->flags) to decide whether to notify:
  *	ixm_mb(), a full barrier, because a store then a load are ordered.
@@ -106,6 +107,7 @@ void ixm_vq_reset(struct ixm_vq *vq)
 {
 	u16 i;
 
+	/* used->flags included: the driver starts it at 0 (§2.6.10.1) */
 	memset(vq->desc, 0, ixm_vq_ring_size(vq->size));
 	for (i = 0; i < vq->size; i++) {
 		vq->next[i] = (i + 1) & (vq->size - 1);

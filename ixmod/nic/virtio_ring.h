@@ -3,7 +3,7 @@
  * virtio_ring.h - a split virtqueue driven by one polling core
  *
  * PORTABLE.  The layout is virtio 1.1 §2.6 ("Split Virtqueues"), every
- * field little-endian (§2.4: a modern device's rings are LE).  Linux's
+ * field little-endian (§2.6.3: only legacy devices use the guest's).  Linux's
  * uapi <linux/virtio_ring.h> gives the bits (VRING_DESC_F_*,
  * VRING_AVAIL_F_NO_INTERRUPT, VRING_USED_F_NO_NOTIFY, vring_need_event())
  * but declares the rings with __virtio16, whose byte order depends on the

@@ -2,7 +2,7 @@
 /*
  * virtio_net_model.c - a virtio-net device over split virtqueues (host tests)
  *
- * Layout (virtio 1.1 §2.6, every field little-endian, §2.4):
+ * Layout (virtio 1.1 §2.6, every field little-endian, §2.6.3):
  *	descriptor (§2.6.5): le64 addr, le32 len, le16 flags, le16 next
  *	driver area (§2.6.6): le16 flags, le16 idx, le16 ring[size],
  *		le16 used_event (VIRTIO_F_EVENT_IDX)
@@ -15,13 +15,16 @@
  * driver can break, each counted in dev->viol[]:
  *
  * DESC_RANGE	§2.6.5: a head or a next beyond the queue size.
- * CHAIN_LOOP	§2.6.5.3.1 "drivers MUST NOT add a descriptor chain longer
- *		than 2^32 bytes... nor create a loop": a chain that comes
- *		back to one of its descriptors, or is longer than the queue.
- * REUSE	§2.6.13.1: a descriptor the device holds (made available,
- *		not yet in the used ring) made available again.
- * AVAIL_JUMP	avail->idx more than the queue size ahead of what the
- *		device has given back: more chains than entries.
+ * CHAIN_LOOP	§2.6.5.2 (no chain over 2^32 bytes: "loops in the
+ *		descriptor chain are forbidden") and §2.6.5.3.1 (no chain
+ *		longer than the Queue Size): a chain that comes back to one
+ *		of its descriptors, or is longer than the queue.
+ * REUSE	§2.6.13.1 (chains are placed in free descriptors): a
+ *		descriptor the device holds (made available, not yet in the
+ *		used ring) made available again.
+ * AVAIL_JUMP	§2.6.13 (the ring cannot wrap: it is the size of the
+ *		table): avail->idx more than the queue size ahead of what
+ *		the device has given back.
  * RX_READABLE	§5.1.6.3: receive buffers are device-writable.
  * TX_WRITABLE	§5.1.6.2: transmit buffers are device-readable (and
  *		§2.6.4.2: readable before writable in any chain).
@@ -30,7 +33,7 @@
  * HDR_SIZE	§5.1.6: a transmit chain starts with the 12-byte header.
  * TX_GSO	§5.1.6.2.1: gso_type NONE unless a HOST_* GSO feature.
  * CSUM_FEATURE	§5.1.6.2.1: NEEDS_CSUM only with VIRTIO_NET_F_CSUM.
- * CSUM_RANGE	§5.1.6.2.1: csum_start and csum_offset inside the frame.
+ * CSUM_RANGE	§5.1.6.2: csum_start and csum_offset inside the frame.
  * AVAIL_FLAGS	§2.6.7.1: flags 0 or 1; 0 if VIRTIO_F_EVENT_IDX.
  * MISSED_KICK	§2.6.13.4/§2.6.10: the device asked to be notified
  *		(asleep) and new chains were published without a kick.
@@ -50,16 +53,16 @@
 
 static const char *const vnm_rule_name[VNM_V_NR] = {
 	[VNM_V_DESC_RANGE]	= "descriptor index beyond the queue (2.6.5)",
-	[VNM_V_CHAIN_LOOP]	= "descriptor chain loops or exceeds the queue (2.6.5.3.1)",
+	[VNM_V_CHAIN_LOOP]	= "descriptor chain loops or exceeds the queue (2.6.5.2)",
 	[VNM_V_REUSE]		= "descriptor made available while the device holds it (2.6.13.1)",
-	[VNM_V_AVAIL_JUMP]	= "avail idx more than the queue size ahead (2.6.6)",
+	[VNM_V_AVAIL_JUMP]	= "avail idx more than the queue size ahead (2.6.13)",
 	[VNM_V_RX_READABLE]	= "device-readable descriptor in a receive chain (5.1.6.3)",
 	[VNM_V_TX_WRITABLE]	= "device-writable descriptor in a transmit chain (5.1.6.2)",
 	[VNM_V_RX_SHORT]	= "receive chain under 1526 bytes without MRG_RXBUF (5.1.6.3.1)",
 	[VNM_V_HDR_SIZE]	= "transmit chain shorter than the 12-byte header (5.1.6)",
 	[VNM_V_TX_GSO]		= "gso_type not NONE without a GSO feature (5.1.6.2.1)",
 	[VNM_V_CSUM_FEATURE]	= "NEEDS_CSUM without VIRTIO_NET_F_CSUM (5.1.6.2.1)",
-	[VNM_V_CSUM_RANGE]	= "csum_start/csum_offset outside the frame (5.1.6.2.1)",
+	[VNM_V_CSUM_RANGE]	= "csum_start/csum_offset outside the frame (5.1.6.2)",
 	[VNM_V_AVAIL_FLAGS]	= "avail flags not 0 with EVENT_IDX, or not 0/1 (2.6.7.1)",
 	[VNM_V_MISSED_KICK]	= "chains published to a sleeping device without a kick (2.6.13.4)",
 };
@@ -201,7 +204,7 @@ void vnm_queue_setup(struct vnm_dev *dev, unsigned int qi, uint16_t size,
 	vnm_ask(dev, q);
 }
 
-/* §4.1.4.3.2 queue_reset (or a device reset): everything held is dropped. */
+/* A device reset (§2.1), or virtio 1.2's queue_reset: all held is dropped. */
 void vnm_queue_reset(struct vnm_dev *dev, unsigned int qi)
 {
 	struct vnm_queue *q = &dev->q[qi];
