@@ -68,7 +68,8 @@ static void ixm_vq_set_used_event(struct ixm_vq *vq, u16 val)
  *	chain lengths)
  * @event_idx: VIRTIO_F_EVENT_IDX was negotiated
  *
- * @vq->notify, @notify_off and @notify_data are the caller's to set.
+ * @vq->notify, @notify_off and @notify_data are the caller's to set,
+ * after this call (it clears the whole of @vq, counters included).
  * Before the device is told the ring's addresses (§2.6: the driver
  * initialises the rings, the device reads them once the queue is enabled).
  *
@@ -81,6 +82,7 @@ int ixm_vq_init(struct ixm_vq *vq, u16 size, void *ring, dma_addr_t dma,
 
 	if (!size || size > IXM_VQ_MAX_SIZE || (size & (size - 1)))
 		return -EINVAL;
+	memset(vq, 0, sizeof(*vq));	/* counters and doorbell included */
 	vq->size = size;
 	vq->event_idx = event_idx;
 	vq->desc = ring;

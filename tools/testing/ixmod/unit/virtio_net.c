@@ -669,6 +669,68 @@ TEST_F(vnet, fill_no_buffers)
 }
 
 /*
+ * The virtqueue alone, playing the device by hand: chains of 1..size
+ * descriptors, all-or-nothing when too few are free, a used entry naming
+ * no chain skipped and counted, and the free list whole at the end.
+ */
+TEST(vq_add_and_used_limits)
+{
+	struct ixm_vq_buf b[8];
+	u16 priv[2 * 8];
+	struct ixm_vq vq;
+	void *ring;
+	u32 len;
+	int h, i;
+
+	ring = aligned_alloc(64, (ixm_vq_ring_size(8) + 63) & ~63UL);
+	ASSERT_TRUE(ring != NULL);
+	EXPECT_EQ(-EINVAL, ixm_vq_init(&vq, 6, ring, (uintptr_t)ring, priv, true));
+	ASSERT_EQ(0, ixm_vq_init(&vq, 8, ring, (uintptr_t)ring, priv, true));
+	for (i = 0; i < 8; i++)
+		b[i] = (struct ixm_vq_buf){ .addr = 0x1000 * (i + 1), .len = 100 + i };
+	EXPECT_EQ(-EINVAL, ixm_vq_add(&vq, b, 0));
+	h = ixm_vq_add(&vq, b, 3);
+	ASSERT_LE(0, h);
+	EXPECT_EQ(5, vq.num_free);
+	/* the chain as the device reads it: NEXT on all but the last */
+	EXPECT_EQ(VRING_DESC_F_NEXT, le16_to_cpu(vq.desc[h].flags));
+	EXPECT_EQ(0x1000, le64_to_cpu(vq.desc[h].addr));
+	EXPECT_EQ(-ENOSPC, ixm_vq_add(&vq, b, 6));
+	EXPECT_EQ(5, vq.num_free);
+	EXPECT_EQ(1, vq.avail_idx);
+	ixm_vq_publish(&vq);
+	EXPECT_EQ(1, le16_to_cpu(vq.avail->idx));
+	EXPECT_EQ(h, le16_to_cpu(vq.avail->ring[0]));
+	EXPECT_EQ(-ENOENT, ixm_vq_get_used(&vq, &len));
+
+	/* the device gives back a head it never had, then the real one */
+	vq.used->ring[0].id = cpu_to_le32(9);
+	vq.used->ring[1].id = cpu_to_le32(h + 1);
+	vq.used->ring[2].id = cpu_to_le32(h);
+	vq.used->ring[2].len = cpu_to_le32(42);
+	vq.used->idx = cpu_to_le16(3);
+	EXPECT_EQ(-EIO, ixm_vq_get_used(&vq, &len));
+	EXPECT_EQ(-EIO, ixm_vq_get_used(&vq, &len));
+	EXPECT_EQ(2, vq.bad_used);
+	EXPECT_EQ(h, ixm_vq_get_used(&vq, &len));
+	EXPECT_EQ(42, len);
+	EXPECT_EQ(8, vq.num_free);
+	/* a chain of the whole table, then nothing more fits */
+	h = ixm_vq_add(&vq, b, 8);
+	ASSERT_LE(0, h);
+	EXPECT_EQ(0, vq.num_free);
+	EXPECT_EQ(-ENOSPC, ixm_vq_add(&vq, b, 1));
+	for (i = 0; i < 8; i++) {
+		u16 f = le16_to_cpu(vq.desc[h].flags);
+
+		EXPECT_EQ(0x1000 * (i + 1), le64_to_cpu(vq.desc[h].addr));
+		EXPECT_EQ(i < 7 ? VRING_DESC_F_NEXT : 0, f);
+		h = le16_to_cpu(vq.desc[h].next);
+	}
+	free(ring);
+}
+
+/*
  * The model catches what it is meant to: a driver that makes a held
  * descriptor available again, a readable receive buffer, a checksum
  * outside the frame.  (The ring is written by hand here, as a broken
