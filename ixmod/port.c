@@ -158,7 +158,7 @@ static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigne
 	qp->q.tx.desc = dma_alloc_coherent(dev, IXM_RING_SIZE * sizeof(*qp->q.tx.desc),
 					  &qp->q.tx.desc_dma, GFP_KERNEL);
 	qp->q.rx.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
-	qp->q.tx.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
+	qp->q.tx.slot = kcalloc_node(IXM_RING_SIZE, sizeof(*qp->q.tx.slot), GFP_KERNEL, node);
 	qp->mbufs = kcalloc_node(IXM_POOL_BUFS, sizeof(*qp->mbufs), GFP_KERNEL, node);
 	qp->free = kcalloc_node(IXM_POOL_BUFS, sizeof(void *), GFP_KERNEL, node);
 	qp->pages = kvcalloc(IXM_POOL_PAGES, sizeof(struct page *), GFP_KERNEL);

@@ -15,8 +15,9 @@
  * TX: a frame is one data descriptor for its buffer and one per fragment,
  * all with IFCS; the last has EOP and RS, and the device writes DD back
  * into that one only (82576 §7.2.3.5.2, 82599 §7.2.3.2.4: DD is written
- * for descriptors with RS).  The buffer sits at that slot and is freed
- * once its DD is seen.
+ * for descriptors with RS).  The buffer and the index of that last
+ * descriptor sit at the frame's first slot (a context descriptor before
+ * it included), and the buffer is freed once the last one's DD is seen.
  */
 #include "platform.h"
 #include "intel_adv.h"
@@ -302,6 +303,7 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 	u16 mask = q->count - 1, i = q->next_to_use;
 	unsigned int room = (q->next_to_clean - q->next_to_use - 1) & mask;
 	unsigned int k, f;
+	u16 first;
 	u64 bytes = 0;
 
 	for (k = 0; k < n; k++) {
@@ -323,10 +325,10 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 			break;
 		}
 		room -= 1 + mb->nfrags + load_ctx;
+		first = i;
 		if (load_ctx) {
 			ixm_adv_tx_ctx(&q->desc[i], ctx);
 			q->ctx_loaded |= 1u << ctx;
-			q->slot[i] = NULL;
 			i = (i + 1) & mask;
 		}
 		if (mb->flags & IXM_MBUF_F_TX_CSUM)
@@ -338,15 +340,19 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 					       mb->frags[f].len);
 		ixm_adv_tx_desc(&q->desc[i], ixm_mbuf_data_dma(mb), mb->len, cmd, olinfo);
 		for (f = 0; f < mb->nfrags; f++) {
-			q->slot[i] = NULL;
 			i = (i + 1) & mask;
 			if (f + 1 == mb->nfrags)
 				cmd = IXM_ADV_TXD_DCMD_LAST;
 			ixm_adv_tx_desc(&q->desc[i], mb->frags[f].dma,
 					mb->frags[f].len, cmd, 0);
 		}
-		/* the buffer goes back when the last descriptor is done */
-		q->slot[i] = mb;
+		/*
+		 * The frame's first slot keeps its buffer and where it ends
+		 * (ixgbe's next_to_watch): the buffer goes back when that last
+		 * descriptor is done.
+		 */
+		q->slot[first].mb = mb;
+		q->slot[first].last = i;
 		bytes += len;
 		i = (i + 1) & mask;
 	}
@@ -364,26 +370,27 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
  * ixm_adv_tx_reap() - free the buffers of frames the device has sent
  * @q: the core's TX queue
  *
+ * Oldest first, at most IXM_TX_REAP_BUDGET frames a call (a core that
+ * sent a full ring goes back to its receive work between batches); the
+ * first slot of each frame names its last descriptor, the one whose DD
+ * says the frame is done.
+ *
  * Return: how many descriptors it took back.
  */
 unsigned int ixm_adv_tx_reap(struct ixm_txq *q)
 {
 	u16 mask = q->count - 1, i = q->next_to_clean;
-	unsigned int n = 0;
+	unsigned int n = 0, frames;
 
-	while (i != q->next_to_use) {
-		u16 last = i;
+	for (frames = 0; i != q->next_to_use && frames < IXM_TX_REAP_BUDGET; frames++) {
+		struct ixm_tx_slot *s = &q->slot[i];
 
-		/* the frame's last descriptor: its buffer's slot, with RS */
-		while (!q->slot[last] && last != q->next_to_use)
-			last = (last + 1) & mask;
-		if (unlikely(last == q->next_to_use) ||
-		    !(le32_to_cpu(READ_ONCE(q->desc[last].wb.status)) & IXM_ADV_TXD_STAT_DD))
+		if (!(le32_to_cpu(READ_ONCE(q->desc[s->last].wb.status)) & IXM_ADV_TXD_STAT_DD))
 			break;
-		ixm_mbuf_free(q->slot[last]);
-		q->slot[last] = NULL;
-		n += ((last - i) & mask) + 1;
-		i = (last + 1) & mask;
+		ixm_mbuf_free(s->mb);
+		s->mb = NULL;
+		n += ((s->last - i) & mask) + 1;
+		i = (s->last + 1) & mask;
 	}
 	q->next_to_clean = i;
 	return n;
@@ -395,7 +402,14 @@ unsigned int ixm_adv_tx_reap(struct ixm_txq *q)
  */
 void ixm_adv_txq_release(struct ixm_txq *q)
 {
-	ixm_adv_release_slots(q->slot, q->count);
+	unsigned int i;
+
+	for (i = 0; q->slot && i < q->count; i++) {
+		if (q->slot[i].mb) {
+			ixm_mbuf_free(q->slot[i].mb);
+			q->slot[i].mb = NULL;
+		}
+	}
 	q->next_to_clean = 0;
 	q->next_to_use = 0;
 	q->ctx_loaded = 0;

@@ -71,6 +71,24 @@ struct ixm_rxq {
 	u64			no_buf;
 };
 
+/*
+ * Frames ixm_adv_tx_reap() frees at most per call: a core that filled its
+ * ring returns to its receive work between batches (ixgbe's clean budget).
+ */
+#define IXM_TX_REAP_BUDGET	128
+
+/**
+ * struct ixm_tx_slot - a transmit descriptor's bookkeeping
+ * @mb: on a frame's first descriptor: the frame's buffer, freed once the
+ *	device is done with the frame; NULL elsewhere
+ * @last: on that descriptor: the frame's last one, whose DD (written back
+ *	because it has RS) says the frame is done (ixgbe's next_to_watch)
+ */
+struct ixm_tx_slot {
+	struct ixm_mbuf	*mb;
+	u16		last;
+};
+
 /**
  * struct ixm_txq - one transmit queue
  * @nic: the device
@@ -84,7 +102,8 @@ struct ixm_rxq {
  *	@ops->txq_start
  * @desc: the ring (DMA-coherent, allocated by the caller)
  * @desc_dma: its bus address
- * @slot: the buffer sent by each descriptor, freed when reaped
+ * @slot: per descriptor; a frame's first holds its buffer and last
+ *	descriptor (struct ixm_tx_slot)
  * @packets: frames handed to the NIC
  * @bytes: their bytes
  * @full: frames refused because the ring was full
@@ -102,7 +121,7 @@ struct ixm_txq {
 	u32			olinfo_ctx;
 	union ixm_adv_tx_desc	*desc;
 	dma_addr_t		desc_dma;
-	struct ixm_mbuf		**slot;
+	struct ixm_tx_slot	*slot;
 	u64			packets;
 	u64			bytes;
 	u64			full;

@@ -30,7 +30,8 @@ struct rig {
 	struct ixm_txq		txq;
 	union ixm_adv_rx_desc	*rxd;
 	union ixm_adv_tx_desc	*txd;
-	struct ixm_mbuf		*rslot[64], *tslot[64];
+	struct ixm_mbuf		*rslot[64];
+	struct ixm_tx_slot	tslot[64];
 };
 
 static void rig_init(struct rig *r, unsigned int qidx, u16 ring)
@@ -453,10 +454,14 @@ TEST(igb_tx_chain)
 	EXPECT_EQ(0x2b300000u | 3, le32_to_cpu(r.txd[2].read.cmd_type_len)) {
 		TH_LOG("last descriptor: EOP and RS");
 	}
-	EXPECT_EQ(NULL, r.tslot[0]);
-	EXPECT_EQ(NULL, r.tslot[1]);
-	EXPECT_EQ(m[0], r.tslot[2]);
-	EXPECT_EQ(m[1], r.tslot[6]) TH_LOG("the buffer sits at its frame's last descriptor");
+	EXPECT_EQ(m[0], r.tslot[0].mb);
+	EXPECT_EQ(2, r.tslot[0].last);
+	EXPECT_EQ(NULL, r.tslot[1].mb);
+	EXPECT_EQ(NULL, r.tslot[2].mb);
+	EXPECT_EQ(m[1], r.tslot[3].mb);
+	EXPECT_EQ(6, r.tslot[3].last) {
+		TH_LOG("the buffer and its last descriptor sit at the frame's first slot");
+	}
 
 	/* DD on the header descriptor only (the device writes none there) */
 	r.txd[0].wb.status |= cpu_to_le32(IXM_ADV_TXD_STAT_DD);
@@ -492,6 +497,57 @@ TEST(igb_tx_chain)
 		TH_LOG("chain: release frees unsent frames and their fragments");
 	}
 	rig_free(&r);
+}
+
+/*
+ * Reaping: oldest first, each frame ends where its first slot says, and
+ * at most IXM_TX_REAP_BUDGET frames a call.  The ring is set up by hand
+ * (3 * budget + 1 frames of one to three descriptors, all done), no device.
+ */
+TEST(tx_reap_budget)
+{
+	const unsigned int frames = 3 * IXM_TX_REAP_BUDGET + 1, count = 2048;
+	union ixm_adv_tx_desc *d = calloc(count, sizeof(*d));
+	struct ixm_tx_slot *slot = calloc(count, sizeof(*slot));
+	struct ixm_txq q = { .count = count, .desc = d, .slot = slot };
+	struct ixm_mbuf *mb = calloc(frames, sizeof(*mb));
+	struct ixm_mbuf **fl = calloc(frames, sizeof(*fl));
+	struct ixm_mbuf_pool pool;
+	unsigned int k, i = 0, descs = 0, got, total = 0;
+
+	ASSERT_TRUE(d && slot && mb && fl);
+	ixm_mbuf_pool_init(&pool, mb, fl, frames);
+	for (k = 0; k < frames; k++) {
+		unsigned int n = 1 + k % 3;
+
+		slot[i].mb = ixm_mbuf_alloc(&pool);
+		slot[i].last = i + n - 1;
+		d[i + n - 1].wb.status = cpu_to_le32(IXM_ADV_TXD_STAT_DD);
+		i += n;
+	}
+	descs = i;
+	q.next_to_use = i;
+	/* the last frame not done yet: reaping stops before it */
+	d[slot[descs - 1].last].wb.status = 0;
+	EXPECT_EQ(0, pool.nfree);
+	for (k = 0; k < 3; k++) {
+		got = ixm_adv_tx_reap(&q);
+		total += got;
+		EXPECT_EQ((k + 1) * IXM_TX_REAP_BUDGET, pool.nfree) {
+			TH_LOG("call %u: %u frames back, the budget", k, pool.nfree);
+		}
+	}
+	EXPECT_EQ(descs - 1, total) TH_LOG("every descriptor of the done frames");
+	EXPECT_EQ(descs - 1, q.next_to_clean);
+	EXPECT_EQ(0, ixm_adv_tx_reap(&q)) TH_LOG("the last frame's DD not written: kept");
+	d[descs - 1].wb.status = cpu_to_le32(IXM_ADV_TXD_STAT_DD);
+	EXPECT_EQ(1, ixm_adv_tx_reap(&q));
+	EXPECT_EQ(frames, pool.nfree) TH_LOG("every buffer back");
+	EXPECT_EQ(q.next_to_use, q.next_to_clean);
+	free(d);
+	free(slot);
+	free(mb);
+	free(fl);
 }
 
 TEST(igb_rss_irq)

@@ -56,7 +56,8 @@ struct rig {
 	struct ixm_txq		txq[NQ];
 	union ixm_adv_rx_desc	*rxd[NQ];
 	union ixm_adv_tx_desc	*txd[NQ];
-	struct ixm_mbuf		*rslot[NQ][RING], *tslot[NQ][RING];
+	struct ixm_mbuf		*rslot[NQ][RING];
+	struct ixm_tx_slot	tslot[NQ][RING];
 	unsigned int		nq;
 };
 
@@ -774,7 +775,8 @@ struct loop_rig {
 	struct tn_app		*a;
 	union ixm_adv_rx_desc	*rxd;
 	union ixm_adv_tx_desc	*txd;
-	struct ixm_mbuf		*rslot[64], *tslot[64];
+	struct ixm_mbuf		*rslot[64];
+	struct ixm_tx_slot	tslot[64];
 	struct sink		out;
 };
 

@@ -57,7 +57,7 @@ struct pair_nic {
 	union ixm_adv_rx_desc	*rxd;
 	union ixm_adv_tx_desc	*txd;
 	struct ixm_mbuf		*rslot[NIC_RX_RING];
-	struct ixm_mbuf		*tslot[NIC_TX_RING];
+	struct ixm_tx_slot	tslot[NIC_TX_RING];
 };
 
 static struct pair_nic pair_nics[2];	/* the client's, the server's */
