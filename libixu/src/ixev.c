@@ -543,6 +543,16 @@ static void starve(struct ixev_conn *c)
 	ev->starved[ev->nstarved++] = conn_cookie(c);
 }
 
+/* Room came back for a connection that asked (ixev_send() turned it away). */
+static void tell_writable(struct ixev_conn *c)
+{
+	if (c->want_write && c->state == S_OPEN && !c->closing) {
+		c->want_write = false;
+		if (c->ops && c->ops->writable)
+			c->ops->writable(c);
+	}
+}
+
 /* Units came back: tell the connections the arena turned away. */
 static void wake_starved(struct ixev *ev)
 {
@@ -559,11 +569,7 @@ static void wake_starved(struct ixev *ev)
 		if (c->held_n)
 			c->resume = true;
 		mark_dirty(c);
-		if (c->want_write && c->state == S_OPEN && !c->closing) {
-			c->want_write = false;
-			if (c->ops && c->ops->writable)
-				c->ops->writable(c);
-		}
+		tell_writable(c);
 	}
 }
 
@@ -1047,11 +1053,7 @@ static void on_conn_event(struct ixev *ev, const struct ixmod_event *e)
 			c->win_wait = false;
 		if (c->held_n)
 			c->resume = true;
-		if (c->want_write && c->state == S_OPEN && !c->closing) {
-			c->want_write = false;
-			if (c->ops && c->ops->writable)
-				c->ops->writable(c);
-		}
+		tell_writable(c);
 		break;
 	case IXMOD_EV_TCP_DEAD:
 		conn_dead(c, e->res);
