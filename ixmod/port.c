@@ -5,8 +5,8 @@
  * A port is down after bind.  Writing 1 to "up" gives each dataplane core
  * one RX/TX queue pair of the port, with its own buffer pool (ordinary
  * pages mapped for this device through the DMA API, so an IOMMU confines
- * the device to them), programs RSS to spread flows over those queues, and publishes the
- * queue pairs to the cores' loops (RCU).  Down does the reverse: unpublish,
+ * the device to them), programs RSS to spread flows over those queues,
+ * and publishes the queue pairs to the cores' loops (RCU).  Down does the reverse: unpublish,
  * wait a grace period so no loop still holds a queue, have each core let
  * go of its pool, stop the queues, free every buffer.  The set of cores
  * cannot change while any port is up (cores returns -EBUSY), so a queue

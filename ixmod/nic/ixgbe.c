@@ -64,7 +64,7 @@ static inline void ixgbe_flush(struct ixm_nic *nic)
  * -ETIMEDOUT paths (unit/ixgbe.c, ixgbe_errors).
  */
 static int ixgbe_wait_reg(struct ixm_nic *nic, u32 reg, u32 mask, u32 want,
-				   unsigned int ms)
+			  unsigned int ms)
 {
 	unsigned int i;
 
@@ -150,10 +150,11 @@ static const struct ixgbe_link_mode ixgbe_link_modes[] = {
 	  IXGBE_AUTOC2_10G_KR },					/* KR */
 	{ 0x10f7, IXGBE_AUTOC_LMS_KX4_KX_KR | IXGBE_AUTOC_KX4_SUPP | IXGBE_AUTOC_KX_SUPP,
 	  IXGBE_AUTOC2_10G_KR },					/* KX4 */
+	/* the combined backplane, and its FCoE twin */
 	{ 0x10f8, IXGBE_AUTOC_LMS_KX4_KX_KR | IXGBE_AUTOC_KX4_SUPP | IXGBE_AUTOC_KX_SUPP |
-	  IXGBE_AUTOC_KR_SUPP, IXGBE_AUTOC2_10G_KR },			/* combined backplane */
+	  IXGBE_AUTOC_KR_SUPP, IXGBE_AUTOC2_10G_KR },
 	{ 0x152a, IXGBE_AUTOC_LMS_KX4_KX_KR | IXGBE_AUTOC_KX4_SUPP | IXGBE_AUTOC_KX_SUPP |
-	  IXGBE_AUTOC_KR_SUPP, IXGBE_AUTOC2_10G_KR },			/* backplane FCoE */
+	  IXGBE_AUTOC_KR_SUPP, IXGBE_AUTOC2_10G_KR },
 };
 
 #define IXGBE_AUTOC_MODE_MASK	(IXGBE_AUTOC_LMS_MASK | IXGBE_AUTOC_KR_SUPP | \

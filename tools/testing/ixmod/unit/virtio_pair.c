@@ -133,7 +133,9 @@ static void pair_nic_detach(struct __test_metadata *_metadata, struct side *s)
 	EXPECT_GT(vnq->tx_csum_hw, 0) TH_LOG("%s: and completed transmit checksums", who);
 	EXPECT_GT(vnq->rx_packets, 1000) TH_LOG("%s: the frames came through its rings", who);
 	for (i = 0; i < VNM_NQ; i++) {
-		EXPECT_EQ(0, pn->dev->q[i].kicks) TH_LOG("%s: a polling device is never kicked", who);
+		EXPECT_EQ(0, pn->dev->q[i].kicks) {
+			TH_LOG("%s: a polling device is never kicked", who);
+		}
 		EXPECT_EQ(0, pn->dev->q[i].irqs) TH_LOG("%s: nor interrupts a polling core", who);
 	}
 	ixm_vnet_q_tx_reap(&vnq->q);
