@@ -34,7 +34,6 @@
 #include "net/arp.h"
 #include "net/call.h"
 #include "net/loop.h"
-#include "nic/intel_adv.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
@@ -192,7 +191,7 @@ void ixm_net_trace_rx_batch(const struct ixm_net_port *port, unsigned int n)
 {
 	const struct ixm_qpair *qp = container_of(port, struct ixm_qpair, net);
 
-	trace_ixm_rx_batch(qp->cpu, qp->q.rx.idx, n);
+	trace_ixm_rx_batch(qp->cpu, qp->q->idx, n);
 }
 
 void ixm_net_trace_tx_batch(const struct ixm_net_port *port, unsigned int sent,
@@ -200,7 +199,7 @@ void ixm_net_trace_tx_batch(const struct ixm_net_port *port, unsigned int sent,
 {
 	const struct ixm_qpair *qp = container_of(port, struct ixm_qpair, net);
 
-	trace_ixm_tx_batch(qp->cpu, qp->q.tx.idx, sent, dropped);
+	trace_ixm_tx_batch(qp->cpu, qp->q->idx, sent, dropped);
 }
 
 /*
@@ -212,7 +211,7 @@ static void ixm_dp_begin_qpair(struct ixm_qpair *qp)
 	struct ixm_net_port *np = &qp->net;
 
 	np->cfg = rcu_dereference(qp->port->cfg);
-	if (unlikely(qp->q.rx.idx == 0 && test_bit(0, &qp->port->announce) &&
+	if (unlikely(qp->q->idx == 0 && test_bit(0, &qp->port->announce) &&
 		     test_and_clear_bit(0, &qp->port->announce))) {
 		np->now_ns = qp->core->stack.now_ns;
 		if (np->cfg->ip)
@@ -231,10 +230,14 @@ static void ixm_dp_scrub(struct ixm_core_work *work)
 
 	for (i = 0; work && i < work->nr; i++) {
 		struct ixm_qpair *qp = work->qp[i];
+		struct ixm_queue *q = qp->q;
 
 		for (spins = 0; spins < 100000; spins++) {
-			ixm_adv_tx_reap(&qp->q.tx);
-			if (qp->q.tx.next_to_clean == qp->q.tx.next_to_use)
+			struct ixm_queue_stats qs;
+
+			q->ops->tx_reap(q);
+			q->ops->get_stats(q, &qs);
+			if (!qs.tx_pending)
 				break;
 			cpu_relax();
 		}
@@ -359,13 +362,8 @@ static void ixm_dp_arm_irqs(struct ixm_core *core)
 
 	rcu_read_lock();
 	work = rcu_dereference(core->work);
-	for (i = 0; work && i < work->nr; i++) {
-		struct ixm_qpair *qp = work->qp[i];
-
-		if (qp->vector >= 0)
-			qp->port->nic.ops->irq_enable(&qp->port->nic, qp->q.rx.idx,
-						      qp->vector);
-	}
+	for (i = 0; work && i < work->nr; i++)
+		work->qp[i]->q->ops->arm(work->qp[i]->q);
 	rcu_read_unlock();
 }
 

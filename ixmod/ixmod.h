@@ -87,9 +87,9 @@ struct ixm_core_stats {
  * struct ixm_qpair - one port's queue pair owned by one dataplane core
  * @port: the port
  * @cpu: the owning core
- * @q: the receive and transmit queue (hardware queue @q.rx.idx) and
- *	their data path (&ixm_adv_queue_ops)
- * @pool: the buffers @q.rx receives into and the protocols build in
+ * @q: the receive and transmit queue (the device's queue pair @q->idx)
+ *	and its data path, the driver's (@port's nic.ops->queue_alloc)
+ * @pool: the buffers @q receives into and the protocols build in
  * @net: what the protocols see of the port on this core
  * @stats: protocol counters of this port on this core
  * @mbufs: @pool's descriptors
@@ -98,7 +98,6 @@ struct ixm_core_stats {
  * @page_dma: their bus addresses (streaming mappings for the device)
  * @npages: pages allocated
  * @core: the owning core's state
- * @vector: MSI-X vector that wakes the core, or -1
  *
  * Allocated by the control plane when the port goes up; from then until
  * the port goes down (and an RCU grace period has passed) only @cpu's
@@ -107,7 +106,7 @@ struct ixm_core_stats {
 struct ixm_qpair {
 	struct ixm_port		*port;
 	unsigned int		cpu;
-	struct ixm_queue	q;
+	struct ixm_queue	*q;
 	struct ixm_mbuf_pool	pool;
 	struct ixm_net_port	net;
 	struct ixm_net_stats	stats;
@@ -117,7 +116,6 @@ struct ixm_qpair {
 	dma_addr_t		*page_dma;
 	unsigned int		npages;
 	struct ixm_core		*core;
-	int			vector;
 };
 
 /**
@@ -322,10 +320,7 @@ struct ixm_port {
 	struct ixm_qpair	**qp;
 	unsigned long		announce;
 	struct ixm_net_stats	base;
-	struct ixm_qstats {
-		u64 rx_packets, rx_bytes, tx_packets, tx_bytes;
-		u64 rx_errors, rx_no_buf, rx_csum_hw, tx_full, tx_csum_hw;
-	}			qbase;
+	struct ixm_queue_stats	qbase;
 	int			nvec;
 	struct delayed_work	gc_work;
 	struct list_head	list;
@@ -403,13 +398,10 @@ extern const struct kobj_type ixm_core_ktype;
  * struct ixm_stat_desc - one counter file of a set
  * @name: the file's name
  * @off: where the set's reader finds the counter (an offset in its struct)
- * @base: the same counter in what the object kept from before (an offset),
- *	for sets whose reader adds one
  */
 struct ixm_stat_desc {
 	const char	*name;
 	size_t		off;
-	size_t		base;
 };
 
 struct ixm_stat_attr;

@@ -30,7 +30,7 @@
  * out; TCP_DEAD -ENETDOWN to a context still alive) and forgets the
  * buffers applications held (their recv_done is refused).  ARP keeps no
  * buffers, and frames on their way out are on the stopped TX ring, which
- * ixm_adv_txq_release() empties.  So when the pool is freed, every buffer
+ * the driver's queue_free empties.  So when the pool is freed, every buffer
  * is back on its free stack, which ixm_port_free_qpairs() checks.
  *
  * Locking: ixm_cfg_lock (cores and ports) is taken before port->lock, and
@@ -48,9 +48,7 @@
 #include "ixmod.h"
 #include "net/arp.h"
 #include "net/toeplitz.h"
-#include "nic/intel_adv.h"
 
-#define IXM_RING_SIZE		512	/* descriptors per RX and TX ring */
 #define IXM_POOL_BUFS		IXM_RX_SLICE_BUFS	/* buffers per queue pair */
 #define IXM_POOL_PAGES		(IXM_RX_SLICE / PAGE_SIZE)
 #define IXM_ARP_GC_PERIOD	(10 * HZ)
@@ -70,12 +68,9 @@ static void ixm_qpair_free(struct ixm_qpair *qp)
 	struct device *dev = ixm_port_dev(qp->port);
 	unsigned int i;
 
-	if (qp->q.rx.desc)
-		dma_free_coherent(dev, qp->q.rx.count * sizeof(*qp->q.rx.desc),
-				  qp->q.rx.desc, qp->q.rx.desc_dma);
-	if (qp->q.tx.desc)
-		dma_free_coherent(dev, qp->q.tx.count * sizeof(*qp->q.tx.desc),
-				  qp->q.tx.desc, qp->q.tx.desc_dma);
+	/* the rings' buffers go back to the pool first */
+	if (qp->q)
+		qp->port->nic.ops->queue_free(&qp->port->nic, qp->q);
 	/*
 	 * Unmapped from the device now; a page still mapped into an
 	 * application lives on through the mapping's own reference.
@@ -86,8 +81,6 @@ static void ixm_qpair_free(struct ixm_qpair *qp)
 	}
 	kvfree(qp->pages);
 	kvfree(qp->page_dma);
-	kfree(qp->q.rx.slot);
-	kfree(qp->q.tx.slot);
 	kfree(qp->mbufs);
 	kfree(qp->free);
 	kfree(qp);
@@ -143,28 +136,12 @@ static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigne
 	qp->port = port;
 	qp->cpu = cpu;
 	qp->core = ixm_dp_core(cpu);
-	qp->vector = -1;
 
-	qp->q.ops = &ixm_adv_queue_ops;
-	qp->q.rx.nic = &port->nic;
-	qp->q.rx.idx = q;
-	qp->q.rx.count = IXM_RING_SIZE;
-	qp->q.rx.pool = &qp->pool;
-	qp->q.tx.nic = &port->nic;
-	qp->q.tx.idx = q;
-	qp->q.tx.count = IXM_RING_SIZE;
-	qp->q.rx.desc = dma_alloc_coherent(dev, IXM_RING_SIZE * sizeof(*qp->q.rx.desc),
-					  &qp->q.rx.desc_dma, GFP_KERNEL);
-	qp->q.tx.desc = dma_alloc_coherent(dev, IXM_RING_SIZE * sizeof(*qp->q.tx.desc),
-					  &qp->q.tx.desc_dma, GFP_KERNEL);
-	qp->q.rx.slot = kcalloc_node(IXM_RING_SIZE, sizeof(void *), GFP_KERNEL, node);
-	qp->q.tx.slot = kcalloc_node(IXM_RING_SIZE, sizeof(*qp->q.tx.slot), GFP_KERNEL, node);
 	qp->mbufs = kcalloc_node(IXM_POOL_BUFS, sizeof(*qp->mbufs), GFP_KERNEL, node);
 	qp->free = kcalloc_node(IXM_POOL_BUFS, sizeof(void *), GFP_KERNEL, node);
 	qp->pages = kvcalloc(IXM_POOL_PAGES, sizeof(struct page *), GFP_KERNEL);
 	qp->page_dma = kvcalloc(IXM_POOL_PAGES, sizeof(dma_addr_t), GFP_KERNEL);
-	if (!qp->q.rx.desc || !qp->q.tx.desc || !qp->q.rx.slot || !qp->q.tx.slot ||
-	    !qp->mbufs || !qp->free || !qp->pages || !qp->page_dma)
+	if (!qp->mbufs || !qp->free || !qp->pages || !qp->page_dma)
 		goto err_free;
 
 	if (ixm_qpair_map_pool(qp, dev, node))
@@ -177,12 +154,16 @@ static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigne
 		qp->mbufs[i].dma = qp->page_dma[pg] + off;
 	}
 	ixm_mbuf_pool_init(&qp->pool, qp->mbufs, qp->free, IXM_POOL_BUFS);
+	/* the device's rings, the receive ring filled from the pool */
+	qp->q = port->nic.ops->queue_alloc(&port->nic, q, &qp->pool, node);
+	if (!qp->q)
+		goto err_free;
 
 	qp->net.arp = port->arp;
 	qp->net.pool = &qp->pool;
 	qp->net.stats = &qp->stats;
 	qp->net.stack = &qp->core->stack;
-	qp->net.queue = &qp->q;
+	qp->net.queue = qp->q;
 	qp->net.rss_key = port->rss_key;
 	qp->net.rss_nq = port->nq;
 	qp->net.rss_q = q;
@@ -200,8 +181,8 @@ static irqreturn_t ixm_qpair_irq(int irq, void *data)
 {
 	struct ixm_qpair *qp = data;
 
-	/* masked until the core arms it again before its next sleep */
-	qp->port->nic.ops->irq_mask(&qp->port->nic, qp->vector);
+	/* quiet until the core arms it again before its next sleep */
+	qp->q->ops->disarm(qp->q);
 	ixm_core_wake(qp->core);
 	return IRQ_HANDLED;
 }
@@ -272,15 +253,14 @@ static void ixm_port_stop_queues(struct ixm_port *port)
 
 	ops->irq_disable(&port->nic);
 	ops->rx_enable(&port->nic, false);
-	for (i = 0; i < port->nq; i++) {
-		ops->rxq_stop(&port->nic, &port->qp[i]->q.rx);
-		ops->txq_stop(&port->nic, &port->qp[i]->q.tx);
-	}
+	for (i = 0; i < port->nq; i++)
+		ops->queue_stop(&port->nic, port->qp[i]->q);
 }
 
 static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
 {
 	struct ixm_net_stats *b = &port->base;
+	struct ixm_queue_stats qs;
 	unsigned int r;
 
 	b->rx_packets += qp->stats.rx_packets;
@@ -296,11 +276,12 @@ static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
 	b->tx_csum_sw += qp->stats.tx_csum_sw;
 	for (r = 0; r < IXM_DROP_MAX; r++)
 		b->drops[r] += qp->stats.drops[r];
-	port->qbase.rx_errors += qp->q.rx.errors;
-	port->qbase.rx_no_buf += qp->q.rx.no_buf;
-	port->qbase.rx_csum_hw += qp->q.rx.csum_hw;
-	port->qbase.tx_full += qp->q.tx.full;
-	port->qbase.tx_csum_hw += qp->q.tx.csum_hw;
+	qp->q->ops->get_stats(qp->q, &qs);
+	port->qbase.rx_errors += qs.rx_errors;
+	port->qbase.rx_no_buf += qs.rx_no_buf;
+	port->qbase.rx_csum_hw += qs.rx_csum_hw;
+	port->qbase.tx_full += qs.tx_full;
+	port->qbase.tx_csum_hw += qs.tx_csum_hw;
 }
 
 /* Free every queue pair; the queues are stopped and unpublished. */
@@ -313,11 +294,11 @@ static void ixm_port_free_qpairs(struct ixm_port *port)
 
 		if (!qp)
 			continue;
-		if (qp->vector >= 0)
-			free_irq(pci_irq_vector(port->pdev, qp->vector), qp);
+		if (qp->q->vector >= 0)
+			free_irq(pci_irq_vector(port->pdev, qp->q->vector), qp);
 		ixm_port_fold_stats(port, qp);
-		ixm_adv_rxq_release(&qp->q.rx);
-		ixm_adv_txq_release(&qp->q.tx);
+		port->nic.ops->queue_free(&port->nic, qp->q);
+		qp->q = NULL;
 		/* nothing else may point into the pool now (see the top) */
 		WARN_ON_ONCE(qp->pool.nfree != qp->pool.count);
 		ixm_qpair_free(qp);
@@ -387,8 +368,8 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	port->nq = n;
 	for (i = 0; i < n; i++) {
 		port->qp[i] = ixm_qpair_alloc(port, i, cpus[i]);
-		err = port->qp[i] ? ixm_adv_rxq_fill(&port->qp[i]->q.rx) : -ENOMEM;
-		if (err) {
+		if (!port->qp[i]) {
+			err = -ENOMEM;
 			pr_err("ports: %s: no memory for queue pair %u's rings and %lu buffer pages (%d); nothing changed\n",
 			       pci_name(port->pdev), i, (unsigned long)IXM_POOL_PAGES, err);
 			goto err_free;
@@ -410,13 +391,11 @@ static int ixm_port_up_locked(struct ixm_port *port)
 			       pci_name(port->pdev), i, err);
 			goto err_free;
 		}
-		port->qp[i]->vector = i;
+		port->qp[i]->q->vector = i;
 	}
 
 	for (i = 0; i < n; i++) {
-		err = ops->rxq_start(&port->nic, &port->qp[i]->q.rx);
-		if (!err)
-			err = ops->txq_start(&port->nic, &port->qp[i]->q.tx);
+		err = ops->queue_start(&port->nic, port->qp[i]->q);
 		if (err) {
 			pr_err("ports: %s: queue %u did not start (%d)\n",
 			       pci_name(port->pdev), i, err);
@@ -511,7 +490,7 @@ static ssize_t queues_show(struct kobject *kobj, struct kobj_attribute *a, char 
 	mutex_lock(&port->lock);
 	for (i = 0; i < port->nq; i++)
 		len += sysfs_emit_at(buf, len, "%s%u:%u", i ? " " : "",
-				     port->qp[i]->q.rx.idx, port->qp[i]->cpu);
+				     port->qp[i]->q->idx, port->qp[i]->cpu);
 	len += sysfs_emit_at(buf, len, "\n");
 	mutex_unlock(&port->lock);
 	return len;
@@ -775,12 +754,6 @@ static ssize_t bufs_free_show(struct kobject *kobj, struct kobj_attribute *a, ch
 }
 static struct kobj_attribute port_bufs_free_attr = __ATTR_RO(bufs_free);
 
-/* Posted entries of a NIC ring: from next_to_clean up to next_to_use. */
-static unsigned int ixm_ring_posted(u16 ntu, u16 ntc, u16 count)
-{
-	return (u16)(ntu - ntc) & (count - 1);
-}
-
 /*
  * Buffers neither free nor on a NIC ring: held by applications, or for an
  * instant inside the loop.  0 on an idle port with no application, which
@@ -795,12 +768,11 @@ static ssize_t bufs_held_show(struct kobject *kobj, struct kobj_attribute *a, ch
 	mutex_lock(&port->lock);
 	for (i = 0; i < port->nq; i++) {
 		struct ixm_qpair *qp = port->qp[i];
+		struct ixm_queue_stats qs;
 
+		qp->q->ops->get_stats(qp->q, &qs);
 		sum += qp->pool.count - READ_ONCE(qp->pool.nfree);
-		sum -= ixm_ring_posted(READ_ONCE(qp->q.rx.next_to_use),
-				       READ_ONCE(qp->q.rx.next_to_clean), qp->q.rx.count);
-		sum -= ixm_ring_posted(READ_ONCE(qp->q.tx.next_to_use),
-				       READ_ONCE(qp->q.tx.next_to_clean), qp->q.tx.count);
+		sum -= qs.rx_posted + qs.tx_pending;
 	}
 	mutex_unlock(&port->lock);
 	return sysfs_emit(buf, "%lld\n", sum);
@@ -819,15 +791,15 @@ static ssize_t arp_entries_show(struct kobject *kobj, struct kobj_attribute *a, 
 static struct kobj_attribute port_arp_entries_attr = __ATTR_RO(arp_entries);
 
 /* Counters of the NIC's rings: what down kept plus the live queue pairs. */
-#define IXM_QUEUE_STAT(_name, _field, _base)				\
-	{ #_name, offsetof(struct ixm_qpair, _field), offsetof(struct ixm_qstats, _base) }
+#define IXM_QUEUE_STAT(_name, _field)	\
+	{ #_name, offsetof(struct ixm_queue_stats, _field) }
 
 static const struct ixm_stat_desc ixm_queue_stat_descs[] = {
-	IXM_QUEUE_STAT(rx_errors, q.rx.errors, rx_errors),
-	IXM_QUEUE_STAT(rx_no_buf, q.rx.no_buf, rx_no_buf),
-	IXM_QUEUE_STAT(rx_csum_hw, q.rx.csum_hw, rx_csum_hw),
-	IXM_QUEUE_STAT(tx_ring_full, q.tx.full, tx_full),
-	IXM_QUEUE_STAT(tx_csum_hw, q.tx.csum_hw, tx_csum_hw),
+	IXM_QUEUE_STAT(rx_errors, rx_errors),
+	IXM_QUEUE_STAT(rx_no_buf, rx_no_buf),
+	IXM_QUEUE_STAT(rx_csum_hw, rx_csum_hw),
+	IXM_QUEUE_STAT(tx_ring_full, tx_full),
+	IXM_QUEUE_STAT(tx_csum_hw, tx_csum_hw),
 };
 static struct ixm_stat_attr ixm_queue_stat_attrs[ARRAY_SIZE(ixm_queue_stat_descs)];
 
@@ -838,9 +810,13 @@ static u64 ixm_queue_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
 	u64 sum;
 
 	mutex_lock(&port->lock);
-	sum = *(u64 *)((u8 *)&port->qbase + d->base);
-	for (i = 0; i < port->nq; i++)
-		sum += READ_ONCE(*(u64 *)((u8 *)port->qp[i] + d->off));
+	sum = *(u64 *)((u8 *)&port->qbase + d->off);
+	for (i = 0; i < port->nq; i++) {
+		struct ixm_queue_stats qs;
+
+		port->qp[i]->q->ops->get_stats(port->qp[i]->q, &qs);
+		sum += *(u64 *)((u8 *)&qs + d->off);
+	}
 	mutex_unlock(&port->lock);
 	return sum;
 }

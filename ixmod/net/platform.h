@@ -159,5 +159,9 @@
 /* Allocation on the rare path; may fail (tests inject failures). */
 #define ixm_zalloc(size)		kzalloc((size), GFP_ATOMIC)
 #define ixm_free(p)			kfree(p)
+/* the control plane's allocations (a queue pair's rings: nic/intel_adv.c) */
+#define ixm_zalloc_node(size, node)	kzalloc_node((size), GFP_KERNEL, (node))
+#define ixm_dma_alloc(dev, size, dma)	dma_alloc_coherent((dev), (size), (dma), GFP_KERNEL)
+#define ixm_dma_free(dev, size, p, dma)	dma_free_coherent((dev), (size), (p), (dma))
 
 #endif /* _IXM_NET_PLATFORM_H */

@@ -296,5 +296,9 @@ const struct ixm_nic_ops ixm_igb_ops = {
 	.irq_mask	= igb_irq_mask,
 	.irq_disable	= igb_irq_disable,
 	.shutdown	= igb_shutdown,
+	.queue_alloc	= ixm_adv_queue_alloc,
+	.queue_start	= ixm_adv_queue_start,
+	.queue_stop	= ixm_adv_queue_stop,
+	.queue_free	= ixm_adv_queue_free,
 	.tx_csum	= true,
 };

@@ -23,6 +23,7 @@
 #include "intel_adv.h"
 
 #define IXM_RX_REFILL_BATCH	32
+#define IXM_ADV_RING_SIZE	512	/* descriptors per RX and TX ring */
 
 /* a frame's last TX descriptor: end of packet, report status (DD) */
 #define IXM_ADV_TXD_DCMD_LAST	(IXM_ADV_TXD_DCMD_EOP | IXM_ADV_TXD_DCMD_RS)
@@ -419,23 +420,23 @@ void ixm_adv_txq_release(struct ixm_txq *q)
 unsigned int ixm_adv_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
 				unsigned int max)
 {
-	return ixm_adv_rx_burst(&q->rx, m, max);
+	return ixm_adv_rx_burst(&ixm_adv_q(q)->rx, m, max);
 }
 
 void ixm_adv_q_rx_refill(struct ixm_queue *q)
 {
-	ixm_adv_rx_refill(&q->rx);
+	ixm_adv_rx_refill(&ixm_adv_q(q)->rx);
 }
 
 unsigned int ixm_adv_q_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
 				unsigned int n)
 {
-	return ixm_adv_tx_burst(&q->tx, m, n);
+	return ixm_adv_tx_burst(&ixm_adv_q(q)->tx, m, n);
 }
 
 unsigned int ixm_adv_q_tx_reap(struct ixm_queue *q)
 {
-	return ixm_adv_tx_reap(&q->tx);
+	return ixm_adv_tx_reap(&ixm_adv_q(q)->tx);
 }
 
 /*
@@ -445,13 +446,60 @@ unsigned int ixm_adv_q_tx_reap(struct ixm_queue *q)
  */
 bool ixm_adv_q_busy(const struct ixm_queue *q)
 {
-	const struct ixm_rxq *rx = &q->rx;
+	const struct ixm_adv_queue *aq = ixm_adv_cq(q);
+	const struct ixm_rxq *rx = &aq->rx;
 
 	if (rx->next_to_clean != rx->next_to_use &&
 	    (le32_to_cpu(READ_ONCE(rx->desc[rx->next_to_clean].wb.status_error)) &
 	     IXM_ADV_RXD_STAT_DD))
 		return true;
-	return q->tx.next_to_clean != q->tx.next_to_use;
+	return aq->tx.next_to_clean != aq->tx.next_to_use;
+}
+
+/*
+ * Route the queue's causes to its vector and unmask it.  A frame written
+ * back before the unmask still raises the interrupt when its cause is
+ * pending, and the core looks once more after arming in any case.
+ */
+static void ixm_adv_q_arm(struct ixm_queue *q)
+{
+	struct ixm_nic *nic = ixm_adv_q(q)->rx.nic;
+
+	if (q->vector >= 0)
+		nic->ops->irq_enable(nic, q->idx, q->vector);
+}
+
+static void ixm_adv_q_disarm(struct ixm_queue *q)
+{
+	struct ixm_nic *nic = ixm_adv_q(q)->rx.nic;
+
+	if (q->vector >= 0)
+		nic->ops->irq_mask(nic, q->vector);
+}
+
+/*
+ * Counters, and the buffers on the rings: every posted receive descriptor
+ * holds one; a frame not yet reaped holds one at its first slot, however
+ * many descriptors (context, fragments) it took.  Read while the core runs,
+ * so a snapshot.
+ */
+static void ixm_adv_q_get_stats(const struct ixm_queue *q, struct ixm_queue_stats *s)
+{
+	const struct ixm_adv_queue *aq = ixm_adv_cq(q);
+	const struct ixm_txq *tx = &aq->tx;
+	u16 i, ntu;
+
+	s->rx_errors = READ_ONCE(aq->rx.errors);
+	s->rx_no_buf = READ_ONCE(aq->rx.no_buf);
+	s->rx_csum_hw = READ_ONCE(aq->rx.csum_hw);
+	s->tx_full = READ_ONCE(tx->full);
+	s->tx_csum_hw = READ_ONCE(tx->csum_hw);
+	s->rx_posted = (u16)(READ_ONCE(aq->rx.next_to_use) -
+			     READ_ONCE(aq->rx.next_to_clean)) & (aq->rx.count - 1);
+	s->tx_pending = 0;
+	ntu = READ_ONCE(tx->next_to_use);
+	for (i = READ_ONCE(tx->next_to_clean); i != ntu; i = ixm_ring_next(i, tx->count))
+		s->tx_pending += !!READ_ONCE(tx->slot[i].mb);
 }
 
 const struct ixm_queue_ops ixm_adv_queue_ops = {
@@ -460,4 +508,105 @@ const struct ixm_queue_ops ixm_adv_queue_ops = {
 	.tx_burst	= ixm_adv_q_tx_burst,
 	.tx_reap	= ixm_adv_q_tx_reap,
 	.busy		= ixm_adv_q_busy,
+	.arm		= ixm_adv_q_arm,
+	.disarm		= ixm_adv_q_disarm,
+	.get_stats	= ixm_adv_q_get_stats,
 };
+
+/* ---- a queue pair's life, for the chips' struct ixm_nic_ops ---- */
+
+/**
+ * ixm_adv_queue_alloc() - rings for one queue pair, the receive ring filled
+ * @nic: the device (its @dev maps the rings)
+ * @idx: the queue pair's number on the device
+ * @pool: where receive buffers come from
+ * @node: NUMA node of the core that will serve the queue
+ *
+ * Return: the queue (not started; @vector -1), or NULL when out of memory
+ * (nothing held).  Injectable (NULL).
+ */
+noinline struct ixm_queue *ixm_adv_queue_alloc(struct ixm_nic *nic, unsigned int idx,
+					       struct ixm_mbuf_pool *pool, int node)
+{
+	const u16 count = IXM_ADV_RING_SIZE;
+	struct ixm_adv_queue *aq;
+
+	aq = ixm_zalloc_node(sizeof(*aq) + count * sizeof(*aq->rx.slot) +
+			     count * sizeof(*aq->tx.slot), node);
+	if (!aq)
+		return NULL;
+	aq->q.ops = &ixm_adv_queue_ops;
+	aq->q.idx = idx;
+	aq->q.vector = -1;
+	aq->rx.nic = nic;
+	aq->rx.idx = idx;
+	aq->rx.count = count;
+	aq->rx.pool = pool;
+	aq->rx.slot = (struct ixm_mbuf **)(aq + 1);
+	aq->tx.nic = nic;
+	aq->tx.idx = idx;
+	aq->tx.count = count;
+	aq->tx.slot = (struct ixm_tx_slot *)(aq->rx.slot + count);
+	aq->rx.desc = ixm_dma_alloc(nic->dev, count * sizeof(*aq->rx.desc), &aq->rx.desc_dma);
+	aq->tx.desc = ixm_dma_alloc(nic->dev, count * sizeof(*aq->tx.desc), &aq->tx.desc_dma);
+	if (!aq->rx.desc || !aq->tx.desc || ixm_adv_rxq_fill(&aq->rx)) {
+		ixm_adv_queue_free(nic, &aq->q);
+		return NULL;
+	}
+	return &aq->q;
+}
+ixm_injectable_null(ixm_adv_queue_alloc);
+
+/**
+ * ixm_adv_queue_start() - program and enable both rings
+ * @nic: the device
+ * @q: a queue from ixm_adv_queue_alloc()
+ *
+ * Return: 0, or -ETIMEDOUT from the chip's ring enable.
+ */
+int ixm_adv_queue_start(struct ixm_nic *nic, struct ixm_queue *q)
+{
+	struct ixm_adv_queue *aq = ixm_adv_q(q);
+	int err;
+
+	err = nic->ops->rxq_start(nic, &aq->rx);
+	if (!err)
+		err = nic->ops->txq_start(nic, &aq->tx);
+	return err;
+}
+
+/**
+ * ixm_adv_queue_stop() - disable both rings; the device no longer uses them
+ * @nic: the device
+ * @q: the queue
+ */
+void ixm_adv_queue_stop(struct ixm_nic *nic, struct ixm_queue *q)
+{
+	struct ixm_adv_queue *aq = ixm_adv_q(q);
+
+	nic->ops->rxq_stop(nic, &aq->rx);
+	nic->ops->txq_stop(nic, &aq->tx);
+}
+
+/**
+ * ixm_adv_queue_free() - give back every buffer on the rings, then free them
+ * @nic: the device
+ * @q: a stopped (or never started) queue, or NULL
+ */
+void ixm_adv_queue_free(struct ixm_nic *nic, struct ixm_queue *q)
+{
+	struct ixm_adv_queue *aq;
+
+	if (!q)
+		return;
+	aq = ixm_adv_q(q);
+	ixm_adv_rxq_release(&aq->rx);
+	ixm_adv_txq_release(&aq->tx);
+	if (aq->rx.desc)
+		ixm_dma_free(nic->dev, aq->rx.count * sizeof(*aq->rx.desc), aq->rx.desc,
+			     aq->rx.desc_dma);
+	if (aq->tx.desc)
+		ixm_dma_free(nic->dev, aq->tx.count * sizeof(*aq->tx.desc), aq->tx.desc,
+			     aq->tx.desc_dma);
+	ixm_free(aq);
+}

@@ -535,5 +535,9 @@ const struct ixm_nic_ops ixm_ixgbe_ops = {
 	.irq_disable	= ixgbe_irq_disable,
 	.shutdown	= ixgbe_shutdown,
 	.read_stats	= ixgbe_read_stats,
+	.queue_alloc	= ixm_adv_queue_alloc,
+	.queue_start	= ixm_adv_queue_start,
+	.queue_stop	= ixm_adv_queue_stop,
+	.queue_free	= ixm_adv_queue_free,
 	.tx_csum	= true,
 };

@@ -152,8 +152,20 @@ struct ixm_txq {
  * @shutdown: stop RX and TX and mask interrupts, for unbind and down
  * @read_stats: add the chip's statistics registers, which clear on read,
  *	into nic->stats (NULL: the chip's counters are not read)
+ * @queue_alloc: the rings of queue pair @idx (DMA memory for nic->dev, on
+ *	NUMA node @node), the receive ring filled from @pool; NULL when out
+ *	of memory.  The queue is not started.
+ * @queue_start: program and enable both rings of @q; 0 or -ETIMEDOUT
+ * @queue_stop: disable both rings and wait until the device stops using
+ *	them
+ * @queue_free: give every buffer still on @q's rings back to its pool
+ *	(the queue is stopped, or was never started) and free the rings
  * @tx_csum: the chip inserts IPv4, TCP and UDP checksums for frames
  *	flagged IXM_MBUF_F_TX_*_CSUM (ixm_adv_tx_burst())
+ *
+ * The port (port.c) sees queues only through the queue_* entries and
+ * struct ixm_queue; the entries between @rxq_start and @set_rss are the
+ * Intel chips' own, which their shared queue code (intel_adv.c) calls.
  */
 struct ixm_nic_ops {
 	const char	*name;
@@ -173,6 +185,11 @@ struct ixm_nic_ops {
 	void		(*irq_disable)(struct ixm_nic *nic);
 	void		(*shutdown)(struct ixm_nic *nic);
 	void		(*read_stats)(struct ixm_nic *nic);
+	struct ixm_queue *(*queue_alloc)(struct ixm_nic *nic, unsigned int idx,
+					 struct ixm_mbuf_pool *pool, int node);
+	int		(*queue_start)(struct ixm_nic *nic, struct ixm_queue *q);
+	void		(*queue_stop)(struct ixm_nic *nic, struct ixm_queue *q);
+	void		(*queue_free)(struct ixm_nic *nic, struct ixm_queue *q);
 	bool		tx_csum;
 };
 
@@ -225,6 +242,27 @@ struct ixm_nic {
 struct ixm_queue;
 
 /**
+ * struct ixm_queue_stats - what a queue pair counts, as the port reports it
+ * @rx_errors: frames the device delivered with an error (dropped)
+ * @rx_no_buf: refills that found the pool empty
+ * @rx_csum_hw: received frames whose checksums the device checked
+ * @tx_full: frames refused because the ring was full
+ * @tx_csum_hw: frames whose checksums the device inserted
+ * @rx_posted: receive buffers on the ring now (a gauge)
+ * @tx_pending: frames sent but not yet reaped now, each holding one
+ *	buffer (a gauge)
+ */
+struct ixm_queue_stats {
+	u64	rx_errors;
+	u64	rx_no_buf;
+	u64	rx_csum_hw;
+	u64	tx_full;
+	u64	tx_csum_hw;
+	u64	rx_posted;
+	u64	tx_pending;
+};
+
+/**
  * struct ixm_queue_ops - one queue pair's data path, as the loop calls it
  * @rx_burst: up to @max received frames, already readable by the CPU;
  *	returns how many were written to @m
@@ -236,11 +274,19 @@ struct ixm_queue;
  * @busy: a cheap look, without side effects: a received frame is ready
  *	or a transmission is not yet reaped (an idle core's loop asks this
  *	instead of running a whole iteration)
+ * @arm: before its core sleeps: let the queue's next received frame raise
+ *	interrupt @q->vector (the core looks at the queue once more after
+ *	this, so a frame that came first is not missed)
+ * @disarm: from that interrupt's handler: no more interrupts until the
+ *	next @arm
+ * @get_stats: the queue's counters, read racily by the control plane
+ *	while the loop runs (each is a u64 written by one core)
  *
- * The portable loop (net/loop.c) calls these through INDIRECT_CALL_1()
- * with the Intel advanced-descriptor functions as the likely target, so
- * the common case pays no retpoline.  Buffers travel as struct ixm_mbuf;
- * DMA synchronisation is the implementation's business, not the loop's.
+ * The portable loop (net/loop.c) calls the first five through
+ * INDIRECT_CALL_1() with the Intel advanced-descriptor functions as the
+ * likely target, so the common case pays no retpoline.  Buffers travel as
+ * struct ixm_mbuf; DMA synchronisation is the implementation's business,
+ * not the loop's.
  */
 struct ixm_queue_ops {
 	unsigned int	(*rx_burst)(struct ixm_queue *q, struct ixm_mbuf **m,
@@ -250,19 +296,49 @@ struct ixm_queue_ops {
 				    unsigned int n);
 	unsigned int	(*tx_reap)(struct ixm_queue *q);
 	bool		(*busy)(const struct ixm_queue *q);
+	void		(*arm)(struct ixm_queue *q);
+	void		(*disarm)(struct ixm_queue *q);
+	void		(*get_stats)(const struct ixm_queue *q,
+				     struct ixm_queue_stats *s);
 };
 
 /**
  * struct ixm_queue - one core's receive and transmit queue on a port
  * @ops: its data path
- * @rx: the receive ring (Intel advanced descriptors)
- * @tx: the transmit ring
+ * @idx: the device's queue pair number
+ * @vector: the MSI-X vector that wakes its core (-1: none; set by the
+ *	port after @ops->queue_alloc)
+ *
+ * Embedded in the driver's own queue type (struct ixm_adv_queue,
+ * struct ixm_vnet_queue), which container_of() finds.
  */
 struct ixm_queue {
 	const struct ixm_queue_ops	*ops;
-	struct ixm_rxq			rx;
-	struct ixm_txq			tx;
+	u16				idx;
+	int				vector;
 };
+
+/**
+ * struct ixm_adv_queue - a queue pair on Intel advanced descriptors
+ * @q: what the port and the loop hold (ops = &ixm_adv_queue_ops)
+ * @rx: the receive ring
+ * @tx: the transmit ring
+ */
+struct ixm_adv_queue {
+	struct ixm_queue	q;
+	struct ixm_rxq		rx;
+	struct ixm_txq		tx;
+};
+
+static inline struct ixm_adv_queue *ixm_adv_q(struct ixm_queue *q)
+{
+	return container_of(q, struct ixm_adv_queue, q);
+}
+
+static inline const struct ixm_adv_queue *ixm_adv_cq(const struct ixm_queue *q)
+{
+	return container_of(q, const struct ixm_adv_queue, q);
+}
 
 /* Chips: the PCI glue picks the ops by device id. */
 extern const struct ixm_nic_ops ixm_igb_ops;
@@ -282,6 +358,11 @@ void ixm_adv_txq_release(struct ixm_txq *q);
 
 /* intel_adv.c: struct ixm_queue_ops over those rings */
 extern const struct ixm_queue_ops ixm_adv_queue_ops;
+struct ixm_queue *ixm_adv_queue_alloc(struct ixm_nic *nic, unsigned int idx,
+				      struct ixm_mbuf_pool *pool, int node);
+int ixm_adv_queue_start(struct ixm_nic *nic, struct ixm_queue *q);
+void ixm_adv_queue_stop(struct ixm_nic *nic, struct ixm_queue *q);
+void ixm_adv_queue_free(struct ixm_nic *nic, struct ixm_queue *q);
 unsigned int ixm_adv_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
 				unsigned int max);
 void ixm_adv_q_rx_refill(struct ixm_queue *q);

@@ -34,7 +34,7 @@ struct ixm_vnet_hdr {
 /**
  * struct ixm_vnet_queue - one core's receive and transmit virtqueues
  * @q: what the loop holds (ops = &ixm_vnet_queue_ops); container_of()
- *	finds the rest.  Its Intel rings (@q.rx, @q.tx) are unused.
+ *	finds the rest
  * @rx: receiveqN
  * @tx: transmitqN
  * @dev: the device buffers are DMA-mapped for (NULL on the host build)

@@ -363,10 +363,43 @@ void ixm_vnet_release(struct ixm_vnet_queue *vnq)
 	ixm_vq_reset(&vnq->tx);
 }
 
+/*
+ * Before the core sleeps: ask for an interrupt on the next used receive
+ * chain (the loop looks at the queue once more afterwards).  Transmit
+ * completions wake no one: they are reaped when the core next runs.
+ */
+static void ixm_vnet_q_arm(struct ixm_queue *q)
+{
+	if (q->vector >= 0)
+		ixm_vq_arm(&ixm_vnet_q(q)->rx);
+}
+
+static void ixm_vnet_q_disarm(struct ixm_queue *q)
+{
+	if (q->vector >= 0)
+		ixm_vq_disarm(&ixm_vnet_q(q)->rx);
+}
+
+static void ixm_vnet_q_get_stats(const struct ixm_queue *q, struct ixm_queue_stats *s)
+{
+	const struct ixm_vnet_queue *vnq = container_of(q, const struct ixm_vnet_queue, q);
+
+	s->rx_errors = READ_ONCE(vnq->rx_errors);
+	s->rx_no_buf = READ_ONCE(vnq->rx_no_buf);
+	s->rx_csum_hw = READ_ONCE(vnq->rx_csum_hw);
+	s->tx_full = READ_ONCE(vnq->tx_full);
+	s->tx_csum_hw = READ_ONCE(vnq->tx_csum_hw);
+	s->rx_posted = ixm_vq_inflight(&vnq->rx);
+	s->tx_pending = ixm_vq_inflight(&vnq->tx);
+}
+
 const struct ixm_queue_ops ixm_vnet_queue_ops = {
 	.rx_burst	= ixm_vnet_q_rx_burst,
 	.rx_refill	= ixm_vnet_q_rx_refill,
 	.tx_burst	= ixm_vnet_q_tx_burst,
 	.tx_reap	= ixm_vnet_q_tx_reap,
 	.busy		= ixm_vnet_q_busy,
+	.arm		= ixm_vnet_q_arm,
+	.disarm		= ixm_vnet_q_disarm,
+	.get_stats	= ixm_vnet_q_get_stats,
 };

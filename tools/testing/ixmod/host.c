@@ -47,6 +47,22 @@ void *ixm_host_zalloc(size_t size)
 	return calloc(1, size);
 }
 
+/* As ixm_host_zalloc(), aligned as descriptor rings must be (128 bytes). */
+void *ixm_host_dma_alloc(size_t size, dma_addr_t *dma)
+{
+	size_t n = (size + 127) & ~(size_t)127;
+	void *p;
+
+	if (ixm_host_fail_alloc > 0 && --ixm_host_fail_alloc == 0)
+		return NULL;
+	p = aligned_alloc(128, n);
+	if (p) {
+		memset(p, 0, n);
+		*dma = (uintptr_t)p;
+	}
+	return p;
+}
+
 /* The drop tracepoint's hook: tests read the last reason from here. */
 unsigned int ixm_host_last_drop = ~0u;
 

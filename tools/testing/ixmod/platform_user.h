@@ -216,5 +216,10 @@ extern int ixm_host_fail_alloc;
 void *ixm_host_zalloc(size_t size);
 #define ixm_zalloc(size)		ixm_host_zalloc(size)
 #define ixm_free(p)			free(p)
+#define ixm_zalloc_node(size, node)	((void)(node), ixm_host_zalloc(size))
+/* DMA-coherent memory: plain memory, its address the bus address */
+void *ixm_host_dma_alloc(size_t size, dma_addr_t *dma);
+#define ixm_dma_alloc(dev, size, dma)	((void)(dev), ixm_host_dma_alloc((size), (dma)))
+#define ixm_dma_free(dev, size, p, dma)	((void)(dev), (void)(size), (void)(dma), free(p))
 
 #endif /* _IXM_NET_PLATFORM_H */

@@ -295,20 +295,21 @@ void tn_host_run(struct tn_host *h)
 }
 
 /**
- * tn_host_nic() - put a device model between the host's queue and its link
+ * tn_host_nic() - put a driver's queue and a device model under the host
  * @h: the host
- * @ops: the driver of @h->queue (the caller has set up its rings)
- * @nic: the model's entry points
+ * @q: the driver's queue (its rings set up), which the host's loop then
+ *	polls; NULL: the host's own queue again
+ * @nic: the model's entry points, or NULL (the test moves frames itself)
  * @dev: the model's device, passed to them
  *
  * On a link, tn_step() then hands the frames due at @h's end to @nic->rx
  * and puts what @nic->tx sends on the wire; @h->offload is not used (the
  * device does the checksums, or not, as its driver set it up).
  */
-void tn_host_nic(struct tn_host *h, const struct ixm_queue_ops *ops,
-		 const struct tn_nic *nic, void *dev)
+void tn_host_nic(struct tn_host *h, struct ixm_queue *q, const struct tn_nic *nic,
+		 void *dev)
 {
-	h->queue.ops = ops;
+	h->port.queue = q ? q : &h->queue;
 	h->nic = nic;
 	h->nic_dev = dev;
 }

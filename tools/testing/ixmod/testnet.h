@@ -19,7 +19,8 @@
  * same run, so a failure is reproduced by its seed.
  *
  * A host may instead drive a device model (tn_host_nic(): a modelled
- * 82599 under the real queue driver): the frames due at its end are then
+ * 82599 or virtio-net device under the real queue driver, whose queue the
+ * host's loop then polls): the frames due at its end are then
  * handed to the device before its iteration, and what the device
  * transmits after it goes on the wire.
  *
@@ -80,7 +81,8 @@ struct tn_host_cfg {
  * @port: the port as the core sees it
  * @queue: the port's queue pair as ixm_loop_iterate() sees it: the wire of
  *	@link, or, with no link, nothing received and what is sent left in
- *	@port.tx for the test to read
+ *	@port.tx for the test to read (@port.queue points here unless a
+ *	driver's queue replaces it: tn_host_nic())
  * @link: the link the port is on, or NULL
  * @end: its end of @link
  * @sent: frames on the wire whose buffers the next reap frees
@@ -100,7 +102,7 @@ struct tn_host_cfg {
  * @napps: how many
  * @offload: its NIC inserts and checks checksums as igb's does
  *	(tn_host_offload())
- * @nic: a device model under @queue (tn_host_nic()), or NULL
+ * @nic: a device model under port.queue (tn_host_nic()), or NULL
  * @nic_dev: that model's device
  */
 struct tn_link;
@@ -280,8 +282,8 @@ void tn_host_begin(struct tn_host *h);
 void tn_host_run(struct tn_host *h);
 bool tn_input(struct tn_host *h, const u8 *f, size_t len, u16 flags);
 void tn_tx_flush(struct tn_host *h);
-void tn_host_nic(struct tn_host *h, const struct ixm_queue_ops *ops,
-		 const struct tn_nic *nic, void *dev);
+void tn_host_nic(struct tn_host *h, struct ixm_queue *q, const struct tn_nic *nic,
+		 void *dev);
 void tn_learn(struct tn_host *h, u32 ip, const u8 *mac);
 const u8 *tn_rx_ptr(const struct tn_host *h, u32 off, u32 len);
 u64 tn_drops(const struct tn_host *h);

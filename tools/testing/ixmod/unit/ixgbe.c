@@ -778,15 +778,15 @@ static unsigned int peer_seg(u8 *f, u8 flags, u32 seq, u32 ack, const char *data
 	return len;
 }
 
-/* The host's one queue pair is a modelled 82599's, through intel_adv. */
+/*
+ * The host's one queue pair is a modelled 82599's, made and started as
+ * port.c makes them: through the chip's queue_alloc and queue_start.
+ */
 struct loop_rig {
 	struct ixm_nic		nic;
 	struct tn_host		*h;
 	struct tn_app		*a;
-	union ixm_adv_rx_desc	*rxd;
-	union ixm_adv_tx_desc	*txd;
-	struct ixm_mbuf		*rslot[64];
-	struct ixm_tx_slot	tslot[64];
+	struct ixm_queue	*q;
 	struct sink		out;
 };
 
@@ -796,28 +796,21 @@ static bool loop_rig_up(struct loop_rig *r)
 	struct tn_host_cfg hc = {
 		.ip = TN_IP(1), .mac = station, .seed = 9, .offload = true,
 	};
-	struct ixm_queue *q;
 
 	memset(r, 0, sizeof(*r));
 	ixm_host_now_ns = 1000000000ULL;
 	r->h = tn_host_new(&hc);
 	r->a = tn_app_new(r->h, 64, 64, 65536);
 	tn_learn(r->h, PEER_IP, peer_mac);
-	r->rxd = aligned_alloc(128, 64 * sizeof(*r->rxd));
-	r->txd = aligned_alloc(128, 64 * sizeof(*r->txd));
 	r->nic = (struct ixm_nic){ .ops = ops, .max_queues = 1, .device_id = 0x10fb };
-	q = &r->h->queue;
-	q->ops = &ixm_adv_queue_ops;
-	q->rx = (struct ixm_rxq){ .nic = &r->nic, .count = 64, .desc = r->rxd,
-				  .desc_dma = (uintptr_t)r->rxd, .slot = r->rslot,
-				  .pool = &r->h->pool };
-	q->tx = (struct ixm_txq){ .nic = &r->nic, .count = 64, .desc = r->txd,
-				  .desc_dma = (uintptr_t)r->txd, .slot = r->tslot };
 	ixgbem_power_on(station);
 	ixgbem.rx_queues = ixgbem.tx_queues = 1;
-	if (ops->reset(&r->nic) || ops->init(&r->nic) || ixm_adv_rxq_fill(&q->rx) ||
-	    ops->rxq_start(&r->nic, &q->rx) || ops->txq_start(&r->nic, &q->tx))
+	if (ops->reset(&r->nic) || ops->init(&r->nic))
 		return false;
+	r->q = ops->queue_alloc(&r->nic, 0, &r->h->pool, 0);
+	if (!r->q || ops->queue_start(&r->nic, r->q))
+		return false;
+	tn_host_nic(r->h, r->q, NULL, NULL);
 	ops->set_rss(&r->nic, ixm_rss_key_symmetric, reta0);
 	ops->rx_enable(&r->nic, true);
 	ixm_host_delay_us(200000);
@@ -853,8 +846,10 @@ static bool tcp_out_ok(const u8 *f, unsigned int len)
 TEST(ixgbe_loop_tcp)
 {
 	static const char hello[] = "hello over a modelled 82599";
-	struct ixm_queue *q;
+	struct ixm_queue_stats qs;
+	struct ixm_adv_queue *q;
 	struct ixmod_event ev;
+	u64 held;
 	struct ixmod_call c;
 	struct loop_rig r;
 	u32 hiss, hseq;
@@ -863,7 +858,10 @@ TEST(ixgbe_loop_tcp)
 	u8 f[256];
 
 	ASSERT_TRUE(loop_rig_up(&r)) TH_LOG("a tn_host whose queue is a modelled 82599's");
-	q = &r.h->queue;
+	q = ixm_adv_q(r.q);
+	EXPECT_EQ(512, q->rx.count) TH_LOG("queue_alloc: port.c's ring size");
+	EXPECT_EQ(511, r.h->pool.count - r.h->pool.nfree) TH_LOG("the receive ring filled");
+	EXPECT_EQ(-1, q->q.vector) TH_LOG("no interrupt vector until the port gives one");
 	c = tn_call_listen(80, 4, 0x11);
 	ASSERT_EQ(0, tn_app_call(r.a, &c, &ev)) TH_LOG("listen on port 80");
 
@@ -916,15 +914,21 @@ TEST(ixgbe_loop_tcp)
 	EXPECT_EQ(0, q->rx.errors);
 	EXPECT_EQ(0, tn_drops(r.h)) TH_LOG("nothing dropped by the stack");
 	EXPECT_EQ(0, ixm_host_warnings);
-	ops->rxq_stop(&r.nic, &q->rx);
-	ops->txq_stop(&r.nic, &q->tx);
-	ixm_adv_tx_reap(&q->tx);
-	ixm_adv_rxq_release(&q->rx);
-	ixm_adv_txq_release(&q->tx);
+	r.q->ops->get_stats(r.q, &qs);
+	EXPECT_EQ(q->rx.csum_hw, qs.rx_csum_hw) TH_LOG("get_stats: the ring's counters");
+	EXPECT_EQ(q->tx.csum_hw, qs.tx_csum_hw);
+	EXPECT_EQ((u16)(q->rx.next_to_use - q->rx.next_to_clean) & 511, qs.rx_posted);
+	EXPECT_GT(qs.rx_posted, 400) TH_LOG("get_stats: the receive ring refilled");
+	EXPECT_GT(qs.tx_pending, 0) TH_LOG("the reply's descriptors not reaped yet");
+	held = r.h->pool.count - r.h->pool.nfree - qs.rx_posted - qs.tx_pending;
+	ops->queue_stop(&r.nic, r.q);
+	ops->queue_free(&r.nic, r.q);
+	tn_host_nic(r.h, NULL, NULL, NULL);
+	EXPECT_EQ(held, r.h->pool.count - r.h->pool.nfree) {
+		TH_LOG("queue_free: every buffer on the rings back (the rest are the application's)");
+	}
 	tn_app_free(r.a);
 	tn_host_free(r.h);
-	free(r.rxd);
-	free(r.txd);
 }
 
 TEST_HARNESS_MAIN

@@ -54,6 +54,7 @@ FIXTURE_VARIANT_ADD(tcp_pair, ixgbe_all_combined) {
 struct pair_nic {
 	struct ixgbem_dev	*dev;
 	struct ixm_nic		nic;
+	struct ixm_adv_queue	aq;
 	union ixm_adv_rx_desc	*rxd;
 	union ixm_adv_tx_desc	*txd;
 	struct ixm_mbuf		*rslot[NIC_RX_RING];
@@ -87,7 +88,7 @@ static void pair_nic_attach(struct __test_metadata *_metadata, struct side *s)
 {
 	static const u8 reta0[IXM_RSS_RETA_SIZE];
 	struct pair_nic *pn = &pair_nics[s->server];
-	struct ixm_queue *q = &s->h->queue;
+	struct ixm_adv_queue *q = &pn->aq;
 	const struct ixm_nic_ops *ops = &ixm_ixgbe_ops;
 
 	memset(pn, 0, sizeof(*pn));
@@ -98,6 +99,7 @@ static void pair_nic_attach(struct __test_metadata *_metadata, struct side *s)
 	ASSERT_TRUE(pn->rxd && pn->txd);
 	pn->nic = (struct ixm_nic){ .ops = ops, .max_queues = 1, .device_id = 0x10fb,
 				    .regs = (void *)pn->dev };
+	q->q = (struct ixm_queue){ .ops = &ixm_adv_queue_ops, .vector = -1 };
 	q->rx = (struct ixm_rxq){ .nic = &pn->nic, .count = NIC_RX_RING, .desc = pn->rxd,
 				  .desc_dma = (uintptr_t)pn->rxd, .slot = pn->rslot,
 				  .pool = &s->h->pool };
@@ -117,14 +119,14 @@ static void pair_nic_attach(struct __test_metadata *_metadata, struct side *s)
 	ixm_host_delay_us(200000);
 	ASSERT_TRUE(ops->link_up(&pn->nic, NULL)) TH_LOG("link up after training");
 	tn_host_offload(s->h, true);	/* the stack leaves checksums to the device */
-	tn_host_nic(s->h, &ixm_adv_queue_ops, &pair_nic_model, pn->dev);
+	tn_host_nic(s->h, &q->q, &pair_nic_model, pn->dev);
 }
 
 /* What the device saw, then its rings stopped and their buffers given back. */
 static void pair_nic_detach(struct __test_metadata *_metadata, struct side *s)
 {
 	struct pair_nic *pn = &pair_nics[s->server];
-	struct ixm_queue *q = &s->h->queue;
+	struct ixm_adv_queue *q = &pn->aq;
 	const char *who = s->server ? "server" : "client";
 
 	ixgbem_select(pn->dev);
@@ -142,6 +144,7 @@ static void pair_nic_detach(struct __test_metadata *_metadata, struct side *s)
 	ixm_adv_rxq_release(&q->rx);
 	ixm_adv_txq_release(&q->tx);
 	pn->nic.ops->shutdown(&pn->nic);
+	tn_host_nic(s->h, NULL, NULL, NULL);
 	ixgbem_free(pn->dev);
 	free(pn->rxd);
 	free(pn->txd);

@@ -13,10 +13,6 @@
  * device (DATA_VALID when its checksum is good) before that host's driver
  * sees it.  Neither model may count a driver rule broken; neither device
  * is kicked (both poll) nor raises an interrupt.
- *
- * The loop reaches the queue pair through the port's queue pointer:
- * struct tn_host's own struct ixm_queue (Intel rings by value) is not
- * inside a struct ixm_vnet_queue, so the port is pointed at ours.
  */
 #define TCP_PAIR_NIC 1
 #include "tcp_pair.c"
@@ -114,8 +110,7 @@ static void pair_nic_attach(struct __test_metadata *_metadata, struct side *s)
 	ASSERT_TRUE(pn->rxring && pn->txring);
 	ASSERT_EQ(0, ixm_vnet_rxq_fill(vnq));
 	tn_host_offload(s->h, true);	/* the stack leaves checksums to the device */
-	tn_host_nic(s->h, &ixm_vnet_queue_ops, &pair_nic_model, pn->dev);
-	s->h->port.queue = &vnq->q;
+	tn_host_nic(s->h, &vnq->q, &pair_nic_model, pn->dev);
 }
 
 /* What the device saw, then its queues reset and their buffers given back. */
@@ -142,6 +137,7 @@ static void pair_nic_detach(struct __test_metadata *_metadata, struct side *s)
 	vnm_queue_reset(pn->dev, VNM_RXQ);
 	vnm_queue_reset(pn->dev, VNM_TXQ);
 	ixm_vnet_release(vnq);
+	tn_host_nic(s->h, NULL, NULL, NULL);
 	vnm_free(pn->dev);
 	free(pn->rxring);
 	free(pn->txring);

@@ -43,10 +43,10 @@ fi
 
 # the functions ixmod marks; every one must be failed below at least once
 MARKED=(ixm_core_create ixm_dp_thread_create igb_wait_reg ixm_qpair_alloc
-	ixm_qpair_map_pool ixm_core_work_alloc ixm_ctx_alloc ixm_ctx_grab_rx
+	ixm_qpair_map_pool ixm_adv_queue_alloc ixm_core_work_alloc ixm_ctx_alloc ixm_ctx_grab_rx
 	ixm_ctx_map_arena ixm_ctx_map_slice ixm_ctx_drain_arena
 	ixm_tcp_conn_alloc)
-tap_plan 23
+tap_plan 24
 
 # ---- the state an injected failure must leave as it found it ----
 
@@ -260,6 +260,8 @@ check "up: a queue pair's allocation fails (ENOMEM); the port stays down; then i
 	fails_once ixm_qpair_alloc $ENOMEM ENOMEM undo_up write "$(port_dir)/up" 1
 check "up: a buffer page's DMA mapping fails (ENOMEM); the port stays down; then it comes up" \
 	fails_once ixm_qpair_map_pool $ENOMEM ENOMEM undo_up write "$(port_dir)/up" 1
+check "up: a queue pair's descriptor rings fail (ENOMEM); the port stays down; then it comes up" \
+	fails_once ixm_adv_queue_alloc $ENOMEM ENOMEM undo_up write "$(port_dir)/up" 1
 check "up: a core's new work list fails (ENOMEM); the port stays down; then it comes up" \
 	fails_once ixm_core_work_alloc $ENOMEM ENOMEM undo_up write "$(port_dir)/up" 1
 echo 1 > "$(port_dir)/up"
