@@ -26,10 +26,12 @@ KDIR ?= /lib/modules/$(KREL_RUNNING)/build
 endif
 
 # Out-of-tree builds do not read Kconfig; set what a distribution would.
-# IXMOD_IGB=n or IXMOD_IXGBE=n leaves that queue driver out.
+# IXMOD_IGB=n, IXMOD_IXGBE=n or IXMOD_VIRTIO=n leaves that queue driver out.
 IXMOD_IGB ?= y
 IXMOD_IXGBE ?= y
-IXM_KCONFIG := CONFIG_IXMOD=m CONFIG_IXMOD_IGB=$(IXMOD_IGB) CONFIG_IXMOD_IXGBE=$(IXMOD_IXGBE)
+IXMOD_VIRTIO ?= y
+IXM_KCONFIG := CONFIG_IXMOD=m CONFIG_IXMOD_IGB=$(IXMOD_IGB) CONFIG_IXMOD_IXGBE=$(IXMOD_IXGBE) \
+	       CONFIG_IXMOD_VIRTIO=$(IXMOD_VIRTIO)
 ifneq ($(IXMOD_DEBUG),)
 IXM_KCONFIG += CONFIG_IXMOD_DEBUG=y
 endif

@@ -23,11 +23,13 @@
 #include "ixmod.h"
 
 struct ixm_chip {
+	u16				vendor;
 	u16				device;
 	const char			*name;
 	const struct ixm_nic_ops	*ops;	/* NULL: driver built out */
 	const char			*option;	/* the Kconfig option for it */
 	u16				max_queues;
+	bool				bar0;	/* registers in BAR 0, mapped here */
 };
 
 #if IS_ENABLED(CONFIG_IXMOD_IGB)
@@ -40,18 +42,26 @@ struct ixm_chip {
 #else
 #define IXM_IXGBE_OPS	NULL
 #endif
+#if IS_ENABLED(CONFIG_IXMOD_VIRTIO)
+#define IXM_VNET_OPS	(&ixm_vnet_ops)
+#else
+#define IXM_VNET_OPS	NULL
+#endif
 
 /*
  * Table over switch: one row per device id ixmod knows.  The queue count
  * is the chip's RSS limit: 8 on the 82576 (§7.1.2.8), 16 on the 82599
  * (RETA's 4-bit entries, §8.2.3.7.15; it has 128 queues, but RSS alone
- * spreads over 16).
+ * spreads over 16).  A virtio-net device says how many it has (its
+ * driver lowers the 16 at init).  Virtio's registers are wherever its
+ * capabilities say (virtio 1.1 §4.1.4), which its driver maps itself; a
+ * transitional device (1000) is driven through its modern interface.
  */
 #define IXM_82599(id, what) \
-	{ id, "82599 " what, IXM_IXGBE_OPS, "CONFIG_IXMOD_IXGBE", 16 }
+	{ PCI_VENDOR_ID_INTEL, id, "82599 " what, IXM_IXGBE_OPS, "CONFIG_IXMOD_IXGBE", 16, true }
 
 static const struct ixm_chip ixm_chips[] = {
-	{ 0x10c9, "82576", IXM_IGB_OPS, "CONFIG_IXMOD_IGB", 8 },
+	{ PCI_VENDOR_ID_INTEL, 0x10c9, "82576", IXM_IGB_OPS, "CONFIG_IXMOD_IGB", 8, true },
 	IXM_82599(0x10f7, "KX4"),
 	IXM_82599(0x10f8, "combined backplane"),
 	IXM_82599(0x10f9, "CX4"),
@@ -62,16 +72,18 @@ static const struct ixm_chip ixm_chips[] = {
 	IXM_82599(0x1529, "SFP+ FCoE"),
 	IXM_82599(0x152a, "backplane FCoE"),
 	IXM_82599(0x1557, "EN SFP+"),
+	{ PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1041, "virtio-net", IXM_VNET_OPS,
+	  "CONFIG_IXMOD_VIRTIO", 16, false },
+	{ PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1000, "virtio-net (transitional)", IXM_VNET_OPS,
+	  "CONFIG_IXMOD_VIRTIO", 16, false },
 };
 
 static const struct ixm_chip *ixm_chip_find(struct pci_dev *pdev)
 {
 	unsigned int i;
 
-	if (pdev->vendor != PCI_VENDOR_ID_INTEL)
-		return NULL;
 	for (i = 0; i < ARRAY_SIZE(ixm_chips); i++)
-		if (ixm_chips[i].device == pdev->device)
+		if (ixm_chips[i].vendor == pdev->vendor && ixm_chips[i].device == pdev->device)
 			return &ixm_chips[i];
 	return NULL;
 }
@@ -83,13 +95,13 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	int err;
 
 	if (!chip) {
-		dev_err(&pdev->dev, "%04x:%04x is not a NIC ixmod drives (82576, 82599); clear driver_override\n",
+		dev_err(&pdev->dev, "%04x:%04x is not a NIC ixmod drives (82576, 82599, virtio-net); clear driver_override\n",
 			pdev->vendor, pdev->device);
 		return -ENODEV;
 	}
 	if (!chip->ops) {
-		dev_err(&pdev->dev, "%s (8086:%04x): this ixmod was built without its queue driver (%s)\n",
-			chip->name, pdev->device, chip->option);
+		dev_err(&pdev->dev, "%s (%04x:%04x): this ixmod was built without its queue driver (%s)\n",
+			chip->name, pdev->vendor, pdev->device, chip->option);
 		return -ENODEV;
 	}
 
@@ -103,7 +115,7 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		dev_err(&pdev->dev, "no usable DMA mask (%d)\n", err);
 		return err;
 	}
-	err = pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME);
+	err = chip->bar0 ? pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME) : 0;
 	if (err) {
 		dev_err(&pdev->dev, "cannot map BAR 0 (%d)\n", err);
 		return err;
@@ -114,9 +126,10 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!port)
 		goto err_nomem;
 	port->pdev = pdev;
-	port->nic.regs = pcim_iomap_table(pdev)[0];
+	port->nic.regs = chip->bar0 ? pcim_iomap_table(pdev)[0] : NULL;
 	port->nic.dev = &pdev->dev;
 	port->nic.ops = chip->ops;
+	port->nic.tx_csum = chip->ops->tx_csum;
 	port->nic.device_id = pdev->device;
 	port->nic.max_queues = min_t(u16, chip->max_queues, IXM_NIC_MAX_QUEUES);
 

@@ -167,7 +167,7 @@ static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigne
 	qp->net.rss_key = port->rss_key;
 	qp->net.rss_nq = port->nq;
 	qp->net.rss_q = q;
-	qp->net.tx_offload = port->nic.ops->tx_csum ? IXM_TXO_CSUM : 0;
+	qp->net.tx_offload = port->nic.tx_csum ? IXM_TXO_CSUM : 0;
 	qp->net.cfg = rcu_dereference_protected(port->cfg, 1);
 	return qp;
 
@@ -404,7 +404,12 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	}
 	for (i = 0; i < IXM_RSS_RETA_SIZE; i++)
 		reta[i] = ixm_rss_queue(i, n);
-	ops->set_rss(&port->nic, port->rss_key, reta);
+	err = ops->set_rss(&port->nic, port->rss_key, reta);
+	if (err) {
+		pr_err("ports: %s: the device refused its RSS configuration (%d)\n",
+		       pci_name(port->pdev), err);
+		goto err_stop;
+	}
 	ops->rx_enable(&port->nic, true);
 
 	for (i = 0; i < n; i++) {

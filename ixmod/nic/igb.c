@@ -227,7 +227,7 @@ static void igb_txq_stop(struct ixm_nic *nic, struct ixm_txq *q)
 }
 
 /* §7.1.2.8: RSS key, redirection table, hashed fields */
-static void igb_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
+static int igb_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 {
 	unsigned int i;
 
@@ -241,6 +241,7 @@ static void igb_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 	wr32(nic, IGB_MRQC, IGB_MRQC_RSS | IGB_MRQC_FIELD_IPV4 |
 	     IGB_MRQC_FIELD_IPV4_TCP | IGB_MRQC_FIELD_IPV4_UDP);
 	igb_flush(nic);
+	return 0;
 }
 
 static void igb_rx_enable(struct ixm_nic *nic, bool on)

@@ -406,7 +406,7 @@ static void ixgbe_txq_stop(struct ixm_nic *nic, struct ixm_txq *q)
  * does, so net/toeplitz.c and the flow-consistent ephemeral ports agree
  * with the chip.
  */
-static void ixgbe_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
+static int ixgbe_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 {
 	unsigned int i, j;
 
@@ -428,6 +428,7 @@ static void ixgbe_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 	wr32(nic, IXGBE_MRQC, IXGBE_MRQC_RSSEN | IXGBE_MRQC_RSS_FIELD_IPV4 |
 	     IXGBE_MRQC_RSS_FIELD_IPV4_TCP | IXGBE_MRQC_RSS_FIELD_IPV4_UDP);
 	ixgbe_flush(nic);
+	return 0;
 }
 
 /*

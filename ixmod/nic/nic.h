@@ -143,7 +143,8 @@ struct ixm_txq {
  * @txq_start: program and enable one TX queue; 0 or -ETIMEDOUT
  * @txq_stop: disable one TX queue and wait until the NIC stops using it
  * @set_rss: program the 40-byte Toeplitz @key and the @reta (queue index
- *	per entry), and enable RSS on IPv4 and IPv4/TCP/UDP
+ *	per entry), and enable RSS on IPv4 and IPv4/TCP/UDP; called once per
+ *	bring-up, after every queue started; 0 or -errno
  * @rx_enable: enable or disable reception as a whole
  * @irq_enable: route queue @qidx's RX and TX causes to MSI-X vector
  *	@vector and unmask it
@@ -161,11 +162,13 @@ struct ixm_txq {
  * @queue_free: give every buffer still on @q's rings back to its pool
  *	(the queue is stopped, or was never started) and free the rings
  * @tx_csum: the chip inserts IPv4, TCP and UDP checksums for frames
- *	flagged IXM_MBUF_F_TX_*_CSUM (ixm_adv_tx_burst())
+ *	flagged IXM_MBUF_F_TX_*_CSUM (copied into nic->tx_csum at probe;
+ *	@init may clear that when the device lacks the offload)
  *
  * The port (port.c) sees queues only through the queue_* entries and
- * struct ixm_queue; the entries between @rxq_start and @set_rss are the
- * Intel chips' own, which their shared queue code (intel_adv.c) calls.
+ * struct ixm_queue.  @rxq_start, @rxq_stop, @txq_start, @txq_stop,
+ * @irq_enable and @irq_mask are the Intel chips' own, which their shared
+ * queue code (intel_adv.c) calls; NULL on other devices.
  */
 struct ixm_nic_ops {
 	const char	*name;
@@ -176,7 +179,7 @@ struct ixm_nic_ops {
 	void		(*rxq_stop)(struct ixm_nic *nic, struct ixm_rxq *q);
 	int		(*txq_start)(struct ixm_nic *nic, struct ixm_txq *q);
 	void		(*txq_stop)(struct ixm_nic *nic, struct ixm_txq *q);
-	void		(*set_rss)(struct ixm_nic *nic, const u8 *key,
+	int		(*set_rss)(struct ixm_nic *nic, const u8 *key,
 				   const u8 *reta);
 	void		(*rx_enable)(struct ixm_nic *nic, bool on);
 	void		(*irq_enable)(struct ixm_nic *nic, unsigned int qidx,
@@ -227,7 +230,9 @@ struct ixm_nic_stats {
  * @device_id: PCI device id
  * @max_queues: queue pairs the chip has
  * @mac: MAC address, filled by @ops->init
+ * @tx_csum: the device inserts checksums (IXM_TXO_CSUM on its ports)
  * @stats: the device's counters (@ops->read_stats)
+ * @priv: the driver's own state, if it keeps any beyond this (virtio)
  */
 struct ixm_nic {
 	u8 __iomem			*regs;
@@ -236,7 +241,9 @@ struct ixm_nic {
 	u16				device_id;
 	u16				max_queues;
 	u8				mac[ETH_ALEN];
+	bool				tx_csum;
 	struct ixm_nic_stats		stats;
+	void				*priv;
 };
 
 struct ixm_queue;
@@ -343,6 +350,7 @@ static inline const struct ixm_adv_queue *ixm_adv_cq(const struct ixm_queue *q)
 /* Chips: the PCI glue picks the ops by device id. */
 extern const struct ixm_nic_ops ixm_igb_ops;
 extern const struct ixm_nic_ops ixm_ixgbe_ops;
+extern const struct ixm_nic_ops ixm_vnet_ops;	/* ../vnet_pci.c, kernel only */
 
 /* intel_adv.c: the descriptor rings the 82576 and 82599 share */
 int ixm_adv_mac_from_ra(struct ixm_nic *nic, u32 ral, u32 rah);

@@ -3,8 +3,8 @@
  * virtio_net.h - a virtio-net queue pair behind struct ixm_queue_ops
  *
  * PORTABLE.  The data path only: the PCI glue (capabilities, feature
- * negotiation, queue addresses, MSI-X) does not exist yet, and neither
- * file is in the module build; the host tests drive it against
+ * negotiation, queue addresses, MSI-X, the control queue) is
+ * ixmod/vnet_pci.c, kernel only; the host tests drive this against
  * tools/testing/ixmod/model/virtio_net_model.c.
  */
 #ifndef _IXM_NIC_VIRTIO_NET_H
