@@ -18,6 +18,9 @@
 # status) for each test, the libixu tests likewise, and OUTDIR/dmesg.txt at
 # the end.  The console may garble output under emulation, so the host
 # reads the files, not the console.  scripts/vm-selftests starts this.
+# IXMOD_TEST_NIC in its environment (vm-selftests --nic virtio) reaches
+# every test: test_common.sh's ports_setup then drives vm-run --virtio's
+# virtio-net NICs instead of the igbs.
 
 set -u
 out=$1
@@ -34,7 +37,7 @@ rm -f "$out"/*.tap "$out"/*.rc "$out/times.txt"
 touch "$out/started"	# the host retries a boot only if this is missing
 
 kver=$(uname -r)
-echo "# kernel $kver, $(nproc --all) cpus, cmdline: $(cat /proc/cmdline | tr ' ' '\n' | grep -E '^(isolcpus|nohz_full)=' | tr '\n' ' ')"
+echo "# kernel $kver, $(nproc --all) cpus, cmdline: $(cat /proc/cmdline | tr ' ' '\n' | grep -E '^(isolcpus|nohz_full|ixmod_vnet)=' | tr '\n' ' ')"
 
 # A kernel with kmemleak (scripts/build-debug-kernel) is scanned after
 # every test: leaks are reported once they are 5 s old, so a scan waits

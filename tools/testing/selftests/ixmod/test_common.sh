@@ -6,6 +6,9 @@
 # log check after each step.
 #
 # IXMOD_KO names the module to load (default: the in-tree build).
+# IXMOD_TEST_NIC says which NICs the port tests drive: igb (default: the
+# emulated 82576s every test VM has) or virtio (the two virtio-net NICs
+# of scripts/vm-run --virtio, told apart by their MACs).
 
 export ksft_skip=4
 IXMOD_SYSFS=/sys/kernel/ixmod
@@ -132,12 +135,28 @@ dmesg_clean() {
 	! dmesg_since | grep -E -f <(kernel_reports; echo 'Call Trace:')
 }
 
-# ---- ports: the first emulated igb is ixmod's, the second a Linux peer ----
+# ---- ports: the first NIC is ixmod's, the second a Linux peer ----
 
 IXMOD_BIND=$_here/../../../../scripts/ixmod-bind
 PEER_NS=ixpeer
 DUT_IP=198.18.0.1
 PEER_IP=198.18.0.2
+
+IXMOD_TEST_NIC=${IXMOD_TEST_NIC:-igb}
+# scripts/vm-run --virtio's NICs (it has the same two MACs)
+VNET_DUT_MAC=52:54:00:49:58:01
+VNET_PEER_MAC=52:54:00:49:58:02
+
+# per IXMOD_TEST_NIC: the peer's Linux driver, and what a VM lacking
+# the NICs lacks
+case "$IXMOD_TEST_NIC" in
+igb)	NIC_DRIVER=igb
+	NIC_NEEDS="two igb NICs" ;;
+virtio)	NIC_DRIVER=virtio_net
+	NIC_NEEDS="the two virtio-net NICs of vm-run --virtio ($VNET_DUT_MAC, $VNET_PEER_MAC)" ;;
+*)	NIC_DRIVER=""
+	NIC_NEEDS="IXMOD_TEST_NIC igb or virtio, not '$IXMOD_TEST_NIC'" ;;
+esac
 
 igb_devices() {
 	local d
@@ -147,21 +166,131 @@ igb_devices() {
 	done | sort
 }
 
+# virtio_net_functions: the PCI functions that are virtio-net devices:
+# modern (1af4:1041) or transitional (1af4:1000, subsystem 1)
+virtio_net_functions() {
+	local d v id sub
+	for d in /sys/bus/pci/devices/*; do
+		read -r v < "$d/vendor"
+		[ "$v" = 0x1af4 ] || continue
+		read -r id < "$d/device"
+		read -r sub < "$d/subsystem_device"
+		[ "$id" = 0x1041 ] || { [ "$id" = 0x1000 ] && [ "$sub" = 0x0001 ]; } || continue
+		echo "${d##*/}"
+	done
+}
+
+# _pci_cfg_write DEV OFFSET BYTE...: bytes into DEV's config space, in one
+# write (the PCI core splits it into aligned dwords)
+_pci_cfg_write() {
+	local cfg=/sys/bus/pci/devices/$1/config off=$2
+	shift 2
+	printf '%b' "$(printf '\\x%02x' "$@")" |
+		dd of="$cfg" bs=$# count=1 seek="$off" oflag=seek_bytes conv=notrunc status=none
+}
+
+# virtio_net_mac DEV: the MAC in a virtio-net function's device-specific
+# configuration, read through its PCI configuration access capability
+# (virtio 1.1, 4.1.4.7: VIRTIO_PCI_CAP_PCI_CFG, a window onto the BARs in
+# config space).  Config-space accesses only, so it works whichever
+# driver has the device (virtio_net, ixmod) or none, and while the peer's
+# netdev is on its way back from a deleted namespace and has no address
+# to read in sysfs.
+virtio_net_mac() {
+	local dev=$1 b ptr n=0 bar="" off="" win="" mac="" o len w
+	read -ra b < <(od -An -tu1 -v -w256 -N256 "/sys/bus/pci/devices/$dev/config")
+	[ "${#b[@]}" -eq 256 ] || return 1
+	ptr=${b[0x34]}
+	while [ "$ptr" -ge 64 ] && [ "$ptr" -le 240 ] && [ $((n += 1)) -le 48 ]; do
+		# a vendor capability (0x09): struct virtio_pci_cap, cfg_type at +3
+		if [ "${b[ptr]}" -eq 9 ]; then
+			case "${b[ptr + 3]}" in
+			4)	# DEVICE_CFG: bar at +4, offset (le32) at +8
+				bar=${b[ptr + 4]}
+				off=$((b[ptr + 8] | b[ptr + 9] << 8 | b[ptr + 10] << 16 | b[ptr + 11] << 24)) ;;
+			5)	win=$ptr ;;	# PCI_CFG: bar, offset, length, then 4 data bytes
+			esac
+		fi
+		ptr=${b[ptr + 1]}
+	done
+	[ -n "$off" ] && [ -n "$win" ] || return 1
+	# struct virtio_net_config starts with mac[6]: four bytes, then two
+	for o in 0 4; do
+		len=$((o == 0 ? 4 : 2))
+		# bar, (id and padding: read-only), offset, length: one write
+		_pci_cfg_write "$dev" $((win + 4)) "$bar" 0 0 0 \
+			$(((off + o) & 255)) $(((off + o) >> 8 & 255)) $(((off + o) >> 16 & 255)) $(((off + o) >> 24)) \
+			"$len" 0 0 0 || return 1
+		# reading the data bytes makes the device do the access
+		w=$(dd if="/sys/bus/pci/devices/$dev/config" bs=4 count=1 skip=$((win + 16)) \
+			iflag=skip_bytes status=none | od -An -tx1) || return 1
+		read -ra w <<< "$w"
+		mac+=" ${w[*]:0:len}"
+	done
+	mac=${mac# }
+	echo "${mac// /:}"
+}
+
+# vnet_devices: the device under test's virtio-net function, then the
+# peer's, found by their MACs; nothing unless both are there
+vnet_devices() {
+	local d mac dut="" peer=""
+	for d in $(virtio_net_functions); do
+		mac=$(virtio_net_mac "$d") || continue
+		[ "$mac" = "$VNET_DUT_MAC" ] && dut=$d
+		[ "$mac" = "$VNET_PEER_MAC" ] && peer=$d
+	done
+	[ -n "$dut" ] && [ -n "$peer" ] || return 1
+	printf '%s\n%s\n' "$dut" "$peer"
+}
+
+# vnet_backend: what vm-run --virtio gave this guest, from the kernel
+# command line's ixmod_vnet= word: "tap:N" (multi-queue taps on a host
+# bridge, N queue pairs) or "hub:1" (one queue pair each, QEMU's hub);
+# status 1 and nothing without virtio NICs
+vnet_backend() {
+	local w
+	for w in $(cat /proc/cmdline); do
+		case "$w" in ixmod_vnet=*) echo "${w#ixmod_vnet=}"; return 0 ;; esac
+	done
+	return 1
+}
+
+# nic_devices: the device under test, then the peer (the igbs in PCI
+# order; the virtio-net NICs by MAC)
+nic_devices() {
+	case "$IXMOD_TEST_NIC" in
+	igb) igb_devices ;;
+	virtio) vnet_devices ;;
+	esac
+}
+
+# nic_netdev_dir DEV: where sysfs lists the Linux netdev of a NIC the
+# stock driver has (an igb's under its PCI function, virtio_net's under
+# the function's virtio device)
+nic_netdev_dir() {
+	case "$IXMOD_TEST_NIC" in
+	virtio) echo "/sys/bus/pci/devices/$1/"virtio*/net ;;
+	*) echo "/sys/bus/pci/devices/$1/net" ;;
+	esac
+}
+
 port_dir() { echo "$IXMOD_SYSFS/ports/$DUT"; }
 
-# the peer's igb has its netdev in this namespace
-peer_netdev_back() { [ -n "$(ls "/sys/bus/pci/devices/$PEER/net" 2>/dev/null)" ]; }
+# the peer's NIC has its netdev in this namespace
+peer_netdev_back() { [ -n "$(ls "$(nic_netdev_dir "$PEER")" 2>/dev/null)" ]; }
 
-# Bind the first igb to ixmod with cores 1-2 and the second to Linux igb
-# in namespace $PEER_NS; sets DUT, PEER, PEERIF.  Returns non-zero (with a
-# reason on stdout) when the VM lacks two igb NICs.
+# Bind the first NIC (IXMOD_TEST_NIC) to ixmod with cores 1-2 and the
+# second to its Linux driver in namespace $PEER_NS; sets DUT, PEER,
+# PEERIF.  Returns non-zero (with a reason on stdout) when the VM lacks
+# the two NICs.
 ports_setup() {
 	local devs
-	mapfile -t devs < <(igb_devices)
-	[ "${#devs[@]}" -ge 2 ] || { echo "# needs two igb NICs"; return 1; }
+	mapfile -t devs < <(nic_devices)
+	[ "${#devs[@]}" -ge 2 ] || { echo "# needs $NIC_NEEDS"; return 1; }
 	DUT=${devs[0]}
 	PEER=${devs[1]}
-	modprobe igb 2>/dev/null
+	modprobe "$NIC_DRIVER" 2>/dev/null
 	ixmod_load || return 1
 	echo "" > $IXMOD_SYSFS/cores
 	echo 0 > $IXMOD_SYSFS/idle_us
@@ -171,7 +300,7 @@ ports_setup() {
 	# one asynchronously (once its last process and socket are gone: up to
 	# 2 minutes after test_tcp_04), and net/ exists (empty) meanwhile
 	busywait 150000 peer_netdev_back || { echo "# no netdev for $PEER"; return 1; }
-	PEERIF=$(ls "/sys/bus/pci/devices/$PEER/net")
+	PEERIF=$(ls "$(nic_netdev_dir "$PEER")")
 	ip netns del $PEER_NS 2>/dev/null
 	ip netns add $PEER_NS
 	ip link set "$PEERIF" netns $PEER_NS
