@@ -28,6 +28,14 @@
 #define IXM_MBUF_F_L4_CSUM_BAD	0x0008
 #define IXM_MBUF_F_RSS		0x0010	/* rss_hash is valid */
 /*
+ * With L4_CSUM_OK: the TCP/UDP checksum field holds only the pseudo-
+ * header's sum, a local sender having left the rest to be completed
+ * (virtio's NEEDS_CSUM, Linux's CHECKSUM_PARTIAL).  The data is good;
+ * the field is not valid on a wire, which matters only to code that sends
+ * the received bytes on (ixm_udp_reflect()).
+ */
+#define IXM_MBUF_F_L4_CSUM_PARTIAL 0x0020
+/*
  * Set by the protocols on transmit, on a port whose NIC inserts checksums
  * (ixm_net_port.tx_offload): an Ethernet header, a 20-byte IPv4 header
  * whose checksum is left 0, then TCP or UDP with the pseudo-header's sum

@@ -174,6 +174,10 @@ static __sum16 ixm_udp_csum(__be32 saddr, __be32 daddr, const void *uh, u16 ulen
  * Send @m back where it came from (IXM_IFF_UDP_REFLECT): the addresses
  * and the ports swap places, which leaves the IPv4 and UDP checksums,
  * sums of 16-bit words (RFC 1071), as they were; nothing else changes.
+ * A checksum the sender left partial (IXM_MBUF_F_L4_CSUM_PARTIAL, a local
+ * peer on virtio) holds the pseudo-header's sum, which the swap keeps as
+ * well: the NIC completes it, as for the protocols' own frames, or, on a
+ * port without the offload, it is completed here.
  */
 static void ixm_udp_reflect(struct ixm_net_port *port, struct ixm_mbuf *m,
 			    struct ixm_iphdr *ih, struct ixm_udphdr *uh)
@@ -188,7 +192,20 @@ static void ixm_udp_reflect(struct ixm_net_port *port, struct ixm_mbuf *m,
 	ih->daddr = addr;
 	uh->source = uh->dest;
 	uh->dest = p;
-	m->flags = 0;
+	if (unlikely(m->flags & IXM_MBUF_F_L4_CSUM_PARTIAL)) {
+		if (port->tx_offload & IXM_TXO_CSUM) {
+			ih->check = 0;	/* mbuf.h: the NIC inserts it */
+			m->flags = IXM_MBUF_F_TX_UDP_CSUM;
+		} else {
+			uh->check = 0;
+			uh->check = ixm_udp_csum(ih->saddr, ih->daddr, uh, ixm_ntohs(uh->len));
+			if (!uh->check)
+				uh->check = (__force __sum16)0xffff;	/* RFC 768: 0 means none */
+			m->flags = 0;
+		}
+	} else {
+		m->flags = 0;
+	}
 	port->stats->udp_in++;
 	if (!ixm_net_xmit(port, m))	/* a full batch drops it: IXM_DROP_TX_FULL */
 		port->stats->udp_out++;

@@ -105,6 +105,8 @@ static inline u16 ixm_vnet_rx_flags(struct ixm_vnet_queue *vnq,
 	    !(h->flags & (VIRTIO_NET_HDR_F_DATA_VALID | VIRTIO_NET_HDR_F_NEEDS_CSUM)))
 		return 0;
 	vnq->rx_csum_hw++;
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+		return IXM_MBUF_F_L4_CSUM_OK | IXM_MBUF_F_L4_CSUM_PARTIAL;
 	return IXM_MBUF_F_L4_CSUM_OK;
 }
 

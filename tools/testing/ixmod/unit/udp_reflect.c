@@ -95,6 +95,59 @@ TEST(udp_reflect_only_when_asked)
 	tport_fini(&t);
 }
 
+/* The UDP checksum field as a local sender leaves it (virtio NEEDS_CSUM). */
+static void make_partial(u8 *f)
+{
+	u8 ph[12];
+
+	memcpy(ph, f + 26, 8);	/* source and destination addresses */
+	ph[8] = 0;
+	ph[9] = 17;
+	memcpy(ph + 10, f + 38, 2);	/* the UDP length */
+	put16(f + 40, ref_csum_sum(ph, sizeof(ph)));
+}
+
+TEST(udp_reflect_completes_a_partial_checksum)
+{
+	static u8 in[2048], want[2048];
+	struct tport t;
+	const struct ixm_mbuf *m;
+	const u16 partial = IXM_MBUF_F_L4_CSUM_OK | IXM_MBUF_F_L4_CSUM_PARTIAL;
+	size_t len;
+
+	tport_init(&t, OUR_IP);
+	t.cfg.flags = IXM_IFF_UDP_REFLECT;
+	len = udp_frame(in, our_mac, peer_mac, PEER_IP, OUR_IP, 40000, 7, 301);
+	udp_frame(want, peer_mac, our_mac, OUR_IP, PEER_IP, 7, 40000, 301);
+	make_partial(in);
+
+	/* a port whose NIC inserts no checksum: completed in software */
+	tport_input(&t, in, len, partial);
+	ASSERT_EQ(1, t.port.ntx);
+	m = t.port.tx[0];
+	EXPECT_EQ(0, m->flags);
+	EXPECT_EQ(0, memcmp(m->data, want, len)) {
+		TH_LOG("no offload: the reflected datagram carries its whole, valid checksum");
+	}
+	tport_tx_flush(&t);
+
+	/* a port whose NIC inserts them: left to it, as mbuf.h asks */
+	t.port.tx_offload = IXM_TXO_CSUM;
+	memcpy(want, in, len);
+	make_partial(want);
+	tport_input(&t, in, len, partial);
+	ASSERT_EQ(1, t.port.ntx);
+	m = t.port.tx[0];
+	EXPECT_EQ(IXM_MBUF_F_TX_UDP_CSUM, m->flags) TH_LOG("offload: the NIC completes it");
+	EXPECT_EQ(0, get16(m->data + 24)) TH_LOG("with the IPv4 header's left 0");
+	EXPECT_EQ(get16(want + 40), get16(m->data + 40)) {
+		TH_LOG("the pseudo-header's sum, unchanged by the swap");
+	}
+	tport_tx_flush(&t);
+	EXPECT_EQ(2, t.stats.udp_out);
+	tport_fini(&t);
+}
+
 TEST(udp_reflect_counts_only_what_it_queues)
 {
 	static u8 in[2048];
