@@ -215,8 +215,6 @@ static int vnet_reset(struct ixm_nic *nic)
 	struct ixm_vnet_dev *vd;
 	int err;
 
-	if (nic->priv)
-		return vnet_reset_status(vdev(nic)) ? -ETIMEDOUT : 0;
 	vd = kzalloc(sizeof(*vd), GFP_KERNEL);
 	if (!vd)
 		return -ENOMEM;
