@@ -101,7 +101,7 @@ noinline int ixm_ctx_map_arena(struct ixm_ctx *ctx, struct ixm_core_work *work)
 		return -ENOMEM;
 	ctx->ntxmap = work->nr;
 	for (i = 0; i < work->nr; i++) {
-		struct device *dev = &work->qp[i]->port->pdev->dev;
+		struct device *dev = work->qp[i]->port->dev;
 
 		if (ixm_ctx_map_slice(ctx, i, dev))
 			pr_warn_ratelimited("setup: %s cannot map the %zu KiB transmit arena; TCP copies on that port (smaller txarena_size may fit)\n",

@@ -289,9 +289,13 @@ struct ixm_core {
 };
 
 /**
- * struct ixm_port - a NIC port handed to ixmod
- * @kobj: /sys/kernel/ixmod/ports/<pci address>
- * @pdev: the PCI device
+ * struct ixm_port - a NIC port handed to ixmod, or a software port
+ * @kobj: /sys/kernel/ixmod/ports/<@name>
+ * @pdev: the PCI device; NULL on a software port (softport.c)
+ * @dev: the device buffers are DMA-mapped for, which also names the
+ *	port's mappings of application arenas: the PCI function's, or the
+ *	software port's platform device
+ * @name: the PCI address, or the software port's netdev name (ixsw0)
  * @nic: chip state and ops
  * @lock: serialises up/down and configuration of this port
  * @up: queues running (written under @lock and ixm_cfg_lock)
@@ -303,13 +307,16 @@ struct ixm_core {
  * @announce: a gratuitous ARP is due (set by up, cleared by queue 0's core)
  * @base: protocol counters of queue pairs that no longer exist (down keeps totals)
  * @qbase: queue counters of queue pairs that no longer exist
- * @nvec: MSI-X vectors allocated
+ * @nvec: MSI-X vectors allocated (a software port wakes its cores through
+ *	ixm_port_queue_irq() instead)
  * @gc_work: periodic ARP table ageing
  * @list: in ixm_ports
  */
 struct ixm_port {
 	struct kobject		kobj;
 	struct pci_dev		*pdev;
+	struct device		*dev;
+	char			name[32];
 	struct ixm_nic		nic;
 	struct mutex		lock;
 	bool			up;
@@ -382,8 +389,24 @@ void ixm_ctx_exit(void);
 int ixm_port_register(struct ixm_port *port);
 void ixm_port_unregister(struct ixm_port *port);
 bool ixm_ports_any_up(void);
+void ixm_port_queue_irq(struct ixm_port *port, unsigned int i);
 int ixm_ports_init(struct kobject *parent);
 void ixm_ports_exit(void);
+
+/* softport.c: software ports (/sys/kernel/ixmod/softports) */
+#if IS_ENABLED(CONFIG_IXMOD_SOFTPORT)
+int ixm_softports_init(void);
+void ixm_softports_exit(void);
+#else
+static inline int ixm_softports_init(void)
+{
+	return 0;
+}
+
+static inline void ixm_softports_exit(void)
+{
+}
+#endif
 
 /* pci.c: the PCI driver for ports handed over with driver_override */
 int ixm_pci_init(void);
@@ -393,6 +416,7 @@ void ixm_pci_exit(void);
 int ixm_sysfs_init(void);
 void ixm_sysfs_exit(void);
 extern const struct kobj_type ixm_core_ktype;
+extern struct kobject *ixm_top_kobj;	/* /sys/kernel/ixmod */
 
 /**
  * struct ixm_stat_desc - one counter file of a set

@@ -126,6 +126,8 @@ static int ixm_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!port)
 		goto err_nomem;
 	port->pdev = pdev;
+	port->dev = &pdev->dev;
+	strscpy(port->name, pci_name(pdev), sizeof(port->name));
 	port->nic.regs = chip->bar0 ? pcim_iomap_table(pdev)[0] : NULL;
 	port->nic.dev = &pdev->dev;
 	port->nic.ops = chip->ops;

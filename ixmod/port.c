@@ -56,16 +56,11 @@
 static struct kobject *ixm_ports_kobj;
 static LIST_HEAD(ixm_ports);		/* under ixm_cfg_lock */
 
-static struct device *ixm_port_dev(struct ixm_port *port)
-{
-	return &port->pdev->dev;
-}
-
 /* ---- queue pairs ---- */
 
 static void ixm_qpair_free(struct ixm_qpair *qp)
 {
-	struct device *dev = ixm_port_dev(qp->port);
+	struct device *dev = qp->port->dev;
 	unsigned int i;
 
 	/* the rings' buffers go back to the pool first */
@@ -125,7 +120,7 @@ ALLOW_ERROR_INJECTION(ixm_qpair_map_pool, ERRNO);
 static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigned int q,
 						  unsigned int cpu)
 {
-	struct device *dev = ixm_port_dev(port);
+	struct device *dev = port->dev;
 	int node = cpu_to_node(cpu);
 	struct ixm_qpair *qp;
 	unsigned int i;
@@ -294,7 +289,7 @@ static void ixm_port_free_qpairs(struct ixm_port *port)
 
 		if (!qp)
 			continue;
-		if (qp->q->vector >= 0)
+		if (qp->q->vector >= 0 && port->pdev)
 			free_irq(pci_irq_vector(port->pdev, qp->q->vector), qp);
 		ixm_port_fold_stats(port, qp);
 		port->nic.ops->queue_free(&port->nic, qp->q);
@@ -333,8 +328,8 @@ static void ixm_port_down_locked(struct ixm_port *port)
 	ixm_port_free_qpairs(port);
 	if (apps) {
 		pr_warn("ports: %s: removed under %u application contexts; they are dead now (IXMOD_RING_DEAD), close them\n",
-			pci_name(port->pdev), ixm_ctx_count);
-		ixm_ctx_port_gone(&port->pdev->dev);
+			port->name, ixm_ctx_count);
+		ixm_ctx_port_gone(port->dev);
 		ixm_dp_attach_lock_all(false);
 	}
 	WRITE_ONCE(port->up, false);
@@ -353,12 +348,12 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	n = ixm_dp_cpus(cpus, ARRAY_SIZE(cpus));
 	if (!n) {
 		pr_err("ports: %s: no dataplane cores; write /sys/kernel/ixmod/cores first\n",
-		       pci_name(port->pdev));
+		       port->name);
 		return -EINVAL;
 	}
 	if (n > port->nic.max_queues) {
 		pr_err("ports: %s: %u dataplane cores but the port has %u queue pairs; assign fewer cores\n",
-		       pci_name(port->pdev), n, port->nic.max_queues);
+		       port->name, n, port->nic.max_queues);
 		return -EINVAL;
 	}
 
@@ -371,15 +366,20 @@ static int ixm_port_up_locked(struct ixm_port *port)
 		if (!port->qp[i]) {
 			err = -ENOMEM;
 			pr_err("ports: %s: no memory for queue pair %u's rings and %lu buffer pages (%d); nothing changed\n",
-			       pci_name(port->pdev), i, (unsigned long)IXM_POOL_PAGES, err);
+			       port->name, i, (unsigned long)IXM_POOL_PAGES, err);
 			goto err_free;
 		}
 	}
 
-	/* MSI-X vector per queue pair: it only wakes a sleeping core */
-	port->nvec = pci_alloc_irq_vectors(port->pdev, n, n, PCI_IRQ_MSIX);
+	/*
+	 * MSI-X vector per queue pair: it only wakes a sleeping core.  A
+	 * software port's queues wake it through ixm_port_queue_irq().
+	 */
+	port->nvec = port->pdev ? pci_alloc_irq_vectors(port->pdev, n, n, PCI_IRQ_MSIX) : 0;
+	for (i = 0; !port->pdev && i < n; i++)
+		port->qp[i]->q->vector = i;
 	if (port->nvec < 0) {
-		dev_warn(ixm_port_dev(port), "no MSI-X (%d); idle cores will not sleep\n",
+		dev_warn(port->dev, "no MSI-X (%d); idle cores will not sleep\n",
 			 port->nvec);
 		port->nvec = 0;
 	}
@@ -388,7 +388,7 @@ static int ixm_port_up_locked(struct ixm_port *port)
 				  "ixmod", port->qp[i]);
 		if (err) {
 			pr_err("ports: %s: cannot request queue %u's interrupt (%d); nothing changed\n",
-			       pci_name(port->pdev), i, err);
+			       port->name, i, err);
 			goto err_free;
 		}
 		port->qp[i]->q->vector = i;
@@ -398,7 +398,7 @@ static int ixm_port_up_locked(struct ixm_port *port)
 		err = ops->queue_start(&port->nic, port->qp[i]->q);
 		if (err) {
 			pr_err("ports: %s: queue %u did not start (%d)\n",
-			       pci_name(port->pdev), i, err);
+			       port->name, i, err);
 			goto err_stop;
 		}
 	}
@@ -407,7 +407,7 @@ static int ixm_port_up_locked(struct ixm_port *port)
 	err = ops->set_rss(&port->nic, port->rss_key, reta);
 	if (err) {
 		pr_err("ports: %s: the device refused its RSS configuration (%d)\n",
-		       pci_name(port->pdev), err);
+		       port->name, err);
 		goto err_stop;
 	}
 	ops->rx_enable(&port->nic, true);
@@ -416,7 +416,7 @@ static int ixm_port_up_locked(struct ixm_port *port)
 		err = ixm_core_work_update(port->qp[i], true);
 		if (err) {
 			pr_err("ports: %s: out of memory for cpu %u's work list; nothing changed\n",
-			       pci_name(port->pdev), cpus[i]);
+			       port->name, cpus[i]);
 			while (i--)
 				ixm_core_work_update(port->qp[i], false);
 			synchronize_rcu();
@@ -435,8 +435,22 @@ err_free:
 
 err_nomem:
 	pr_err("ports: %s: out of memory for %u queue pairs; nothing changed\n",
-	       pci_name(port->pdev), n);
+	       port->name, n);
 	return -ENOMEM;
+}
+
+/**
+ * ixm_port_queue_irq() - a software port's queue @i has work for its core
+ * @port: a software port, up
+ * @i: the queue pair, armed by its core (the software port's driver keeps
+ *	the arming and calls this once per arm, as an MSI-X vector would)
+ *
+ * Context: any; between the queue's start and stop, so @port->qp[@i] is
+ * stable.
+ */
+void ixm_port_queue_irq(struct ixm_port *port, unsigned int i)
+{
+	ixm_qpair_irq(0, port->qp[i]);
 }
 
 /**
@@ -515,14 +529,14 @@ static ssize_t up_store(struct kobject *kobj, struct kobj_attribute *a,
 	int err = 0;
 
 	if (kstrtobool(buf, &want)) {
-		pr_err("ports: %s: up: '%.*s' is not 0 or 1\n", pci_name(port->pdev),
+		pr_err("ports: %s: up: '%.*s' is not 0 or 1\n", port->name,
 		       ixm_input_len(buf), buf);
 		return -EINVAL;
 	}
 	mutex_lock(&ixm_cfg_lock);
 	if (want != port->up && ixm_ctx_count) {
 		pr_err("ports: %s: up: %u application contexts are attached; close them first\n",
-		       pci_name(port->pdev), ixm_ctx_count);
+		       port->name, ixm_ctx_count);
 		mutex_unlock(&ixm_cfg_lock);
 		return -EBUSY;
 	}
@@ -530,11 +544,11 @@ static ssize_t up_store(struct kobject *kobj, struct kobj_attribute *a,
 	if (want && !port->up) {
 		err = ixm_port_up_locked(port);
 		if (!err)
-			pr_info("ports: %s: up on %u queue pairs\n", pci_name(port->pdev),
+			pr_info("ports: %s: up on %u queue pairs\n", port->name,
 				port->nq);
 	} else if (!want && port->up) {
 		ixm_port_down_locked(port);
-		pr_info("ports: %s: down\n", pci_name(port->pdev));
+		pr_info("ports: %s: down\n", port->name);
 	}
 	mutex_unlock(&port->lock);
 	mutex_unlock(&ixm_cfg_lock);
@@ -596,7 +610,7 @@ static ssize_t ipv4_store(struct kobject *kobj, struct kobj_attribute *a,
 
 	if (ixm_parse_ipv4(buf, &ip, &prefix)) {
 		pr_err("ports: %s: ipv4: '%.*s' is not a usable unicast A.B.C.D/N (N 1-32, not network or broadcast); write e.g. 198.18.0.1/24, or an empty line to clear\n",
-		       pci_name(port->pdev), ixm_input_len(buf), buf);
+		       port->name, ixm_input_len(buf), buf);
 		return -EINVAL;
 	}
 	new = kzalloc(sizeof(*new), GFP_KERNEL);
@@ -633,13 +647,13 @@ static ssize_t rss_key_store(struct kobject *kobj, struct kobj_attribute *a,
 
 	if (strcspn(buf, "\n") != 2 * sizeof(key) || hex2bin(key, buf, sizeof(key))) {
 		pr_err("ports: %s: rss_key: write exactly 80 hex digits (a 40-byte Toeplitz key)\n",
-		       pci_name(port->pdev));
+		       port->name);
 		return -EINVAL;
 	}
 	mutex_lock(&port->lock);
 	if (port->up) {
 		pr_err("ports: %s: rss_key: the port is up; write 0 to up first\n",
-		       pci_name(port->pdev));
+		       port->name);
 		err = -EBUSY;
 	} else {
 		memcpy(port->rss_key, key, sizeof(key));
@@ -670,7 +684,7 @@ static ssize_t udp_reflect_store(struct kobject *kobj, struct kobj_attribute *a,
 
 	if (kstrtobool(buf, &on)) {
 		pr_err("ports: %s: udp_reflect: write 1 (benchmarks: every UDP datagram goes back) or 0\n",
-		       pci_name(port->pdev));
+		       port->name);
 		return -EINVAL;
 	}
 	new = kzalloc(sizeof(*new), GFP_KERNEL);
@@ -962,7 +976,7 @@ int ixm_port_register(struct ixm_port *port)
 	RCU_INIT_POINTER(port->cfg, cfg);
 
 	kobject_init(&port->kobj, &ixm_port_ktype);
-	err = kobject_add(&port->kobj, ixm_ports_kobj, "%s", pci_name(port->pdev));
+	err = kobject_add(&port->kobj, ixm_ports_kobj, "%s", port->name);
 	if (err) {
 		port->nic.ops->shutdown(&port->nic);
 		ixm_arp_table_free(port->arp);
@@ -1002,7 +1016,7 @@ void ixm_port_unregister(struct ixm_port *port)
 	mutex_unlock(&ixm_cfg_lock);
 	cancel_delayed_work_sync(&port->gc_work);
 	port->nic.ops->shutdown(&port->nic);
-	ixm_ctx_device_reset(&port->pdev->dev);
+	ixm_ctx_device_reset(port->dev);
 	synchronize_rcu();
 	ixm_arp_table_free(port->arp);
 	kobject_put(&port->kobj);

@@ -29,7 +29,7 @@
 
 #include "ixmod.h"
 
-static struct kobject *ixm_top_kobj;
+struct kobject *ixm_top_kobj;
 static struct kobject *ixm_dp_kobj;
 
 /* Length of @buf up to its first newline, capped for log messages. */
