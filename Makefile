@@ -13,6 +13,7 @@
 #                        builds first; not run by CI (too slow: 4-5 hours);
 #                        PART=K runs one of its four parts of about an hour
 #   make demo            boot a VM and show the dataplane running
+#   make demo-softport   the same with no NIC: a software port (ixsw0)
 #   make lint            checkpatch, kernel-doc, shellcheck
 #
 # KDIR defaults to the running kernel's build tree, and when that is absent
@@ -26,17 +27,19 @@ KDIR ?= /lib/modules/$(KREL_RUNNING)/build
 endif
 
 # Out-of-tree builds do not read Kconfig; set what a distribution would.
-# IXMOD_IGB=n, IXMOD_IXGBE=n or IXMOD_VIRTIO=n leaves that queue driver out.
+# IXMOD_IGB=n, IXMOD_IXGBE=n or IXMOD_VIRTIO=n leaves that queue driver out;
+# IXMOD_SOFTPORT=n, the software ports.
 IXMOD_IGB ?= y
 IXMOD_IXGBE ?= y
 IXMOD_VIRTIO ?= y
+IXMOD_SOFTPORT ?= y
 IXM_KCONFIG := CONFIG_IXMOD=m CONFIG_IXMOD_IGB=$(IXMOD_IGB) CONFIG_IXMOD_IXGBE=$(IXMOD_IXGBE) \
-	       CONFIG_IXMOD_VIRTIO=$(IXMOD_VIRTIO)
+	       CONFIG_IXMOD_VIRTIO=$(IXMOD_VIRTIO) CONFIG_IXMOD_SOFTPORT=$(IXMOD_SOFTPORT)
 ifneq ($(IXMOD_DEBUG),)
 IXM_KCONFIG += CONFIG_IXMOD_DEBUG=y
 endif
 
-.PHONY: all modules modules-debian libixu check check-debug demo lint clean help
+.PHONY: all modules modules-debian libixu check check-debug demo demo-softport lint clean help
 
 all: modules libixu
 
@@ -59,6 +62,9 @@ check-debug:
 
 demo:
 	scripts/demo
+
+demo-softport:
+	scripts/demo --softport
 
 lint:
 	scripts/lint

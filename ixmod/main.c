@@ -36,11 +36,16 @@ static int __init ixm_init(void)
 	err = ixm_pci_init();
 	if (err)
 		goto err_cdev_exit;
+	err = ixm_softports_init();
+	if (err)
+		goto err_pci_exit;
 
 	pr_info("loaded (ABI %u); assign cores in /sys/kernel/ixmod/cores\n",
 		IXMOD_ABI_VERSION);
 	return 0;
 
+err_pci_exit:
+	ixm_pci_exit();
 err_cdev_exit:
 	ixm_cdev_exit();
 err_sysfs_exit:
@@ -52,7 +57,8 @@ err_dp_exit:
 
 static void __exit ixm_exit(void)
 {
-	ixm_pci_exit();		/* every port down and removed */
+	ixm_softports_exit();	/* every software port down and removed */
+	ixm_pci_exit();		/* every PCI port down and removed */
 	ixm_ctx_exit();
 	ixm_cdev_exit();
 	ixm_sysfs_exit();	/* stops every dataplane core */

@@ -5,13 +5,16 @@
 # ixmod, assign cores through sysfs, and show the dataplane threads, their
 # placement and their counters, a port answering a Linux peer, libixu's
 # udp-echo and tcp-echo serving it, and the key-value server answering
-# memcached clients, with its latency beside the same server on Linux.
+# memcached clients, with its latency beside the same server on Linux;
+# then the same with no NIC at all, through a software port.
 # scripts/demo starts it.
 #
-# Usage (inside the guest): demo-guest.sh IXMOD_KO
+# Usage (inside the guest): demo-guest.sh IXMOD_KO [--softport-only]
+#   --softport-only: only the software port (a VM with no NIC)
 
 set -u
 KO=$1
+ONLY_SOFTPORT=${2:-}
 S=/sys/kernel/ixmod
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -27,6 +30,54 @@ counters() {
 			"$(cat "$d/stats/rx_packets")" "$(cat "$d/stats/tx_packets")"
 	done
 }
+
+
+# A software port: no NIC, Linux's ixsw0 on the other side, in a namespace
+softport_demo() {
+	say "No NIC at all: a software port (softports/new makes the netdev ixsw0 and the port ixsw0)"
+	local P=$S/ports/ixsw0 CHECK=$top/tools/testing/selftests/ixmod/tcp_check.py
+	run "echo 0 > $S/softports/new; cat $S/softports/list"
+	run "dmesg | grep softports: | tail -n 1"
+	ip netns add ixsw
+	ip link set ixsw0 netns ixsw
+	ip -n ixsw link set lo up
+	ip -n ixsw addr add 198.19.0.2/24 dev ixsw0
+	ip -n ixsw link set ixsw0 up
+	run "echo 198.19.0.1/24 > $P/ipv4; echo 1 > $P/up; cat $P/link $P/queues"
+	run "ip netns exec ixsw ping -c 3 -i 0.2 198.19.0.1"
+	"$top/libixu/examples/tcp-echo" -p 7 > /tmp/tcp-echo-sw.log 2>&1 &
+	local pid=$!
+	for _ in $(seq 100); do grep -q 'ready\|tcp-echo: cpu' /tmp/tcp-echo-sw.log && break; sleep 0.1; done
+	echo "Linux's TCP (namespace ixsw) through ixsw0 to libixu's tcp-echo: 1 MB compared by SHA-256, 8 connections at once:"
+	run "ip netns exec ixsw python3 $CHECK echo 198.19.0.1 7 --bytes 1000000"
+	run "ip netns exec ixsw python3 $CHECK echo 198.19.0.1 7 --parallel 8 --bytes 100000"
+	kill -INT $pid
+	wait $pid
+	run "tail -n 3 /tmp/tcp-echo-sw.log"
+	"$top/libixu/examples/kv/kv-ixev" -p 11211 > /tmp/kv-sw.log 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do grep -q 'ready\|kv-ixev: cpu' /tmp/kv-sw.log && break; sleep 0.1; done
+	echo "The key-value server through the software port; memccapable from the namespace:"
+	run "ip netns exec ixsw memccapable -h 198.19.0.1 -p 11211 -a 2>&1 | tail -n 4"
+	kill -INT $pid
+	wait $pid
+	echo "Counters, from both sides: what Linux sent on ixsw0 is what the port received"
+	run "ip -n ixsw -s link show ixsw0 | sed -n '3,6p'; grep . $P/stats/rx_packets $P/stats/tx_packets $P/stats/rx_csum_hw | sed 's|$S/||'"
+	run "echo 0 > $P/up; echo 0 > $S/softports/del; cat $S/softports/list"
+	ip netns del ixsw
+}
+
+if [ "$ONLY_SOFTPORT" = --softport-only ]; then
+	say "A Debian $(uname -r) guest with $(nproc --all) CPUs and no NIC for ixmod"
+	dmesg -C
+	run "insmod $KO"
+	run "echo 1-2 > $S/cores; cat $S/cores"
+	echo 0 > $S/idle_us
+	softport_demo
+	say "rmmod with cores assigned stops everything"
+	run "rmmod ixmod"
+	exit 0
+fi
 
 say "A Debian $(uname -r) guest with $(nproc --all) CPUs; cpus 1-2 are isolated"
 run "grep -o 'isolcpus=[^ ]*\|nohz_full=[^ ]*' /proc/cmdline"
@@ -180,6 +231,8 @@ for k, name in (("p50_us", "p50"), ("p99_us", "p99")):
 print("  achieved: ixmod %.0f/s, Linux %.0f/s (offered 500/s)" % (ix["achieved"], lx["achieved"]))
 PY
 ip link set "$dutif" down; ip addr flush dev "$dutif"; ip netns del ixpeer
+
+softport_demo
 
 say "Bad input is refused, explained, and changes nothing"
 run "echo 0-2 > $S/cores"

@@ -235,6 +235,7 @@ bool ixm_swq_dev_rx_commit(struct ixm_swq *sq, struct ixm_mbuf *m)
  * @sq: the queue pair
  *
  * Context: the ring's one device-side consumer.
+ * Return: how many; ixm_swq_dev_tx_frame() reads them in order.
  */
 unsigned int ixm_swq_dev_tx_avail(struct ixm_swq *sq)
 {
@@ -248,6 +249,8 @@ unsigned int ixm_swq_dev_tx_avail(struct ixm_swq *sq)
  *
  * A frame is @m->data[0..@m->len) and then its fragments (the caller
  * translates their bus addresses); the caller must not change it.
+ *
+ * Return: the frame's buffer.
  */
 struct ixm_mbuf *ixm_swq_dev_tx_frame(struct ixm_swq *sq, unsigned int i)
 {

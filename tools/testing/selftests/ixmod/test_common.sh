@@ -7,8 +7,9 @@
 #
 # IXMOD_KO names the module to load (default: the in-tree build).
 # IXMOD_TEST_NIC says which NICs the port tests drive: igb (default: the
-# emulated 82576s every test VM has) or virtio (the two virtio-net NICs
-# of scripts/vm-run --virtio, told apart by their MACs).
+# emulated 82576s every test VM has), virtio (the two virtio-net NICs
+# of scripts/vm-run --virtio, told apart by their MACs) or softport (no
+# NIC: the software port ixsw0, whose Linux netdev is the peer).
 
 export ksft_skip=4
 IXMOD_SYSFS=/sys/kernel/ixmod
@@ -154,8 +155,10 @@ igb)	NIC_DRIVER=igb
 	NIC_NEEDS="two igb NICs" ;;
 virtio)	NIC_DRIVER=virtio_net
 	NIC_NEEDS="the two virtio-net NICs of vm-run --virtio ($VNET_DUT_MAC, $VNET_PEER_MAC)" ;;
+softport) NIC_DRIVER=""
+	NIC_NEEDS="a module built with CONFIG_IXMOD_SOFTPORT" ;;
 *)	NIC_DRIVER=""
-	NIC_NEEDS="IXMOD_TEST_NIC igb or virtio, not '$IXMOD_TEST_NIC'" ;;
+	NIC_NEEDS="IXMOD_TEST_NIC igb, virtio or softport, not '$IXMOD_TEST_NIC'" ;;
 esac
 
 igb_devices() {
@@ -280,11 +283,23 @@ port_dir() { echo "$IXMOD_SYSFS/ports/$DUT"; }
 # the peer's NIC has its netdev in this namespace
 peer_netdev_back() { [ -n "$(ls "$(nic_netdev_dir "$PEER")" 2>/dev/null)" ]; }
 
-# Bind the first NIC (IXMOD_TEST_NIC) to ixmod with cores 1-2 and the
-# second to its Linux driver in namespace $PEER_NS; sets DUT, PEER,
-# PEERIF.  Returns non-zero (with a reason on stdout) when the VM lacks
-# the two NICs.
-ports_setup() {
+# softport_setup: the software port ixsw0 as the device under test, its
+# netdev the peer's interface
+softport_setup() {
+	ixmod_load || return 1
+	[ -e $IXMOD_SYSFS/softports/new ] || { echo "# needs $NIC_NEEDS"; return 1; }
+	echo "" > $IXMOD_SYSFS/cores
+	echo 0 > $IXMOD_SYSFS/idle_us
+	echo 1-2 > $IXMOD_SYSFS/cores || return 1
+	echo 0 > $IXMOD_SYSFS/softports/new || return 1
+	DUT=ixsw0
+	PEER=""
+	PEERIF=ixsw0
+}
+
+# pci_nic_setup: the first NIC (IXMOD_TEST_NIC) bound to ixmod with cores
+# 1-2, the second back with its Linux driver
+pci_nic_setup() {
 	local devs
 	mapfile -t devs < <(nic_devices)
 	[ "${#devs[@]}" -ge 2 ] || { echo "# needs $NIC_NEEDS"; return 1; }
@@ -301,6 +316,18 @@ ports_setup() {
 	# 2 minutes after test_tcp_04), and net/ exists (empty) meanwhile
 	busywait 150000 peer_netdev_back || { echo "# no netdev for $PEER"; return 1; }
 	PEERIF=$(ls "$(nic_netdev_dir "$PEER")")
+}
+
+# The device under test (IXMOD_TEST_NIC) up as ixmod's port with cores
+# 1-2, and the peer's interface in namespace $PEER_NS; sets DUT, PEER,
+# PEERIF.  Returns non-zero (with a reason on stdout) when the VM lacks
+# the NICs.
+ports_setup() {
+	if [ "$IXMOD_TEST_NIC" = softport ]; then
+		softport_setup || return 1
+	else
+		pci_nic_setup || return 1
+	fi
 	ip netns del $PEER_NS 2>/dev/null
 	ip netns add $PEER_NS
 	ip link set "$PEERIF" netns $PEER_NS
@@ -319,7 +346,11 @@ ports_setup() {
 ports_teardown() {
 	[ -n "${DUT:-}" ] || return 0
 	[ -e "$(port_dir)/up" ] && echo 0 > "$(port_dir)/up"
-	"$IXMOD_BIND" unbind "$DUT" >/dev/null 2>&1
+	if [ "$IXMOD_TEST_NIC" = softport ]; then
+		echo "$DUT" > $IXMOD_SYSFS/softports/del 2>/dev/null
+	else
+		"$IXMOD_BIND" unbind "$DUT" >/dev/null 2>&1
+	fi
 	# a process left in the namespace would keep it, and the peer's NIC
 	# in it, alive after its name is gone
 	ip netns pids $PEER_NS 2>/dev/null | xargs -r kill -9 2>/dev/null
