@@ -193,12 +193,21 @@ static int ixm_sw_napi_poll(struct napi_struct *napi, int budget)
 	return n;
 }
 
-/* The core queued frames (struct ixm_swq.kick). */
+/*
+ * The core queued frames (struct ixm_swq.kick).  Threaded NAPI only wakes
+ * the instance's thread.  Should an operator turn threading off
+ * (/sys/class/net/ixswN/threaded), the poll becomes a softirq raised on
+ * this core, which nothing would run before its next interrupt: the
+ * bottom-half section runs it here, on the dataplane core, rather than
+ * late.
+ */
 static void ixm_sw_kick(struct ixm_swq *sq)
 {
 	struct ixm_sw_lane *lane = sq->kick_data;
 
+	local_bh_disable();
 	napi_schedule(&lane->napi);
+	local_bh_enable();
 }
 
 /* ---- Linux's frames to the core: the netdev's transmit ---- */
