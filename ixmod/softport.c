@@ -433,6 +433,8 @@ static void ixm_sw_queue_stop(struct ixm_nic *nic, struct ixm_queue *q)
 {
 	struct ixm_sw_lane *lane = &sw_of(nic)->lane[q->idx];
 
+	if (!rcu_access_pointer(lane->sq))
+		return;		/* never started: NAPI is disabled already */
 	napi_disable(&lane->napi);
 	RCU_INIT_POINTER(lane->sq, NULL);
 	synchronize_net();	/* no transmitter still copies into the ring */
