@@ -213,37 +213,24 @@ static void ixm_sw_kick(struct ixm_swq *sq)
 /* ---- Linux's frames to the core: the netdev's transmit ---- */
 
 /*
- * The Toeplitz hash a NIC's RSS computes (IPv4: the 4-tuple of TCP and
- * UDP, else the addresses; nothing else is hashed, as on the 82599's and
- * the port's virtio-net configuration) and the queue the port's table
- * gives it.
+ * The queue a NIC's RSS would give the frame: the port's Toeplitz hash of
+ * it (ixm_toeplitz_frame(): IPv4 4-tuples of TCP and UDP, else the
+ * addresses; nothing else, which goes to queue 0) through its table.
  */
 static u16 ixm_sw_select_queue(struct net_device *ndev, struct sk_buff *skb,
 			       struct net_device *sb_dev)
 {
 	struct ixm_softport *sp = netdev_priv(ndev);
-	const struct iphdr *iph;
-	struct iphdr ih;
-	__be16 buf[2], type, *tp;
-	const __be16 *ports;
+	u8 buf[IXM_TOEPLITZ_FRAME_MAX];
+	unsigned int len = min_t(unsigned int, skb->len, sizeof(buf));
+	const u8 *frame;
 	u32 hash;
 
-	/* from the frame, not skb->protocol: a packet socket sets neither */
-	tp = skb_header_pointer(skb, offsetof(struct ethhdr, h_proto), sizeof(type), &type);
-	if (!tp || *tp != htons(ETH_P_IP) || !READ_ONCE(sp->nq))
+	if (!READ_ONCE(sp->nq))
 		return 0;
-	iph = skb_header_pointer(skb, ETH_HLEN, sizeof(ih), &ih);
-	if (!iph || iph->ihl < 5)
+	frame = skb_header_pointer(skb, 0, len, buf);
+	if (!frame || !ixm_toeplitz_frame(sp->key, frame, len, &hash))
 		return 0;
-	ports = NULL;
-	if (!ip_is_fragment(iph) &&
-	    (iph->protocol == IPPROTO_TCP || iph->protocol == IPPROTO_UDP))
-		ports = skb_header_pointer(skb, ETH_HLEN + iph->ihl * 4, sizeof(buf), buf);
-	if (ports)
-		hash = ixm_toeplitz_ipv4_l4(sp->key, iph->saddr, iph->daddr,
-					    ports[0], ports[1]);
-	else
-		hash = ixm_toeplitz_ipv4(sp->key, iph->saddr, iph->daddr);
 	return sp->reta[hash % IXM_RSS_RETA_SIZE];
 }
 

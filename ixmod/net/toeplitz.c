@@ -137,3 +137,46 @@ u32 ixm_toeplitz_ipv4_l4(const u8 *key, __be32 saddr, __be32 daddr,
 	memcpy(in + 10, &dport, 2);
 	return ixm_toeplitz(key, IXM_RSS_KEY_LEN, in, sizeof(in));
 }
+
+/**
+ * ixm_toeplitz_frame() - the hash a NIC's RSS gives an Ethernet frame
+ * @key: the port's key, IXM_RSS_KEY_LEN bytes
+ * @frame: the frame from its Ethernet header
+ * @len: bytes of @frame readable (IXM_TOEPLITZ_FRAME_MAX are enough)
+ * @hash: the hash, if any
+ *
+ * What the port programs a NIC to hash (the 82599's and 82576's MRQC, the
+ * virtio-net RSS hash types ixmod sets): an untagged IPv4 frame (version
+ * 4, a header of at least 20 bytes) hashes its TCP or UDP 4-tuple unless
+ * it is a fragment, else its addresses.  Nothing else is hashed; a NIC
+ * sends it to its first queue.  For software that must steer as the NIC
+ * would (the software port; devices without RSS).
+ *
+ * Return: true if @hash was set.
+ */
+bool ixm_toeplitz_frame(const u8 *key, const u8 *frame, unsigned int len, u32 *hash)
+{
+	unsigned int ihl;
+	__be32 sa, da;
+	__be16 sp, dp;
+	u16 frag;
+
+	if (len < 14 + 20 || frame[12] != 0x08 || frame[13] != 0x00 ||
+	    (frame[14] >> 4) != 4)
+		return false;
+	ihl = (frame[14] & 0xf) * 4;
+	if (ihl < 20 || len < 14 + ihl)
+		return false;
+	memcpy(&sa, frame + 14 + 12, 4);
+	memcpy(&da, frame + 14 + 16, 4);
+	frag = (frame[14 + 6] << 8 | frame[14 + 7]) & 0x3fff;	/* MF, offset */
+	if (!frag && (frame[14 + 9] == 6 || frame[14 + 9] == 17) &&
+	    len >= 14 + ihl + 4) {
+		memcpy(&sp, frame + 14 + ihl, 2);
+		memcpy(&dp, frame + 14 + ihl + 2, 2);
+		*hash = ixm_toeplitz_ipv4_l4(key, sa, da, sp, dp);
+	} else {
+		*hash = ixm_toeplitz_ipv4(key, sa, da);
+	}
+	return true;
+}

@@ -30,4 +30,12 @@ u32 ixm_toeplitz_ipv4(const u8 *key, __be32 saddr, __be32 daddr);
 u32 ixm_toeplitz_ipv4_l4(const u8 *key, __be32 saddr, __be32 daddr,
 			 __be16 sport, __be16 dport);
 
+/*
+ * Bytes of a frame ixm_toeplitz_frame() may read: an Ethernet header, an
+ * IPv4 header with every option, and the two ports.
+ */
+#define IXM_TOEPLITZ_FRAME_MAX	(14 + 60 + 4)
+
+bool ixm_toeplitz_frame(const u8 *key, const u8 *frame, unsigned int len, u32 *hash);
+
 #endif /* _IXM_NET_TOEPLITZ_H */

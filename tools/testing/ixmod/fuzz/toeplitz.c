@@ -4,7 +4,10 @@
  *
  * Differential: ixm_toeplitz() against ref.h's bit-serial ComputeHash(),
  * the IPv4 helpers against ixm_toeplitz() over the same bytes, and the
- * symmetric key's symmetry.  Traps on the first disagreement.  Input:
+ * symmetric key's symmetry; ixm_toeplitz_frame() over the data taken as
+ * a frame (an exact-size buffer: ASan sees any read past it), which must
+ * agree with the IPv4 helpers when it hashes.  Traps on the first
+ * disagreement.  Input:
  *
  *	in[0]              key length, modulo IXM_RSS_KEY_LEN + 1 (so keys
  *	                   shorter than the data + 4 occur: zero-padded)
@@ -48,6 +51,30 @@ static void check_ipv4(const u8 *key, size_t key_len, const u8 *d)
 	      ixm_toeplitz_ipv4_l4(ixm_rss_key_symmetric, da, sa, dp, sp));
 }
 
+/* The frame hash reads only what @len allows and hashes what it says. */
+static void check_frame(const u8 *f, size_t len)
+{
+	u32 h;
+	__be32 sa, da;
+	unsigned int ihl;
+	u8 t[12];
+
+	if (!ixm_toeplitz_frame(ixm_rss_key_symmetric, f, len, &h))
+		return;
+	check(len >= 34 && f[12] == 0x08 && f[13] == 0 && (f[14] >> 4) == 4);
+	ihl = (f[14] & 0xf) * 4;
+	check(ihl >= 20 && len >= 14 + ihl);
+	memcpy(&sa, f + 26, 4);
+	memcpy(&da, f + 30, 4);
+	if (h == ixm_toeplitz_ipv4(ixm_rss_key_symmetric, sa, da))
+		return;
+	/* else the 4-tuple: addresses, then the ports after the header */
+	check(len >= 14 + ihl + 4);
+	memcpy(t, f + 26, 8);
+	memcpy(t + 8, f + 14 + ihl, 4);
+	check(h == ixm_toeplitz(ixm_rss_key_symmetric, IXM_RSS_KEY_LEN, t, sizeof(t)));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
@@ -76,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	      ref_toeplitz(key, key_len, data, len));
 	if (len >= 12)
 		check_ipv4(key, key_len, data);
+	check_frame(data, len);
 out:
 	free(key);
 	free(data);

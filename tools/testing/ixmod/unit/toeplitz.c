@@ -7,7 +7,8 @@
  * optimized hash against ref.h's bit-serial one; and the symmetric key:
  * symmetric over random tuples, while the sample key is not (so the
  * symmetry test can fail), and a function of the XOR of the input's
- * 16-bit words only, as toeplitz.c says.
+ * 16-bit words only, as toeplitz.c says.  Then ixm_toeplitz_frame():
+ * which frames it hashes and how, as a NIC's RSS would.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +249,77 @@ TEST(toeplitz_symmetric_xor_fold)
 			bad++;
 	}
 	EXPECT_FALSE(bad) TH_LOG("symmetric key hashes only the XOR of the 16-bit words");
+}
+
+/* An IPv4 frame: @proto, @ihl words of header, ports 1234 -> 80. */
+static unsigned int frame_build(u8 *f, u8 proto, unsigned int ihl, u16 frag)
+{
+	unsigned int l4 = 14 + ihl * 4;
+
+	memset(f, 0, 128);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	f[14] = 0x40 | ihl;
+	f[14 + 6] = frag >> 8;
+	f[14 + 7] = frag & 0xff;
+	f[14 + 9] = proto;
+	memcpy(f + 14 + 12, "\xc6\x12\x00\x02", 4);	/* 198.18.0.2 */
+	memcpy(f + 14 + 16, "\xc6\x12\x00\x01", 4);	/* 198.18.0.1 */
+	f[l4] = 1234 >> 8;
+	f[l4 + 1] = 1234 & 0xff;
+	f[l4 + 2] = 0;
+	f[l4 + 3] = 80;
+	return l4 + 20;
+}
+
+TEST(toeplitz_frame_hashes_what_a_nic_hashes)
+{
+	__be32 sa = ixm_htonl(IP4(198, 18, 0, 2)), da = ixm_htonl(IP4(198, 18, 0, 1));
+	u32 l4 = ixm_toeplitz_ipv4_l4(ms_key, sa, da, ixm_htons(1234), ixm_htons(80));
+	u32 l3 = ixm_toeplitz_ipv4(ms_key, sa, da);
+	u8 f[128];
+	u32 h;
+	unsigned int len;
+
+	len = frame_build(f, 6, 5, 0x4000);	/* TCP, DF */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	EXPECT_EQ(l4, h);
+	len = frame_build(f, 17, 5, 0);		/* UDP */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	EXPECT_EQ(l4, h);
+	len = frame_build(f, 6, 15, 0);		/* 40 bytes of options */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, IXM_TOEPLITZ_FRAME_MAX, &h));
+	EXPECT_EQ(l4, h);
+	len = frame_build(f, 1, 5, 0);		/* ICMP: the addresses */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	EXPECT_EQ(l3, h);
+	len = frame_build(f, 17, 5, 0x2000);	/* first fragment (MF) */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	EXPECT_EQ(l3, h);
+	len = frame_build(f, 17, 5, 0x0010);	/* a later fragment */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	EXPECT_EQ(l3, h);
+	frame_build(f, 6, 5, 0);		/* ports cut off: the addresses */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, 14 + 20 + 3, &h));
+	EXPECT_EQ(l3, h);
+
+	/* not hashed: ARP, VLAN-tagged, version 6 under 0x0800, ihl < 5, short */
+	h = 0xdead;
+	len = frame_build(f, 6, 5, 0);
+	f[13] = 0x06;
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	f[12] = 0x81;
+	f[13] = 0x00;
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	len = frame_build(f, 6, 5, 0);
+	f[14] = 0x65;
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	f[14] = 0x44;
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	len = frame_build(f, 6, 6, 0);
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, 14 + 23, &h));
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, 14 + 19, &h));
+	EXPECT_EQ(0xdead, h);
 }
 
 TEST_HARNESS_MAIN
