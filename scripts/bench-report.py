@@ -649,6 +649,15 @@ def layout(prm):
             "beside the client.")
 
 
+def nic_line(prm):
+    """Which NICs the run had, from params.txt's nic (igb before it was written)."""
+    nic = prm.get("nic") or "igb"
+    drv = {"virtio-net": "virtio_net"}.get(nic, nic)
+    be = prm.get("nic_backend")
+    return ("NICs: %s, ixmod's driver on one, Linux's %s on an identical one%s"
+            % (nic, drv, ", backend %s" % be if be else ""))
+
+
 def number(v):
     """A params.txt word as a number when it is one."""
     try:
@@ -741,7 +750,7 @@ def udp(outdir, kernel):
     text = ["UDP echo, kernel %s, QEMU TCG (software emulation), one VM run, %d rounds"
             % (kernel, len(rounds)),
             "ixmod: libixu udp-echo%s, idle_us=%s; Linux: udp-echo-mmsg, udp-echo-uring %s"
-            % (colo, prm["idle_us"], prm["uring_opts"] or "(plain ring)")]
+            % (colo, prm["idle_us"], prm["uring_opts"] or "(plain ring)"), nic_line(prm)]
     text += host_lines(outdir) + [""]
     text += textwrap.wrap(note, 76, break_on_hyphens=False) + [""]
     for i, ph in enumerate(phases):
@@ -1047,7 +1056,7 @@ def tcp(outdir, kernel):
             "%d rounds" % (kernel, len(rounds)),
             "ixmod: libixu tcp-echo%s, idle_us=%s; Linux: tcp-echo-epoll %s, tcp-echo-uring %s"
             % (colo, prm["idle_us"], prm["epoll_opts"] or "(level-triggered)",
-               prm["uring_opts"] or "(plain ring)")] + host_lines(outdir) + [""]
+               prm["uring_opts"] or "(plain ring)"), nic_line(prm)] + host_lines(outdir) + [""]
     text += textwrap.wrap(note, 76, break_on_hyphens=False) + [""]
     text += summary()
     for n, s in points:
