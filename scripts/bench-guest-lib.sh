@@ -7,21 +7,53 @@
 # the three-NIC layout, interrupt placement, a server in the background
 # with its scheduler figures, ixmod's port up and down, and the end of run.
 #
-# The VM has 2 vCPUs and 3 igb NICs on one QEMU hub: the first is
-# ixmod's ($DUT_IP), the second Linux's ($BENCH_LIN_IP, root namespace),
-# the third the peer's ($PEER_IP, namespace $PEER_NS).  The client and
-# the peer NIC's interrupts have $BENCH_CLI_CPU; every server's kernel
-# work has $BENCH_SRV_CPU: ixmod's dataplane thread, or the interrupts
-# (hence the softirq work) of every queue of Linux's NIC.
+# The VM has 2 vCPUs and 3 NICs of one model: igb on one QEMU hub
+# (scripts/vm-run -n 3), or, with IXMOD_TEST_NIC=virtio, virtio-net on
+# one bridge (vm-run --virtio N --virtio-nics 3, told apart by their
+# MACs).  The first is ixmod's ($DUT_IP), the second Linux's
+# ($BENCH_LIN_IP, root namespace, under igb or virtio_net), the third the
+# peer's ($PEER_IP, namespace $PEER_NS).  The client and the peer NIC's
+# interrupts have $BENCH_CLI_CPU; every server's kernel work has
+# $BENCH_SRV_CPU: ixmod's dataplane thread, or the interrupts (hence the
+# softirq work) of every queue of Linux's NIC.
 #
 # The caller sets BENCH (its name, prefixing progress lines), out (the
 # results directory) and, before each server, round (the round number).
 
 BENCH_LIN_IP=198.18.0.3
+# the third virtio-net NIC of scripts/vm-run --virtio-nics 3 (the other
+# two are test_common.sh's VNET_DUT_MAC and VNET_PEER_MAC)
+VNET_LIN_MAC=52:54:00:49:58:03
 BENCH_SRV_CPU=1
 BENCH_CLI_CPU=0
 
 say() { echo "$BENCH: $*"; }
+
+# the NIC model, for progress lines and params.txt
+case "$IXMOD_TEST_NIC" in
+virtio) BENCH_NIC=virtio-net ;;
+*) BENCH_NIC=$IXMOD_TEST_NIC ;;
+esac
+
+# bench_devices: ixmod's NIC, Linux's and the peer's: the igbs in PCI
+# order, or the virtio-net NICs by their MACs (test_common.sh's VNET_*)
+bench_devices() {
+	local d mac dut="" lin="" peer=""
+	if [ "$IXMOD_TEST_NIC" != virtio ]; then
+		igb_devices
+		return
+	fi
+	for d in $(virtio_net_functions); do
+		mac=$(virtio_net_mac "$d") || continue
+		case $mac in
+		"$VNET_DUT_MAC") dut=$d ;;
+		"$VNET_LIN_MAC") lin=$d ;;
+		"$VNET_PEER_MAC") peer=$d ;;
+		esac
+	done
+	[ -n "$dut" ] && [ -n "$lin" ] && [ -n "$peer" ] || return 1
+	printf '%s\n' "$dut" "$lin" "$peer"
+}
 
 # irqs_to DEV CPU: every MSI-X vector of the PCI device DEV to CPU (the
 # driver must have requested them: /proc/irq/N exists only then)
@@ -38,20 +70,20 @@ irqs_to() {
 # Sets DUT, LIN, PEER, LINIF, PEERIF.
 bench_setup() {
 	local devs
-	mapfile -t devs < <(igb_devices)
-	[ "${#devs[@]}" -ge 3 ] || { say "needs three igb NICs, found ${#devs[@]}"; return 1; }
+	mapfile -t devs < <(bench_devices)
+	[ "${#devs[@]}" -ge 3 ] || { say "needs three $BENCH_NIC NICs, found ${#devs[@]}"; return 1; }
 	DUT=${devs[0]}
 	LIN=${devs[1]}
 	PEER=${devs[2]}
-	modprobe igb 2>/dev/null
+	modprobe "$NIC_DRIVER" 2>/dev/null
 	ixmod_load || return 1
 	echo "" > "$IXMOD_SYSFS"/cores
 	echo "$1" > "$IXMOD_SYSFS"/idle_us
 	"$IXMOD_BIND" bind "$DUT" >/dev/null || return 1
-	busywait 5000 ls "/sys/bus/pci/devices/$PEER/net" || { say "no netdev for $PEER"; return 1; }
-	busywait 5000 ls "/sys/bus/pci/devices/$LIN/net" || { say "no netdev for $LIN"; return 1; }
-	PEERIF=$(ls "/sys/bus/pci/devices/$PEER/net")
-	LINIF=$(ls "/sys/bus/pci/devices/$LIN/net")
+	busywait 5000 peer_netdev_back || { say "no netdev for $PEER"; return 1; }
+	busywait 5000 ls "$(nic_netdev_dir "$LIN")" || { say "no netdev for $LIN"; return 1; }
+	PEERIF=$(ls "$(nic_netdev_dir "$PEER")")
+	LINIF=$(ls "$(nic_netdev_dir "$LIN")")
 	ip netns del "$PEER_NS" 2>/dev/null
 	ip netns add "$PEER_NS"
 	ip link set "$PEERIF" netns "$PEER_NS"
@@ -63,12 +95,13 @@ bench_setup() {
 	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	ip addr add $BENCH_LIN_IP/24 dev "$LINIF"
 	ip link set "$LINIF" up
-	# igb requests its vectors when the link goes up: place them now
+	# igb requests its vectors when the link goes up (virtio_net at
+	# probe, and sets their affinity then): place them now
 	irqs_to "$PEER" $BENCH_CLI_CPU || return 1
 	irqs_to "$LIN" $BENCH_SRV_CPU || return 1
 	echo "$DUT_IP/24" > "$(port_dir)/ipv4" || return 1
 	busywait 15000 peer ping -c1 -W1 $BENCH_LIN_IP ||
-		{ say "Linux igb port never answered ping"; return 1; }
+		{ say "Linux $NIC_DRIVER port never answered ping"; return 1; }
 }
 
 # bench_env IDLE_US APP_CPU: where everything runs, into $out/env.txt
@@ -76,6 +109,7 @@ bench_env() {
 	local d i
 	{
 		echo "kernel $(uname -r), $(nproc --all) vCPUs, $(grep -o 'isolcpus=[^ ]*\|nohz_full=[^ ]*' /proc/cmdline | xargs)"
+		echo "NICs: $BENCH_NIC$(vnet_backend | sed 's/^/, backend /')"
 		echo "ixmod $DUT on core $BENCH_SRV_CPU, idle_us=$1; Linux $LIN ($LINIF); peer $PEER ($PEERIF)"
 		echo "server threads on cpu $2, their kernel work on cpu $BENCH_SRV_CPU, client on cpu $BENCH_CLI_CPU"
 		for d in "$LIN" "$PEER"; do
@@ -173,7 +207,7 @@ calibrate() {
 bench_finish() {
 	grep . "$(port_dir)"/stats/* "$(port_dir)"/drops/* 2>/dev/null |
 		sed "s|$(port_dir)/||" > "$out/ixmod-stats.txt"
-	grep -E 'CPU|enp' /proc/interrupts >> "$out/env.txt"
+	grep -E 'CPU|enp|virtio' /proc/interrupts >> "$out/env.txt"
 	ip link set "$LINIF" down
 	ip addr flush dev "$LINIF"
 	ports_teardown

@@ -649,6 +649,15 @@ def layout(prm):
             "beside the client.")
 
 
+def nic_line(prm):
+    """Which NICs the run had, from params.txt's nic (igb before it was written)."""
+    nic = prm.get("nic") or "igb"
+    drv = {"virtio-net": "virtio_net"}.get(nic, nic)
+    be = prm.get("nic_backend")
+    return ("NICs: %s, ixmod's driver on one, Linux's %s on an identical one%s"
+            % (nic, drv, ", backend %s" % be if be else ""))
+
+
 def number(v):
     """A params.txt word as a number when it is one."""
     try:
@@ -741,19 +750,25 @@ def udp(outdir, kernel):
     text = ["UDP echo, kernel %s, QEMU TCG (software emulation), one VM run, %d rounds"
             % (kernel, len(rounds)),
             "ixmod: libixu udp-echo%s, idle_us=%s; Linux: udp-echo-mmsg, udp-echo-uring %s"
-            % (colo, prm["idle_us"], prm["uring_opts"] or "(plain ring)")]
+            % (colo, prm["idle_us"], prm["uring_opts"] or "(plain ring)"), nic_line(prm)]
     text += host_lines(outdir) + [""]
     text += textwrap.wrap(note, 76, break_on_hyphens=False) + [""]
     for i, ph in enumerate(phases):
         text += ([""] if i else []) + block(ph["title"], res[i])
     if ic:
         lw = max(len(ph["label"]) for ph in phases)
-        text += [""] + ratio_table(
-            "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
-            "idle polling excluded:", "%-*s" % (lw, "phase"),
-            [("%-*s" % (lw, ph["label"]), i) for i, ph in enumerate(phases)], pairs, pair_w,
-            lambda i, b, o: ratio_of(val(ic_res[i][b], "without_idle"),
-                                     val(ic_res[i][o], "without_idle")))
+
+        def ic_ratios(title, key):
+            return [""] + ratio_table(
+                "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
+                + title, "%-*s" % (lw, "phase"),
+                [("%-*s" % (lw, ph["label"]), i) for i, ph in enumerate(phases)], pairs,
+                pair_w, lambda i, b, o: ratio_of(val(ic_res[i][b], key), val(ic_res[i][o], key)))
+        # as bench-tcp's: with idle_us other than 0 the idle polling
+        # cannot be told apart, and only the totals compare
+        text += ic_ratios("everything the server's vCPU executed:", "total")
+        if prm["idle_us"] == "0":
+            text += ic_ratios("idle polling excluded:", "without_idle")
         blocks = [(ph["ic_title"] + ", instructions per request (rounds summed)", ic_res[i])
                   for i, ph in enumerate(phases)]
         text += [""] + icount_section(ic, cal, blocks, runs, pairs, w, prm["idle_us"])
@@ -1047,7 +1062,7 @@ def tcp(outdir, kernel):
             "%d rounds" % (kernel, len(rounds)),
             "ixmod: libixu tcp-echo%s, idle_us=%s; Linux: tcp-echo-epoll %s, tcp-echo-uring %s"
             % (colo, prm["idle_us"], prm["epoll_opts"] or "(level-triggered)",
-               prm["uring_opts"] or "(plain ring)")] + host_lines(outdir) + [""]
+               prm["uring_opts"] or "(plain ring)"), nic_line(prm)] + host_lines(outdir) + [""]
     text += textwrap.wrap(note, 76, break_on_hyphens=False) + [""]
     text += summary()
     for n, s in points:

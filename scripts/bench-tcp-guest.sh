@@ -6,7 +6,9 @@
 # libixu's tcp-echo on an igb port bound to ixmod, then against the Linux
 # servers tcp-echo-epoll and tcp-echo-uring on a second igb port left to
 # Linux's igb driver; ROUNDS times, in that order, so that a slow spell of
-# the emulator falls on every server rather than on one.
+# the emulator falls on every server rather than on one.  With
+# IXMOD_TEST_NIC=virtio in the environment, three virtio-net ports
+# instead (Linux's under virtio_net; scripts/bench-guest-lib.sh).
 #
 # Usage (inside the VM):
 #   bench-tcp-guest.sh OUTDIR IXMOD_KO SECONDS CONNS NLIST SIZES IDLE_US
@@ -186,7 +188,7 @@ linux_server() {	# linux_server NAME COMMAND...
 	stop_server "$name"
 }
 
-say "setting up: ixmod on the first igb (core $BENCH_SRV_CPU, idle_us=$idle_us), Linux igb on the second, peer on the third"
+say "setting up: ixmod on the first $BENCH_NIC (core $BENCH_SRV_CPU, idle_us=$idle_us), Linux $NIC_DRIVER on the second, peer on the third"
 dmesg_mark
 if ! bench_setup "$idle_us"; then
 	say "setup failed"
@@ -199,7 +201,8 @@ peer sysctl -qw net.ipv4.ip_local_port_range="1024 65535" net.ipv4.tcp_tw_reuse=
 printf '%s\n' "rounds=$rounds" "secs=$secs" "conns=$conns" "nlist=$nlist" \
 	"sizes=$sizes" "idle_us=$idle_us" "epoll_opts=$epoll_opts" \
 	"uring_opts=$uring_opts" "app_cpu=$app_cpu" "modes=$modes" "sweep=$sweep" \
-	"icount=$([ -n "$mark_bin" ] && echo 1 || echo 0)" "calib_s=$CALIB_S" > "$out/params.txt"
+	"icount=$([ -n "$mark_bin" ] && echo 1 || echo 0)" "calib_s=$CALIB_S" \
+	"nic=$BENCH_NIC" "nic_backend=$(vnet_backend)" > "$out/params.txt"
 bench_env "$idle_us" "$app_cpu"
 # ixmod stays loaded until bench_finish: its symbols are in the list
 [ "$prof" = 1 ] && cat /proc/kallsyms > "$out/kallsyms.txt"

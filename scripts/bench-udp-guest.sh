@@ -6,21 +6,23 @@
 # libixu's udp-echo on an igb port bound to ixmod, then to the Linux
 # servers udp-echo-mmsg and udp-echo-uring on a second igb port left to
 # Linux's igb driver; ROUNDS times, in that order, so that a slow spell of
-# the emulator falls on every server rather than on one.
+# the emulator falls on every server rather than on one.  With
+# IXMOD_TEST_NIC=virtio in the environment, three virtio-net ports
+# instead (Linux's under virtio_net; scripts/bench-guest-lib.sh).
 #
 # Usage (inside the VM):
 #   bench-udp-guest.sh OUTDIR IXMOD_KO COUNT SECONDS WINDOW SIZES IDLE_US
 #                      URING_OPTS ROUNDS APP_CPU MODES MARK
 #
-# The VM has 2 vCPUs and 3 igb NICs on one QEMU hub: the first is
-# ixmod's (198.18.0.1), the second Linux's (198.18.0.3, root namespace),
-# the third the peer's (198.18.0.2, namespace ixpeer).  The client and
-# the peer NIC's interrupts have CPU 0.  Every server's kernel work has
-# CPU 1 (isolcpus=1 nohz_full=1): ixmod's dataplane thread, or the
-# interrupts (hence the softirq work) of every queue of Linux's NIC.  The
-# server's own thread (udp-echo, udp-echo-mmsg, udp-echo-uring) is pinned
-# to APP_CPU: 1 (shared: one CPU per server) or 0 (split: it shares the
-# client's CPU).
+# The VM has 2 vCPUs and 3 igb NICs on one QEMU hub (or virtio-net NICs
+# on one bridge): the first is ixmod's (198.18.0.1), the second Linux's
+# (198.18.0.3, root namespace), the third the peer's (198.18.0.2,
+# namespace ixpeer).  The client and the peer NIC's interrupts have
+# CPU 0.  Every server's kernel work has CPU 1 (isolcpus=1
+# nohz_full=1): ixmod's dataplane thread, or the interrupts (hence the
+# softirq work) of every queue of Linux's NIC.  The server's own thread
+# (udp-echo, udp-echo-mmsg, udp-echo-uring) is pinned to APP_CPU: 1
+# (shared: one CPU per server) or 0 (split: it shares the client's CPU).
 #
 # MODES: ixmod's execution modes, any of "kthread" (server NAME ixmod:
 # the dataplane core's kernel thread runs the loop) and "colo" (ixmod-colo:
@@ -124,7 +126,7 @@ linux_server() {	# linux_server NAME COMMAND...
 	stop_server "$name"
 }
 
-say "setting up: ixmod on the first igb (core $BENCH_SRV_CPU, idle_us=$idle_us), Linux igb on the second, peer on the third"
+say "setting up: ixmod on the first $BENCH_NIC (core $BENCH_SRV_CPU, idle_us=$idle_us), Linux $NIC_DRIVER on the second, peer on the third"
 dmesg_mark
 if ! bench_setup "$idle_us"; then
 	say "setup failed"
@@ -134,7 +136,8 @@ fi
 printf '%s\n' "rounds=$rounds" "count=$count" "secs=$secs" "window=$window" \
 	"sizes=$sizes" "idle_us=$idle_us" "uring_opts=$uring_opts" "app_cpu=$app_cpu" \
 	"modes=$modes" "icount=$([ -n "$mark_bin" ] && echo 1 || echo 0)" \
-	"calib_s=$CALIB_S" > "$out/params.txt"
+	"calib_s=$CALIB_S" \
+	"nic=$BENCH_NIC" "nic_backend=$(vnet_backend)" > "$out/params.txt"
 bench_env "$idle_us" "$app_cpu"
 
 for round in $(seq "$rounds"); do
