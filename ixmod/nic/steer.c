@@ -57,7 +57,11 @@
  * Cost: one Toeplitz hash per frame received (the right core's frames
  * too: only the hash says which they are), and per steered frame one
  * copy and a buffer freed on its way in, one taken on the owner's side.
- * dev-tools/testing.rst has the instruction counts.
+ * The hash is a table lookup per input byte (@hash, 12 KiB per port,
+ * made from the key at start): net/toeplitz.c's bit-serial function,
+ * right for the few hashes the stack computes, costs about 1,500
+ * instructions a frame, the table about 40.  dev-tools/testing.rst has
+ * the instruction counts.
  */
 #include "steer.h"
 #include "toeplitz.h"
@@ -82,9 +86,8 @@
 unsigned int ixm_steer_owner(const struct ixm_steer *st, const struct ixm_mbuf *m)
 {
 	const u8 *f = m->data, *ip = f + IXM_STEER_ETH_HLEN;
-	unsigned int ihl;
-	__be32 sa, da;
-	u32 hash;
+	unsigned int ihl, i;
+	u32 hash = 0;
 
 	if (m->len < IXM_STEER_ETH_HLEN + IXM_STEER_IP_HLEN_MIN ||
 	    f[12] != 0x08 || f[13] != 0x00 || (ip[0] >> 4) != 4)
@@ -92,21 +95,45 @@ unsigned int ixm_steer_owner(const struct ixm_steer *st, const struct ixm_mbuf *
 	ihl = (ip[0] & 0xf) * 4;
 	if (ihl < IXM_STEER_IP_HLEN_MIN)
 		return 0;
-	memcpy(&sa, ip + 12, sizeof(sa));
-	memcpy(&da, ip + 16, sizeof(da));
+	/* the input as the frame has it: addresses, then ports, network order */
+	for (i = 0; i < 8; i++)
+		hash ^= st->hash[i][ip[12 + i]];
 	/* not a fragment (no MF, offset 0), and its ports in the frame */
 	if (!(ip[6] & 0x3f) && !ip[7] &&
 	    (ip[9] == IXM_STEER_PROTO_TCP || ip[9] == IXM_STEER_PROTO_UDP) &&
-	    m->len >= IXM_STEER_ETH_HLEN + ihl + 4) {
-		__be16 sport, dport;
-
-		memcpy(&sport, ip + ihl, sizeof(sport));
-		memcpy(&dport, ip + ihl + 2, sizeof(dport));
-		hash = ixm_toeplitz_ipv4_l4(st->key, sa, da, sport, dport);
-	} else {
-		hash = ixm_toeplitz_ipv4(st->key, sa, da);
-	}
+	    m->len >= IXM_STEER_ETH_HLEN + ihl + 4)
+		for (i = 0; i < 4; i++)
+			hash ^= st->hash[8 + i][ip[ihl + i]];
 	return st->reta[hash % IXM_RSS_RETA_SIZE];
+}
+
+/*
+ * @st->hash from @st->key: each input bit's hash (net/toeplitz.c's, so the
+ * two cannot disagree), then each byte value's as the XOR of its bits'.
+ * An input shorter than IXM_STEER_HASH_IN (the addresses alone) hashes
+ * as if zeros followed, which add nothing.
+ */
+static void ixm_steer_make_table(struct ixm_steer *st)
+{
+	u8 in[IXM_STEER_HASH_IN];
+	unsigned int p, b, v;
+	u32 bit[8];
+
+	for (p = 0; p < IXM_STEER_HASH_IN; p++) {
+		for (b = 0; b < 8; b++) {
+			memset(in, 0, sizeof(in));
+			in[p] = 0x80 >> b;
+			bit[b] = ixm_toeplitz(st->key, IXM_STEER_KEY_LEN, in, sizeof(in));
+		}
+		for (v = 0; v < 256; v++) {
+			u32 h = 0;
+
+			for (b = 0; b < 8; b++)
+				if (v & (0x80 >> b))
+					h ^= bit[b];
+			st->hash[p][v] = h;
+		}
+	}
 }
 
 /**
@@ -153,6 +180,7 @@ int ixm_steer_start(struct ixm_steer *st, const u8 *key, const u8 *reta)
 			return -EINVAL;
 	memcpy(st->key, key, IXM_STEER_KEY_LEN);
 	memcpy(st->reta, reta, IXM_RSS_RETA_SIZE);
+	ixm_steer_make_table(st);
 	/* a bound on what each queue keeps posted, a power of two per ring */
 	while (nq > 1 && ring * (nq - 1) > IXM_STEER_POSTED_MAX)
 		ring /= 2;

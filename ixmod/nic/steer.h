@@ -35,6 +35,7 @@
 #define IXM_STEER_RING_MAX	128	/* slots per ring, a power of two */
 #define IXM_STEER_POSTED_MAX	512	/* buffers a queue posts over all its rings */
 #define IXM_STEER_KEY_LEN	40
+#define IXM_STEER_HASH_IN	12	/* Toeplitz input bytes: IPv4 4-tuple */
 
 struct ixm_steer;
 
@@ -80,6 +81,8 @@ struct ixm_steer_q {
 /**
  * struct ixm_steer - a port's steering
  * @key: the Toeplitz key (the port's, set by ixm_steer_start())
+ * @hash: @key's hash of each value of each input byte: the hash of an
+ *	input is the XOR of its bytes' entries (Toeplitz is linear)
  * @reta: queue per hash bucket (the port's)
  * @nq: queues steered between (0 or 1: no steering)
  * @ring: slots per ring, a power of two
@@ -90,6 +93,7 @@ struct ixm_steer_q {
  */
 struct ixm_steer {
 	u8			key[IXM_STEER_KEY_LEN];
+	u32			hash[IXM_STEER_HASH_IN][256];
 	u8			reta[IXM_RSS_RETA_SIZE];
 	u16			nq;
 	u16			ring;
