@@ -35,9 +35,10 @@
  *   (without it: the avail flags), CSUM (without it: software checksums),
  *   GUEST_CSUM, STATUS (without it: the link is always up), CTRL_VQ, MQ and
  *   RSS (without RSS but with MQ: software steering, below; without MQ:
- *   one queue pair, so one dataplane core), MTU, SPEED_DUPLEX.  Not taken: MRG_RXBUF (each frame fits one 2 KiB buffer:
- *   "big buffers" are not needed below a 1500-byte MTU), the GUEST_TSO/UFO
- *   and HOST_TSO/UFO offloads (ixmod sends and accepts no GSO), HASH_REPORT,
+ *   one queue pair, so one dataplane core), MTU, SPEED_DUPLEX.  Not
+ *   taken: MRG_RXBUF (each frame fits one 2 KiB buffer: "big buffers" are
+ *   not needed below a 1500-byte MTU), the GUEST_TSO/UFO and HOST_TSO/UFO
+ *   offloads (ixmod sends and accepts no GSO), HASH_REPORT,
  *   CTRL_RX/VLAN/GUEST_ANNOUNCE.
  *
  * Three modes, said in dmesg at bind:
