@@ -819,6 +819,9 @@ static const struct ixm_stat_desc ixm_queue_stat_descs[] = {
 	IXM_QUEUE_STAT(rx_csum_hw, rx_csum_hw),
 	IXM_QUEUE_STAT(tx_ring_full, tx_full),
 	IXM_QUEUE_STAT(tx_csum_hw, tx_csum_hw),
+	IXM_QUEUE_STAT(rx_steered, rx_steered),
+	IXM_QUEUE_STAT(rx_steer_drops, rx_steer_drops),
+	IXM_QUEUE_STAT(rx_steered_in, rx_steered_in),
 };
 static struct ixm_stat_attr ixm_queue_stat_attrs[ARRAY_SIZE(ixm_queue_stat_descs)];
 

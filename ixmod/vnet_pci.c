@@ -34,11 +34,24 @@
  *   API; without it a device behind an IOMMU is refused), RING_EVENT_IDX
  *   (without it: the avail flags), CSUM (without it: software checksums),
  *   GUEST_CSUM, STATUS (without it: the link is always up), CTRL_VQ, MQ and
- *   RSS (without RSS: one queue pair, so one dataplane core), MTU,
- *   SPEED_DUPLEX.  Not taken: MRG_RXBUF (each frame fits one 2 KiB buffer:
- *   "big buffers" are not needed below a 1500-byte MTU), the GUEST_TSO/UFO
- *   and HOST_TSO/UFO offloads (ixmod sends and accepts no GSO), HASH_REPORT,
+ *   RSS (without RSS but with MQ: software steering, below; without MQ:
+ *   one queue pair, so one dataplane core), MTU, SPEED_DUPLEX.  Not
+ *   taken: MRG_RXBUF (each frame fits one 2 KiB buffer: "big buffers" are
+ *   not needed below a 1500-byte MTU), the GUEST_TSO/UFO and HOST_TSO/UFO
+ *   offloads (ixmod sends and accepts no GSO), HASH_REPORT,
  *   CTRL_RX/VLAN/GUEST_ANNOUNCE.
+ *
+ * Three modes, said in dmesg at bind:
+ *   RSS:               the device hashes each frame with the port's
+ *                      Toeplitz key and table (MQ_RSS_CONFIG, §5.1.6.5.7)
+ *                      and queues it on its owner core's receive queue;
+ *   software steering: MQ without usable RSS.  MQ_VQ_PAIRS_SET (§5.1.6.5.5)
+ *                      sets the pairs; the device queues flows as it likes
+ *                      ("automatic receive steering"), and each core
+ *                      hashes what it receives and copies another core's
+ *                      frames to that core (nic/steer.c): one copy per
+ *                      such frame, a hash per frame;
+ *   one queue pair:    no MQ: one dataplane core.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,6 +61,7 @@
 #include <linux/slab.h>
 #include <linux/virtio_pci_modern.h>
 
+#include "ixmod.h"
 #include "nic/virtio_net.h"
 
 #define IXM_VNET_RING_MAX	256	/* entries per data virtqueue, at most */
@@ -97,6 +111,8 @@ struct ixm_vnet_ctrl_buf {
  * @features: the features negotiated
  * @max_pairs: the device's queue pairs (max_virtqueue_pairs, or 1)
  * @rss: RSS is negotiated and can hash what ixmod needs
+ * @steer_on: MQ without @rss: the queue pairs steer frames in software
+ * @steer: that steering (nic/steer.c), its queues attached at queue_alloc
  * @live: DRIVER_OK is set (a reset is due before queues change)
  * @ctrl: the control queue (VIRTIO_NET_F_CTRL_VQ)
  * @ctrl_ring: its rings, DMA-coherent
@@ -113,6 +129,7 @@ struct ixm_vnet_dev {
 	u64				features;
 	u16				max_pairs;
 	bool				rss;
+	bool				steer_on;
 	bool				live;
 	struct ixm_vq			ctrl;
 	void				*ctrl_ring;
@@ -123,6 +140,7 @@ struct ixm_vnet_dev {
 	struct ixm_vnet_ctrl_buf	*cbuf;
 	dma_addr_t			cbuf_dma;
 	struct ixm_vnet_queue		*queues[IXM_NIC_MAX_QUEUES];
+	struct ixm_steer		steer;
 };
 
 static struct ixm_vnet_dev *vdev(struct ixm_nic *nic)
@@ -292,6 +310,18 @@ static int vnet_alloc_ctrl(struct ixm_nic *nic)
 	return 0;
 }
 
+/*
+ * A core steered a frame to queue @qi's core, which sleeps armed: wake it
+ * as the queue's MSI-X vector would (the port's queue pairs are stable
+ * while cores run them).
+ */
+static void vnet_steer_wake(struct ixm_steer *st, unsigned int qi)
+{
+	struct ixm_nic *nic = st->wake_data;
+
+	ixm_port_queue_irq(container_of(nic, struct ixm_port, nic), qi);
+}
+
 static int vnet_init(struct ixm_nic *nic)
 {
 	struct ixm_vnet_dev *vd = vdev(nic);
@@ -318,14 +348,18 @@ static int vnet_init(struct ixm_nic *nic)
 		vd->rss = klen >= IXM_VNET_RSS_KEY && tlen >= IXM_VNET_RSS_TABLE &&
 			  (types & IXM_VNET_HASH_TYPES) == IXM_VNET_HASH_TYPES;
 		if (!vd->rss)
-			dev_warn(nic->dev, "virtio-net: RSS too small for ixmod (key %u, table %u, hash types %#x; need 40, 128, %#x): one queue pair\n",
+			dev_warn(nic->dev, "virtio-net: RSS too small for ixmod (key %u, table %u, hash types %#x; need 40, 128, %#x): not used\n",
 				 klen, tlen, types, IXM_VNET_HASH_TYPES);
 	}
 	/*
 	 * Without RSS the device spreads flows its own way, not by the
-	 * Toeplitz hash that places each connection on its core: one pair.
+	 * Toeplitz hash that places each connection on its core: the cores
+	 * steer frames to each other (nic/steer.c), or there is one pair.
 	 */
-	nic->max_queues = vd->rss ? vd->max_pairs : 1;
+	vd->steer_on = !vd->rss && vd->max_pairs > 1;
+	vd->steer.wake = vnet_steer_wake;
+	vd->steer.wake_data = nic;
+	nic->max_queues = vd->max_pairs;
 	if (vnet_has(vd, VIRTIO_NET_F_MTU)) {
 		u16 mtu = ioread16(vnet_cfg(vd, mtu));
 
@@ -339,9 +373,16 @@ static int vnet_init(struct ixm_nic *nic)
 		if (err)
 			return err;
 	}
-	dev_info(nic->dev, "virtio-net: features %#llx, %u queue pairs%s, checksums %s\n",
-		 vd->features, nic->max_queues, vd->rss ? " (RSS)" : "",
-		 nic->tx_csum ? "offloaded" : "in software");
+	if (vd->rss)
+		dev_info(nic->dev, "virtio-net: RSS: %u queue pairs, the device steers flows to their cores\n",
+			 nic->max_queues);
+	else if (vd->steer_on)
+		dev_info(nic->dev, "virtio-net: software steering: %u queue pairs, MQ without RSS; the cores hash each frame and copy other cores' frames to them\n",
+			 nic->max_queues);
+	else
+		dev_info(nic->dev, "virtio-net: one queue pair (no MQ): one dataplane core\n");
+	dev_info(nic->dev, "virtio-net: features %#llx, checksums %s\n",
+		 vd->features, nic->tx_csum ? "offloaded" : "in software");
 	return 0;
 }
 
@@ -434,6 +475,10 @@ static void vnet_queue_free(struct ixm_nic *nic, struct ixm_queue *q)
 				  qm->vnq.tx_hdr, qm->vnq.tx_hdr_dma);
 	if (q->idx < IXM_NIC_MAX_QUEUES && vd->queues[q->idx] == &qm->vnq)
 		vd->queues[q->idx] = NULL;
+	if (qm->vnq.steer) {
+		ixm_steer_q_release(qm->vnq.steer);	/* again: harmless */
+		kvfree(qm->vnq.steer);
+	}
 	kfree(qm);
 }
 
@@ -465,7 +510,16 @@ static struct ixm_queue *vnet_queue_alloc(struct ixm_nic *nic, unsigned int idx,
 		goto err;
 	vnq->tx_hdr = dma_alloc_coherent(nic->dev, vnq->tx.size * sizeof(*vnq->tx_hdr),
 					 &vnq->tx_hdr_dma, GFP_KERNEL);
-	if (!vnq->tx_hdr || ixm_vnet_rxq_fill(vnq))
+	if (!vnq->tx_hdr)
+		goto err;
+	if (vd->steer_on) {
+		/* its rings' buffers are posted by set_rss (ixm_steer_start()) */
+		vnq->steer = kvzalloc_node(sizeof(*vnq->steer), GFP_KERNEL, node);
+		if (!vnq->steer)
+			goto err;
+		ixm_steer_q_attach(&vd->steer, vnq->steer, idx, pool);
+	}
+	if (ixm_vnet_rxq_fill(vnq))
 		goto err;
 	vd->queues[idx] = vnq;
 	return &vnq->q;
@@ -565,7 +619,9 @@ static int vnet_ctrl_start(struct ixm_nic *nic)
  * After every queue pair started: the control queue, DRIVER_OK, then
  * the number of pairs and, with RSS, the key and the indirection table
  * (entries are receive queue numbers, §5.1.6.5.7.1), hashing the same
- * fields as the Intel chips so flow-consistent ports work alike.
+ * fields as the Intel chips so flow-consistent ports work alike.  With
+ * MQ but no RSS, the pairs (MQ_VQ_PAIRS_SET, §5.1.6.5.5), and the same
+ * key and table go to the software steering, which posts its buffers.
  */
 static int vnet_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 {
@@ -602,9 +658,18 @@ static int vnet_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 		err = vnet_ctrl(nic, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET,
 				sizeof(vd->cbuf->pairs));
 	}
-	if (err)
+	if (err) {
 		dev_err(nic->dev, "virtio-net: the control queue refused %u queue pairs%s (%d)\n",
 			nq, vd->rss ? " with RSS" : "", err);
+		return err;
+	}
+	if (vd->steer_on) {
+		/* the cores run the queues only after this */
+		err = ixm_steer_start(&vd->steer, key, reta);
+		if (err)
+			dev_err(nic->dev, "virtio-net: software steering between %u queue pairs cannot start (%d)\n",
+				nq, err);
+	}
 	return err;
 }
 

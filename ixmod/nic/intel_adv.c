@@ -489,6 +489,7 @@ static void ixm_adv_q_get_stats(const struct ixm_queue *q, struct ixm_queue_stat
 	const struct ixm_txq *tx = &aq->tx;
 	u16 i, ntu;
 
+	memset(s, 0, sizeof(*s));
 	s->rx_errors = READ_ONCE(aq->rx.errors);
 	s->rx_no_buf = READ_ONCE(aq->rx.no_buf);
 	s->rx_csum_hw = READ_ONCE(aq->rx.csum_hw);

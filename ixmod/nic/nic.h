@@ -258,6 +258,11 @@ struct ixm_queue;
  * @rx_posted: receive buffers on the ring now (a gauge)
  * @tx_pending: frames sent but not yet reaped now, each holding one
  *	buffer (a gauge)
+ * @rx_steered: frames the device delivered to this queue that were another
+ *	queue's, copied to it (software steering, steer.c; 0 without)
+ * @rx_steer_drops: such frames dropped: their queue had no buffer posted
+ *	for this one
+ * @rx_steered_in: frames other queues steered to this one, taken
  */
 struct ixm_queue_stats {
 	u64	rx_errors;
@@ -267,6 +272,9 @@ struct ixm_queue_stats {
 	u64	tx_csum_hw;
 	u64	rx_posted;
 	u64	tx_pending;
+	u64	rx_steered;
+	u64	rx_steer_drops;
+	u64	rx_steered_in;
 };
 
 /**
@@ -287,7 +295,8 @@ struct ixm_queue_stats {
  * @disarm: from that interrupt's handler: no more interrupts until the
  *	next @arm
  * @get_stats: the queue's counters, read racily by the control plane
- *	while the loop runs (each is a u64 written by one core)
+ *	while the loop runs (each is a u64 written by one core); every
+ *	field is filled, 0 where the queue keeps no such count
  *
  * The portable loop (net/loop.c) calls the first five through
  * INDIRECT_CALL_1() with the Intel advanced-descriptor functions as the

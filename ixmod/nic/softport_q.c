@@ -108,6 +108,7 @@ static void ixm_swq_get_stats(const struct ixm_queue *q, struct ixm_queue_stats 
 {
 	const struct ixm_swq *sq = container_of(q, const struct ixm_swq, q);
 
+	memset(s, 0, sizeof(*s));
 	s->rx_errors = 0;
 	s->rx_no_buf = READ_ONCE(sq->rx_no_buf);
 	s->rx_csum_hw = READ_ONCE(sq->dev_rx_csum);

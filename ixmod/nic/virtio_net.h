@@ -13,6 +13,7 @@
 #include "platform.h"
 #include "nic.h"
 #include "virtio_ring.h"
+#include "steer.h"
 
 /*
  * virtio 1.1 §5.1.6: struct virtio_net_hdr as a modern device lays it
@@ -48,6 +49,8 @@ struct ixm_vnet_hdr {
  *	csum_start (the port may set IXM_TXO_CSUM)
  * @guest_csum: VIRTIO_NET_F_GUEST_CSUM: received headers' DATA_VALID and
  *	NEEDS_CSUM mean something
+ * @steer: software steering (steer.h) when the device has several queue
+ *	pairs and no RSS ixmod can program; NULL otherwise
  * @rx_packets: frames received
  * @rx_bytes: their bytes, without the virtio header
  * @rx_errors: received chains dropped (too short, too long, more than
@@ -73,6 +76,7 @@ struct ixm_vnet_queue {
 	dma_addr_t		tx_hdr_dma;
 	bool			csum;
 	bool			guest_csum;
+	struct ixm_steer_q	*steer;
 	u64			rx_packets;
 	u64			rx_bytes;
 	u64			rx_errors;

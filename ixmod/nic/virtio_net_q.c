@@ -37,6 +37,12 @@
  *
  * Notifications: a polling core wants no interrupts and kicks only a
  * device that asked, at most once per burst (virtio_ring.c).
+ *
+ * Steering: a device with several queue pairs but no RSS ixmod can
+ * program delivers flows to queues of its own choosing; @steer then
+ * sends each frame to the core that owns its flow (steer.c), and the
+ * receive half of this queue pair includes its inbound steering rings
+ * (burst, refill, busy, arm, the posted gauge).
  */
 #include "platform.h"
 #include "csum.h"
@@ -110,22 +116,15 @@ static inline u16 ixm_vnet_rx_flags(struct ixm_vnet_queue *vnq,
 	return IXM_MBUF_F_L4_CSUM_OK;
 }
 
-/**
- * ixm_vnet_q_rx_burst() - take up to @max received frames
- * @q: the core's queue pair (struct ixm_vnet_queue)
- * @out: where to put them
- * @max: room in @out
- *
- * Chains too short for a header and an Ethernet header, longer than a
- * buffer, or spread over more than one buffer are dropped here and
- * counted in @rx_errors.
- *
- * Return: how many frames were put in @out.
+/*
+ * Up to @max frames from the device's receive queue.  Chains too short
+ * for a header and an Ethernet header, longer than a buffer, or spread
+ * over more than one buffer are dropped here and counted in @rx_errors.
  */
-unsigned int ixm_vnet_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **out,
-				 unsigned int max)
+static __always_inline unsigned int ixm_vnet_rx_device(struct ixm_vnet_queue *vnq,
+						       struct ixm_mbuf **out,
+						       unsigned int max)
 {
-	struct ixm_vnet_queue *vnq = ixm_vnet_q(q);
 	unsigned int n = 0;
 
 	while (n < max) {
@@ -165,6 +164,32 @@ unsigned int ixm_vnet_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **out,
 }
 
 /**
+ * ixm_vnet_q_rx_burst() - take up to @max received frames
+ * @q: the core's queue pair (struct ixm_vnet_queue)
+ * @out: where to put them
+ * @max: room in @out
+ *
+ * With software steering (@steer), the frames other cores steered here
+ * come first, then the device's that are this queue's own; the device's
+ * others go to their owners (steer.c) and take room in @max too, which
+ * bounds the burst's work.
+ *
+ * Return: how many frames were put in @out.
+ */
+unsigned int ixm_vnet_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **out,
+				 unsigned int max)
+{
+	struct ixm_vnet_queue *vnq = ixm_vnet_q(q);
+	unsigned int n;
+
+	if (likely(!vnq->steer))
+		return ixm_vnet_rx_device(vnq, out, max);
+	n = ixm_steer_take(vnq->steer, out, max);
+	return n + ixm_steer_rx(vnq->steer, out + n,
+				ixm_vnet_rx_device(vnq, out + n, max - n));
+}
+
+/**
  * ixm_vnet_q_rx_refill() - post fresh buffers for the ones taken
  * @q: the core's queue pair
  *
@@ -178,6 +203,8 @@ void ixm_vnet_q_rx_refill(struct ixm_queue *q)
 	struct ixm_vnet_queue *vnq = ixm_vnet_q(q);
 	u16 added = 0;
 
+	if (vnq->steer)
+		ixm_steer_refill(vnq->steer);
 	if (vnq->rx.num_free < IXM_VNET_REFILL_BATCH &&
 	    vnq->rx.num_free < vnq->rx.size / 2)
 		return;
@@ -333,7 +360,8 @@ bool ixm_vnet_q_busy(const struct ixm_queue *q)
 	const struct ixm_vnet_queue *vnq =
 		container_of(q, struct ixm_vnet_queue, q);
 
-	return ixm_vq_has_used(&vnq->rx) || ixm_vq_inflight(&vnq->tx);
+	return ixm_vq_has_used(&vnq->rx) || ixm_vq_inflight(&vnq->tx) ||
+	       (vnq->steer && ixm_steer_busy(vnq->steer));
 }
 
 /* Free the buffer held by each of @count slots. */
@@ -355,12 +383,17 @@ static void ixm_vnet_release_slots(struct ixm_mbuf **slot, u16 count)
  *	or, with virtio 1.2's VIRTIO_F_RING_RESET, both queues reset)
  *
  * Unsent frames are freed as never sent; the virtqueues are as
- * ixm_vq_init() left them.
+ * ixm_vq_init() left them.  With steering, the buffers on the inbound
+ * rings go back too (frames steered here and not taken are dropped) and
+ * the queue leaves the port's steering: no core may run or steer to any
+ * of the port's queues any more.
  */
 void ixm_vnet_release(struct ixm_vnet_queue *vnq)
 {
 	ixm_vnet_release_slots(vnq->rx_slot, vnq->rx.size);
 	ixm_vnet_release_slots(vnq->tx_slot, vnq->tx.size);
+	if (vnq->steer)
+		ixm_steer_q_release(vnq->steer);
 	ixm_vq_reset(&vnq->rx);
 	ixm_vq_reset(&vnq->tx);
 }
@@ -372,20 +405,30 @@ void ixm_vnet_release(struct ixm_vnet_queue *vnq)
  */
 static void ixm_vnet_q_arm(struct ixm_queue *q)
 {
+	struct ixm_vnet_queue *vnq = ixm_vnet_q(q);
+
 	if (q->vector >= 0)
-		ixm_vq_arm(&ixm_vnet_q(q)->rx);
+		ixm_vq_arm(&vnq->rx);
+	/* and a frame another core steers here (steer.c: @wake) */
+	if (vnq->steer)
+		ixm_steer_arm(vnq->steer);
 }
 
 static void ixm_vnet_q_disarm(struct ixm_queue *q)
 {
+	struct ixm_vnet_queue *vnq = ixm_vnet_q(q);
+
 	if (q->vector >= 0)
-		ixm_vq_disarm(&ixm_vnet_q(q)->rx);
+		ixm_vq_disarm(&vnq->rx);
+	if (vnq->steer)
+		ixm_steer_disarm(vnq->steer);
 }
 
 static void ixm_vnet_q_get_stats(const struct ixm_queue *q, struct ixm_queue_stats *s)
 {
 	const struct ixm_vnet_queue *vnq = container_of(q, const struct ixm_vnet_queue, q);
 
+	memset(s, 0, sizeof(*s));
 	s->rx_errors = READ_ONCE(vnq->rx_errors);
 	s->rx_no_buf = READ_ONCE(vnq->rx_no_buf);
 	s->rx_csum_hw = READ_ONCE(vnq->rx_csum_hw);
@@ -393,6 +436,12 @@ static void ixm_vnet_q_get_stats(const struct ixm_queue *q, struct ixm_queue_sta
 	s->tx_csum_hw = READ_ONCE(vnq->tx_csum_hw);
 	s->rx_posted = ixm_vq_inflight(&vnq->rx);
 	s->tx_pending = ixm_vq_inflight(&vnq->tx);
+	if (vnq->steer) {
+		s->rx_steered = READ_ONCE(vnq->steer->steered);
+		s->rx_steer_drops = READ_ONCE(vnq->steer->steer_drops);
+		s->rx_steered_in = READ_ONCE(vnq->steer->steered_in);
+		s->rx_posted += ixm_steer_posted(vnq->steer);
+	}
 }
 
 const struct ixm_queue_ops ixm_vnet_queue_ops = {

@@ -343,8 +343,20 @@ ports_setup() {
 	busywait 10000 ip netns exec $PEER_NS ping -c1 -W1 $DUT_IP || { echo "# first ping failed"; return 1; }
 }
 
+# steer_stats_dump: a port with software steering (virtio-net, MQ without
+# RSS) says how many frames its cores passed on, before down zeroes them
+steer_stats_dump() {
+	local d
+	d=$(port_dir)/stats
+	[ -e "$d/rx_steered" ] && [ "$(cat "$d/rx_steered")$(cat "$d/rx_steered_in")" != 00 ] ||
+		return 0
+	echo "# software steering: rx_packets=$(cat "$d/rx_packets") rx_steered=$(cat "$d/rx_steered")" \
+	     "rx_steer_drops=$(cat "$d/rx_steer_drops") rx_steered_in=$(cat "$d/rx_steered_in")"
+}
+
 ports_teardown() {
 	[ -n "${DUT:-}" ] || return 0
+	[ -e "$(port_dir)/up" ] && steer_stats_dump
 	[ -e "$(port_dir)/up" ] && echo 0 > "$(port_dir)/up"
 	if [ "$IXMOD_TEST_NIC" = softport ]; then
 		echo "$DUT" > $IXMOD_SYSFS/softports/del 2>/dev/null
