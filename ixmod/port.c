@@ -440,10 +440,12 @@ err_nomem:
 }
 
 /**
- * ixm_port_queue_irq() - a software port's queue @i has work for its core
- * @port: a software port, up
- * @i: the queue pair, armed by its core (the software port's driver keeps
- *	the arming and calls this once per arm, as an MSI-X vector would)
+ * ixm_port_queue_irq() - queue @i has work for its sleeping core
+ * @port: a port, up
+ * @i: the queue pair, armed by its core: a software port's queue (no
+ *	vector at all), or a virtio-net queue that another core steered a
+ *	frame to (nic/steer.c).  The driver keeps the arming and calls this
+ *	once per arm, as an MSI-X vector would.
  *
  * Context: any; between the queue's start and stop, so @port->qp[@i] is
  * stable.
