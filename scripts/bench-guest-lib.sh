@@ -17,10 +17,18 @@
 # $BENCH_SRV_CPU: ixmod's dataplane thread, or the interrupts (hence the
 # softirq work) of every queue of Linux's NIC.
 #
+# With IXMOD_TEST_NIC=softport, no NIC (vm-run -n 0): ixmod's port is the
+# software port ixsw0, its netdev the peer's interface in $PEER_NS, and
+# the Linux servers listen in $PEER_NS too, reached on loopback
+# ($BENCH_LIN_IP 127.0.0.1; start them with "${BENCH_LIN_RUN[@]}").  The
+# netdev's transmit runs on the sender's CPU and its NAPI threads are
+# put on $BENCH_CLI_CPU: both stacks' Linux work shares the client's CPU.
+#
 # The caller sets BENCH (its name, prefixing progress lines), out (the
 # results directory) and, before each server, round (the round number).
 
 BENCH_LIN_IP=198.18.0.3
+BENCH_LIN_RUN=()
 # the third virtio-net NIC of scripts/vm-run --virtio-nics 3 (the other
 # two are test_common.sh's VNET_DUT_MAC and VNET_PEER_MAC)
 VNET_LIN_MAC=52:54:00:49:58:03
@@ -32,6 +40,9 @@ say() { echo "$BENCH: $*"; }
 # the NIC model, for progress lines and params.txt
 case "$IXMOD_TEST_NIC" in
 virtio) BENCH_NIC=virtio-net ;;
+softport) BENCH_NIC=softport
+	BENCH_LIN_IP=127.0.0.1
+	BENCH_LIN_RUN=(ip netns exec "$PEER_NS") ;;
 *) BENCH_NIC=$IXMOD_TEST_NIC ;;
 esac
 
@@ -70,6 +81,10 @@ irqs_to() {
 # Sets DUT, LIN, PEER, LINIF, PEERIF.
 bench_setup() {
 	local devs
+	if [ "$IXMOD_TEST_NIC" = softport ]; then
+		bench_setup_softport "$1"
+		return
+	fi
 	mapfile -t devs < <(bench_devices)
 	[ "${#devs[@]}" -ge 3 ] || { say "needs three $BENCH_NIC NICs, found ${#devs[@]}"; return 1; }
 	DUT=${devs[0]}
@@ -104,6 +119,39 @@ bench_setup() {
 		{ say "Linux $NIC_DRIVER port never answered ping"; return 1; }
 }
 
+# bench_setup_softport IDLE_US: ixmod loaded with no core, its software
+# port ixsw0 made and its netdev in $PEER_NS at $PEER_IP, loopback up
+# there (LIN and LINIF name it; PEER is empty: no PCI function)
+bench_setup_softport() {
+	ixmod_load || return 1
+	[ -e "$IXMOD_SYSFS"/softports/new ] || { say "needs $NIC_NEEDS"; return 1; }
+	echo "" > "$IXMOD_SYSFS"/cores
+	echo "$1" > "$IXMOD_SYSFS"/idle_us
+	echo 0 > "$IXMOD_SYSFS"/softports/new || return 1
+	DUT=ixsw0 PEER="" PEERIF=ixsw0 LIN=loopback LINIF=lo
+	ip netns del "$PEER_NS" 2>/dev/null
+	ip netns add "$PEER_NS"
+	ip link set "$PEERIF" netns "$PEER_NS"
+	ip -n "$PEER_NS" link set lo up
+	ip netns exec "$PEER_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$PEER_NS" addr add "$PEER_IP/24" dev "$PEERIF"
+	ip -n "$PEER_NS" link set "$PEERIF" up
+	echo "$DUT_IP/24" > "$(port_dir)/ipv4" || return 1
+}
+
+# napi_to_client: the software port's NAPI threads (napi/ixsw0-N, made
+# when its queues start) on the client's CPU, beside the netdev's
+# transmit; nothing to do for a NIC
+napi_to_client() {
+	local pid
+	[ "$IXMOD_TEST_NIC" = softport ] || return 0
+	for pid in $(pgrep '^napi/ixsw0'); do
+		taskset -pc $BENCH_CLI_CPU "$pid" > /dev/null ||
+			{ say "cannot move NAPI thread $pid to cpu $BENCH_CLI_CPU"; return 1; }
+	done
+}
+
 # bench_env IDLE_US APP_CPU: where everything runs, into $out/env.txt
 bench_env() {
 	local d i
@@ -112,7 +160,10 @@ bench_env() {
 		echo "NICs: $BENCH_NIC$(vnet_backend | sed 's/^/, backend /')"
 		echo "ixmod $DUT on core $BENCH_SRV_CPU, idle_us=$1; Linux $LIN ($LINIF); peer $PEER ($PEERIF)"
 		echo "server threads on cpu $2, their kernel work on cpu $BENCH_SRV_CPU, client on cpu $BENCH_CLI_CPU"
-		for d in "$LIN" "$PEER"; do
+		[ "$IXMOD_TEST_NIC" = softport ] &&
+			echo "software port: netdev $PEERIF in $PEER_NS, its NAPI threads on cpu $BENCH_CLI_CPU; Linux servers in $PEER_NS on $BENCH_LIN_IP"
+		for d in $LIN $PEER; do
+			[ -d "/sys/bus/pci/devices/$d" ] || continue
 			for i in /sys/bus/pci/devices/"$d"/msi_irqs/*; do
 				echo "$d irq ${i##*/} cpus $(cat "/proc/irq/${i##*/}/smp_affinity_list")"
 			done
@@ -163,6 +214,7 @@ ixmod_up() {
 	echo $BENCH_SRV_CPU > "$IXMOD_SYSFS"/cores || return 1
 	echo 1 > "$(port_dir)/up" || return 1
 	busywait 10000 grep -q '^up' "$(port_dir)/link" || { say "ixmod link stays down"; return 1; }
+	napi_to_client || return 1
 	busywait 10000 peer ping -c1 -W1 "$DUT_IP" || { say "ixmod port never answered ping"; return 1; }
 	# Down emptied ixmod's ARP table, but the peer still knows ixmod's
 	# MAC and would not ask: ixmod's first reply would find no
@@ -208,8 +260,10 @@ bench_finish() {
 	grep . "$(port_dir)"/stats/* "$(port_dir)"/drops/* 2>/dev/null |
 		sed "s|$(port_dir)/||" > "$out/ixmod-stats.txt"
 	grep -E 'CPU|enp|virtio' /proc/interrupts >> "$out/env.txt"
-	ip link set "$LINIF" down
-	ip addr flush dev "$LINIF"
+	if [ "$LINIF" != lo ]; then
+		ip link set "$LINIF" down
+		ip addr flush dev "$LINIF"
+	fi
 	ports_teardown
 	rmmod ixmod
 	dmesg_since > "$out/dmesg.txt"

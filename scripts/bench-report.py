@@ -392,7 +392,8 @@ def icount_point(ic, name, keys):
             "idle": idle, "without_idle": without,
             "kernel_without_idle": t["kernel"] / m - (idle or 0.0),
             "idle_iterations": t["idle_iterations"] / m if idle is not None else None,
-            "client_total": t["client"] / m}
+            "client_total": t["client"] / m,
+            "both": total + t["client"] / m, "both_without_idle": without + t["client"] / m}
 
 
 def icount_calibration(ic, runs, rounds):
@@ -422,11 +423,12 @@ def short(v):
     return "%.0f" % v
 
 
-def icount_plot(outdir, runs, groups, ic_pts, cpu, what):
+def icount_plot(outdir, runs, groups, ic_pts, cpu, what, both=False):
     """icount.png/.svg: per point, a stacked bar per server (kernel / user / idle).
 
     groups: [(label, point)], ic_pts: {point: {server: icount_point()}};
-    what: the benchmark, for the title.
+    what: the benchmark, for the title; both: the client vCPU's count
+    stacked on top (icount_block()'s both).
     """
     from matplotlib.patches import Patch
 
@@ -448,14 +450,19 @@ def icount_plot(outdir, runs, groups, ic_pts, cpu, what):
                 ax.bar(x, d["idle"], width * 0.9, bottom=h, facecolor="white",
                        edgecolor=colour, hatch="///", linewidth=0.8)
                 h += d["idle"]
+            if both:
+                ax.bar(x, d["client_total"], width * 0.9, bottom=h, facecolor="white",
+                       edgecolor=colour, hatch="...", linewidth=0.8)
+                h += d["client_total"]
             ax.text(x, h, short(h), ha="center", va="bottom", fontsize=7)
             top = max(top, h)
     ax.set_xticks(range(len(groups)), [label for label, _ in groups])
     ax.set_xlim(-0.5, len(groups) - 0.5)
     ax.set_ylim(0, top * 1.35 if top > 0 else 1)
     ax.set_ylabel("guest instructions per request")
-    ax.set_title("%s: instructions per request on the server vCPU (CPU %s)\n"
-                 "icount plugin, one VM run, QEMU TCG" % (what, cpu), fontsize=11)
+    ax.set_title("%s: instructions per request on the server vCPU (CPU %s)%s\n"
+                 "icount plugin, one VM run, QEMU TCG"
+                 % (what, cpu, " and the client's" if both else ""), fontsize=11)
     ax.grid(True, axis="y", color="#dddddd")
     ax.set_axisbelow(True)
     handles = [Patch(color=c, label=t) for _, t, c in runs]
@@ -463,6 +470,9 @@ def icount_plot(outdir, runs, groups, ic_pts, cpu, what):
                 Patch(color="#777777", alpha=0.45, label="user"),
                 Patch(facecolor="white", edgecolor="#777777", hatch="///",
                       label="idle polling (ixmod)")]
+    if both:
+        handles.append(Patch(facecolor="white", edgecolor="#777777", hatch="...",
+                             label="client vCPU (its share of both stacks)"))
     ax.legend(handles=handles, loc="upper left", fontsize=8, ncol=2)
     save(fig, outdir, "icount")
 
@@ -470,34 +480,44 @@ def icount_plot(outdir, runs, groups, ic_pts, cpu, what):
 def icount_ratios(d, pairs):
     """{b/o: {total, without_idle}} of one point's icount_point()s."""
     return {"%s/%s" % (b, o): {k: ratio_of(val(d[b], k), val(d[o], k))
-                               for k in ("total", "without_idle")}
+                               for k in ("total", "without_idle", "both", "both_without_idle")}
             for b, o in pairs}
 
 
-def icount_block(title, d, runs, pairs, w):
-    """One point's instructions per request: a row per server, then the ratios."""
-    cols = " ".join(["%10s"] * 6)
+def icount_block(title, d, runs, pairs, w, both=False):
+    """One point's instructions per request: a row per server, then the ratios.
+
+    both: also the two vCPUs added up, with and without ixmod's idle
+    polling (the software port's runs, where part of each server's Linux
+    work runs on the client's vCPU).
+    """
+    keys = ["kernel", "user", "total", "idle", "without_idle", "client_total"]
+    head = [("kernel", ""), ("user", ""), ("total", ""), ("idle", "polling"),
+            ("total w/o", "idle"), ("client", "vCPU total")]
+    if both:
+        keys += ["both", "both_without_idle"]
+        head += [("both vCPUs", "total"), ("both vCPUs", "w/o idle")]
+    cols = " ".join(["%10s"] * len(keys))
     lines = [title,
-             ("  %-*s " + cols) % (w, "server", "kernel", "user", "total", "idle",
-                                   "total w/o", "client"),
-             ("  %-*s " + cols) % (w, "", "", "", "", "polling", "idle", "vCPU total")]
+             ("  %-*s " + cols) % (w, "server", *(h for h, _ in head)),
+             ("  %-*s " + cols) % (w, "", *(h for _, h in head))]
     for name, t, _ in runs:
         r = d[name]
-        lines.append(("  %-*s " + cols) % (
-            w, t, *(num(val(r, k), "%.0f") for k in
-                    ("kernel", "user", "total", "idle", "without_idle", "client_total"))))
+        lines.append(("  %-*s " + cols) % (w, t, *(num(val(r, k), "%.0f") for k in keys)))
     for pair, q in icount_ratios(d, pairs).items():
-        row = ("  %-*s " + cols) % (w, pair, "", "", fmt_ratio(q["total"]), "",
-                                    fmt_ratio(q["without_idle"]), "")
-        lines.append(row.rstrip())
+        cells = ["", "", fmt_ratio(q["total"]), "", fmt_ratio(q["without_idle"]), ""]
+        if both:
+            cells += [fmt_ratio(q["both"]), fmt_ratio(q["both_without_idle"])]
+        lines.append((("  %-*s " + cols) % (w, pair, *cells)).rstrip())
     return lines
 
 
-def icount_section(ic, cal, blocks, runs, pairs, w, idle_us="0"):
+def icount_section(ic, cal, blocks, runs, pairs, w, idle_us="0", both=False):
     """The report's instruction counts, as lines.
 
     blocks: [(title, {server: icount_point()})], one per point; cal: the
-    calibration windows (icount_calibration()); idle_us: the run's.
+    calibration windows (icount_calibration()); idle_us: the run's; both:
+    also the two vCPUs added up (icount_block()).
     """
     cpu = ic.get("server_cpu", 1)
     lines = textwrap.wrap("instructions per request on the server's vCPU (CPU %s), "
@@ -518,7 +538,7 @@ def icount_section(ic, cal, blocks, runs, pairs, w, idle_us="0"):
             "told apart ('-'): compare the totals, which hold everything the "
             "server's vCPU executed." % idle_us, 76)
     for title, d in blocks:
-        lines += [""] + icount_block(title, d, runs, pairs, w)
+        lines += [""] + icount_block(title, d, runs, pairs, w, both)
     lines += [""] + textwrap.wrap(
         "calibration, per server and round: the instructions per second of the "
         "server's vCPU with no load over the calibration window, and for ixmod "
@@ -640,6 +660,14 @@ def host_lines(outdir):
 
 def layout(prm):
     """Where the echo benchmarks ran the servers, from params.txt's app_cpu."""
+    if prm.get("nic") == "softport":
+        return ("No NIC: ixmod's core (CPU 1) behind its software port, whose "
+                "Linux side (the netdev's transmit and NAPI, one copy each way) "
+                "ran on the client's CPU 0; the Linux servers' threads on CPU %s, "
+                "reached over loopback, whose receive work runs on the sending "
+                "CPU: the client's CPU does part of each server's work, so the "
+                "two vCPUs added up are the figures to compare."
+                % prm.get("app_cpu", "1"))
     if prm.get("app_cpu", "1") == "1":
         return ("Each server had CPU 1 to itself: its own thread and its kernel "
                 "work (ixmod's dataplane thread, or Linux's NIC interrupts); the "
@@ -652,6 +680,9 @@ def layout(prm):
 def nic_line(prm):
     """Which NICs the run had, from params.txt's nic (igb before it was written)."""
     nic = prm.get("nic") or "igb"
+    if nic == "softport":
+        return ("NICs: none: ixmod's software port ixsw0 (netdev in the client's "
+                "namespace) against the Linux servers on loopback (127.0.0.1)")
     drv = {"virtio-net": "virtio_net"}.get(nic, nic)
     be = prm.get("nic_backend")
     return ("NICs: %s, ixmod's driver on one, Linux's %s on an identical one%s"
@@ -976,6 +1007,8 @@ def tcp(outdir, kernel):
     w = max([16] + [len(t) for _, t, _ in runs])
     ic, ic_why = load_icount(outdir, "scripts/bench-tcp")
     ic_pts, cal = {}, []
+    # no NIC: the client's vCPU does part of every server's work
+    both = prm.get("nic") == "softport"
     try:
         if ic:
             ic_pts = {(n, s): {name: icount_point(ic, name, ["%s-n%s-s%s-r%d" % (name, n, s, r)
@@ -1026,13 +1059,26 @@ def tcp(outdir, kernel):
             "everything the server's vCPU executed:",
             lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "total"),
                                       val(ic_pts[pt][o], "total")))
+        if both:
+            lines += ratio_rows(
+                "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
+                "both vCPUs (server and client) added up:",
+                lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "both"),
+                                          val(ic_pts[pt][o], "both")))
         if prm["idle_us"] != "0":
             return lines
-        return lines + ratio_rows(
+        lines += ratio_rows(
             "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
             "idle polling excluded:",
             lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "without_idle"),
                                       val(ic_pts[pt][o], "without_idle")))
+        if both:
+            lines += ratio_rows(
+                "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
+                "both vCPUs added up, ixmod's idle polling excluded:",
+                lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "both_without_idle"),
+                                          val(ic_pts[pt][o], "both_without_idle")))
+        return lines
 
     def served(name, r):
         """Messages server name answered in round r, over every point."""
@@ -1124,7 +1170,7 @@ def tcp(outdir, kernel):
             blocks.append(("load sweep, %s connection%s of 64 round trips of 64 B, "
                            "instructions per request (rounds summed)"
                            % (c, "" if c == "1" else "s"), d))
-        text += [""] + icount_section(ic, cal, blocks, runs, pairs, w, prm["idle_us"])
+        text += [""] + icount_section(ic, cal, blocks, runs, pairs, w, prm["idle_us"], both)
     sched, sched_data = sched_block(outdir, rounds, runs, served, "messages", w)
     if colo:
         sched.insert(2, "(ixmod-colo's own thread is its dataplane loop, and counts here)")
@@ -1181,7 +1227,7 @@ def tcp(outdir, kernel):
         sweep_plot(outdir, runs, swp)
     if ic:
         icount_plot(outdir, runs, [("n=%s, %s B" % pt, pt) for pt in points], ic_pts,
-                    ic.get("server_cpu", 1), "TCP echo")
+                    ic.get("server_cpu", 1), "TCP echo", both)
 
 
 KV_RUNS = [("ixmod", "ixmod kv-ixev", "#c0392b"),

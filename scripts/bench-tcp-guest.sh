@@ -8,7 +8,9 @@
 # Linux's igb driver; ROUNDS times, in that order, so that a slow spell of
 # the emulator falls on every server rather than on one.  With
 # IXMOD_TEST_NIC=virtio in the environment, three virtio-net ports
-# instead (Linux's under virtio_net; scripts/bench-guest-lib.sh).
+# instead (Linux's under virtio_net; scripts/bench-guest-lib.sh); with
+# IXMOD_TEST_NIC=softport, no NIC: ixmod's software port against the
+# Linux servers on loopback in the client's namespace.
 #
 # Usage (inside the VM):
 #   bench-tcp-guest.sh OUTDIR IXMOD_KO SECONDS CONNS NLIST SIZES IDLE_US
@@ -178,7 +180,7 @@ reachable() {
 linux_server() {	# linux_server NAME COMMAND...
 	local name=$1
 	shift
-	serve "$name" "$@"
+	serve "$name" "${BENCH_LIN_RUN[@]}" "$@"
 	if busywait 10000 reachable $BENCH_LIN_IP; then
 		calibrate "$name"
 		measure "$name" $BENCH_LIN_IP
@@ -188,7 +190,11 @@ linux_server() {	# linux_server NAME COMMAND...
 	stop_server "$name"
 }
 
-say "setting up: ixmod on the first $BENCH_NIC (core $BENCH_SRV_CPU, idle_us=$idle_us), Linux $NIC_DRIVER on the second, peer on the third"
+if [ "$IXMOD_TEST_NIC" = softport ]; then
+	say "setting up: ixmod's software port (core $BENCH_SRV_CPU, idle_us=$idle_us), the Linux servers on loopback beside the client"
+else
+	say "setting up: ixmod on the first $BENCH_NIC (core $BENCH_SRV_CPU, idle_us=$idle_us), Linux $NIC_DRIVER on the second, peer on the third"
+fi
 dmesg_mark
 if ! bench_setup "$idle_us"; then
 	say "setup failed"
