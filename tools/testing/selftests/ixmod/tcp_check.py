@@ -20,6 +20,11 @@ Plain sockets only; the tests run it in the peer namespace.
                                                    echoes again (attack target)
   tcp_check.py server PORT [--ready FILE] [--seconds S]  a Linux echo
                                                    server, for S seconds
+  tcp_check.py owned HOST PORT --key HEX --queues N --queue Q --count C
+                                                   C echoes from source ports
+                                                   whose Toeplitz hash with
+                                                   the port's key names
+                                                   queue Q of N
 
 An echo client sends from one thread and reads in another, so a server
 that applies backpressure cannot deadlock it; it half-closes after
@@ -30,6 +35,7 @@ out; --timeout (default 60 s) bounds each connection.
 import argparse
 import hashlib
 import os
+import random
 import re
 import socket
 import struct
@@ -113,7 +119,11 @@ def echo_stream(host, port, total, timeout):
 
 def echo_exact(host, port, payload, timeout):
     """One connection: payload out, the same bytes back, then EOF."""
-    s = connect(host, port, timeout)
+    return echo_on(connect(host, port, timeout), payload)
+
+
+def echo_on(s, payload):
+    """On connected socket @s: payload out, the same bytes back, then EOF."""
     err = []
 
     def sender():
@@ -398,6 +408,72 @@ def cmd_hold(a):
     return 0 if ok and not extra else 1
 
 
+def toeplitz(key, data):
+    """The Toeplitz hash of RSS (Microsoft's RSS specification).
+
+    Input bit i (the most significant bit of data[0] first) XORs in the 32
+    key bits starting at key bit i.  Written from the specification, not
+    from ixmod's net/toeplitz.c, so the two check each other.
+    """
+    k = int.from_bytes(key, "big")
+    top = len(key) * 8 - 32
+    h = 0
+    for i, byte in enumerate(data):
+        for b in range(8):
+            if byte & (0x80 >> b):
+                h ^= (k >> (top - (i * 8 + b))) & 0xFFFFFFFF
+    return h
+
+
+def rss_queue(key, src, dst, sport, dport, nq):
+    """The queue ixmod's table gives a TCP/IPv4 flow: ixm_rss_queue()."""
+    data = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack("!HH", sport, dport)
+    return (toeplitz(key, data) & 127) % nq
+
+
+def cmd_owned(a):
+    """--count echoes from source ports that hash to queue --queue."""
+    key = bytes.fromhex(a.key)
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.connect((a.host, a.port))
+    src = u.getsockname()[0]
+    u.close()
+    ports = []
+    cand = list(range(20000, 61000))
+    random.shuffle(cand)
+    bad = 0
+    for sport in cand:
+        if len(ports) == a.count:
+            break
+        if rss_queue(key, src, a.host, sport, a.port, a.queues) != a.queue:
+            continue
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            s.bind((src, sport))
+        except OSError:
+            s.close()
+            continue
+        s.settimeout(a.timeout)
+        try:
+            s.connect((a.host, a.port))
+        except OSError as e:
+            bad += 1
+            print(f"# from port {sport}: connect: {e}")
+            s.close()
+            ports.append(sport)
+            continue
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        why = echo_on(s, os.urandom(1000))
+        if why:
+            bad += 1
+            print(f"# from port {sport}: {why}")
+        ports.append(sport)
+    print(f"# {src} -> {a.host}:{a.port}, queue {a.queue} of {a.queues}: "
+          f"from ports {' '.join(map(str, ports))}")
+    print(f"# {len(ports) - bad}/{a.count} connections echoed exactly")
+    return 0 if len(ports) == a.count and not bad else 1
+
+
 def cmd_server(a):
     """A threaded Linux echo server; echoes until the client's FIN, then closes."""
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -452,6 +528,14 @@ def main():
             p.add_argument("--bytes", type=int, required=True)
         if name == "hold":
             p.add_argument("--go", required=True)
+    p = sub.add_parser("owned")
+    p.add_argument("host")
+    p.add_argument("port", type=int)
+    p.add_argument("--timeout", type=float, default=60)
+    p.add_argument("--key", required=True, help="the port's rss_key, 80 hex digits")
+    p.add_argument("--queues", type=int, required=True)
+    p.add_argument("--queue", type=int, required=True)
+    p.add_argument("--count", type=int, default=8)
     p = sub.add_parser("server")
     p.add_argument("port", type=int)
     p.add_argument("--ready")

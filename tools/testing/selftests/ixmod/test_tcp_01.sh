@@ -3,7 +3,8 @@
 #
 # libixu's tcp-echo against Linux's TCP in the peer namespace: the
 # handshake agrees on MSS, window scaling and timestamps; sizes from 1 to
-# 65536 bytes echo byte for byte; 16 connections at once; 2000 short
+# 65536 bytes echo byte for byte; 16 connections at once; connections
+# opened on the core their Toeplitz hash names; 2000 short
 # connections, half closed by the peer with a FIN and half with a RST;
 # an idle core holding a connection in TIME_WAIT sleeps rather than wake
 # every jiffy; ixmod as the client of a Linux echo server, closing with
@@ -16,11 +17,45 @@
 LOG=$(mktemp)
 READY=$(mktemp -u)
 trap 'rm -f "$LOG" "$LOG.client" "$READY"' EXIT
-NTESTS=13
+NTESTS=14
 SIZES=1,2,3,7,100,535-537,1447-1449,1460,1461,2896,2920,4096,8192,16384,32767,32768,65535,65536
 
 # echo_cpu_conns LOG CPU: the connections one thread of tcp-echo served
 echo_cpu_conns() { sed -n "s/^tcp-echo: cpu $2: \([0-9]*\) conns.*/\1/p" "$1"; }
+
+# owned_opens: for each queue, 8 connections from source ports whose
+# Toeplitz hash (the port's rss_key through ixm_rss_queue()'s table,
+# computed by tcp_check.py from the specification) names that queue; each
+# must be a passive open on the queue's core and on no other.  RSS in the
+# NIC, ixmod's software steering on a virtio-net NIC without it, or the
+# software port's ndo_select_queue put each SYN there; a NIC's own choice
+# of queue does not.
+owned_opens() {
+	local key map nq qc q cpu d c n rc=0
+	local -A before
+	key=$(cat "$(port_dir)/rss_key")
+	map=$(cat "$(port_dir)/queues")
+	nq=$(wc -w <<< "$map")
+	for qc in $map; do
+		q=${qc%%:*} cpu=${qc#*:}
+		for d in "$IXMOD_SYSFS"/dataplane/cpu*; do
+			before[$d]=$(cat "$d/stats/tcp_passive_opens")
+		done
+		peer timeout 120 "$PY" "$TCP_CHECK" owned $DUT_IP 7 --key "$key" \
+			--queues "$nq" --queue "$q" --count 8 || rc=1
+		for d in "$IXMOD_SYSFS"/dataplane/cpu*; do
+			c=${d##*/cpu}
+			n=$(($(cat "$d/stats/tcp_passive_opens") - ${before[$d]}))
+			echo "queue $q (cpu $cpu): cpu $c opened $n"
+			if [ "$c" = "$cpu" ]; then
+				[ "$n" -eq 8 ] || rc=1
+			else
+				[ "$n" -eq 0 ] || rc=1
+			fi
+		done
+	done
+	return $rc
+}
 
 tcp_test_begin "$NTESTS"
 echo "# buffers held before: $(port_stat stats/bufs_held)"
@@ -34,6 +69,7 @@ check "sizes from 1 to 65536 bytes echo byte for byte" \
 	peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT_IP 7 --sizes $SIZES
 check "16 connections at once echo 100000 bytes each" \
 	peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT_IP 7 --parallel 16 --bytes 100000
+check "8 connections per queue, each opened on the core its Toeplitz hash names" owned_opens
 check "2000 short connections, half closed by a FIN and half by a RST" \
 	peer timeout 600 "$PY" "$TCP_CHECK" short $DUT_IP 7 --count 2000 --workers 4
 tcp_stats_dump
