@@ -99,14 +99,7 @@ bench_setup() {
 	busywait 5000 ls "$(nic_netdev_dir "$LIN")" || { say "no netdev for $LIN"; return 1; }
 	PEERIF=$(ls "$(nic_netdev_dir "$PEER")")
 	LINIF=$(ls "$(nic_netdev_dir "$LIN")")
-	ip netns del "$PEER_NS" 2>/dev/null
-	ip netns add "$PEER_NS"
-	ip link set "$PEERIF" netns "$PEER_NS"
-	ip -n "$PEER_NS" link set lo up
-	ip netns exec "$PEER_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$PEER_NS" addr add "$PEER_IP/24" dev "$PEERIF"
-	ip -n "$PEER_NS" link set "$PEERIF" up
+	peer_ns_with "$PEERIF"
 	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	ip addr add $BENCH_LIN_IP/24 dev "$LINIF"
 	ip link set "$LINIF" up
@@ -119,6 +112,19 @@ bench_setup() {
 		{ say "Linux $NIC_DRIVER port never answered ping"; return 1; }
 }
 
+# peer_ns_with IF: a new $PEER_NS (the client's) with IF in it at
+# $PEER_IP, loopback up, no IPv6
+peer_ns_with() {
+	ip netns del "$PEER_NS" 2>/dev/null
+	ip netns add "$PEER_NS"
+	ip link set "$1" netns "$PEER_NS"
+	ip -n "$PEER_NS" link set lo up
+	ip netns exec "$PEER_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$PEER_NS" addr add "$PEER_IP/24" dev "$1"
+	ip -n "$PEER_NS" link set "$1" up
+}
+
 # bench_setup_softport IDLE_US: ixmod loaded with no core, its software
 # port ixsw0 made and its netdev in $PEER_NS at $PEER_IP, loopback up
 # there (LIN and LINIF name it; PEER is empty: no PCI function)
@@ -129,14 +135,7 @@ bench_setup_softport() {
 	echo "$1" > "$IXMOD_SYSFS"/idle_us
 	echo 0 > "$IXMOD_SYSFS"/softports/new || return 1
 	DUT=ixsw0 PEER="" PEERIF=ixsw0 LIN=loopback LINIF=lo
-	ip netns del "$PEER_NS" 2>/dev/null
-	ip netns add "$PEER_NS"
-	ip link set "$PEERIF" netns "$PEER_NS"
-	ip -n "$PEER_NS" link set lo up
-	ip netns exec "$PEER_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$PEER_NS" addr add "$PEER_IP/24" dev "$PEERIF"
-	ip -n "$PEER_NS" link set "$PEERIF" up
+	peer_ns_with "$PEERIF"
 	echo "$DUT_IP/24" > "$(port_dir)/ipv4" || return 1
 }
 

@@ -1054,30 +1054,22 @@ def tcp(outdir, kernel):
                                                      val(pts[pt][o], "rate")))
         if not ic:
             return lines + [ic_why]
-        lines += ratio_rows(
-            "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
-            "everything the server's vCPU executed:",
-            lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "total"),
-                                      val(ic_pts[pt][o], "total")))
+
+        def ratios(what, field):
+            return ratio_rows("instructions per request, ratios ixmod/Linux "
+                              "(below 1 favours ixmod), " + what + ":",
+                              lambda pt, b, o: ratio_of(val(ic_pts[pt][b], field),
+                                                        val(ic_pts[pt][o], field)))
+
+        lines += ratios("everything the server's vCPU executed", "total")
         if both:
-            lines += ratio_rows(
-                "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
-                "both vCPUs (server and client) added up:",
-                lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "both"),
-                                          val(ic_pts[pt][o], "both")))
+            lines += ratios("both vCPUs (server and client) added up", "both")
         if prm["idle_us"] != "0":
             return lines
-        lines += ratio_rows(
-            "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
-            "idle polling excluded:",
-            lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "without_idle"),
-                                      val(ic_pts[pt][o], "without_idle")))
+        lines += ratios("idle polling excluded", "without_idle")
         if both:
-            lines += ratio_rows(
-                "instructions per request, ratios ixmod/Linux (below 1 favours ixmod), "
-                "both vCPUs added up, ixmod's idle polling excluded:",
-                lambda pt, b, o: ratio_of(val(ic_pts[pt][b], "both_without_idle"),
-                                          val(ic_pts[pt][o], "both_without_idle")))
+            lines += ratios("both vCPUs added up, ixmod's idle polling excluded",
+                            "both_without_idle")
         return lines
 
     def served(name, r):
