@@ -12,11 +12,16 @@ host unit tests cover the rest.
 """
 import sys
 
-from scapy.all import ARP, ICMP, IP, Ether, Raw, sendp  # noqa: E402
+from scapy.all import ARP, ICMP, IP, Ether, Raw, get_if_hwaddr, sendp  # noqa: E402
 
 iface, dmac, dip, sip, count = sys.argv[1:6]
 count = int(count)
-eth = Ether(dst=dmac)
+# The sender's own MAC as source, always: scapy fills it in only for
+# frames it can route (an IP layer), and leaves 00:00:00:00:00:00 on the
+# others, which a Linux bridge between two taps drops as an invalid source
+# (br_handle_frame(): is_valid_ether_addr()) before any NIC sees them.
+smac = get_if_hwaddr(iface)
+eth = Ether(src=smac, dst=dmac)
 
 
 def ip(**kw):
@@ -24,7 +29,7 @@ def ip(**kw):
 
 
 def raw_ip(hdr_bytes):
-    return Ether(dst=dmac, type=0x0800) / Raw(bytes(hdr_bytes))
+    return Ether(src=smac, dst=dmac, type=0x0800) / Raw(bytes(hdr_bytes))
 
 
 def ip_bytes(pkt, **patch):
@@ -51,7 +56,7 @@ cases = [
     ("ip_proto", eth / ip(proto=99) / Raw(b"p" * 32)),
     ("icmp_csum", eth / ip() / ICMP(chksum=0x4321) / Raw(b"c" * 32)),
     ("icmp_type", eth / ip() / ICMP(type=13) / Raw(b"q" * 32)),
-    ("eth_type", Ether(dst=dmac, type=0x88B5) / Raw(b"e" * 46)),
+    ("eth_type", Ether(src=smac, dst=dmac, type=0x88B5) / Raw(b"e" * 46)),
     ("arp_malformed", eth / ARP(hwlen=8, op=1, pdst=dip, psrc=sip)),
     ("arp_op", eth / ARP(op=3, pdst=dip, psrc=sip)),
 ]
