@@ -262,6 +262,17 @@ unsigned int ixm_steer_take(struct ixm_steer_q *sq, struct ixm_mbuf **m, unsigne
 }
 
 /*
+ * Free @m, a frame that is not @sq's own, into @sq's pool with its bytes
+ * zeroed: the pool's pages are mapped read-only into the contexts of
+ * @sq's core, and the frame was not delivered there.
+ */
+static void ixm_steer_forget(struct ixm_mbuf *m)
+{
+	memset(m->buf, 0, m->data - m->buf + m->len);
+	ixm_mbuf_free(m);
+}
+
+/*
  * Copy @m into the next buffer queue @d posted for @sq and free @m into
  * @sq's own pool.  Returns false when @d had none posted (@m dropped).
  */
@@ -276,7 +287,7 @@ static bool ixm_steer_one(struct ixm_steer_q *sq, unsigned int d, struct ixm_mbu
 	/* pairs with the release in ixm_steer_refill(): the slot is written */
 	if (done == ixm_load_acquire(&in->post)) {
 		WRITE_ONCE(sq->steer_drops, sq->steer_drops + 1);
-		ixm_mbuf_free(m);
+		ixm_steer_forget(m);
 		return false;
 	}
 	b = in->slot[done & (st->ring - 1)];
@@ -290,7 +301,7 @@ static bool ixm_steer_one(struct ixm_steer_q *sq, unsigned int d, struct ixm_mbu
 	/* the frame and its buffer's fields before the index: ixm_steer_take() */
 	ixm_store_release(&sq->out_done[d], done + 1);
 	WRITE_ONCE(sq->steered, sq->steered + 1);
-	ixm_mbuf_free(m);
+	ixm_steer_forget(m);
 	return true;
 }
 
