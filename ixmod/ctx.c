@@ -10,10 +10,20 @@
  * maps the arena for the ports' devices and, at release, waits until the
  * NICs have stopped reading it.
  *
- * A core serves one process at a time (its receive region shows that
- * process everything the core receives); the threads of that process may
- * attach as many contexts as they like.  When the owner changes, the
- * core's thread zeroes every buffer before the new owner can map them.
+ * Owners.  A receive region shows its process every buffer of the core's
+ * pools, and the NIC (RSS) or software steering puts any flow of a port
+ * on any of the port's cores, before software has looked at it.  So the
+ * unit of isolation is the port: every context on the cores that serve a
+ * port belongs to one process, the first to attach, until its last
+ * context closes (-EBUSY and one dmesg line for any other; threads of
+ * the owner attach as many contexts as they like).  Applications share
+ * a machine through ports served by disjoint cores (ports/<port>/cores).
+ * A core's claims (ixm_cfg_lock) say who owns its ports; a port whose
+ * cores have none is free.  Each time a port gets an owner a new epoch
+ * begins (owner_since); before a context attaches to a core whose
+ * buffers were last zeroed in an earlier epoch of any of its ports, the
+ * core's thread zeroes every buffer, so no frame of an earlier owner, or
+ * of a time with none, is left to read.
  *
  * Once published on core->stack.apps, a context's struct ixm_app belongs to the
  * core's thread.  Closing the file unpublishes it, asks the thread to take
@@ -53,6 +63,56 @@
  */
 unsigned int ixm_ctx_count;
 static LIST_HEAD(ixm_ctx_attaching);
+
+/* The last ownership epoch begun (ixm_cfg_lock). */
+static u64 ixm_owner_seq;
+
+/*
+ * Claim every port @core serves (@work) for the calling process, or
+ * -EBUSY if another process owns one.  @since: the latest epoch of those
+ * ports, which the core's buffers must have been zeroed in.
+ */
+static int ixm_ctx_claim(struct ixm_core *core, struct ixm_core_work *work, u64 *since)
+{
+	struct pid *me = task_tgid(current);
+	unsigned int i;
+
+	lockdep_assert_held(&ixm_cfg_lock);
+	for (i = 0; i < work->nr; i++) {
+		struct ixm_port *port = work->qp[i]->port;
+		struct pid *owner = ixm_port_owner(port);
+
+		if (owner && owner != me) {
+			pr_warn_ratelimited("setup: cpu %u serves port %s, which pid %d owns; wait for it to exit, or give each application a port and cores of its own (ports/%s/cores)\n",
+					    core->cpu, port->name, pid_nr(owner), port->name);
+			return -EBUSY;
+		}
+	}
+	*since = 0;
+	for (i = 0; i < work->nr; i++) {
+		struct ixm_port *port = work->qp[i]->port;
+
+		if (!ixm_port_owner(port))
+			port->owner_since = ++ixm_owner_seq;
+		*since = max(*since, port->owner_since);
+	}
+	if (!core->claims++) {
+		core->owner = get_pid(me);
+		WRITE_ONCE(core->owner_nr, pid_nr(me));
+	}
+	return 0;
+}
+
+/* Give back one claim on @core's ports (ixm_cfg_lock). */
+static void ixm_ctx_unclaim(struct ixm_core *core)
+{
+	lockdep_assert_held(&ixm_cfg_lock);
+	if (--core->claims)
+		return;
+	put_pid(core->owner);
+	core->owner = NULL;
+	WRITE_ONCE(core->owner_nr, 0);
+}
 
 static bool ixm_ctx_attaching_file(struct file *file)
 {
@@ -206,7 +266,8 @@ ALLOW_ERROR_INJECTION(ixm_ctx_alloc, NULL);
  * Return: 0; -EFAULT; -EINVAL (bad flags, reserved or output fields not
  * zero, sizes over the limits without IXMOD_SETUP_CLAMP, @cpu not a
  * dataplane core); -EEXIST (this file is already attached); -EBUSY
- * (another process owns the core); -ENETDOWN (no port is up on the core);
+ * (another process owns a port the core serves); -ENETDOWN (no port is
+ * up on the core);
  * -ENOMEM.
  */
 long ixm_ctx_setup(struct file *file, void __user *argp)
@@ -216,6 +277,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	struct ixm_core *core;
 	struct ixm_ctx *ctx;
 	u32 calls, events, arena, flags;
+	u64 since;
 	int err;
 
 	if (copy_from_user(&p, argp, sizeof(p)))
@@ -263,6 +325,9 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		err = -ENETDOWN;
 		goto err_unlock;
 	}
+	err = ixm_ctx_claim(core, work, &since);
+	if (err)
+		goto err_unlock;
 	/* from here @work and @core stay: up, down and cores refuse while it counts */
 	ixm_ctx_count++;
 	ctx->file = file;
@@ -270,12 +335,6 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 	mutex_lock(&core->attach_lock);
 	mutex_unlock(&ixm_cfg_lock);
 
-	if (core->nctx && core->owner != task_tgid(current)) {
-		pr_warn_ratelimited("setup: cpu %u serves pid %d; wait for it to exit or use another core\n",
-				    p.cpu, pid_nr(core->owner));
-		err = -EBUSY;
-		goto err_detach;
-	}
 	err = ixm_ctx_grab_rx(ctx, work);
 	if (!err)
 		err = ixm_ctx_map_arena(ctx, work);
@@ -285,9 +344,15 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		goto err_detach;
 	}
 
-	/* a new owner must not see what the last one received */
-	if (!core->nctx && core->last_owner != task_tgid(current))
+	/*
+	 * Nothing from before this owner's epoch: not an earlier owner's
+	 * frames, nor those of a time with none.  A core with contexts
+	 * was zeroed when its first one attached, in these epochs.
+	 */
+	if (core->scrub_seq < since && !WARN_ON_ONCE(core->nctx)) {
 		ixm_core_request(core, IXM_REQ_SCRUB, NULL);
+		core->scrub_seq = since;
+	}
 
 	ctx->core = core;
 	ctx->work_gen = work->gen;
@@ -324,10 +389,6 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		goto err_detach;
 	}
 
-	if (!core->nctx) {
-		core->owner = get_pid(task_tgid(current));
-		WRITE_ONCE(core->owner_nr, task_tgid_nr(current));
-	}
 	WRITE_ONCE(core->nctx, core->nctx + 1);
 	ixm_stack_add_app(&core->stack, &ctx->app);
 	mutex_unlock(&core->attach_lock);
@@ -345,6 +406,7 @@ err_detach:
 	mutex_lock(&ixm_cfg_lock);
 	list_del_init(&ctx->node);
 	ixm_ctx_count--;
+	ixm_ctx_unclaim(core);
 err_unlock:
 	mutex_unlock(&ixm_cfg_lock);
 	ixm_ctx_free(ctx);
@@ -432,16 +494,11 @@ void ixm_ctx_release(struct file *file)
 	/* no new frame points into the arena; wait out the queued ones */
 	ixm_ctx_wait_arena(ctx);
 	WRITE_ONCE(core->nctx, core->nctx - 1);
-	if (!core->nctx) {
-		/* keep the reference: a pid number could be reused, a struct pid not */
-		put_pid(core->last_owner);
-		core->last_owner = core->owner;
-		core->owner = NULL;
-		WRITE_ONCE(core->owner_nr, 0);
-	}
 	mutex_unlock(&core->attach_lock);
 	mutex_lock(&ixm_cfg_lock);
 	ixm_ctx_count--;
+	/* its buffers and sockets are taken back: the ports may change hands */
+	ixm_ctx_unclaim(core);
 	mutex_unlock(&ixm_cfg_lock);
 	synchronize_rcu();
 	if (ctx->arena_busy) {

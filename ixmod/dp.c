@@ -822,16 +822,19 @@ void ixm_dp_stop_all(void)
  * ixm_dp_cpus() - list the dataplane cores in ascending order
  * @cpus: filled with CPU numbers
  * @max: room in @cpus
+ * @only: list only the cores in this set; NULL for all
  *
  * Context: process, ixm_cfg_lock held.
  * Return: how many cores there are (may exceed @max; only @max are written).
  */
-unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max)
+unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max, const struct cpumask *only)
 {
 	unsigned int cpu, n = 0;
 
 	lockdep_assert_held(&ixm_cfg_lock);
 	for_each_cpu(cpu, ixm_dp_mask) {
+		if (only && !cpumask_test_cpu(cpu, only))
+			continue;
 		if (n < max)
 			cpus[n] = cpu;
 		n++;

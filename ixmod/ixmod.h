@@ -222,9 +222,12 @@ struct ixm_ctx {
  *	release's wait for the NIC, so that those no longer hold ixm_cfg_lock;
  *	taken after ixm_cfg_lock, never before it
  * @nctx: contexts attached (@stack.apps; written under @attach_lock)
- * @owner: the process all its contexts belong to (@attach_lock)
- * @owner_nr: its pid for sysfs, 0 when none (written under @attach_lock)
- * @last_owner: the process that owned the core last, referenced (@attach_lock)
+ * @claims: contexts attached or being attached (ixm_cfg_lock): while
+ *	any, @owner owns every port the core serves (ctx.c, "Owners")
+ * @owner: the process all its contexts belong to, referenced (ixm_cfg_lock)
+ * @owner_nr: its pid for sysfs, 0 when none (written under ixm_cfg_lock)
+ * @scrub_seq: the ownership epoch (&struct ixm_port.owner_since) up to
+ *	which the core's buffers were last zeroed (@attach_lock)
  * @req_lock: one request to the thread at a time
  * @req: the request, IXM_REQ_*, or IXM_REQ_NONE
  * @req_ctx: its context
@@ -267,9 +270,10 @@ struct ixm_core {
 	struct ixm_app_stats	app_closed;
 	struct mutex		attach_lock;
 	unsigned int		nctx;
+	unsigned int		claims;
 	struct pid		*owner;
 	pid_t			owner_nr;
-	struct pid		*last_owner;
+	u64			scrub_seq;
 	struct mutex		req_lock;
 	int			req;
 	struct ixm_ctx		*req_ctx;
@@ -311,6 +315,11 @@ struct ixm_core {
  *	ixm_port_queue_irq() instead)
  * @gc_work: periodic ARP table ageing
  * @list: in ixm_ports
+ * @cores_all: served by every dataplane core (the default), else by @cores
+ * @cores: the dataplane cores that serve it when up, unless @cores_all
+ *	(written under @lock and ixm_cfg_lock while down)
+ * @owner_since: the ownership epoch that began when its current owner
+ *	claimed it (ixm_cfg_lock; ctx.c, "Owners")
  */
 struct ixm_port {
 	struct kobject		kobj;
@@ -331,6 +340,9 @@ struct ixm_port {
 	int			nvec;
 	struct delayed_work	gc_work;
 	struct list_head	list;
+	bool			cores_all;
+	struct cpumask		cores;
+	u64			owner_since;
 };
 
 /* Configuration shared with the dataplane; written under ixm_cfg_lock. */
@@ -365,7 +377,7 @@ int ixm_colo_mode(struct ixm_core *core, char *buf);
 bool ixm_cpu_is_isolated(unsigned int cpu);
 
 /* dp.c: the loop's use of queue pairs */
-unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max);
+unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max, const struct cpumask *only);
 struct ixm_core *ixm_dp_core(unsigned int cpu);
 void ixm_dp_attach_lock_all(bool lock);
 
@@ -389,6 +401,7 @@ void ixm_ctx_exit(void);
 int ixm_port_register(struct ixm_port *port);
 void ixm_port_unregister(struct ixm_port *port);
 bool ixm_ports_any_up(void);
+struct pid *ixm_port_owner(struct ixm_port *port);
 void ixm_port_queue_irq(struct ixm_port *port, unsigned int i);
 int ixm_ports_init(struct kobject *parent);
 void ixm_ports_exit(void);

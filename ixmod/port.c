@@ -3,7 +3,8 @@
  * port.c - NIC ports: /sys/kernel/ixmod/ports/<pci address>/, up and down
  *
  * A port is down after bind.  Writing 1 to "up" gives each dataplane core
- * one RX/TX queue pair of the port, with its own buffer pool (ordinary
+ * that serves it (all of them, or those its "cores" names) one RX/TX
+ * queue pair of the port, with its own buffer pool (ordinary
  * pages mapped for this device through the DMA API, so an IOMMU confines
  * the device to them), programs RSS to spread flows over those queues,
  * and publishes the queue pairs to the cores' loops (RCU).  Down does the reverse: unpublish,
@@ -43,6 +44,7 @@
 #include <linux/inet.h>
 #include <linux/interrupt.h>
 #include <linux/pci.h>
+#include <linux/pid.h>
 #include <linux/slab.h>
 
 #include "ixmod.h"
@@ -345,11 +347,22 @@ static int ixm_port_up_locked(struct ixm_port *port)
 
 	lockdep_assert_held(&ixm_cfg_lock);
 	lockdep_assert_held(&port->lock);
-	n = ixm_dp_cpus(cpus, ARRAY_SIZE(cpus));
+	n = ixm_dp_cpus(cpus, ARRAY_SIZE(cpus), port->cores_all ? NULL : &port->cores);
 	if (!n) {
 		pr_err("ports: %s: no dataplane cores; write /sys/kernel/ixmod/cores first\n",
 		       port->name);
 		return -EINVAL;
+	}
+	if (!port->cores_all) {
+		unsigned int cpu;
+
+		for_each_cpu(cpu, &port->cores) {
+			if (ixm_dp_core(cpu))
+				continue;
+			pr_err("ports: %s: its cores name cpu %u, which is not a dataplane core; add it to /sys/kernel/ixmod/cores or write the port's cores again\n",
+			       port->name, cpu);
+			return -EINVAL;
+		}
 	}
 	if (n > port->nic.max_queues) {
 		pr_err("ports: %s: %u dataplane cores but the port has %u queue pairs; assign fewer cores\n",
@@ -472,6 +485,28 @@ bool ixm_ports_any_up(void)
 	return false;
 }
 
+/**
+ * ixm_port_owner() - the process that owns a port
+ * @port: a port
+ *
+ * A port belongs to the process whose contexts are attached to the cores
+ * that serve it; ixm_ctx_setup() keeps that one process per port.
+ *
+ * Context: ixm_cfg_lock held.
+ * Return: its struct pid, or NULL when no context is attached to any of
+ * its cores (or it is down).
+ */
+struct pid *ixm_port_owner(struct ixm_port *port)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ixm_cfg_lock);
+	for (i = 0; i < port->nq; i++)
+		if (port->qp[i]->core->claims)
+			return port->qp[i]->core->owner;
+	return NULL;
+}
+
 /* ---- sysfs: /sys/kernel/ixmod/ports/<pci>/ ---- */
 
 static struct ixm_port *to_port(struct kobject *kobj)
@@ -517,6 +552,70 @@ static ssize_t queues_show(struct kobject *kobj, struct kobj_attribute *a, char 
 	return len;
 }
 static struct kobj_attribute queues_attr = __ATTR_RO(queues);
+
+static ssize_t cores_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	struct ixm_port *port = to_port(kobj);
+	ssize_t len;
+
+	mutex_lock(&port->lock);
+	if (port->cores_all)
+		len = sysfs_emit(buf, "all\n");
+	else
+		len = sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&port->cores));
+	mutex_unlock(&port->lock);
+	return len;
+}
+
+/*
+ * The dataplane cores that serve the port from its next up: "all" (every
+ * one, the default) or a CPU list.  Ports served by disjoint cores can
+ * belong to different processes (ctx.c, "Owners").
+ */
+static ssize_t cores_store(struct kobject *kobj, struct kobj_attribute *a,
+			   const char *buf, size_t count)
+{
+	struct ixm_port *port = to_port(kobj);
+	cpumask_var_t want;
+	bool all;
+	int err = 0;
+
+	if (!zalloc_cpumask_var(&want, GFP_KERNEL))
+		return -ENOMEM;
+	all = sysfs_streq(buf, "all");
+	if (!all && (cpulist_parse(buf, want) || cpumask_empty(want))) {
+		pr_err("ports: %s: cores: '%.*s' is not a CPU list such as 1-2,4 or 'all'\n",
+		       port->name, ixm_input_len(buf), buf);
+		err = -EINVAL;
+		goto out;
+	}
+	mutex_lock(&ixm_cfg_lock);
+	mutex_lock(&port->lock);
+	if (port->up) {
+		pr_err("ports: %s: cores: the port is up; write 0 to up first\n", port->name);
+		err = -EBUSY;
+	} else {
+		port->cores_all = all;
+		cpumask_copy(&port->cores, want);
+	}
+	mutex_unlock(&port->lock);
+	mutex_unlock(&ixm_cfg_lock);
+out:
+	free_cpumask_var(want);
+	return err ? err : count;
+}
+static struct kobj_attribute cores_attr = __ATTR_RW(cores);
+
+static ssize_t owner_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	pid_t nr;
+
+	mutex_lock(&ixm_cfg_lock);
+	nr = pid_nr(ixm_port_owner(to_port(kobj)));
+	mutex_unlock(&ixm_cfg_lock);
+	return sysfs_emit(buf, "%d\n", nr);
+}
+static struct kobj_attribute port_owner_attr = __ATTR_RO(owner);
 
 static ssize_t up_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
 {
@@ -710,6 +809,8 @@ static struct attribute *ixm_port_attrs[] = {
 	&mac_attr.attr,
 	&link_attr.attr,
 	&queues_attr.attr,
+	&cores_attr.attr,
+	&port_owner_attr.attr,
 	&up_attr.attr,
 	&ipv4_attr.attr,
 	&rss_key_attr.attr,
@@ -970,6 +1071,7 @@ int ixm_port_register(struct ixm_port *port)
 
 	mutex_init(&port->lock);
 	INIT_DELAYED_WORK(&port->gc_work, ixm_port_gc);
+	port->cores_all = true;
 	memcpy(port->rss_key, ixm_rss_key_symmetric, sizeof(port->rss_key));
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	port->arp = ixm_arp_table_alloc();

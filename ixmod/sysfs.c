@@ -603,7 +603,7 @@ static void ixm_core_release(struct kobject *kobj)
 	struct ixm_core *core = to_core(kobj);
 
 	timer_shutdown_sync(&core->away_timer);
-	put_pid(core->last_owner);
+	put_pid(core->owner);
 	vfree(core->udp);
 	vfree(core->tcp);
 	kfree(core);

@@ -255,8 +255,9 @@ struct ixu_params {
  *	with @params (NULL: defaults), then maps the call ring, the event
  *	ring, the receive region (read-only) and the transmit arena, and
  *	fills ixu->setup, ixu->calls, ixu->events, ixu->rxbuf and
- *	ixu->txarena.  A core serves one process at a time; all threads of
- *	that process may attach their own handles to it.  With
+ *	ixu->txarena.  A port serves one process at a time, on every core
+ *	that serves it; all threads of that process may attach their own
+ *	handles to those cores.  With
  *	@params->mode IXU_MODE_COLOCATED the calling thread is also bound
  *	to @cpu (sched_setaffinity(2)); one thread per core may run so.
  *
@@ -264,8 +265,8 @@ struct ixu_params {
  *	0 on success.  -EINVAL (bad parameters, @cpu is not a dataplane
  *	core, or the handle is already attached), -EOPNOTSUPP (co-located
  *	mode asked of a module without IXMOD_FEAT_RUN), -EBUSY (another process
- *	owns the core), -ENETDOWN (no port is up), -ENOMEM, or the errno of
- *	mmap(2).  On failure nothing stays mapped; the kernel side may stay
+ *	owns a port the core serves), -ENETDOWN (no port is up), -ENOMEM, or
+ *	the errno of mmap(2).  On failure nothing stays mapped; the kernel side may stay
  *	attached until ixu_close().
  */
 int ixu_attach(struct ixu *ixu, unsigned int cpu, const struct ixu_params *params);
