@@ -39,6 +39,7 @@
  * tcp_ooo_coalesced, tcp_ooo_drops, tcp_ooo_pruned, tcp_ooo_purged.
  */
 #include "tcp.h"
+#include "app.h"
 
 /* The least a connection may queue, however small its receive buffer. */
 #define IXM_TCP_OOO_MIN		2
@@ -56,6 +57,9 @@ static void ixm_tcp_ooo_charge(struct ixm_tcp_conn *c)
 {
 	struct ixm_tcp_table *t = c->table;
 
+	/* the holders' table: 16-bit indices and counts, an eighth of a pool */
+	BUILD_BUG_ON(IXM_TCP_CONNS > 65536 || IXM_TCP_OOO_MAX > 65535);
+	BUILD_BUG_ON(IXM_TCP_OOO_CORE * 8 != IXM_RX_SLICE_BUFS);
 	if (!c->ooo_count++) {
 		c->ooo_slot = t->ooo_nhold++;
 		t->ooo_hold[c->ooo_slot].conn = (u16)ixm_tcp_idx(c);
