@@ -753,7 +753,7 @@ bool ixm_tcp_ooo_relieve(struct ixm_tcp_conn *c, const struct ixm_mbuf *m);
  */
 static inline bool ixm_tcp_pool_room(const struct ixm_mbuf_pool *pool)
 {
-	return pool->nfree >= pool->count / 8;
+	return ixm_mbuf_pool_free_over(pool, IXM_POOL_RESERVE_TCP);
 }
 
 /* tcp_timer.c */

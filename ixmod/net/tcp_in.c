@@ -334,6 +334,19 @@ static bool ixm_tcp_rcv_room(const struct ixm_tcp_conn *c, const struct ixm_mbuf
 	return c->rcv_bufs < IXM_TCP_RCV_BUFS && ixm_tcp_pool_room(m->pool);
 }
 
+/*
+ * Data for a connection the application has not accepted yet waits for
+ * it, as datagrams wait for a slow application: the listener's backlog
+ * times IXM_TCP_RCV_BUFS could be the whole pool, so that stops at a
+ * quarter free (IXM_POOL_RESERVE_UNTAKEN), above in-order data's eighth.
+ */
+static bool ixm_tcp_rcv_untaken_room(const struct ixm_tcp_conn *c,
+				     const struct ixm_mbuf *m)
+{
+	return (c->flags & IXM_TCPF_ACCEPTED) ||
+	       ixm_mbuf_pool_free_over(m->pool, IXM_POOL_RESERVE_UNTAKEN);
+}
+
 /* New data acknowledged: RTT, the send queue, congestion control, timers. */
 static void ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
 {
@@ -529,7 +542,8 @@ static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	if (c->state != IXM_TCP_ESTABLISHED ||
 	    (th->flags & ~IXM_TCP_PSH) != IXM_TCP_ACK || seq != c->rcv_nxt ||
 	    (c->flags & (IXM_TCPF_IN_RECOVERY | IXM_TCPF_PERSIST | IXM_TCPF_OOO_FIN |
-			 IXM_TCPF_CLOSED_APP)) || c->ooo ||
+			 IXM_TCPF_CLOSED_APP | IXM_TCPF_ACCEPTED)) != IXM_TCPF_ACCEPTED ||
+	    c->ooo ||
 	    !nwnd || ixm_seq_gt(ack, c->snd_max) || ixm_seq_lt(ack, c->snd_una) ||
 	    (ack == c->snd_una && !dlen))
 		return -1;
@@ -769,7 +783,8 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	}
 	if (dlen) {
 		/* out-of-order queues give buffers back before data is refused */
-		if (!ixm_tcp_rcv_room(c, m) && !ixm_tcp_ooo_relieve(c, m)) {
+		if ((!ixm_tcp_rcv_room(c, m) && !ixm_tcp_ooo_relieve(c, m)) ||
+		    !ixm_tcp_rcv_untaken_room(c, m)) {
 			t->stats.rcv_drops++;
 			fin = false;
 		} else if (seq == c->rcv_nxt) {

@@ -2547,6 +2547,51 @@ TEST(tcp_state_before_accept)
 	tc_fini(t);
 }
 
+/*
+ * Data for a connection not yet accepted waits for the application, so it
+ * is refused once the pool is below a quarter free (a listener's backlog
+ * of such connections could hold the whole pool); accepted, the same
+ * connection takes it down to the eighth in-order data keeps.
+ */
+TEST(tcp_state_before_accept_pool)
+{
+	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
+	struct ixm_mbuf **taken;
+	struct tc *t = &T;
+	u32 i, n;
+	u64 h;
+
+	tc_init(t);
+	t->hport = H_PORT;
+	tc_call(t, &c);
+	t->snd = P_ISS;
+	tc_seg(t, TH_SYN, t->snd++, 0, NULL, 0, O_MSS);
+	t->rcv = t->seg[0].seq + 1;
+	tc_send(t, TH_ACK, NULL, 0);
+	h = tc_ev(t, IXMOD_EV_TCP_KNOCK) ? tc_ev(t, IXMOD_EV_TCP_KNOCK)->handle : 0;
+	/* the rest of the core holds all but a quarter, less one */
+	n = t->h->pool.nfree - t->h->pool.count / 4 + 1;
+	taken = calloc(n, sizeof(*taken));
+	ASSERT_NE(NULL, taken);
+	for (i = 0; i < n; i++)
+		taken[i] = ixm_mbuf_alloc(&t->h->pool);
+	tc_seg(t, TH_ACK | TH_PSH, t->snd, t->rcv, data, 300, 0);
+	EXPECT_EQ(1, stats(t)->rcv_drops);
+	EXPECT_EQ(0, t->nseg) {
+		TH_LOG("before accept, the pool below a quarter free: the data is dropped, no ACK");
+	}
+	c = tn_call_accept(h, 0xc0);
+	EXPECT_EQ(0, tc_call(t, &c));
+	tc_send(t, TH_ACK | TH_PSH, data, 300);
+	ASSERT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 300)) {
+		TH_LOG("accepted, the same data is taken (the pool is above an eighth)");
+	}
+	for (i = 0; i < n; i++)
+		ixm_mbuf_free(taken[i]);
+	free(taken);
+	tc_fini(t);
+}
+
 TEST(tcp_state_before_accept_reset)
 {
 	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
