@@ -782,9 +782,12 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		m->seq = seq;
 	}
 	if (dlen) {
-		/* out-of-order queues give buffers back before data is refused */
-		if ((!ixm_tcp_rcv_room(c, m) && !ixm_tcp_ooo_relieve(c, m)) ||
-		    !ixm_tcp_rcv_untaken_room(c, m)) {
+		/*
+		 * Out-of-order queues give buffers back before data is
+		 * refused, but not for data that would be refused anyway.
+		 */
+		if (!ixm_tcp_rcv_untaken_room(c, m) ||
+		    (!ixm_tcp_rcv_room(c, m) && !ixm_tcp_ooo_relieve(c, m))) {
 			t->stats.rcv_drops++;
 			fin = false;
 		} else if (seq == c->rcv_nxt) {
