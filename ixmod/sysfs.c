@@ -560,6 +560,10 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 	IXM_TCP_STAT(tx_oversize),
 	IXM_TCP_STAT(ack_ratelimited),
 	IXM_TCP_STAT(fast_path),
+	IXM_TCP_STAT(ooo_coalesced),
+	IXM_TCP_STAT(ooo_drops),
+	IXM_TCP_STAT(ooo_pruned),
+	IXM_TCP_STAT(ooo_purged),
 };
 static_assert(ARRAY_SIZE(ixm_tcp_stat_descs) == sizeof(struct ixm_tcp_stats) / sizeof(u64),
 	      "a file for every TCP counter");

@@ -139,6 +139,23 @@ struct ixm_mbuf_pool {
 void ixm_mbuf_pool_init(struct ixm_mbuf_pool *pool, struct ixm_mbuf *mbufs,
 			struct ixm_mbuf **free, u32 count);
 
+/*
+ * The reserves of a receive pool against what the wire can make it hold
+ * (design doc, "What the wire can hold").  Data that waits for an
+ * application to take it (datagrams, data for a connection not yet
+ * accepted) is refused below a quarter free; data for accepted
+ * connections below an eighth, once the out-of-order queues gave back
+ * what they hold (net/tcp_ofo.c).
+ */
+#define IXM_POOL_RESERVE_UNTAKEN	4
+#define IXM_POOL_RESERVE_TCP		8
+
+/* Whether @pool has at least 1/@div of its buffers free. */
+static inline bool ixm_mbuf_pool_free_over(const struct ixm_mbuf_pool *pool, u32 div)
+{
+	return pool->nfree >= pool->count / div;
+}
+
 /* The address of @m's data as the device sees it. */
 static inline dma_addr_t ixm_mbuf_data_dma(const struct ixm_mbuf *m)
 {

@@ -55,7 +55,7 @@ enum ixm_drop_reason {
 	IXM_DROP_UDP_LEN,	/* UDP length < 8 or past the IP payload */
 	IXM_DROP_UDP_CSUM,	/* UDP checksum wrong */
 	IXM_DROP_UDP_NO_SOCK,	/* no context bound the port on this core */
-	IXM_DROP_UDP_APP_FULL,	/* the context's event ring and backlog were full */
+	IXM_DROP_UDP_APP_FULL,	/* event ring and backlog full, or pool under 1/4 free */
 	IXM_DROP_TCP_SHORT,	/* shorter than a TCP header, or bad data offset */
 	IXM_DROP_TCP_CSUM,	/* TCP checksum wrong */
 	IXM_DROP_TCP_OPTS,	/* an option with an impossible length */

@@ -211,16 +211,10 @@ void ixm_tcp_rcv_purge(struct ixm_tcp_conn *c)
 		m->owner = NULL;
 		ixm_mbuf_free(m);
 	}
-	for (m = c->ooo; m; m = next) {
-		next = m->next;
-		ixm_mbuf_free(m);
-	}
+	ixm_tcp_ooo_purge(c);
 	c->rcvq = NULL;
 	c->rcvq_tail = NULL;
 	c->rcv_posted = NULL;
-	c->ooo = NULL;
-	c->ooo_count = 0;
-	c->flags &= ~IXM_TCPF_OOO_FIN;
 	c->rcv_bufs = 0;
 	c->rcv_held = 0;
 	c->rcv_given = 0;
@@ -511,6 +505,12 @@ void ixm_tcp_done(struct ixm_tcp_conn *c, int err)
 	if (c->state == IXM_TCP_TIME_WAIT)
 		ixm_tcp_tw_unlink(c);
 	ixm_tcp_set_state(c, IXM_TCP_CLOSED);
+	/*
+	 * No data can follow: the out-of-order queue goes now, not when the
+	 * application closes its handle (the in-order data stays its own).
+	 */
+	if (c->ooo)
+		t->stats.ooo_purged += ixm_tcp_ooo_purge(c);
 	if (c->flags & IXM_TCPF_DEAD_POSTED) {
 		ixm_tcp_zombie_check(c);
 		return;

@@ -12,7 +12,8 @@
  * until the peer acknowledges them (IXMOD_EV_TCP_SENT).
  *
  * Files: tcp.c (tables, calls, events), tcp_in.c (segment arrival,
- * RFC 9293 §3.10.7), tcp_out.c (segments, options, retransmission),
+ * RFC 9293 §3.10.7), tcp_ofo.c (the out-of-order queue and its bounds),
+ * tcp_out.c (segments, options, retransmission),
  * tcp_timer.c (RTO, delayed ACK, persist, keepalive, TIME_WAIT),
  * tcp_cc.c (congestion control: NewReno), tcp_cookie.c (ISNs and SYN
  * cookies), siphash.c.
@@ -70,7 +71,13 @@
 #define IXM_TCP_LISTENERS	64
 #define IXM_TCP_TW_MAX		1024	/* TIME_WAIT entries before the oldest goes */
 #define IXM_TCP_SNDQ		64	/* pieces of arena data in flight, per connection */
-#define IXM_TCP_OOO_MAX		64	/* out-of-order segments held, per connection */
+#define IXM_TCP_OOO_MAX		64	/* out-of-order buffers held, per connection */
+/*
+ * Out-of-order buffers all the connections of one core hold together: an
+ * eighth of a receive pool (IXM_RX_SLICE_BUFS), whatever the wire sends
+ * (tcp_ofo.c).
+ */
+#define IXM_TCP_OOO_CORE	256
 #define IXM_TCP_RCV_BUFS	128	/* receive buffers a connection may hold */
 #define IXM_TCP_NONE		0xffffffffU
 
@@ -223,6 +230,16 @@ struct ixm_tcp_sndpiece {
 	u32	len;
 };
 
+/**
+ * struct ixm_tcp_ooo_hold - a connection that holds out-of-order buffers
+ * @conn: its index in the table
+ * @bufs: how many it holds (its @ooo_count)
+ */
+struct ixm_tcp_ooo_hold {
+	u16	conn;
+	u16	bufs;
+};
+
 /* struct ixm_tcp_conn.flags */
 #define IXM_TCPF_ACCEPTED	0x0001	/* the application accepted or connected it */
 #define IXM_TCPF_CLOSED_APP	0x0002	/* the application closed its handle */
@@ -308,7 +325,8 @@ struct ixm_tcp_sndpiece {
  * @rcvq_tail: the newest
  * @rcvq_off: bytes of @rcvq's first buffer already returned
  * @ooo: out-of-order segments, sorted by sequence number
- * @ooo_count: how many
+ * @ooo_count: how many buffers it takes (small segments share one)
+ * @ooo_slot: its entry in the table's @ooo_hold while @ooo_count > 0
  * @ooo_fin: the sequence number of a FIN that came out of order
  * @sndq: the arena pieces from @snd_una's piece on
  * @sndq_head: index of the oldest piece
@@ -401,6 +419,7 @@ struct ixm_tcp_conn {
 	u32				rcvq_off;
 	struct ixm_mbuf			*ooo;
 	u32				ooo_count;
+	u32				ooo_slot;
 	u32				ooo_fin;
 
 	struct ixm_tcp_sndpiece		sndq[IXM_TCP_SNDQ];
@@ -497,7 +516,9 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @syncookies_ok: cookies validated (a connection opened from one)
  * @syncookies_bad: ACKs for a listener with an invalid cookie
  * @backlog_drops: SYNs dropped because backlog was full and cookies off
- * @rcv_drops: data segments dropped for want of buffer room
+ * @rcv_drops: data segments dropped for want of buffer room: the
+ *	connection's IXM_TCP_RCV_BUFS, or the pool's reserve after the
+ *	out-of-order queues gave theirs back (ixm_tcp_ooo_relieve())
  * @zero_window_probes: probes sent to a peer's zero window
  * @window_stalls: times sendv found no window open
  * @delayed_acks: ACKs the delayed-ACK timer sent
@@ -516,6 +537,15 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  *	@invalid_ratelimit_ns before
  * @fast_path: segments header prediction handled (ixm_tcp_rcv_fast():
  *	in order, ACK and PSH only, an open window, new data or a new ACK)
+ * @ooo_coalesced: out-of-order segments copied into the tail of the
+ *	queued buffer they continue, instead of taking a buffer of their own
+ * @ooo_drops: out-of-order segments not kept: the connection's bound, the
+ *	core's share or the pool's reserve was reached and the segment would
+ *	have been the newest of the largest queue (tcp_ofo.c)
+ * @ooo_pruned: queued out-of-order buffers freed, newest first, from the
+ *	connection holding the most, to make room for another segment
+ * @ooo_purged: out-of-order buffers freed because no data can follow:
+ *	the connection died or the peer's FIN arrived in order
  *
  * Each is the file dataplane/cpuN/stats/tcp_NAME (the table in sysfs.c).
  */
@@ -556,6 +586,10 @@ struct ixm_tcp_stats {
 	u64	tx_oversize;
 	u64	ack_ratelimited;
 	u64	fast_path;
+	u64	ooo_coalesced;
+	u64	ooo_drops;
+	u64	ooo_pruned;
+	u64	ooo_purged;
 };
 
 /**
@@ -573,6 +607,12 @@ struct ixm_tcp_stats {
  * @challenge_ns: start of the challenge-ACK rate window
  * @challenge_count: challenge ACKs sent in it
  * @eph_next: where the next ephemeral-port search starts
+ * @ooo_bufs: out-of-order buffers its connections hold, at most
+ *	IXM_TCP_OOO_CORE
+ * @ooo_nhold: entries of @ooo_hold
+ * @ooo_hold: every connection holding out-of-order buffers, searched for
+ *	the largest holder when room must be made (at most IXM_TCP_OOO_CORE:
+ *	each holds one buffer at least)
  * @stats: counters
  * @listeners: listening ports
  * @conns: the connection slots
@@ -591,6 +631,9 @@ struct ixm_tcp_table {
 	u64				challenge_ns;
 	u32				challenge_count;
 	u32				eph_next;
+	u32				ooo_bufs;
+	u32				ooo_nhold;
+	struct ixm_tcp_ooo_hold		ooo_hold[IXM_TCP_OOO_CORE];
 	struct ixm_tcp_stats		stats;
 	struct ixm_tcp_listener		listeners[IXM_TCP_LISTENERS];
 	struct ixm_tcp_conn		conns[IXM_TCP_CONNS];
@@ -690,6 +733,28 @@ int ixm_tcp_send_synack_stateless(struct ixm_net_port *port,
 				  const struct ixm_tcphdr *th, u32 iss, u16 mss);
 u32 ixm_tcp_rcv_window(const struct ixm_tcp_conn *c);
 void ixm_tcp_challenge_ack(struct ixm_tcp_conn *c);
+
+/* tcp_ofo.c */
+int ixm_tcp_ooo_queue(struct ixm_tcp_conn *c, struct ixm_mbuf *m);
+void ixm_tcp_ooo_drain(struct ixm_tcp_conn *c);
+u32 ixm_tcp_ooo_purge(struct ixm_tcp_conn *c);
+bool ixm_tcp_ooo_relieve(struct ixm_tcp_conn *c, const struct ixm_mbuf *m);
+
+/* ixm_tcp_ooo_queue()'s answers */
+#define IXM_TCP_OOO_DROPPED	0	/* no room: not kept (ooo_drops) */
+#define IXM_TCP_OOO_QUEUED	1	/* the buffer waits in the queue */
+#define IXM_TCP_OOO_COPIED	2	/* its bytes were copied; free the buffer */
+#define IXM_TCP_OOO_HAD		3	/* as many bytes from there are queued */
+
+/*
+ * The reserve a pool keeps for in-order data: below an eighth free, data
+ * is taken only after out-of-order queues gave buffers back
+ * (ixm_tcp_ooo_relieve()).
+ */
+static inline bool ixm_tcp_pool_room(const struct ixm_mbuf_pool *pool)
+{
+	return ixm_mbuf_pool_free_over(pool, IXM_POOL_RESERVE_TCP);
+}
 
 /* tcp_timer.c */
 void ixm_tcp_timer_fn(struct ixm_timer *t, u64 now_ns);

@@ -328,52 +328,23 @@ static void ixm_tcp_rcv_syn_sent(struct ixm_tcp_conn *c, struct ixm_iphdr *ih,
 	ixm_tcp_send_syn(c);
 }
 
-/* Put an out-of-order segment in its place; false if it was not kept. */
-static bool ixm_tcp_ooo_insert(struct ixm_tcp_conn *c, struct ixm_mbuf *m)
-{
-	struct ixm_mbuf **pp = &c->ooo;
-
-	while (*pp && ixm_seq_lt((*pp)->seq, m->seq))
-		pp = &(*pp)->next;
-	/* the same start again: keep the longer one already there */
-	if (*pp && (*pp)->seq == m->seq && (*pp)->len >= m->len)
-		return false;
-	m->next = *pp;
-	*pp = m;
-	c->ooo_count++;
-	c->rcv_bufs++;
-	m->owner = NULL;
-	return true;
-}
-
-/* Move segments the gap-filler made in order from the OOO queue. */
-static void ixm_tcp_ooo_drain(struct ixm_tcp_conn *c)
-{
-	struct ixm_mbuf *m;
-
-	while ((m = c->ooo) && ixm_seq_leq(m->seq, c->rcv_nxt)) {
-		u32 skip = c->rcv_nxt - m->seq;
-
-		c->ooo = m->next;
-		c->ooo_count--;
-		if (skip >= m->len) {
-			c->rcv_bufs--;
-			ixm_mbuf_free(m);
-			continue;
-		}
-		m->data += skip;
-		m->len -= skip;
-		m->seq += skip;
-		ixm_tcp_deliver(c, m);
-	}
-}
-
 /* A buffer's worth of room: the connection's share and the core's pool. */
 static bool ixm_tcp_rcv_room(const struct ixm_tcp_conn *c, const struct ixm_mbuf *m)
 {
-	const struct ixm_mbuf_pool *pool = m->pool;
+	return c->rcv_bufs < IXM_TCP_RCV_BUFS && ixm_tcp_pool_room(m->pool);
+}
 
-	return c->rcv_bufs < IXM_TCP_RCV_BUFS && pool->nfree >= pool->count / 8;
+/*
+ * Data for a connection the application has not accepted yet waits for
+ * it, as datagrams wait for a slow application: the listener's backlog
+ * times IXM_TCP_RCV_BUFS could be the whole pool, so that stops at a
+ * quarter free (IXM_POOL_RESERVE_UNTAKEN), above in-order data's eighth.
+ */
+static bool ixm_tcp_rcv_untaken_room(const struct ixm_tcp_conn *c,
+				     const struct ixm_mbuf *m)
+{
+	return (c->flags & IXM_TCPF_ACCEPTED) ||
+	       ixm_mbuf_pool_free_over(m->pool, IXM_POOL_RESERVE_UNTAKEN);
 }
 
 /* New data acknowledged: RTT, the send queue, congestion control, timers. */
@@ -571,7 +542,8 @@ static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	if (c->state != IXM_TCP_ESTABLISHED ||
 	    (th->flags & ~IXM_TCP_PSH) != IXM_TCP_ACK || seq != c->rcv_nxt ||
 	    (c->flags & (IXM_TCPF_IN_RECOVERY | IXM_TCPF_PERSIST | IXM_TCPF_OOO_FIN |
-			 IXM_TCPF_CLOSED_APP)) || c->ooo ||
+			 IXM_TCPF_CLOSED_APP | IXM_TCPF_ACCEPTED)) != IXM_TCPF_ACCEPTED ||
+	    c->ooo ||
 	    !nwnd || ixm_seq_gt(ack, c->snd_max) || ixm_seq_lt(ack, c->snd_una) ||
 	    (ack == c->snd_una && !dlen))
 		return -1;
@@ -810,7 +782,12 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		m->seq = seq;
 	}
 	if (dlen) {
-		if (!ixm_tcp_rcv_room(c, m)) {
+		/*
+		 * Out-of-order queues give buffers back before data is
+		 * refused, but not for data that would be refused anyway.
+		 */
+		if (!ixm_tcp_rcv_untaken_room(c, m) ||
+		    (!ixm_tcp_rcv_room(c, m) && !ixm_tcp_ooo_relieve(c, m))) {
 			t->stats.rcv_drops++;
 			fin = false;
 		} else if (seq == c->rcv_nxt) {
@@ -825,21 +802,22 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 			} else {
 				ixm_tcp_schedule_ack(c);
 			}
-		} else if (c->ooo_count >= IXM_TCP_OOO_MAX) {
-			t->stats.rcv_drops++;
-			fin = false;
 		} else {
-			t->stats.ooo++;
-			kept = ixm_tcp_ooo_insert(c, m);
-			/* its FIN waits with it for the data before it */
-			if (fin && kept) {
-				c->flags |= IXM_TCPF_OOO_FIN;
-				c->ooo_fin = seq + dlen;
+			int q = ixm_tcp_ooo_queue(c, m);
+
+			kept = q == IXM_TCP_OOO_QUEUED;
+			if (q != IXM_TCP_OOO_DROPPED) {
+				t->stats.ooo++;
+				/* its FIN waits with it for the data before it */
+				if (fin && q != IXM_TCP_OOO_HAD) {
+					c->flags |= IXM_TCPF_OOO_FIN;
+					c->ooo_fin = seq + dlen;
+				}
+				/* RFC 5681 §4.2: a duplicate ACK for each, at once */
+				if (ixm_tcp_send_ack(c))
+					c->flags |= IXM_TCPF_ACK_NOW;
 			}
 			fin = false;
-			/* RFC 5681 §4.2: a duplicate ACK for each, at once, not coalesced */
-			if (ixm_tcp_send_ack(c))
-				c->flags |= IXM_TCPF_ACK_NOW;
 		}
 	}
 
@@ -858,6 +836,9 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	if (fin_now) {
 		c->rcv_nxt++;
 		c->flags |= IXM_TCPF_FIN_RCVD;
+		/* what is still queued lies past the FIN: no use (tcp_ofo.c) */
+		if (c->ooo)
+			t->stats.ooo_purged += ixm_tcp_ooo_purge(c);
 		c->flags &= ~IXM_TCPF_OOO_FIN;
 		switch (c->state) {
 		case IXM_TCP_ESTABLISHED:

@@ -222,7 +222,8 @@ static void ixm_udp_reflect(struct ixm_net_port *port, struct ixm_mbuf *m,
  * does) and the checksum (UDP_CSUM; 0 means none was sent, RFC 768), then
  * posts IXMOD_EV_UDP_RECV naming the payload in the receive region.  No
  * socket: UDP_NO_SOCK (no ICMP port unreachable is sent; see the design
- * document).  Ring and hold-back queue full: UDP_APP_FULL.
+ * document).  Ring and hold-back queue full, or the pool below a quarter
+ * free (IXM_POOL_RESERVE_UNTAKEN): UDP_APP_FULL.
  *
  * Context: the port's dataplane core.
  */
@@ -270,6 +271,17 @@ void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		return;
 	}
 
+	/*
+	 * A context slow to return datagrams holds their buffers; it may not
+	 * take the pool below the quarter that TCP and the receive ring
+	 * need (mbuf.h), however large its rings: counted as the context
+	 * being full, which it is.
+	 */
+	if (unlikely(!ixm_mbuf_pool_free_over(m->pool, IXM_POOL_RESERVE_UNTAKEN))) {
+		s->app->stats.rx_dropped++;
+		ixm_net_drop(port, m, IXM_DROP_UDP_APP_FULL);
+		return;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.type = IXMOD_EV_UDP_RECV;
 	ev.res = ulen - IXM_UDP_HLEN;

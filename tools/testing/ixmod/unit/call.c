@@ -1129,6 +1129,44 @@ TEST(call_recv_drops)
 	ctx_fini(&c);
 }
 
+/*
+ * A context that reads its events but never returns the datagrams' buffers,
+ * with rings of 4096 (ring and hold-back could take 8192, four pools'
+ * worth): the wire may not take the pool below a quarter free; what is
+ * refused counts as udp_app_full and app_rx_dropped.
+ */
+TEST(call_udp_held_bounded)
+{
+	static u8 f[2048];
+	struct ixmod_event ev;
+	unsigned int i, got = 0;
+	u8 data[1] = { 1 };
+	struct ctx c;
+	u32 floor;
+	size_t len;
+	u64 h;
+
+	ctx_init(&c, 8, 4096);
+	ctx_bind(&c, 7000, 5, &h);
+	floor = c.h->pool.count / 4;
+	len = udp_in_frame(f, 100, 7000, data, 1);
+	for (i = 0; i < c.h->pool.count; i++) {
+		tn_input(c.h, f, len, 0);
+		ixm_app_flush(&c.a->app);
+		while (tn_app_event(c.a, &ev))
+			got++;
+	}
+	EXPECT_EQ(floor, c.h->pool.nfree);
+	EXPECT_EQ(c.h->pool.count - floor, got);
+	EXPECT_EQ(floor, c.h->stats.drops[IXM_DROP_UDP_APP_FULL]);
+	EXPECT_EQ(floor, c.a->app.stats.rx_dropped) {
+		TH_LOG("%u datagrams never returned: %u delivered, the pool kept %u free (a quarter), %llu refused as udp_app_full",
+		       c.h->pool.count, got, c.h->pool.nfree,
+		       (unsigned long long)c.h->stats.drops[IXM_DROP_UDP_APP_FULL]);
+	}
+	ctx_fini(&c);
+}
+
 /* A 4-entry event ring: held events, then drops, then the backlog drains. */
 TEST(call_ring_full)
 {

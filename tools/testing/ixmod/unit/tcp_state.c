@@ -2221,7 +2221,10 @@ TEST_F(tcp_state_established, fin_ack_delayed)
 	EXPECT_STREQ("CLOSE_WAIT", state(t));
 }
 
-/* At most IXM_TCP_OOO_MAX out-of-order segments wait; the next is dropped. */
+/*
+ * At most IXM_TCP_OOO_MAX out-of-order segments wait; the next, past them
+ * all, is dropped (tcp_ooo_drops, not tcp_rcv_drops: the pool has room).
+ */
 TEST_F(tcp_state_established, ooo_bound)
 {
 	struct tc *t = self->t;
@@ -2230,16 +2233,111 @@ TEST_F(tcp_state_established, ooo_bound)
 	for (i = 0; i <= IXM_TCP_OOO_MAX; i++)
 		tc_seg(t, TH_ACK, t->snd + 200 * (i + 1), t->rcv, data, 100, 0);
 	EXPECT_EQ(IXM_TCP_OOO_MAX, stats(t)->ooo);
-	EXPECT_EQ(1, stats(t)->rcv_drops) {
-		TH_LOG("out of order: %u segments wait, the next is dropped (ooo %llu, rcv_drops %llu)",
+	EXPECT_EQ(1, stats(t)->ooo_drops) {
+		TH_LOG("out of order: %u segments wait, the next is dropped (ooo %llu, ooo_drops %llu)",
 		       IXM_TCP_OOO_MAX, (unsigned long long)stats(t)->ooo,
-		       (unsigned long long)stats(t)->rcv_drops);
+		       (unsigned long long)stats(t)->ooo_drops);
 	}
+	EXPECT_EQ(0, stats(t)->rcv_drops);
 	tc_send(t, TH_ACK, data, 200);
 	EXPECT_GE(tc_nev(t, IXMOD_EV_TCP_RECV), 1);
 	EXPECT_EQ(1, stats(t)->conns) {
 		TH_LOG("out of order: the hole filled, the connection goes on");
 	}
+}
+
+/*
+ * Small segments that continue one another past a hole share a buffer:
+ * the second and third are copied into the first one's tail (tcp_ofo.c),
+ * and the hole filled delivers all of them, byte for byte.
+ */
+TEST_F(tcp_state_established, ooo_coalesce)
+{
+	struct tc *t = self->t;
+	u32 nfree = t->h->pool.nfree;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < 3; i++)
+		tc_seg(t, TH_ACK, t->snd + 100 + 10 * i, t->rcv, data + 100 + 10 * i, 10, 0);
+	EXPECT_EQ(1, conn(t)->ooo_count);
+	EXPECT_EQ(2, stats(t)->ooo_coalesced);
+	EXPECT_EQ(nfree - 1, t->h->pool.nfree) {
+		TH_LOG("3 touching 10-byte segments past a hole: one buffer, 2 copied (ooo_count %u, pool %u free, was %u)",
+		       conn(t)->ooo_count, t->h->pool.nfree, nfree);
+	}
+	tc_send(t, TH_ACK, data, 100);
+	t->snd += 30;
+	EXPECT_EQ(t->snd, t->seg[0].ack) TH_LOG("the hole filled: all 130 bytes acknowledged");
+	for (i = 0; i < t->nev; i++) {
+		if (t->ev[i].type != IXMOD_EV_TCP_RECV)
+			continue;
+		EXPECT_TRUE(recv_is(t, &t->ev[i], data + n, (u32)t->ev[i].res));
+		n += (u32)t->ev[i].res;
+	}
+	EXPECT_EQ(130, n) TH_LOG("the hole filled: 130 bytes announced in order");
+	EXPECT_EQ(0, conn(t)->ooo_count);
+	EXPECT_EQ(0, t->h->tcp->ooo_bufs);
+}
+
+/*
+ * A connection keeps out-of-order data worth at most its receive buffer,
+ * charged a whole buffer per segment: with tcp_rcv_buf 16 KiB, 8 one-byte
+ * segments.  A ninth past them is dropped; one before the newest takes
+ * the newest's place (Linux's tcp_prune_ofo_queue(): the newest goes).
+ */
+TEST(tcp_state_ooo_truesize)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+	unsigned int i;
+
+	ixm_tcp_config_default(&cfg);
+	cfg.rcv_buf = 16 * 1024;
+	tc_init_cfg(t, &cfg);
+	ASSERT_TRUE(tc_passive(t, O_MSS));
+	for (i = 0; i < 9; i++)
+		tc_seg(t, TH_ACK, t->snd + 100 + 2 * i, t->rcv, data, 1, 0);
+	EXPECT_EQ(8, conn(t)->ooo_count);
+	EXPECT_EQ(1, stats(t)->ooo_drops) {
+		TH_LOG("16 KiB of receive buffer: 8 one-byte segments kept, the ninth dropped (%u kept, %llu dropped)",
+		       conn(t)->ooo_count, (unsigned long long)stats(t)->ooo_drops);
+	}
+	tc_seg(t, TH_ACK, t->snd + 50, t->rcv, data, 1, 0);
+	EXPECT_EQ(8, conn(t)->ooo_count);
+	EXPECT_EQ(1, stats(t)->ooo_pruned);
+	EXPECT_EQ(t->snd + 50, conn(t)->ooo->seq) {
+		TH_LOG("one before them: queued first, the newest pruned (pruned %llu)",
+		       (unsigned long long)stats(t)->ooo_pruned);
+	}
+	EXPECT_EQ(0, stats(t)->rcv_drops);
+	tc_fini(t);
+}
+
+/*
+ * A connection that dies frees its out-of-order buffers at once, not when
+ * the application closes its handle; the data it delivered stays.
+ */
+TEST_F(tcp_state_established, ooo_freed_at_dead)
+{
+	struct tc *t = self->t;
+	u32 nfree = t->h->pool.nfree;
+	unsigned int i;
+
+	tc_send(t, TH_ACK, data, 100);
+	for (i = 0; i < 5; i++)
+		tc_seg(t, TH_ACK, t->snd + 100 + 200 * i, t->rcv, data, 100, 0);
+	EXPECT_EQ(5, conn(t)->ooo_count);
+	tc_seg(t, TH_RST, t->snd, 0, NULL, 0, 0);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_DEAD));
+	EXPECT_EQ(0, conn(t)->ooo_count);
+	EXPECT_EQ(5, stats(t)->ooo_purged);
+	EXPECT_EQ(nfree - 1, t->h->pool.nfree) {
+		TH_LOG("reset: 5 out-of-order buffers freed before the close, the delivered one kept (pool %u free, was %u)",
+		       t->h->pool.nfree, nfree);
+	}
+	EXPECT_EQ(0, tc_recv_done(t, 100));
+	EXPECT_EQ(nfree, t->h->pool.nfree);
+	EXPECT_EQ(0, tc_close(t, false));
 }
 
 /*
@@ -2446,6 +2544,51 @@ TEST(tcp_state_before_accept)
 	EXPECT_EQ(0xc0, tc_ev(t, IXMOD_EV_TCP_RECV)->user_data) {
 		TH_LOG("before accept: ACCEPT -> the data's TCP_RECV, with the accept's cookie");
 	}
+	tc_fini(t);
+}
+
+/*
+ * Data for a connection not yet accepted waits for the application, so it
+ * is refused once the pool is below a quarter free (a listener's backlog
+ * of such connections could hold the whole pool); accepted, the same
+ * connection takes it down to the eighth in-order data keeps.
+ */
+TEST(tcp_state_before_accept_pool)
+{
+	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
+	struct ixm_mbuf **taken;
+	struct tc *t = &T;
+	u32 i, n;
+	u64 h;
+
+	tc_init(t);
+	t->hport = H_PORT;
+	tc_call(t, &c);
+	t->snd = P_ISS;
+	tc_seg(t, TH_SYN, t->snd++, 0, NULL, 0, O_MSS);
+	t->rcv = t->seg[0].seq + 1;
+	tc_send(t, TH_ACK, NULL, 0);
+	h = tc_ev(t, IXMOD_EV_TCP_KNOCK) ? tc_ev(t, IXMOD_EV_TCP_KNOCK)->handle : 0;
+	/* the rest of the core holds all but a quarter, less one */
+	n = t->h->pool.nfree - t->h->pool.count / 4 + 1;
+	taken = calloc(n, sizeof(*taken));
+	ASSERT_NE(NULL, taken);
+	for (i = 0; i < n; i++)
+		taken[i] = ixm_mbuf_alloc(&t->h->pool);
+	tc_seg(t, TH_ACK | TH_PSH, t->snd, t->rcv, data, 300, 0);
+	EXPECT_EQ(1, stats(t)->rcv_drops);
+	EXPECT_EQ(0, t->nseg) {
+		TH_LOG("before accept, the pool below a quarter free: the data is dropped, no ACK");
+	}
+	c = tn_call_accept(h, 0xc0);
+	EXPECT_EQ(0, tc_call(t, &c));
+	tc_send(t, TH_ACK | TH_PSH, data, 300);
+	ASSERT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 300)) {
+		TH_LOG("accepted, the same data is taken (the pool is above an eighth)");
+	}
+	for (i = 0; i < n; i++)
+		ixm_mbuf_free(taken[i]);
+	free(taken);
 	tc_fini(t);
 }
 

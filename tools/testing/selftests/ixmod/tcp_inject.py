@@ -38,13 +38,17 @@
       for each; exits 0 only if every one checked out.
 
   tcp_inject.py ooo IFACE DUT_MAC DUT_IP DUT_PORT [--conns N] [--bytes B]
-                [--hole H] [--ready FILE]
+                [--hole H] [--segs S] [--seg-bytes L] [--stride D] [--ready FILE]
       N Linux connections to DUT_IP:DUT_PORT, each sending B bytes in
-      order; then on each a forged segment of 300 bytes H bytes past the
-      end of them (a hole the DUT must keep it behind: out of order).  The
-      sequence numbers come from the handshake, read on a packet socket,
-      so no probe disturbs the connection.  Writes FILE once done, then
-      keeps the connections open until SIGTERM, which resets them.
+      order; then on each S forged segments of L bytes (default 1 of
+      300), the first H bytes past the end of them (a hole the DUT must
+      keep them behind: out of order), each D bytes after the one before
+      (default L: touching).  The sequence numbers come from the
+      handshake, read on a packet socket, so no probe disturbs the
+      connection.  Writes FILE once done, then keeps the connections open
+      until SIGTERM, which resets them.  Issue 35's flood is --bytes 0
+      --hole 1 --segs 64 --seg-bytes 1 --stride 2: one-byte segments that
+      touch no other, so none can share a buffer.
 
 Run as root with /usr/bin/python3 (Debian's python3-scapy).
 """
@@ -186,7 +190,8 @@ def cmd_ooo(a):
         if isn is None or dut_isn is None:
             print("# the handshake was not seen on the packet socket")
             return 1
-        c.sendall(os.urandom(a.bytes))
+        if a.bytes:
+            c.sendall(os.urandom(a.bytes))
         conns.append((c, socket.inet_aton(sip), lport, isn, dut_isn))
     # every byte acknowledged, so that the hole is where it is meant to be
     deadline = time.monotonic() + 20
@@ -195,11 +200,14 @@ def cmd_ooo(a):
             time.sleep(0.05)
     raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     raw.bind((a.iface, 0))
+    stride = a.stride or a.seg_bytes
     for c, sip, lport, isn, dut_isn in conns:
-        seq = (isn + 1 + a.bytes + a.hole) & M32
-        raw.send(tcp_data_frame(smac, dmac, sip, dip, lport, a.dut_port, seq,
-                                (dut_isn + 1) & M32, b"O" * 300))
-    print(f"# {a.conns} connections: {a.bytes} bytes in order, 300 past a {a.hole}-byte hole")
+        for k in range(a.segs):
+            seq = (isn + 1 + a.bytes + a.hole + k * stride) & M32
+            raw.send(tcp_data_frame(smac, dmac, sip, dip, lport, a.dut_port, seq,
+                                    (dut_isn + 1) & M32, b"O" * a.seg_bytes))
+    print(f"# {a.conns} connections: {a.bytes} bytes in order, then {a.segs} of "
+          f"{a.seg_bytes} bytes {stride} apart past a {a.hole}-byte hole")
     sys.stdout.flush()
     if a.ready:
         with open(a.ready, "w"):
@@ -540,6 +548,10 @@ def main():
     p.add_argument("--conns", type=int, default=4)
     p.add_argument("--bytes", type=int, default=3000)
     p.add_argument("--hole", type=int, default=1000)
+    p.add_argument("--segs", type=int, default=1, help="forged segments per connection")
+    p.add_argument("--seg-bytes", type=int, default=300, help="bytes in each")
+    p.add_argument("--stride", type=int, default=0,
+                   help="sequence space from one to the next (0: --seg-bytes)")
     p.add_argument("--ready", help="written once the segments are sent")
     a = ap.parse_args()
     return globals()["cmd_" + a.cmd](a)
