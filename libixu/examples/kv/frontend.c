@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -38,9 +39,20 @@ void kv_die(const char *fmt, ...)
 	exit(1);
 }
 
-static void kv_usage(const char *prog)
+/* --help to stdout with status 0, a bad option to stderr with status 2. */
+static void __attribute__((noreturn)) kv_usage(const char *prog, bool help)
 {
-	kv_die("usage: %s [-p PORT] [-t THREADS] [-m MEGABYTES] [-c MAXCONNS] [-l ADDR]", prog);
+	fprintf(help ? stdout : stderr,
+		"usage: %s [-p PORT] [-t THREADS] [-m MEGABYTES] [-c MAXCONNS] [-l ADDR]\n"
+		"  -p PORT       TCP port (default 11211; 0: a free one, printed)\n"
+		"  -t THREADS    worker threads (default 4, at most %d)\n"
+		"  -m MEGABYTES  item memory limit in MiB (default 64)\n"
+		"  -c MAXCONNS   most connections at once (default 1024); one more is\n"
+		"                answered \"ERROR Too many open connections\" and closed\n"
+		"  -l ADDR       IPv4 address to listen on (default 0.0.0.0)\n"
+		"A second server on the same port is refused (EADDRINUSE).\n",
+		prog, KV_THREADS_MAX);
+	exit(help ? 0 : 2);
 }
 
 static unsigned long kv_number(const char *s, const char *prog, unsigned long max)
@@ -51,22 +63,28 @@ static unsigned long kv_number(const char *s, const char *prog, unsigned long ma
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || !*s || *end || v > max)
-		kv_usage(prog);
+		kv_usage(prog, false);
 	return v;
 }
 
-static int kv_listen(struct sockaddr_in *sin)
+/*
+ * One listener for every thread.  SO_REUSEADDR only, as memcached: a
+ * second server on the port fails with EADDRINUSE (SO_REUSEPORT would let
+ * it start and the kernel would split the connections between two
+ * separate stores).
+ */
+static int kv_listen(struct sockaddr_in *sin, const char *prog)
 {
 	int fd, one = 1;
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		kv_die("socket: %s", strerror(errno));
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
 		kv_die("setsockopt: %s", strerror(errno));
 	if (bind(fd, (struct sockaddr *)sin, sizeof(*sin)))
-		kv_die("bind port %u: %s", ntohs(sin->sin_port), strerror(errno));
+		kv_die("%s: failed to listen on TCP port %u: %s", prog, ntohs(sin->sin_port),
+		       strerror(errno));
 	if (listen(fd, 1024))
 		kv_die("listen: %s", strerror(errno));
 	return fd;
@@ -74,12 +92,15 @@ static int kv_listen(struct sockaddr_in *sin)
 
 void kv_server_setup(int argc, char **argv, const char *prog)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sin);
-	unsigned int i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "p:t:m:c:l:")) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:t:m:c:l:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			kv_server.port = kv_number(optarg, prog, 65535);
@@ -96,12 +117,14 @@ void kv_server_setup(int argc, char **argv, const char *prog)
 		case 'l':
 			kv_server.addr = optarg;
 			break;
+		case 'h':
+			kv_usage(prog, true);
 		default:
-			kv_usage(prog);
+			kv_usage(prog, false);
 		}
 	}
 	if (optind != argc || !kv_server.threads || !kv_server.maxbytes || !kv_server.maxconns)
-		kv_usage(prog);
+		kv_usage(prog, false);
 	if (inet_pton(AF_INET, kv_server.addr, &sin.sin_addr) != 1)
 		kv_die("%s: bad address %s", prog, kv_server.addr);
 	signal(SIGPIPE, SIG_IGN);
@@ -109,16 +132,11 @@ void kv_server_setup(int argc, char **argv, const char *prog)
 	kv_server.store = kv_store_create(kv_server.maxbytes << 20);
 	if (!kv_server.store)
 		kv_die("out of memory");
-	/* the first listener learns the port (-p 0), the others share it */
 	sin.sin_port = htons(kv_server.port);
-	for (i = 0; i < kv_server.threads; i++) {
-		kv_server.lfd[i] = kv_listen(&sin);
-		if (!i) {
-			if (getsockname(kv_server.lfd[0], (struct sockaddr *)&sin, &len))
-				kv_die("getsockname: %s", strerror(errno));
-			kv_server.port = ntohs(sin.sin_port);
-		}
-	}
+	kv_server.lfd = kv_listen(&sin, prog);
+	if (getsockname(kv_server.lfd, (struct sockaddr *)&sin, &len))
+		kv_die("getsockname: %s", strerror(errno));
+	kv_server.port = ntohs(sin.sin_port);
 	kv_server.store->settings.maxbytes = kv_server.maxbytes << 20;
 	kv_server.store->settings.maxconns = kv_server.maxconns;
 	kv_server.store->settings.port = kv_server.port;

@@ -39,7 +39,7 @@ struct kv_server {
 	unsigned int	maxconns;
 	size_t		maxbytes;
 	const char	*addr;
-	int		lfd[KV_THREADS_MAX];
+	int		lfd;		/* the listener, shared by the threads */
 	unsigned int	conns;		/* atomic: open connections */
 };
 

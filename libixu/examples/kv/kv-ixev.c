@@ -3,12 +3,14 @@
  * kv-ixev - the memcached text-protocol server on ixmod, through libixu's
  * event layer (ixev.h)
  *
- *   kv-ixev [-p PORT] [-c CPULIST] [-m MEGABYTES] [-C]
+ *   kv-ixev [-p PORT] [-c CPULIST] [-m MEGABYTES] [-n MAXCONNS] [-C]
  *
  * -p: TCP port (default 11211); -c: the dataplane cores (default: all of
  * /sys/kernel/ixmod/cores), a thread and an ixev each; -m: memory limit in
- * MiB (default 64); -C: the co-located mode (each thread runs its core).
- * Prints "kv-ixev: ready on port P, N cores" once every core listens.
+ * MiB (default 64); -n: most connections at once (default 1024: memcached's
+ * -c, whose letter names the cores here); -C: the co-located mode (each
+ * thread runs its core).  Prints "kv-ixev: ready on port P, N cores" once
+ * every core listens.
  *
  * The store and the protocol are kv-epoll's and kv-uring's (store.c,
  * proto.c): the three servers differ only in I/O.  Here a session's
@@ -19,6 +21,7 @@
  * peer's window shut until writable() resumes it.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +43,8 @@ struct kconn {
 
 static struct kv_store *store;
 static unsigned short port = 11211;
+static unsigned int maxconns = 1024;
+static unsigned int nconns;		/* atomic: open connections, all cores */
 
 static struct kconn *kconn_of(struct kv_out *out)
 {
@@ -126,6 +131,7 @@ static void on_closed(struct ixev_conn *c, int err)
 	kv_session_fini(&k->s);
 	free(k->ovf);
 	free(k);
+	__atomic_sub_fetch(&nconns, 1, __ATOMIC_RELAXED);
 }
 
 static const struct ixev_conn_ops kv_ops = {
@@ -134,16 +140,29 @@ static const struct ixev_conn_ops kv_ops = {
 	.closed = on_closed,
 };
 
+/* A connection over -n: memcached's answer, then the close. */
+static const struct ixev_conn_ops kv_refused_ops;
+
 static const struct ixev_conn_ops *on_accept(struct ixev_conn *c, __be32 addr, __be16 p,
 					     void *arg)
 {
-	struct kconn *k = calloc(1, sizeof(*k));
+	static const char full[] = "ERROR Too many open connections\r\n";
+	struct kconn *k;
 
 	(void)addr;
 	(void)p;
 	(void)arg;
-	if (!k)
+	if (__atomic_add_fetch(&nconns, 1, __ATOMIC_RELAXED) > maxconns) {
+		__atomic_sub_fetch(&nconns, 1, __ATOMIC_RELAXED);
+		ixev_send(c, full, sizeof(full) - 1);
+		ixev_close(c);
+		return &kv_refused_ops;
+	}
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		__atomic_sub_fetch(&nconns, 1, __ATOMIC_RELAXED);
 		return NULL;
+	}
 	kv_session_init(&k->s, store);	/* on this core's thread: its counters */
 	k->out.write = out_write;
 	k->out.pending = out_pending;
@@ -180,36 +199,72 @@ static void on_signal(int sig)
 	ixev_stop_all();
 }
 
+static void __attribute__((noreturn)) usage(bool help)
+{
+	fprintf(help ? stdout : stderr,
+		"usage: kv-ixev [-p PORT] [-c CPULIST] [-m MEGABYTES] [-n MAXCONNS] [-C]\n"
+		"  -p PORT       TCP port (default 11211)\n"
+		"  -c CPULIST    dataplane cores, as 1-3,5 (default: all of\n"
+		"                /sys/kernel/ixmod/cores); a thread and an ixev each\n"
+		"  -m MEGABYTES  item memory limit in MiB (default 64)\n"
+		"  -n MAXCONNS   most connections at once (default 1024; memcached's -c);\n"
+		"                one more is answered \"ERROR Too many open connections\"\n"
+		"  -C            co-located mode: each thread runs its core's dataplane\n"
+		"Needs the ixmod module (/dev/ixmod) and a port bound to it.\n");
+	exit(help ? 0 : 2);
+}
+
+static unsigned long number(const char *s, unsigned long min, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || v < min || v > max)
+		usage(false);
+	return v;
+}
+
 int main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct ixev_params params = { 0 };
 	struct ixev_runner r = { .params = &params, .init = init, .ready = on_ready, .fini = fini };
 	unsigned long mb = 64;
 	int o, ret;
 
-	while ((o = getopt(argc, argv, "p:c:m:C")) != -1) {
+	while ((o = getopt_long(argc, argv, "p:c:m:n:Ch", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'p':
-			port = atoi(optarg);
+			port = number(optarg, 1, 65535);
 			break;
 		case 'c':
 			r.cpulist = optarg;
 			break;
 		case 'm':
-			mb = strtoul(optarg, NULL, 10);
+			mb = number(optarg, 1, 1UL << 20);
+			break;
+		case 'n':
+			maxconns = number(optarg, 1, 1U << 24);
 			break;
 		case 'C':
 			params.mode = IXU_MODE_COLOCATED;
 			break;
+		case 'h':
+			usage(true);
 		default:
-			fprintf(stderr, "usage: %s [-p PORT] [-c CPULIST] [-m MEGABYTES] [-C]\n",
-				argv[0]);
-			return 2;
+			usage(false);
 		}
 	}
-	if (!port || !mb || mb > 1UL << 20) {
-		fprintf(stderr, "kv-ixev: bad -p or -m\n");
-		return 2;
+	if (optind != argc)
+		usage(false);
+	if (access("/dev/ixmod", F_OK)) {
+		fprintf(stderr, "kv-ixev: no /dev/ixmod: is the module loaded? (modprobe ixmod)\n");
+		return 1;
 	}
 	store = kv_store_create(mb << 20);
 	if (!store) {
@@ -217,13 +272,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	store->settings.maxbytes = mb << 20;
+	store->settings.maxconns = maxconns;
 	store->settings.port = port;
 	store->settings.inter = "ixmod";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	ret = ixev_run_cores(&r);
-	if (ret && ret != -ENETDOWN)
+	if (ret == -ENOENT && !r.cpulist)
+		fprintf(stderr, "kv-ixev: no /sys/kernel/ixmod/cores: is the module loaded?\n");
+	else if (ret && ret != -ENETDOWN)
 		fprintf(stderr, "kv-ixev: %s\n", strerror(-ret));
 	kv_store_destroy(store);
 	return ret != 0;

@@ -6,8 +6,8 @@
  *
  * The options and the "kv-uring: ready on port P, N threads" line are
  * kv-epoll's; so are the store and the protocol (the same object files).
- * Only the I/O differs: one ring per thread, each with its own
- * SO_REUSEPORT listener; accept, recv and send are ring operations.
+ * Only the I/O differs: one ring per thread, each with an accept in flight
+ * on the one listener; accept, recv and send are ring operations.
  *
  * A connection has at most one recv and one send in flight.  The send
  * reads @sbuf while the session appends to @obuf (see frontend.h); when the
@@ -262,9 +262,12 @@ int main(int argc, char **argv)
 	if (!w)
 		kv_die("out of memory");
 	for (i = 0; i < kv_server.threads; i++) {
-		w[i].lfd = kv_server.lfd[i];
+		w[i].lfd = kv_server.lfd;
 		w[i].accept_op.kind = UOP_ACCEPT;
 		ret = io_uring_queue_init(RING_ENTRIES, &w[i].ring, 0);
+		if (ret == -EPERM)
+			kv_die("kv-uring: io_uring is not available (%s): is it disabled "
+			       "(sysctl kernel.io_uring_disabled)?", strerror(-ret));
 		if (ret < 0)
 			kv_die("io_uring_queue_init: %s", strerror(-ret));
 		if (pthread_create(&w[i].tid, NULL, uworker_run, &w[i]))

@@ -12,7 +12,11 @@ Starts each BINARY (kv-epoll's options) on a free port and checks:
   "ERROR Too many open connections";
 - 16 concurrent clients doing read-modify-write with incr and cas get
   consistent totals;
-- 1 MiB values go through whole.
+- 1 MiB values go through whole;
+- --help prints the usage with every option's default, status 0;
+- a second server on the port is refused with EADDRINUSE, as memcached
+  is (no SO_REUSEPORT splitting the connections between two stores);
+- kv-ixev (given as a BINARY too) says what is missing without ixmod.
 """
 import os
 import socket
@@ -186,11 +190,62 @@ def t_big(proc, port):
     return ok, "a 1 MiB value stored and read back whole"
 
 
+def t_help(path):
+    r = subprocess.run([path, "--help"], capture_output=True, timeout=10)
+    out = r.stdout.decode()
+    opts = {}                   # an option's lines, continuations included
+    for ln in out.splitlines():
+        if ln.startswith("  -"):
+            opt = ln.split()[0]
+            opts[opt] = ln
+        elif ln.startswith("    ") and opts:
+            opts[opt] += ln
+    nodef = [o for o, text in opts.items() if "default" not in text and o != "-C"]
+    ok = r.returncode == 0 and out.startswith("usage: ") and len(opts) >= 4 and not nodef
+    return ok, "--help: status %d, %d options, without a default: %s" % (
+        r.returncode, len(opts), nodef or "none")
+
+
+def t_second(path):
+    proc, port = start(path)
+    try:
+        r = subprocess.run([path, "-p", str(port), "-t", "2", "-l", "127.0.0.1"],
+                           capture_output=True, timeout=5)
+        err = r.stderr.decode().strip()
+    except subprocess.TimeoutExpired:
+        r, err = None, "the second server started"
+    finally:
+        proc.kill()
+        proc.wait()
+    ok = r is not None and r.returncode != 0 and "Address already in use" in err
+    return ok, "a second server on port %d is refused: %s" % (port, err)
+
+
+def t_nomodule(path):
+    if os.path.exists("/dev/ixmod"):
+        return True, "# SKIP ixmod is loaded here"
+    r = subprocess.run([path, "-p", "11211"], capture_output=True, timeout=10)
+    err = r.stderr.decode().strip()
+    ok = r.returncode != 0 and "no /dev/ixmod: is the module loaded?" in err
+    return ok, "without ixmod: status %d, %r" % (r.returncode, err)
+
+
 def main():
     n = failed = 0
     for path in sys.argv[1:]:
         name = os.path.basename(path)
         results = []
+        if name == "kv-ixev":       # no ixmod on the host: what it says
+            for t in (t_help, t_nomodule):
+                try:
+                    results.append(t(path))
+                except Exception as e:
+                    results.append((False, "%s: %r" % (t.__name__, e)))
+            for ok, msg in results:
+                n += 1
+                failed += not ok
+                print("%sok %d - %s: %s" % ("" if ok else "not ", n, name, msg))
+            continue
         proc, port = start(path)
         try:
             for t in (t_flood, t_stall, t_concurrent, t_big):
@@ -201,10 +256,11 @@ def main():
         finally:
             proc.kill()
             proc.wait()
-        try:
-            results.append(t_maxconns(path))
-        except Exception as e:
-            results.append((False, "t_maxconns: %r" % e))
+        for t in (t_maxconns, t_help, t_second):
+            try:
+                results.append(t(path))
+            except Exception as e:
+                results.append((False, "%s: %r" % (t.__name__, e)))
         for ok, msg in results:
             n += 1
             failed += not ok

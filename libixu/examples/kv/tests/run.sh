@@ -106,7 +106,7 @@ for prog in kv-epoll kv-uring; do
 done
 
 echo "# frontend"
-timeout 100 $PY tests/frontend.py ./kv-epoll ./kv-uring > "$TMP/out" 2>&1
+timeout 150 $PY tests/frontend.py ./kv-epoll ./kv-uring ./kv-ixev > "$TMP/out" 2>&1
 collect "$TMP/out" frontend $?
 
 echo "1..$n"
