@@ -16,7 +16,10 @@ Starts each BINARY (kv-epoll's options) on a free port and checks:
 - --help prints the usage with every option's default, status 0;
 - a second server on the port is refused with EADDRINUSE, as memcached
   is (no SO_REUSEPORT splitting the connections between two stores);
-- kv-ixev (given as a BINARY too) says what is missing without ixmod.
+- kv-ixev (given as a BINARY too) says what is missing without ixmod;
+- under -m 64 the server keeps at least 90% of the items Debian's
+  memcached keeps for sequential keys of 1 MB values and prefixed keys of
+  100 KiB values (issue 35: the stripe hash ignored the keys' last bytes).
 """
 import os
 import socket
@@ -190,6 +193,62 @@ def t_big(proc, port):
     return ok, "a 1 MiB value stored and read back whole"
 
 
+def start_memcached(*extra):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    argv = ["/usr/bin/memcached", "-p", str(port), "-U", "0", "-l", "127.0.0.1", "-t", "2",
+            *extra]
+    if os.geteuid() == 0:
+        argv += ["-u", "root"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return proc, port
+
+
+def retained(port, keys, size):
+    """Set every key to a @size-byte value in order, then count the hits."""
+    s = conn(port)
+    value = b"v" * size
+    for k in keys:
+        r = request(s, b"set %s 0 0 %d\r\n%s\r\n" % (k, size, value))
+        if r != b"STORED\r\n":
+            raise RuntimeError("set %r: %r" % (k, r[:60]))
+    hits = 0
+    for k in keys:
+        hits += request(s, b"get %s\r\n" % k, b"END\r\n").startswith(b"VALUE")
+    s.close()
+    return hits
+
+
+# The keys of the report (issue 35): sequential, and one prefix.
+RETAIN = [("r1000000_N", [b"r1000000_%d" % i for i in range(134)], 1000000),
+          ("r1000000_N", [b"r1000000_%d" % i for i in range(134)], 1048000),
+          ("session:N", [b"session:%d" % i for i in range(1000)], 102400)]
+
+
+def t_retention(path):
+    res = []
+    for name, keys, size in RETAIN:    # fresh servers: memcached's slabs stay assigned
+        proc, port = start(path, "-m", "64")
+        ref, rport = start_memcached("-m", "64")
+        try:
+            res.append((name, size, retained(port, keys, size), retained(rport, keys, size)))
+        finally:
+            for p in (proc, ref):
+                p.kill()
+                p.wait()
+    ok = all(got >= 0.9 * want for _, _, got, want in res)
+    return ok, "-m 64 retains at least 90%% of what memcached does: %s" % ", ".join(
+        "%s x %d B: %d (memcached %d)" % r for r in res)
+
+
 def t_help(path):
     r = subprocess.run([path, "--help"], capture_output=True, timeout=10)
     out = r.stdout.decode()
@@ -256,7 +315,7 @@ def main():
         finally:
             proc.kill()
             proc.wait()
-        for t in (t_maxconns, t_help, t_second):
+        for t in (t_maxconns, t_help, t_second, t_retention):
             try:
                 results.append(t(path))
             except Exception as e:
