@@ -32,8 +32,6 @@
  *   to the commands before it in the same read; we keep them;
  * - a get line over 2048 bytes is answered key by key: a key too long in it
  *   comes after the values of the keys before it (memcached: error only);
- * - a value may be 1 MiB exactly (memcached counts its item header against
- *   its 1 MiB item size and refuses values over about 1048000 bytes);
  * - incr/decr always pad a shorter result with spaces to the old length,
  *   which memcached does only when no other thread holds the item.
  *
@@ -373,6 +371,7 @@ static void kv_cmd_store(struct kv_session *s, struct kv_line *l, struct kv_out 
 	unsigned int nargs = cmd->arg == KV_CAS ? 6 : 5;
 	int64_t exptime, vlen;
 	uint64_t flags, cas = 0;
+	enum kv_result res;
 	struct kv_item *it;
 
 	s->noreply = l->ntok > nargs && kv_tok_is(&l->tok[nargs], "noreply");
@@ -384,10 +383,10 @@ static void kv_cmd_store(struct kv_session *s, struct kv_line *l, struct kv_out 
 		return;
 	}
 	KV_STAT_ADD(s->ts, cmd_set, 1);
-	it = kv_item_alloc(l->tok[1].p, l->tok[1].n, (uint32_t)flags,
-			   kv_store_exptime(s->st, exptime), vlen);
+	it = kv_item_alloc(s->st, l->tok[1].p, l->tok[1].n, (uint32_t)flags,
+			   kv_store_exptime(s->st, exptime), vlen, &res);
 	if (!it) {
-		if (vlen > KV_VALUE_MAX) {
+		if (res == KV_TOO_LARGE) {
 			KV_STAT_ADD(s->ts, store_too_large, 1);
 			kv_reply(s, out, "SERVER_ERROR object too large for cache\r\n");
 		} else {
@@ -665,7 +664,7 @@ static void kv_stats_settings(struct kv_session *s, struct kv_out *out)
 	kv_stat(s, out, "evictions", "on");
 	kv_stat(s, out, "num_threads", "%u", set->threads);
 	kv_stat(s, out, "cas_enabled", "yes");
-	kv_stat(s, out, "item_size_max", "%d", KV_VALUE_MAX);
+	kv_stat(s, out, "item_size_max", "%d", KV_ITEM_SIZE_MAX);
 	kv_stat(s, out, "flush_enabled", "yes");
 	kv_write(s, out, "END\r\n", 5);
 }

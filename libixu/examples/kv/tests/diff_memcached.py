@@ -329,6 +329,15 @@ MALFORMED = [
     b"set k0 0 0 1\r\na\r\nset k0 0 0 %d\r\n" % BIG + b"z" * BIG + b"\r\nget k0\r\n",
     b"set k0 0 0 %d noreply\r\n" % BIG + b"z" * BIG + b"\r\n",
     b"set k0 0 0 1048000\r\n" + b"q" * 1048000 + b"\r\nget k0\r\n",
+    # memcached's item size limit counts its header: 1 MiB exactly is too large
+    b"set k0 0 0 1048576\r\n" + b"q" * 1048576 + b"\r\nget k0\r\n",
+    b"set k0 0 0 1048515\r\n" + b"q" * 1048515 + b"\r\nget k0\r\n",
+    b"set k0 0 0 1048514\r\n" + b"q" * 1048514 + b"\r\nget k0\r\n",
+    b"set " + b"a" * 250 + b" 0 0 1048267\r\n" + b"q" * 1048267 + b"\r\n",
+    b"set " + b"a" * 250 + b" 0 0 1048268\r\n" + b"q" * 1048268 + b"\r\n",
+    # append or prepend past the item size: NOT_STORED, the old value stays
+    b"set k0 0 0 1000000\r\n" + b"q" * 1000000 + b"\r\nappend k0 0 0 100000\r\n" +
+    b"r" * 100000 + b"\r\nprepend k0 0 0 48515\r\n" + b"r" * 48515 + b"\r\nget k0\r\n",
     b"cas k0 0 0 1\r\n", b"cas k0 0 0 1 x\r\na\r\n", b"cas nx 0 0 1 5\r\na\r\n",
     b"append nx 0 0 1\r\na\r\nprepend nx 0 0 1\r\na\r\nreplace nx 0 0 1\r\na\r\n",
     b"delete\r\n", b"delete a b c\r\n", b"delete k0 5\r\n", b"delete k0 0\r\n",

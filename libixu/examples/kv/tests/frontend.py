@@ -249,6 +249,52 @@ def t_retention(path):
         "%s x %d B: %d (memcached %d)" % r for r in res)
 
 
+def vmrss(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for ln in f:
+            if ln.startswith("VmRSS:"):
+                return int(ln.split()[1]) << 10
+    return 0
+
+
+# What one connection may hold beside the items (frontend.h, KV_CONN_ALLOWANCE).
+ALLOWANCE = 64 << 10
+
+
+def t_stalled_sets(path):
+    """200 connections each half-way through a 1 MB set: RSS within -m 64
+    plus 200 connection allowances (memcached's rule: the value is read
+    into an item charged to the cache, refused with "SERVER_ERROR out of
+    memory storing object" when nothing can be evicted)."""
+    n, size = 200, 1000000
+    proc, port = start(path, "-m", "64", "-c", "1024")
+    socks = []
+    try:
+        base = vmrss(proc.pid)
+        for i in range(n):
+            s = conn(port)
+            s.sendall(b"set stall%d 0 0 %d\r\n" % (i, size) + b"s" * (size // 2))
+            socks.append(s)
+        time.sleep(1.0)
+        peak = vmrss(proc.pid)
+        refused = 0
+        for s in socks:
+            s.setblocking(False)
+            try:
+                refused += s.recv(100).startswith(b"SERVER_ERROR out of memory")
+            except BlockingIOError:
+                pass
+    finally:
+        for s in socks:
+            s.close()
+        proc.kill()
+        proc.wait()
+    bound = base + (64 << 20) + n * ALLOWANCE
+    return peak <= bound, "%d stalled 1 MB sets under -m 64: RSS %d MiB (bound %d MiB: start " \
+        "%d MiB + 64 MiB + %d x %d KiB), %d refused" % (
+            n, peak >> 20, bound >> 20, base >> 20, n, ALLOWANCE >> 10, refused)
+
+
 def t_help(path):
     r = subprocess.run([path, "--help"], capture_output=True, timeout=10)
     out = r.stdout.decode()
@@ -315,7 +361,7 @@ def main():
         finally:
             proc.kill()
             proc.wait()
-        for t in (t_maxconns, t_help, t_second, t_retention):
+        for t in (t_maxconns, t_help, t_second, t_retention, t_stalled_sets):
             try:
                 results.append(t(path))
             except Exception as e:

@@ -232,7 +232,11 @@ static void t_lru(void)
 		snprintf(cmd, sizeof(cmd), "set k%d 0 0 100\r\n%s\r\n", i, val);
 		EXPECT(&r, cmd, "STORED\r\n");
 	}
-	/* k0 becomes the most recent by a get, k1 by a set */
+	/*
+	 * k0 becomes the most recent by a get, k1 by a set.  As in memcached
+	 * the new k1 is charged before the old one goes: the old one, at the
+	 * tail, is evicted to make room (evictions 1).
+	 */
 	feed(&r, "get k0\r\n");
 	snprintf(cmd, sizeof(cmd), "set k1 0 0 100\r\n%s\r\n", val);
 	EXPECT(&r, cmd, "STORED\r\n");
@@ -241,7 +245,7 @@ static void t_lru(void)
 	EXPECT(&r, "get k2\r\n", "END\r\n");
 	CHECK(strstr(feed(&r, "get k0 k1 k3\r\n"), "k3"), "k3 was evicted");
 	kv_store_stats(r.st, &stats);
-	CHECK(stats.evictions == 1, "evictions %llu", (unsigned long long)stats.evictions);
+	CHECK(stats.evictions == 2, "evictions %llu", (unsigned long long)stats.evictions);
 	CHECK(stats.curr_items == 10, "items %llu", (unsigned long long)stats.curr_items);
 	/* an item of three slots' size evicts the three oldest: k4 k5 k6 */
 	snprintf(cmd, sizeof(cmd), "set kB 0 0 %zu\r\n", 2 * isz + 100);
@@ -258,22 +262,20 @@ static void t_lru(void)
 	EXPECT(&r, "get k4 k5 k6\r\n", "END\r\n");
 	CHECK(strstr(feed(&r, "get k7\r\n"), "VALUE k7"), "k7 stays");
 	kv_store_stats(r.st, &stats);
-	CHECK(stats.evictions == 4, "evictions %llu", (unsigned long long)stats.evictions);
+	CHECK(stats.evictions == 5, "evictions %llu", (unsigned long long)stats.evictions);
 	CHECK(kv_store_bytes(r.st) <= 10 * isz + isz / 2, "over the limit");
 	CHECK(!kv_store_check(r.st), "store: %s", kv_store_check(r.st));
-	/* larger than the whole limit: refused, nothing evicted */
+	/* larger than the whole limit: refused at the command line, nothing evicted */
 	rig_fini(&r);
 	rig_init(&r, 4096);
 	EXPECT(&r, "set s 0 0 1\r\na\r\n", "STORED\r\n");
-	snprintf(cmd, sizeof(cmd), "set k 0 0 5000\r\n");
-	feed(&r, cmd);
+	EXPECT(&r, "set k 0 0 5000\r\n", "SERVER_ERROR out of memory storing object\r\n");
 	{
 		char big[5002];
 
 		memset(big, 'x', 5000);
 		memcpy(big + 5000, "\r\n", 2);
-		CHECK(!strcmp(feedn(&r, big, sizeof(big)),
-			      "SERVER_ERROR out of memory storing object\r\n"), "got %s", r.f.buf);
+		CHECK(!strcmp(feedn(&r, big, sizeof(big)), ""), "swallowed: %s", r.f.buf);
 	}
 	EXPECT(&r, "get s\r\n", "VALUE s 0 1\r\na\r\nEND\r\n");
 	rig_fini(&r);
@@ -513,18 +515,28 @@ static void t_errors(void)
 	rig_fini(&r);
 }
 
-/* 1 MiB values pass; a 2048-byte line passes; a longer one closes. */
+/*
+ * memcached's largest value under a 3-byte key, 1048514 bytes, passes and
+ * one byte more is too large; a 2048-byte line passes; a longer one closes.
+ */
 static void t_limits(void)
 {
-	size_t n = KV_VALUE_MAX + 2;
+	size_t n = 1048514 + 2;
 	char *blob = xmalloc(n + 100);
 	struct rig r;
 
 	rig_init(&r, 64 << 20);
-	EXPECT(&r, "set big 0 0 1048576\r\n", "");
+	memset(blob, 'y', n + 100);
+	EXPECT(&r, "set big 0 0 1048515\r\n", "SERVER_ERROR object too large for cache\r\n");
+	memcpy(blob + 1048515, "\r\n", 2);
+	CHECK(!strcmp(feedn(&r, blob, 1048517), ""), "swallowed: %s", r.f.buf);
+	EXPECT(&r, "set big 0 0 1048576\r\n", "SERVER_ERROR object too large for cache\r\n");
+	memcpy(blob + 1048576, "\r\n", 2);
+	CHECK(!strcmp(feedn(&r, blob, 1048578), ""), "swallowed: %s", r.f.buf);
+	EXPECT(&r, "set big 0 0 1048514\r\n", "");
 	memset(blob, 'y', n);
 	memcpy(blob + n - 2, "\r\n", 2);
-	CHECK(!strcmp(feedn(&r, blob, n), "STORED\r\n"), "1 MiB: %s", r.f.buf);
+	CHECK(!strcmp(feedn(&r, blob, n), "STORED\r\n"), "1048514: %s", r.f.buf);
 	feed(&r, "get big\r\n");
 	CHECK(r.f.len == 21 + n + 5, "get big: %zu bytes", r.f.len);
 	memset(blob, 'a', 2047);
@@ -554,6 +566,43 @@ static void t_limits(void)
 	EXPECT(&r, "get k", "");
 	rig_fini(&r);
 	free(blob);
+}
+
+/*
+ * memcached's memory rule: values being received and items still read
+ * after they left the table are charged; the total never passes the limit.
+ */
+static void t_charged(void)
+{
+	const size_t limit = 8 << 20, size = 1000000;
+	struct kv_session s[20];
+	struct kv_item *held;
+	enum kv_result res;
+	struct rig r;
+	int i, refused = 0;
+
+	rig_init(&r, limit);
+	for (i = 0; i < 20; i++) {
+		kv_session_init(&s[i], r.st);
+		fout_reset(&r.f);
+		kv_session_input(&s[i], "set k 0 0 1000000\r\nabc", 23, &r.f.out);
+		refused += !strcmp(r.f.buf, "SERVER_ERROR out of memory storing object\r\n");
+		CHECK(kv_store_bytes(r.st) <= limit, "%d: %zu charged", i, kv_store_bytes(r.st));
+	}
+	CHECK(refused == 20 - (int)(limit / kv_item_size(1, size)), "refused %d", refused);
+	for (i = 0; i < 20; i++)
+		kv_session_fini(&s[i]);
+	CHECK(kv_store_bytes(r.st) == 0, "%zu charged after the sessions", kv_store_bytes(r.st));
+	/* an item read while it is replaced stays charged until put */
+	held = kv_item_alloc(r.st, "h", 1, 0, 0, size, &res);
+	CHECK(held && kv_store_store(r.st, held, KV_SET, 0) == KV_STORED, "store h");
+	held = kv_store_get(r.st, "h", 1, false, 0);
+	EXPECT(&r, "delete h\r\n", "DELETED\r\n");
+	CHECK(kv_store_bytes(r.st) == kv_item_size(1, size), "%zu", kv_store_bytes(r.st));
+	kv_item_put(held);
+	CHECK(kv_store_bytes(r.st) == 0, "%zu", kv_store_bytes(r.st));
+	CHECK(!kv_store_check(r.st), "store: %s", kv_store_check(r.st));
+	rig_fini(&r);
 }
 
 /* A get line too long to hold is answered key by key, in bounded memory. */
@@ -921,6 +970,7 @@ int main(int argc, char **argv)
 	test("limits: 1 MiB value, 2048-byte line, long get, stalled command", t_limits);
 	test("a get line too long to hold: key by key, bounded, under backpressure",
 	     t_long_get);
+	test("values being received and items being read are charged", t_charged);
 	test("a script cut at every byte answers as whole", t_split);
 	test("backpressure stops and resumes exactly, mid multi-get too", t_backpressure);
 	test("a million pipelined gets", t_million);
