@@ -18,8 +18,6 @@
 
 #include "frontend.h"
 
-#define KV_OBUF_KEEP	(64 * 1024)	/* a drained buffer above this is freed */
-
 struct kv_server kv_server = {
 	.threads	= 4,
 	.port		= 11211,
@@ -50,8 +48,10 @@ static void __attribute__((noreturn)) kv_usage(const char *prog, bool help)
 		"  -c MAXCONNS   most connections at once (default 1024); one more is\n"
 		"                answered \"ERROR Too many open connections\" and closed\n"
 		"  -l ADDR       IPv4 address to listen on (default 0.0.0.0)\n"
+		"Memory: at most -m MiB of items (values being received or sent\n"
+		"included), plus %zu KiB per connection.\n"
 		"A second server on the same port is refused (EADDRINUSE).\n",
-		prog, KV_THREADS_MAX);
+		prog, KV_THREADS_MAX, KV_CONN_ALLOWANCE >> 10);
 	exit(help ? 0 : 2);
 }
 
@@ -170,50 +170,48 @@ void kv_conn_release(void)
 	__atomic_sub_fetch(&kv_server.conns, 1, __ATOMIC_RELAXED);
 }
 
+static struct kv_conn *kv_conn_of(struct kv_out *out)
+{
+	return (struct kv_conn *)((char *)out - offsetof(struct kv_conn, out));
+}
+
 static void kv_conn_write(struct kv_out *out, const void *buf, size_t len)
 {
-	struct kv_conn *c = (struct kv_conn *)((char *)out - offsetof(struct kv_conn, out));
+	if (!kv_outq_copy(&kv_conn_of(out)->oq, buf, len))
+		kv_die("out of memory for a reply");
+}
 
-	if (c->olen + len > c->ocap) {
-		size_t cap = c->ocap ? c->ocap : 4096;
-		char *nb;
-
-		while (cap < c->olen + len)
-			cap *= 2;
-		nb = realloc(c->obuf, cap);
-		if (!nb)
-			kv_die("out of memory for a reply");
-		c->obuf = nb;
-		c->ocap = cap;
-	}
-	memcpy(c->obuf + c->olen, buf, len);
-	c->olen += len;
+static void kv_conn_write_item(struct kv_out *out, struct kv_item *it, const void *p,
+			       size_t len)
+{
+	if (!kv_outq_item(&kv_conn_of(out)->oq, it, p, len))
+		kv_die("out of memory for a reply");
 }
 
 static size_t kv_conn_out_pending(struct kv_out *out)
 {
-	return kv_conn_pending((struct kv_conn *)((char *)out - offsetof(struct kv_conn, out)));
+	return kv_conn_pending(kv_conn_of(out));
 }
 
 void kv_conn_init(struct kv_conn *c, struct kv_store *st)
 {
 	kv_session_init(&c->s, st);
 	c->out.write = kv_conn_write;
+	c->out.write_item = kv_conn_write_item;
 	c->out.pending = kv_conn_out_pending;
 }
 
 void kv_conn_fini(struct kv_conn *c)
 {
 	kv_session_fini(&c->s);
-	free(c->obuf);
-	free(c->sbuf);
-	c->obuf = c->sbuf = NULL;
+	kv_outq_free(&c->oq);
+	kv_outq_free(&c->sq);
 	kv_conn_release();
 }
 
-size_t kv_conn_pending(struct kv_conn *c)
+size_t kv_conn_pending(const struct kv_conn *c)
 {
-	return c->olen - c->osent + c->slen - c->ssent;
+	return kv_outq_bytes(&c->oq) + kv_outq_bytes(&c->sq);
 }
 
 bool kv_conn_feed(struct kv_conn *c)
@@ -245,38 +243,14 @@ bool kv_conn_wants_input(struct kv_conn *c)
 	       kv_conn_pending(c) <= KV_OUT_HIGH && (c->ilen < KV_IBUF || c->ioff);
 }
 
-void kv_conn_sent(struct kv_conn *c)
-{
-	if (c->osent != c->olen)
-		return;
-	c->olen = c->osent = 0;
-	if (c->ocap > KV_OBUF_KEEP) {
-		free(c->obuf);
-		c->obuf = NULL;
-		c->ocap = 0;
-	}
-}
-
 bool kv_conn_swap(struct kv_conn *c)
 {
-	char *b;
-	size_t cap;
+	struct kv_outq q;
 
-	if (c->ssent != c->slen || c->olen == c->osent)
+	if (kv_outq_bytes(&c->sq) || !kv_outq_bytes(&c->oq))
 		return false;
-	b = c->sbuf;
-	cap = c->scap;
-	c->sbuf = c->obuf;
-	c->scap = c->ocap;
-	c->slen = c->olen;
-	c->ssent = c->osent;
-	c->obuf = b;
-	c->ocap = cap;
-	c->olen = c->osent = 0;
-	if (c->ocap > KV_OBUF_KEEP) {
-		free(c->obuf);
-		c->obuf = NULL;
-		c->ocap = 0;
-	}
+	q = c->sq;		/* empty: its buffers are reused */
+	c->sq = c->oq;
+	c->oq = q;
 	return true;
 }

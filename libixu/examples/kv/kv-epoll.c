@@ -80,19 +80,20 @@ static void econn_mark(struct eworker *w, struct econn *e)
 /* Write what is pending; false on a broken connection. */
 static bool econn_flush(struct econn *e)
 {
-	struct kv_conn *c = &e->c;
+	struct kv_outq *q = &e->c.oq;
+	struct iovec iov[KV_IOV];
 
-	while (c->olen > c->osent) {
-		ssize_t n = send(e->fd, c->obuf + c->osent, c->olen - c->osent, MSG_NOSIGNAL);
+	while (kv_outq_bytes(q)) {
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = kv_outq_iov(q, iov, KV_IOV) };
+		ssize_t n = sendmsg(e->fd, &m, MSG_NOSIGNAL);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return errno == EAGAIN || errno == EWOULDBLOCK;
 		}
-		c->osent += n;
+		kv_outq_sent(q, n);
 	}
-	kv_conn_sent(c);
 	return true;
 }
 

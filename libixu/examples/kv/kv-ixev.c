@@ -15,10 +15,11 @@
  * The store and the protocol are kv-epoll's and kv-uring's (store.c,
  * proto.c): the three servers differ only in I/O.  Here a session's
  * replies go straight into the connection's send buffer in the transmit
- * arena (ixev_send(); the few bytes it cannot take wait in @ovf), its
- * input is read in place from the receive region, and what the session
- * does not take under backpressure stays with ixev, which keeps the
- * peer's window shut until writable() resumes it.
+ * arena (ixev_send(); what it cannot take waits in @q, large values by
+ * reference, outq.h), its input is read in place from the receive
+ * region, and what the session does not take under backpressure stays
+ * with ixev, which keeps the peer's window shut until writable() resumes
+ * it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "ixev.h"
+#include "outq.h"
 #include "proto.h"
 #include "store.h"
 
@@ -36,8 +38,7 @@ struct kconn {
 	struct kv_session	s;
 	struct kv_out		out;
 	struct ixev_conn	*c;
-	char			*ovf;		/* replies ixev_send() did not take */
-	size_t			olen, ocap;
+	struct kv_outq		q;		/* replies ixev_send() did not take */
 	bool			eof;		/* close once the replies are out */
 };
 
@@ -56,38 +57,40 @@ static void out_write(struct kv_out *out, const void *buf, size_t len)
 	struct kconn *k = kconn_of(out);
 	ssize_t n = 0;
 
-	if (!k->olen) {
+	if (!kv_outq_bytes(&k->q)) {
 		n = ixev_send(k->c, buf, len);
 		if (n < 0 || (size_t)n == len)
 			return;		/* all taken, or the connection is gone */
 	}
-	if (k->olen + len - n > k->ocap) {
-		size_t cap = k->ocap ? k->ocap : 4096;
-		char *p;
+	if (!kv_outq_copy(&k->q, (const char *)buf + n, len - n))
+		ixev_abort(k->c);	/* cannot keep the reply: reset */
+}
 
-		while (cap < k->olen + len - n)
-			cap *= 2;
-		p = realloc(k->ovf, cap);
-		if (!p) {
-			ixev_abort(k->c);	/* cannot keep the reply: reset */
+static void out_write_item(struct kv_out *out, struct kv_item *it, const void *p, size_t len)
+{
+	struct kconn *k = kconn_of(out);
+	ssize_t n = 0;
+
+	if (!kv_outq_bytes(&k->q)) {
+		n = ixev_send(k->c, p, len);
+		if (n < 0 || (size_t)n == len) {
+			kv_item_put(it);
 			return;
 		}
-		k->ovf = p;
-		k->ocap = cap;
 	}
-	memcpy(k->ovf + k->olen, (const char *)buf + n, len - n);
-	k->olen += len - n;
+	if (!kv_outq_item(&k->q, it, (const char *)p + n, len - n))
+		ixev_abort(k->c);
 }
 
 static size_t out_pending(struct kv_out *out)
 {
-	return kconn_of(out)->olen;
+	return kv_outq_bytes(&kconn_of(out)->q);
 }
 
 /* Close once the session is done and every reply went to ixev. */
 static void settle(struct kconn *k)
 {
-	if (!k->olen && (k->eof || kv_session_closing(&k->s)))
+	if (!kv_outq_bytes(&k->q) && (k->eof || kv_session_closing(&k->s)))
 		ixev_close(k->c);
 }
 
@@ -109,13 +112,25 @@ static size_t on_readable(struct ixev_conn *c, const void *data, size_t len)
 static void on_writable(struct ixev_conn *c)
 {
 	struct kconn *k = ixev_data(c);
-	ssize_t n = ixev_send(c, k->ovf, k->olen);
+	struct iovec iov[8];
+	unsigned int i, n;
 
-	if (n > 0) {
-		memmove(k->ovf, k->ovf + n, k->olen - n);
-		k->olen -= n;
+	while (kv_outq_bytes(&k->q)) {
+		ssize_t sent = 0, r = 0;
+
+		n = kv_outq_iov(&k->q, iov, 8);
+		for (i = 0; i < n; i++) {
+			r = ixev_send(c, iov[i].iov_base, iov[i].iov_len);
+			if (r > 0)
+				sent += r;
+			if (r < 0 || (size_t)r < iov[i].iov_len)
+				break;
+		}
+		kv_outq_sent(&k->q, sent);
+		if (i < n)
+			break;		/* ixev is full: writable() comes again */
 	}
-	if (k->olen > KV_OUT_HIGH)
+	if (kv_outq_bytes(&k->q) > KV_OUT_HIGH)
 		return;
 	if (kv_session_blocked(&k->s))		/* a get stopped half-way */
 		kv_session_input(&k->s, NULL, 0, &k->out);
@@ -129,7 +144,7 @@ static void on_closed(struct ixev_conn *c, int err)
 
 	(void)err;
 	kv_session_fini(&k->s);
-	free(k->ovf);
+	kv_outq_free(&k->q);
 	free(k);
 	__atomic_sub_fetch(&nconns, 1, __ATOMIC_RELAXED);
 }
@@ -165,6 +180,7 @@ static const struct ixev_conn_ops *on_accept(struct ixev_conn *c, __be32 addr, _
 	}
 	kv_session_init(&k->s, store);	/* on this core's thread: its counters */
 	k->out.write = out_write;
+	k->out.write_item = out_write_item;
 	k->out.pending = out_pending;
 	k->c = c;
 	ixev_set_data(c, k);

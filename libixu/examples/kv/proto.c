@@ -38,7 +38,11 @@
  * Backpressure: before each command, and before each key of a multi-get,
  * the session asks out->pending(); above KV_OUT_HIGH it stops and returns
  * what it consumed, so one client can queue at most KV_OUT_HIGH plus one
- * reply (<= one value) however many requests it pipelines.
+ * reply (<= one value) however many requests it pipelines.  Values of
+ * KV_OUT_REF_MIN bytes or more go to the front end by reference
+ * (out->write_item()), as memcached's replies do: a value waiting for a
+ * slow reader is the item itself, charged to the store, however many
+ * keys of a get named it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -189,6 +193,7 @@ static bool kv_next_key(const char *p, size_t n, size_t *pos, struct kv_tok *key
 
 /* ---- retrieval: get, gets, gat, gats --------------------------------- */
 
+/* A VALUE reply for @it; takes the caller's reference on @it. */
 static void kv_value_out(struct kv_session *s, struct kv_out *out, struct kv_item *it, bool cas)
 {
 	char hdr[KV_KEY_MAX + 80];
@@ -203,7 +208,14 @@ static void kv_value_out(struct kv_session *s, struct kv_out *out, struct kv_ite
 		n += snprintf(hdr + n, sizeof(hdr) - n, " %llu", (unsigned long long)it->cas);
 	memcpy(hdr + n, "\r\n", 2);
 	kv_write(s, out, hdr, n + 2);
-	kv_write(s, out, kv_item_value(it), it->nbytes + 2);
+	KV_STAT_ADD(s->ts, bytes_written, it->nbytes + 2);
+	if (out->write_item && it->nbytes + 2 >= KV_OUT_REF_MIN) {
+		/* memcached's rule: the reply references the item, charged to the store */
+		out->write_item(out, it, kv_item_value(it), it->nbytes + 2);
+		return;
+	}
+	out->write(out, kv_item_value(it), it->nbytes + 2);
+	kv_item_put(it);
 }
 
 /* Answer one key of a get, gets, gat or gats. */
@@ -225,7 +237,6 @@ static void kv_get_one(struct kv_session *s, const char *key, size_t nkey, struc
 	if (it) {
 		KV_STAT_ADD(s->ts, get_hits, 1);
 		kv_value_out(s, out, it, kind == KV_GETS || kind == KV_GATS);
-		kv_item_put(it);
 	} else {
 		KV_STAT_ADD(s->ts, get_misses, 1);
 	}

@@ -23,15 +23,30 @@
 /**
  * struct kv_out - where a session writes its replies
  * @write: append reply bytes; always succeeds (the front end buffers)
- * @pending: bytes written and not yet sent by the front end
+ * @write_item: append @len bytes at @p inside @it without copying them,
+ *	taking the caller's reference on @it (released once they are sent);
+ *	NULL: the session copies values with @write
+ * @pending: bytes written and not yet sent by the front end (referenced
+ *	ones included)
  */
 struct kv_out {
 	void (*write)(struct kv_out *out, const void *buf, size_t len);
+	void (*write_item)(struct kv_out *out, struct kv_item *it, const void *p, size_t len);
 	size_t (*pending)(struct kv_out *out);
 };
 
-/* The session takes no new command while more than this is pending. */
-#define KV_OUT_HIGH		(256 * 1024)
+/*
+ * The session takes no new command, and a get no next key, while more
+ * than this is pending.  Bytes the front end holds for a connection are
+ * then at most this plus one command's reply; with values of
+ * KV_OUT_REF_MIN bytes or more passed by reference, the copied part of
+ * that reply is headers and small values only (the largest: "stats",
+ * under 4 KiB).
+ */
+#define KV_OUT_HIGH		(64 * 1024)
+
+/* Values at least this long go by reference (@write_item), shorter are copied. */
+#define KV_OUT_REF_MIN		1024
 
 /*
  * A command line longer than this closes the connection, unless it is a get

@@ -12,11 +12,14 @@ Starts each BINARY (kv-epoll's options) on a free port and checks:
   "ERROR Too many open connections";
 - 16 concurrent clients doing read-modify-write with incr and cas get
   consistent totals;
-- 1 MiB values go through whole;
+- the largest value memcached takes goes through whole;
 - --help prints the usage with every option's default, status 0;
 - a second server on the port is refused with EADDRINUSE, as memcached
   is (no SO_REUSEPORT splitting the connections between two stores);
 - kv-ixev (given as a BINARY too) says what is missing without ixmod;
+- replies reference large values: 200 connections each half-way through
+  a 1 MB set, and 50 that ask for a 1 MB value 30 times and never read,
+  keep RSS within -m plus the per-connection allowance --help states;
 - under -m 64 the server keeps at least 90% of the items Debian's
   memcached keeps for sequential keys of 1 MB values and prefixed keys of
   100 KiB values (issue 35: the stripe hash ignored the keys' last bytes).
@@ -184,13 +187,13 @@ def t_concurrent(proc, port):
 
 
 def t_big(proc, port):
-    value = os.urandom(1048576)
+    value = os.urandom(1048514)     # memcached's largest under a 3-byte key
     s = conn(port)
     r1 = request(s, b"set big 0 0 %d\r\n%s\r\n" % (len(value), value))
     r2 = request(s, b"get big\r\n", b"END\r\n")
     s.close()
-    ok = r1 == b"STORED\r\n" and r2 == b"VALUE big 0 1048576\r\n" + value + b"\r\nEND\r\n"
-    return ok, "a 1 MiB value stored and read back whole"
+    ok = r1 == b"STORED\r\n" and r2 == b"VALUE big 0 1048514\r\n" + value + b"\r\nEND\r\n"
+    return ok, "the largest value memcached takes (1048514 bytes) stored and read back whole"
 
 
 def start_memcached(*extra):
@@ -257,8 +260,11 @@ def vmrss(pid):
     return 0
 
 
-# What one connection may hold beside the items (frontend.h, KV_CONN_ALLOWANCE).
-ALLOWANCE = 64 << 10
+def allowance(path):
+    """What one connection may hold beside the items, as --help documents it
+    (frontend.h, KV_CONN_ALLOWANCE)."""
+    out = subprocess.run([path, "--help"], capture_output=True, timeout=10).stdout.decode()
+    return int(out.split("plus ")[1].split(" KiB per connection")[0]) << 10
 
 
 def t_stalled_sets(path):
@@ -289,10 +295,40 @@ def t_stalled_sets(path):
             s.close()
         proc.kill()
         proc.wait()
-    bound = base + (64 << 20) + n * ALLOWANCE
+    bound = base + (64 << 20) + n * allowance(path)
     return peak <= bound, "%d stalled 1 MB sets under -m 64: RSS %d MiB (bound %d MiB: start " \
         "%d MiB + 64 MiB + %d x %d KiB), %d refused" % (
-            n, peak >> 20, bound >> 20, base >> 20, n, ALLOWANCE >> 10, refused)
+            n, peak >> 20, bound >> 20, base >> 20, n, allowance(path) >> 10, refused)
+
+
+def t_unread_gets(path):
+    """Clients that ask for one 1 MB value many times over and never read:
+    the replies reference the item (memcached's rule), they are not copied
+    per key, so RSS stays within -m plus the connection allowances."""
+    n, size = 50, 1000000
+    proc, port = start(path, "-m", "64")
+    socks = []
+    try:
+        s = conn(port)
+        request(s, b"set big 0 0 %d\r\n%s\r\n" % (size, b"b" * size))
+        s.close()
+        base = vmrss(proc.pid)
+        for _ in range(n):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"get" + b" big" * 30 + b"\r\n")
+            socks.append(s)
+        time.sleep(1.0)
+        peak = vmrss(proc.pid)
+    finally:
+        for s in socks:
+            s.close()
+        proc.kill()
+        proc.wait()
+    bound = base + n * allowance(path)
+    return peak <= bound, "%d clients never reading \"get big x 30\" (1 MB): RSS grew %d KiB " \
+        "(bound %d x %d KiB)" % (n, (peak - base) >> 10, n, allowance(path) >> 10)
 
 
 def t_help(path):
@@ -361,7 +397,8 @@ def main():
         finally:
             proc.kill()
             proc.wait()
-        for t in (t_maxconns, t_help, t_second, t_retention, t_stalled_sets):
+        for t in (t_maxconns, t_help, t_second, t_retention, t_stalled_sets,
+                  t_unread_gets):
             try:
                 results.append(t(path))
             except Exception as e:

@@ -732,7 +732,7 @@ static void t_split(void)
 static void t_backpressure(void)
 {
 	static const char keys[] = "get v0 v1 v2 v3 v4 v5 v6 v7\r\nget v1\r\nget v2\r\n";
-	size_t vlen = 100 * 1024, n = vlen + 2, used, off;
+	size_t vlen = KV_OUT_HIGH * 2 / 5, n = vlen + 2, used, off;
 	char *val = xmalloc(n), cmd[64], *want;
 	struct rig r;
 	int i;
@@ -751,7 +751,7 @@ static void t_backpressure(void)
 	want = xmalloc(r.f.len + 1);
 	memcpy(want, r.f.buf, r.f.len + 1);
 
-	/* hold: the multi-get stops after the key that crossed 256 KiB */
+	/* hold: the multi-get stops after the key that crossed KV_OUT_HIGH */
 	fout_reset(&r.f);
 	r.f.hold = true;
 	used = kv_session_input(&r.s, keys, sizeof(keys) - 1, &r.f.out);
