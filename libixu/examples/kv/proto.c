@@ -14,11 +14,18 @@
  *
  * A complete command line found in the caller's bytes is parsed where it
  * lies; only a line cut by the end of a read is copied, into @line, which
- * holds at most KV_LINE_MAX bytes.  A longer line closes the connection, as
- * in memcached, except a get or gets: memcached buffers those whole, without
- * bound; we answer them key by key as they arrive (KV_ST_MGET), holding one
- * key.  Whatever arrives, the session holds at most one line, one key and
- * one item.
+ * holds at most KV_LINE_MAX bytes (memcached's 16 KiB read buffer).  A
+ * longer line closes the connection, as in memcached, except a get or gets:
+ * memcached buffers those whole, without bound; we answer them key by key
+ * as they arrive (KV_ST_MGET), holding one key.  Whatever arrives, the
+ * session holds at most one line, one key and one item.
+ *
+ * A connection whose first byte is 0x80, the binary protocol's request
+ * magic, is answered "ERROR" and closed.  memcached with the binary
+ * protocol disabled (-B ascii) reads such a request as a text line: it
+ * answers "ERROR" only if a "\n" comes, and a binary get has none, so the
+ * client waits forever (1.6.18, by experiment); with -B auto, its default,
+ * it speaks the binary protocol, which kv does not.
  *
  * Commands are found in a table (name, token counts, handler).  The
  * replies, including every error string and when it is given, follow
@@ -26,12 +33,14 @@
  * compares the two).  Where memcached's answer depends on how the bytes
  * were cut into reads (it measures a line against its read buffer), this
  * session answers the same whatever the cuts.  Known differences:
- * - a line over 2048 bytes closes the connection even when it arrived in
- *   one read (memcached answers it if its read buffer held it all);
+ * - a line over 2048 bytes that arrives in several reads is answered if it
+ *   is within KV_LINE_MAX (memcached closes once it holds 2048 bytes of it
+ *   without a "\n", unless it is a get);
  * - after a get with a key over 250 bytes memcached also drops the replies
  *   to the commands before it in the same read; we keep them;
- * - a get line over 2048 bytes is answered key by key: a key too long in it
- *   comes after the values of the keys before it (memcached: error only);
+ * - a get line over KV_LINE_MAX is answered key by key: a key too long in
+ *   it comes after the values of the keys before it (memcached: error
+ *   only; under KV_LINE_MAX, error only here too);
  * - incr/decr always pad a shorter result with spaces to the old length,
  *   which memcached does only when no other thread holds the item.
  *
@@ -288,7 +297,8 @@ static bool kv_get_keys(struct kv_session *s, const char *p, size_t n, size_t po
  * for backpressure (a complete key waits in s->key) or at the line's end
  * (the state is KV_ST_LINE again).  A key longer than KV_KEY_MAX ends the
  * answer with memcached's error for it and the rest of the line is
- * discarded; the keys before it have been answered already.
+ * discarded; the keys before it have been answered already.  A NUL ends
+ * the keys, as memcached reads the line as a C string.
  */
 static size_t kv_mget_feed(struct kv_session *s, const char *p, size_t n, struct kv_out *out)
 {
@@ -309,13 +319,14 @@ static size_t kv_mget_feed(struct kv_session *s, const char *p, size_t n, struct
 			if (!s->mget_bad)
 				kv_write(s, out, "END\r\n", 5);
 			s->mget_end = false;
+			s->mget_skip = false;
 			s->mget_bad = false;
 			s->state = KV_ST_LINE;
 			return i;
 		}
 		if (i == n)
 			return i;
-		if (s->mget_bad) {
+		if (s->mget_skip) {
 			nl = memchr(p + i, '\n', n - i);
 			if (!nl)
 				return n;
@@ -324,6 +335,13 @@ static size_t kv_mget_feed(struct kv_session *s, const char *p, size_t n, struct
 			continue;
 		}
 		c = p[i++];
+		if (!c) {
+			s->key_ready = s->key_len != 0;
+			s->mget_skip = true;
+			if (s->key_len > KV_KEY_MAX)
+				goto bad;
+			continue;
+		}
 		if (c == ' ' || c == '\n') {
 			if (c == '\n' && s->key_len && s->key[s->key_len - 1] == '\r')
 				s->key_len--;
@@ -342,6 +360,7 @@ bad:
 		kv_write(s, out, "CLIENT_ERROR bad command line format\r\n", 38);
 		s->key_ready = false;
 		s->key_len = 0;
+		s->mget_skip = true;
 		s->mget_bad = true;
 	}
 }
@@ -769,6 +788,7 @@ static void kv_line_overflow(struct kv_session *s)
 	s->key_len = 0;
 	s->key_ready = false;
 	s->mget_end = false;
+	s->mget_skip = false;
 	s->mget_bad = false;
 }
 
@@ -808,6 +828,14 @@ size_t kv_session_input(struct kv_session *s, const char *data, size_t len, stru
 
 	if (!len)
 		data = "";	/* a resume call may pass NULL */
+	if (!s->started && len) {
+		s->started = true;
+		if ((unsigned char)data[0] == 0x80) {	/* binary protocol: see the top */
+			kv_write(s, out, "ERROR\r\n", 7);
+			s->state = KV_ST_CLOSING;
+			done = len;
+		}
+	}
 	for (;;) {
 		const char *nl;
 		size_t n;

@@ -358,9 +358,24 @@ MALFORMED = [
     b"set k0 0 -1 1\r\na\r\nget k0\r\nadd k0 0 0 1\r\nb\r\nget k0\r\n",
     b"set k0 0 1000000000 1\r\na\r\nget k0\r\n",
     b"quit\r\n", b"get k0\r\nquit extra\r\n",
+    # long lines that come in one read: memcached answers them up to its
+    # 16 KiB read buffer (a 100-key gat, a get of 3 KB with a 251-byte key:
+    # the error alone), a NUL ends a get line however long
+    b"set k0_3456789012345678901234567 0 0 1\r\na\r\n"
+    b"gat 0" + b" k0_3456789012345678901234567" * 100 + b"\r\n",
+    # (the key was set by the case before: memcached drops the replies before
+    # the error in the same read)
+    b"gets" + b" k0_3456789012345678901234567" * 90 + b" " + b"a" * 251 + b" k0\r\n",
+    b"a" * 16382 + b"\r\n",
+    b"set k0 0 0 1\r\na\r\nset k1 0 0 1\r\nb\r\n"
+    b"get" + b" k0" * 6000 + b" \0 k1 k0\r\n",
+    b"set k0 0 0 1\r\na\r\nset k1 0 0 1\r\nb\r\n"
+    b"get" + b" k0" * 100 + b" \0 k1 k0\r\n",
 ]
-# No newline in the first 3000 bytes: memcached and kv both close.
-CLOSING = [b"a" * 3000, b"set k0 0 0 1 " + b"b" * 3000]
+# No newline in the first 17000 bytes: memcached and kv both close.  (Under
+# 16 KiB memcached closes a line without a newline once it holds 2048 bytes
+# of it, unless it is a get; kv waits for the rest: see proto.c.)
+CLOSING = [b"a" * 17000, b"set k0 0 0 1 " + b"b" * 17000, b"a" * 16383 + b"\r\n"]
 
 
 def malformed(ref, tst):
@@ -379,7 +394,10 @@ def malformed(ref, tst):
         out = []
         for addr in (ref, tst):
             r = Raw(addr)
-            out.append(r.request(case, lambda b: False))
+            # a reset or an end: whether bytes were left unread at the
+            # close (a reset) depends on how much the server had read
+            out.append(r.request(case, lambda b: False).replace(b"<RESET>", b"<CLOSED>")
+                       .replace(b"<EOF>", b"<CLOSED>"))
             r.close()
         if out[0] != out[1]:
             bad.append((case, out))

@@ -14,6 +14,7 @@ Starts each BINARY (kv-epoll's options) on a free port and checks:
   consistent totals;
 - the largest value memcached takes goes through whole;
 - --help prints the usage with every option's default, status 0;
+- a binary-protocol request is answered "ERROR" and closed;
 - a second server on the port is refused with EADDRINUSE, as memcached
   is (no SO_REUSEPORT splitting the connections between two stores);
 - kv-ixev (given as a BINARY too) says what is missing without ixmod;
@@ -125,6 +126,26 @@ def t_stall(proc, port):
     s2.close()
     ok = used < 0.1 and r1 == b"STORED\r\n" and r2.count(b"VALUE") == 3
     return ok, "two stalled half commands: %.2f s CPU in 1 s; then completed" % used
+
+
+def t_binary(proc, port):
+    """A binary-protocol get: an error and the close, not a client waiting
+    for a reply (memcached -B ascii waits for a newline that never comes)."""
+    s = conn(port)
+    s.settimeout(3)
+    s.sendall(bytes([0x80, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 3]) + bytes(12) + b"foo")
+    got = b""
+    try:
+        while True:
+            d = s.recv(100)
+            if not d:
+                got += b"<EOF>"
+                break
+            got += d
+    except socket.timeout:
+        got += b"<TIMEOUT>"
+    s.close()
+    return got == b"ERROR\r\n<EOF>", "a binary-protocol get is answered %r" % got
 
 
 def t_maxconns(path):
@@ -389,7 +410,7 @@ def main():
             continue
         proc, port = start(path)
         try:
-            for t in (t_flood, t_stall, t_concurrent, t_big):
+            for t in (t_flood, t_stall, t_concurrent, t_big, t_binary):
                 try:
                     results.append(t(proc, port))
                 except Exception as e:  # a hang or a reset fails the test
