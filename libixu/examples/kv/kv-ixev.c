@@ -42,6 +42,16 @@ struct kconn {
 	bool			eof;		/* close once the replies are out */
 };
 
+/*
+ * What a connection holds beside the items (frontend.h's rule): its
+ * struct, a partial command line, and the replies ixev could not take,
+ * copied (referenced values are items): the session stops at KV_OUT_HIGH
+ * pending plus one reply, which the queue's compaction keeps within twice
+ * that.  Bytes ixev took are in the transmit arena, each connection's
+ * share bounded (ixev_send(3)).
+ */
+#define KCONN_ALLOWANCE	(sizeof(struct kconn) + KV_LINE_MAX + 2 * (KV_OUT_HIGH + 4096))
+
 static struct kv_store *store;
 static unsigned short port = 11211;
 static unsigned int maxconns = 1024;
@@ -226,7 +236,10 @@ static void __attribute__((noreturn)) usage(bool help)
 		"  -n MAXCONNS   most connections at once (default 1024; memcached's -c);\n"
 		"                one more is answered \"ERROR Too many open connections\"\n"
 		"  -C            co-located mode: each thread runs its core's dataplane\n"
-		"Needs the ixmod module (/dev/ixmod) and a port bound to it.\n");
+		"Memory: at most -m MiB of items (values being received or sent\n"
+		"included), plus %zu KiB per connection beside ixev's transmit arena.\n"
+		"Needs the ixmod module (/dev/ixmod) and a port bound to it.\n",
+		KCONN_ALLOWANCE >> 10);
 	exit(help ? 0 : 2);
 }
 
