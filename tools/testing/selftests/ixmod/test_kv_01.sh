@@ -7,8 +7,11 @@
 # and pymemcache driving random operations against kv-ixev and, in the
 # same run, against Debian's memcached (started in the peer namespace)
 # with identical answers required, then malformed requests on raw
-# sockets (diff_memcached.py).  Afterwards no connection is left, no
-# receive buffer is held, and the kernel logged no error.
+# sockets (diff_memcached.py).  Then 100 clients that never read their
+# 1 MB replies must stall only themselves: each connection has its share
+# of ixev's transmit arena (slow_readers.py; issue 35).  Afterwards no
+# connection is left, no receive buffer is held, and the kernel logged no
+# error.
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
@@ -16,7 +19,7 @@
 KV=$_here/../../../../libixu/examples/kv
 LOG=$(mktemp)
 trap 'rm -f "$LOG"; [ -n "${mcd:-}" ] && kill "$mcd" 2>/dev/null' EXIT
-NTESTS=7
+NTESTS=8
 REF_PORT=11311
 
 kv_ready() {
@@ -54,6 +57,8 @@ check "pymemcache: 3000 random operations and malformed requests answer as memca
 kill "$mcd" 2>/dev/null
 wait "$mcd" 2>/dev/null
 mcd=
+check "100 clients never reading 1 MB replies stall only themselves (the arena share)" \
+	peer timeout 120 "$PY" "$KV/tests/slow_readers.py" $DUT_IP:11211
 kill -INT "$kv" 2>/dev/null
 wait "$kv"
 check "kv-ixev stops cleanly on SIGINT (status $?)" test "$?" -eq 0
