@@ -9,7 +9,8 @@
 # with identical answers required, then malformed requests on raw
 # sockets (diff_memcached.py).  Then 100 clients that never read their
 # 1 MB replies must stall only themselves: each connection has its share
-# of ixev's transmit arena (slow_readers.py; issue 35).  Afterwards no
+# of ixev's transmit arena (slow_readers.py; issue 35).  Last, -n 2
+# refuses a third connection as memcached's -c does.  Afterwards no
 # connection is left, no receive buffer is held, and the kernel logged no
 # error.
 
@@ -19,7 +20,7 @@
 KV=$_here/../../../../libixu/examples/kv
 LOG=$(mktemp)
 trap 'rm -f "$LOG"; [ -n "${mcd:-}" ] && kill "$mcd" 2>/dev/null' EXIT
-NTESTS=8
+NTESTS=10
 REF_PORT=11311
 
 kv_ready() {
@@ -62,6 +63,15 @@ check "100 clients never reading 1 MB replies stall only themselves (the arena s
 kill -INT "$kv" 2>/dev/null
 wait "$kv"
 check "kv-ixev stops cleanly on SIGINT (status $?)" test "$?" -eq 0
+sed 's/^/# /' "$LOG"
+
+"$KV/kv-ixev" -p 11211 -m 8 -n 2 > "$LOG" 2>&1 &
+kv=$!
+check "kv-ixev -n 2 listens again" kv_ready
+check "-n 2: a third connection is answered \"ERROR Too many open connections\"" \
+	peer timeout 60 "$PY" "$KV/tests/maxconns.py" $DUT_IP:11211 2
+kill -INT "$kv" 2>/dev/null
+wait "$kv"
 sed 's/^/# /' "$LOG"
 
 tcp_stats_dump
