@@ -53,7 +53,8 @@ struct ixev_udp;
  * @call_entries: call ring entries (0: 1024)
  * @event_entries: event ring entries (0: 4096)
  * @txarena_size: transmit arena bytes (0: 8 MiB), shared by the send
- *	buffers of every connection and UDP socket and by ixev_zc_alloc()
+ *	buffers of every connection and UDP socket and by ixev_zc_alloc();
+ *	half of it is kept for 4 KiB per connection (ixev_send(3))
  * @sndbuf: most bytes one connection may hold unacknowledged (0: 256 KiB)
  * @resv: zero
  */

@@ -17,6 +17,22 @@
  * 1 to SEG_UNITS units, freed as IXMOD_EV_TCP_SENT acknowledges them;
  * ixev_zc_alloc() and UDP payloads take runs of units too.
  *
+ * Each connection's share of the arena.  A peer that stops reading keeps
+ * its connection's units until it acknowledges them, possibly forever; with
+ * first come, first served, about 32 such peers held the whole default
+ * arena (8 MiB, 256 KiB send buffers) and every other connection of the
+ * core waited.  So the arena is counted in two halves.  Every connection
+ * may hold RESV_UNITS units (4 KiB) whatever the others do: these come
+ * from the first half, which nothing else takes, so a connection always
+ * gets them while the connections times RESV_UNITS fit in it (about 1,000
+ * per core with the default arena; past that, first come is first served
+ * again).  Units beyond those are borrowed from the second half, with UDP
+ * payloads and ixev_zc_alloc(), and a connection may borrow only while
+ * what it holds borrowed stays no more than what is left to borrow after
+ * it: the first stalled reader holds at most half of that half, the next
+ * half of the rest.  A connection whose share is full waits as for a full
+ * arena (starve(): writable() when units come back).
+ *
  * Cookies (user_data): the kind of object in bits 60-63, a generation in
  * bits 32-59 and a table index below, so an event that arrives after its
  * connection was freed, or its slot reused, is recognised and dropped.
@@ -33,6 +49,7 @@
 
 #define UNIT		2048U		/* arena allocation unit */
 #define SEG_UNITS	8U		/* largest buffered segment: 16 KiB */
+#define RESV_UNITS	2U		/* arena units any connection may hold: 4 KiB */
 #define SEGS		64U		/* send segments per connection */
 #define CALL_IOV	16U		/* struct ixmod_iov per sendv */
 #define CALLS_PER_CONN	4U		/* accept, recv_done, send, close */
@@ -100,6 +117,7 @@ struct ixev_conn {
 	bool				eof;		/* the peer's FIN is held */
 	bool				in_readable;
 	bool				starved;	/* on ev->starved: the arena was full */
+	__u32				units;		/* arena units of its send buffer */
 
 	/* transmit: byte positions since the start of the stream */
 	struct seg			segs[SEGS];
@@ -166,6 +184,7 @@ struct ixev {
 	__u32			nunits;
 	__u64			*bitmap;
 	__u32			hint;		/* first word that may have a free unit */
+	__u32			borrowed;	/* units of the second half (top) in use */
 
 	/* connections */
 	struct slot		*slots;
@@ -298,6 +317,61 @@ static void units_release(struct ixev *ev, __u32 off, __u32 n)
 		ev->hint = u / 64;
 }
 
+/* Units of the second half still free: what UDP, zero-copy and borrowing may take. */
+static __u32 units_lendable(const struct ixev *ev)
+{
+	return ev->borrowed < ev->nunits / 2 ? ev->nunits / 2 - ev->borrowed : 0;
+}
+
+/* What @c holds beyond its RESV_UNITS. */
+static __u32 conn_borrowed(const struct ixev_conn *c)
+{
+	return c->units > RESV_UNITS ? c->units - RESV_UNITS : 0;
+}
+
+/* @n units for @c's send buffer, within its share (see the top); 0: none. */
+static __u32 conn_units_alloc(struct ixev_conn *c, __u32 n)
+{
+	__u32 own = c->units < RESV_UNITS ? RESV_UNITS - c->units : 0;
+	__u32 borrow = n > own ? n - own : 0, before = conn_borrowed(c);
+	struct ixev *ev = c->ev;
+	__u32 lendable = units_lendable(ev), off;
+
+	if (borrow && (borrow > lendable || before + borrow > lendable - borrow))
+		return 0;
+	off = units_alloc(ev, n);
+	if (!off)
+		return 0;
+	c->units += n;
+	ev->borrowed += conn_borrowed(c) - before;
+	return off;
+}
+
+static void conn_units_release(struct ixev_conn *c, __u32 off, __u32 n)
+{
+	__u32 before = conn_borrowed(c);
+
+	units_release(c->ev, off, n);
+	c->units -= n;
+	c->ev->borrowed -= before - conn_borrowed(c);
+}
+
+/* UDP payloads and ixev_zc_alloc(): @n units of the second half; 0: none. */
+static __u32 lib_units_alloc(struct ixev *ev, __u32 n)
+{
+	__u32 off = n <= units_lendable(ev) ? units_alloc(ev, n) : 0;
+
+	if (off)
+		ev->borrowed += n;
+	return off;
+}
+
+static void lib_units_release(struct ixev *ev, __u32 off, __u32 n)
+{
+	units_release(ev, off, n);
+	ev->borrowed -= n < ev->borrowed ? n : ev->borrowed;	/* a bad zc_free */
+}
+
 /* ---- connection slots ---- */
 
 static void mark_dirty(struct ixev_conn *c)
@@ -351,7 +425,7 @@ static void conn_free(struct ixev_conn *c)
 		struct seg *g = &c->segs[c->seg_head];
 
 		if (g->units)
-			units_release(ev, g->off, g->units);
+			conn_units_release(c, g->off, g->units);
 		else if (g->release)
 			g->release(g->arg);
 		c->seg_head = (c->seg_head + 1) % SEGS;
@@ -509,8 +583,6 @@ static void on_recv(struct ixev_conn *c, const struct ixmod_event *e)
 
 static void segs_acked(struct ixev_conn *c)
 {
-	struct ixev *ev = c->ev;
-
 	while (c->seg_n) {
 		struct seg *g = &c->segs[c->seg_head];
 
@@ -518,7 +590,7 @@ static void segs_acked(struct ixev_conn *c)
 			break;
 		c->base += g->len;
 		if (g->units)
-			units_release(ev, g->off, g->units);
+			conn_units_release(c, g->off, g->units);
 		else if (g->release)
 			g->release(g->arg);
 		c->seg_head = (c->seg_head + 1) % SEGS;
@@ -589,11 +661,17 @@ static bool conn_sendable(const struct ixev_conn *c)
  *	in the transmit arena.  Everything written during one pass goes to
  *	the kernel in one call per connection at the end of the pass; the
  *	bytes stay in the arena until the peer acknowledges them.  A send
- *	buffer holds at most ixev_params.sndbuf unacknowledged bytes; when
- *	it (or the arena) is full the call takes less, and writable() is
- *	called when room comes back.  May be called from any callback,
- *	also before the connection is established (the bytes go once it
- *	is).
+ *	buffer holds at most ixev_params.sndbuf unacknowledged bytes and at
+ *	most the connection's share of the arena: 4 KiB that the other
+ *	connections cannot take (half of the arena is kept for these, about
+ *	1,000 connections' worth with the default arena), and beyond them
+ *	what it may borrow from the other half: no more than is left to
+ *	borrow after it.  So peers that stop reading cannot take the arena
+ *	from the other connections.  When the send buffer, the share or the
+ *	arena is full the call takes less, and writable() is called when
+ *	room comes back.  May
+ *	be called from any callback, also before the connection is
+ *	established (the bytes go once it is).
  *
  * RETURN VALUE
  *	The bytes taken (0 to @len), or -EPIPE when the connection was
@@ -622,9 +700,9 @@ ssize_t ixev_send(struct ixev_conn *c, const void *buf, size_t len)
 				break;
 			if (want > SEG_UNITS)
 				want = SEG_UNITS;
-			off = units_alloc(ev, want);
+			off = conn_units_alloc(c, want);
 			if (!off && want > 1)
-				off = units_alloc(ev, want = 1);
+				off = conn_units_alloc(c, want = 1);
 			if (!off) {
 				starve(c);	/* writable() once units come back */
 				break;
@@ -659,7 +737,8 @@ ssize_t ixev_send(struct ixev_conn *c, const void *buf, size_t len)
  * DESCRIPTION
  *	The room left in the connection's send buffer (ixev_params.sndbuf
  *	minus the bytes not yet acknowledged).  An ixev_send() of at most
- *	this much takes it all unless the transmit arena itself is full.
+ *	this much takes it all unless the transmit arena, or the
+ *	connection's share of it (ixev_send(3)), is full.
  *	writable() is called when room comes after an ixev_send() that
  *	took less than asked (one of 0 bytes too).
  *
@@ -692,7 +771,8 @@ size_t ixev_send_space(const struct ixev_conn *c)
  *
  * RETURN VALUE
  *	ixev_zc_alloc(): the memory, or NULL when @len is 0 or the arena has
- *	no run of free units that long.
+ *	no run of free units that long in the half of the arena that
+ *	connections borrow from (ixev_send(3)).
  */
 void *ixev_zc_alloc(struct ixev *ev, size_t len)
 {
@@ -700,7 +780,7 @@ void *ixev_zc_alloc(struct ixev *ev, size_t len)
 
 	if (!len || len > (size_t)ev->nunits * UNIT)
 		return NULL;
-	off = units_alloc(ev, (len + UNIT - 1) / UNIT);
+	off = lib_units_alloc(ev, (len + UNIT - 1) / UNIT);
 	return off ? ixu_tx_ptr(&ev->ixu, off) : NULL;
 }
 
@@ -710,7 +790,7 @@ void ixev_zc_free(struct ixev *ev, void *p, size_t len)
 
 	if (!p || off < ev->unit_base || (off - ev->unit_base) % UNIT)
 		return;
-	units_release(ev, off, (len + UNIT - 1) / UNIT);
+	lib_units_release(ev, off, (len + UNIT - 1) / UNIT);
 }
 
 /*
@@ -924,7 +1004,7 @@ static void flush(struct ixev *ev)
 	/* arena units of UDP payloads whose calls the kernel consumed */
 	cons = __atomic_load_n(ev->ixu.calls.kcons, __ATOMIC_ACQUIRE);
 	while (ev->ndeferred && (int)(ev->deferred[0].pos - cons) < 0) {
-		units_release(ev, ev->deferred[0].off, ev->deferred[0].units);
+		lib_units_release(ev, ev->deferred[0].off, ev->deferred[0].units);
 		memmove(ev->deferred, ev->deferred + 1, --ev->ndeferred * sizeof(*ev->deferred));
 	}
 	while (ev->nrx_done && ixu_call_space(&ev->ixu))
@@ -1643,7 +1723,7 @@ int ixev_udp_send(struct ixev_udp *u, const void *buf, size_t len, __be32 addr, 
 		 sizeof(*ev->deferred)))
 		return -EAGAIN;
 	units = (len + UNIT - 1) / UNIT;
-	off = units_alloc(ev, units);
+	off = lib_units_alloc(ev, units);
 	if (!off)
 		return -EAGAIN;
 	memcpy(ixu_tx_ptr(&ev->ixu, off), buf, len);

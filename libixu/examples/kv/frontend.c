@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -16,8 +17,6 @@
 #include <unistd.h>
 
 #include "frontend.h"
-
-#define KV_OBUF_KEEP	(64 * 1024)	/* a drained buffer above this is freed */
 
 struct kv_server kv_server = {
 	.threads	= 4,
@@ -38,9 +37,22 @@ void kv_die(const char *fmt, ...)
 	exit(1);
 }
 
-static void kv_usage(const char *prog)
+/* --help to stdout with status 0, a bad option to stderr with status 2. */
+static void __attribute__((noreturn)) kv_usage(const char *prog, bool help)
 {
-	kv_die("usage: %s [-p PORT] [-t THREADS] [-m MEGABYTES] [-c MAXCONNS] [-l ADDR]", prog);
+	fprintf(help ? stdout : stderr,
+		"usage: %s [-p PORT] [-t THREADS] [-m MEGABYTES] [-c MAXCONNS] [-l ADDR]\n"
+		"  -p PORT       TCP port (default 11211; 0: a free one, printed)\n"
+		"  -t THREADS    worker threads (default 4, at most %d)\n"
+		"  -m MEGABYTES  item memory limit in MiB (default 64)\n"
+		"  -c MAXCONNS   most connections at once (default 1024); one more is\n"
+		"                answered \"ERROR Too many open connections\" and closed\n"
+		"  -l ADDR       IPv4 address to listen on (default 0.0.0.0)\n"
+		"Memory: at most -m MiB of items (values being received or sent\n"
+		"included), plus %zu KiB per connection.\n"
+		"A second server on the same port is refused (EADDRINUSE).\n",
+		prog, KV_THREADS_MAX, KV_CONN_ALLOWANCE >> 10);
+	exit(help ? 0 : 2);
 }
 
 static unsigned long kv_number(const char *s, const char *prog, unsigned long max)
@@ -51,22 +63,28 @@ static unsigned long kv_number(const char *s, const char *prog, unsigned long ma
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || !*s || *end || v > max)
-		kv_usage(prog);
+		kv_usage(prog, false);
 	return v;
 }
 
-static int kv_listen(struct sockaddr_in *sin)
+/*
+ * One listener for every thread.  SO_REUSEADDR only, as memcached: a
+ * second server on the port fails with EADDRINUSE (SO_REUSEPORT would let
+ * it start and the kernel would split the connections between two
+ * separate stores).
+ */
+static int kv_listen(struct sockaddr_in *sin, const char *prog)
 {
 	int fd, one = 1;
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		kv_die("socket: %s", strerror(errno));
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
 		kv_die("setsockopt: %s", strerror(errno));
 	if (bind(fd, (struct sockaddr *)sin, sizeof(*sin)))
-		kv_die("bind port %u: %s", ntohs(sin->sin_port), strerror(errno));
+		kv_die("%s: failed to listen on TCP port %u: %s", prog, ntohs(sin->sin_port),
+		       strerror(errno));
 	if (listen(fd, 1024))
 		kv_die("listen: %s", strerror(errno));
 	return fd;
@@ -74,12 +92,15 @@ static int kv_listen(struct sockaddr_in *sin)
 
 void kv_server_setup(int argc, char **argv, const char *prog)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sin);
-	unsigned int i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "p:t:m:c:l:")) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:t:m:c:l:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			kv_server.port = kv_number(optarg, prog, 65535);
@@ -96,12 +117,14 @@ void kv_server_setup(int argc, char **argv, const char *prog)
 		case 'l':
 			kv_server.addr = optarg;
 			break;
+		case 'h':
+			kv_usage(prog, true);
 		default:
-			kv_usage(prog);
+			kv_usage(prog, false);
 		}
 	}
 	if (optind != argc || !kv_server.threads || !kv_server.maxbytes || !kv_server.maxconns)
-		kv_usage(prog);
+		kv_usage(prog, false);
 	if (inet_pton(AF_INET, kv_server.addr, &sin.sin_addr) != 1)
 		kv_die("%s: bad address %s", prog, kv_server.addr);
 	signal(SIGPIPE, SIG_IGN);
@@ -109,16 +132,11 @@ void kv_server_setup(int argc, char **argv, const char *prog)
 	kv_server.store = kv_store_create(kv_server.maxbytes << 20);
 	if (!kv_server.store)
 		kv_die("out of memory");
-	/* the first listener learns the port (-p 0), the others share it */
 	sin.sin_port = htons(kv_server.port);
-	for (i = 0; i < kv_server.threads; i++) {
-		kv_server.lfd[i] = kv_listen(&sin);
-		if (!i) {
-			if (getsockname(kv_server.lfd[0], (struct sockaddr *)&sin, &len))
-				kv_die("getsockname: %s", strerror(errno));
-			kv_server.port = ntohs(sin.sin_port);
-		}
-	}
+	kv_server.lfd = kv_listen(&sin, prog);
+	if (getsockname(kv_server.lfd, (struct sockaddr *)&sin, &len))
+		kv_die("getsockname: %s", strerror(errno));
+	kv_server.port = ntohs(sin.sin_port);
 	kv_server.store->settings.maxbytes = kv_server.maxbytes << 20;
 	kv_server.store->settings.maxconns = kv_server.maxconns;
 	kv_server.store->settings.port = kv_server.port;
@@ -152,50 +170,48 @@ void kv_conn_release(void)
 	__atomic_sub_fetch(&kv_server.conns, 1, __ATOMIC_RELAXED);
 }
 
+static struct kv_conn *kv_conn_of(struct kv_out *out)
+{
+	return (struct kv_conn *)((char *)out - offsetof(struct kv_conn, out));
+}
+
 static void kv_conn_write(struct kv_out *out, const void *buf, size_t len)
 {
-	struct kv_conn *c = (struct kv_conn *)((char *)out - offsetof(struct kv_conn, out));
+	if (!kv_outq_copy(&kv_conn_of(out)->oq, buf, len))
+		kv_die("out of memory for a reply");
+}
 
-	if (c->olen + len > c->ocap) {
-		size_t cap = c->ocap ? c->ocap : 4096;
-		char *nb;
-
-		while (cap < c->olen + len)
-			cap *= 2;
-		nb = realloc(c->obuf, cap);
-		if (!nb)
-			kv_die("out of memory for a reply");
-		c->obuf = nb;
-		c->ocap = cap;
-	}
-	memcpy(c->obuf + c->olen, buf, len);
-	c->olen += len;
+static void kv_conn_write_item(struct kv_out *out, struct kv_item *it, const void *p,
+			       size_t len)
+{
+	if (!kv_outq_item(&kv_conn_of(out)->oq, it, p, len))
+		kv_die("out of memory for a reply");
 }
 
 static size_t kv_conn_out_pending(struct kv_out *out)
 {
-	return kv_conn_pending((struct kv_conn *)((char *)out - offsetof(struct kv_conn, out)));
+	return kv_conn_pending(kv_conn_of(out));
 }
 
 void kv_conn_init(struct kv_conn *c, struct kv_store *st)
 {
 	kv_session_init(&c->s, st);
 	c->out.write = kv_conn_write;
+	c->out.write_item = kv_conn_write_item;
 	c->out.pending = kv_conn_out_pending;
 }
 
 void kv_conn_fini(struct kv_conn *c)
 {
 	kv_session_fini(&c->s);
-	free(c->obuf);
-	free(c->sbuf);
-	c->obuf = c->sbuf = NULL;
+	kv_outq_free(&c->oq);
+	kv_outq_free(&c->sq);
 	kv_conn_release();
 }
 
-size_t kv_conn_pending(struct kv_conn *c)
+size_t kv_conn_pending(const struct kv_conn *c)
 {
-	return c->olen - c->osent + c->slen - c->ssent;
+	return kv_outq_bytes(&c->oq) + kv_outq_bytes(&c->sq);
 }
 
 bool kv_conn_feed(struct kv_conn *c)
@@ -227,38 +243,14 @@ bool kv_conn_wants_input(struct kv_conn *c)
 	       kv_conn_pending(c) <= KV_OUT_HIGH && (c->ilen < KV_IBUF || c->ioff);
 }
 
-void kv_conn_sent(struct kv_conn *c)
-{
-	if (c->osent != c->olen)
-		return;
-	c->olen = c->osent = 0;
-	if (c->ocap > KV_OBUF_KEEP) {
-		free(c->obuf);
-		c->obuf = NULL;
-		c->ocap = 0;
-	}
-}
-
 bool kv_conn_swap(struct kv_conn *c)
 {
-	char *b;
-	size_t cap;
+	struct kv_outq q;
 
-	if (c->ssent != c->slen || c->olen == c->osent)
+	if (kv_outq_bytes(&c->sq) || !kv_outq_bytes(&c->oq))
 		return false;
-	b = c->sbuf;
-	cap = c->scap;
-	c->sbuf = c->obuf;
-	c->scap = c->ocap;
-	c->slen = c->olen;
-	c->ssent = c->osent;
-	c->obuf = b;
-	c->ocap = cap;
-	c->olen = c->osent = 0;
-	if (c->ocap > KV_OBUF_KEEP) {
-		free(c->obuf);
-		c->obuf = NULL;
-		c->ocap = 0;
-	}
+	q = c->sq;		/* empty: its buffers are reused */
+	c->sq = c->oq;
+	c->oq = q;
 	return true;
 }

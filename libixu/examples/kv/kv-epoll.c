@@ -9,11 +9,11 @@
  * at once (default 1024); -l: address to listen on (default 0.0.0.0).
  * Prints "kv-epoll: ready on port P, N threads" once listening.
  *
- * One thread per -t, each with its own SO_REUSEPORT listener (the kernel
- * spreads connections over them) and its own epoll instance; a connection
- * lives on the thread that accepted it.  Level-triggered: a connection
- * that must not be read (its output is over KV_OUT_HIGH) simply drops
- * EPOLLIN from its interest, where edge-triggered would need a re-read
+ * One thread per -t, each with its own epoll instance watching the one
+ * listener (EPOLLEXCLUSIVE: a new connection wakes one thread, which
+ * accepts what it can); a connection lives on the thread that accepted
+ * it.  Level-triggered: a connection that must not be read (its output is
+ * over KV_OUT_HIGH) simply drops EPOLLIN from its interest, where edge-triggered would need a re-read
  * scheduled by hand.  Each pass reads once from every ready connection,
  * feeds the bytes to its session, then flushes every connection it
  * touched: replies to pipelined requests leave in one write.
@@ -80,19 +80,20 @@ static void econn_mark(struct eworker *w, struct econn *e)
 /* Write what is pending; false on a broken connection. */
 static bool econn_flush(struct econn *e)
 {
-	struct kv_conn *c = &e->c;
+	struct kv_outq *q = &e->c.oq;
+	struct iovec iov[KV_IOV];
 
-	while (c->olen > c->osent) {
-		ssize_t n = send(e->fd, c->obuf + c->osent, c->olen - c->osent, MSG_NOSIGNAL);
+	while (kv_outq_bytes(q)) {
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = kv_outq_iov(q, iov, KV_IOV) };
+		ssize_t n = sendmsg(e->fd, &m, MSG_NOSIGNAL);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return errno == EAGAIN || errno == EWOULDBLOCK;
 		}
-		c->osent += n;
+		kv_outq_sent(q, n);
 	}
-	kv_conn_sent(c);
 	return true;
 }
 
@@ -230,9 +231,9 @@ int main(int argc, char **argv)
 	if (!w)
 		kv_die("out of memory");
 	for (i = 0; i < kv_server.threads; i++) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = NULL };
 
-		w[i].lfd = kv_server.lfd[i];
+		w[i].lfd = kv_server.lfd;
 		w[i].ep = epoll_create1(EPOLL_CLOEXEC);
 		if (w[i].ep < 0 || epoll_ctl(w[i].ep, EPOLL_CTL_ADD, w[i].lfd, &ev))
 			kv_die("epoll: %s", strerror(errno));

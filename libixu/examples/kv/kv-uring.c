@@ -6,12 +6,12 @@
  *
  * The options and the "kv-uring: ready on port P, N threads" line are
  * kv-epoll's; so are the store and the protocol (the same object files).
- * Only the I/O differs: one ring per thread, each with its own
- * SO_REUSEPORT listener; accept, recv and send are ring operations.
+ * Only the I/O differs: one ring per thread, each with an accept in flight
+ * on the one listener; accept, recv and send are ring operations.
  *
  * A connection has at most one recv and one send in flight.  The send
- * reads @sbuf while the session appends to @obuf (see frontend.h); when the
- * send completes, what gathered in @obuf goes next.  Each pass handles
+ * (a sendmsg) reads @sq while the session appends to @oq (see frontend.h);
+ * when it completes, what gathered in @oq goes next.  Each pass handles
  * every completion available, then visits the connections they touched:
  * feed the session what it did not take, start a send if none is in
  * flight, re-arm the recv unless backpressure holds it.  A connection is
@@ -45,6 +45,8 @@ struct uconn {
 	int		fd;
 	struct uop	recv_op;
 	struct uop	send_op;
+	struct msghdr	msg;		/* of the send in flight: read by the kernel */
+	struct iovec	iov[KV_IOV];
 	size_t		recv_at;	/* where the recv in flight writes in ibuf */
 	bool		receiving;	/* a recv is in flight */
 	bool		sending;	/* a send is in flight */
@@ -113,7 +115,9 @@ static void uconn_arm_send(struct uworker *w, struct uconn *u)
 	struct io_uring_sqe *sqe = uworker_sqe(w);
 	struct kv_conn *c = &u->c;
 
-	io_uring_prep_send(sqe, u->fd, c->sbuf + c->ssent, c->slen - c->ssent, MSG_NOSIGNAL);
+	u->msg = (struct msghdr){ .msg_iov = u->iov,
+				  .msg_iovlen = kv_outq_iov(&c->sq, u->iov, KV_IOV) };
+	io_uring_prep_sendmsg(sqe, u->fd, &u->msg, MSG_NOSIGNAL);
 	io_uring_sqe_set_data(sqe, &u->send_op);
 	u->sending = true;
 }
@@ -208,10 +212,8 @@ static void uworker_complete(struct uworker *w, struct uop *op, int res)
 		if (res < 0 && res != -EINTR && res != -EAGAIN) {
 			uconn_kill(u);
 		} else if (res > 0) {
-			c->ssent += res;
-			if (c->ssent == c->slen)
-				c->ssent = c->slen = 0;
-			else if (!u->dead)
+			kv_outq_sent(&c->sq, res);
+			if (kv_outq_bytes(&c->sq) && !u->dead)
 				uconn_arm_send(w, u);
 		} else if (!u->dead) {
 			uconn_arm_send(w, u);
@@ -262,9 +264,12 @@ int main(int argc, char **argv)
 	if (!w)
 		kv_die("out of memory");
 	for (i = 0; i < kv_server.threads; i++) {
-		w[i].lfd = kv_server.lfd[i];
+		w[i].lfd = kv_server.lfd;
 		w[i].accept_op.kind = UOP_ACCEPT;
 		ret = io_uring_queue_init(RING_ENTRIES, &w[i].ring, 0);
+		if (ret == -EPERM)
+			kv_die("kv-uring: io_uring is not available (%s): is it disabled "
+			       "(sysctl kernel.io_uring_disabled)?", strerror(-ret));
 		if (ret < 0)
 			kv_die("io_uring_queue_init: %s", strerror(-ret));
 		if (pthread_create(&w[i].tid, NULL, uworker_run, &w[i]))

@@ -14,11 +14,18 @@
  *
  * A complete command line found in the caller's bytes is parsed where it
  * lies; only a line cut by the end of a read is copied, into @line, which
- * holds at most KV_LINE_MAX bytes.  A longer line closes the connection, as
- * in memcached, except a get or gets: memcached buffers those whole, without
- * bound; we answer them key by key as they arrive (KV_ST_MGET), holding one
- * key.  Whatever arrives, the session holds at most one line, one key and
- * one item.
+ * holds at most KV_LINE_MAX bytes (memcached's 16 KiB read buffer).  A
+ * longer line closes the connection, as in memcached, except a get or gets:
+ * memcached buffers those whole, without bound; we answer them key by key
+ * as they arrive (KV_ST_MGET), holding one key.  Whatever arrives, the
+ * session holds at most one line, one key and one item.
+ *
+ * A connection whose first byte is 0x80, the binary protocol's request
+ * magic, is answered "ERROR" and closed.  memcached with the binary
+ * protocol disabled (-B ascii) reads such a request as a text line: it
+ * answers "ERROR" only if a "\n" comes, and a binary get has none, so the
+ * client waits forever (1.6.18, by experiment); with -B auto, its default,
+ * it speaks the binary protocol, which kv does not.
  *
  * Commands are found in a table (name, token counts, handler).  The
  * replies, including every error string and when it is given, follow
@@ -26,21 +33,25 @@
  * compares the two).  Where memcached's answer depends on how the bytes
  * were cut into reads (it measures a line against its read buffer), this
  * session answers the same whatever the cuts.  Known differences:
- * - a line over 2048 bytes closes the connection even when it arrived in
- *   one read (memcached answers it if its read buffer held it all);
+ * - a line over 2048 bytes that arrives in several reads is answered if it
+ *   is within KV_LINE_MAX (memcached closes once it holds 2048 bytes of it
+ *   without a "\n", unless it is a get);
  * - after a get with a key over 250 bytes memcached also drops the replies
  *   to the commands before it in the same read; we keep them;
- * - a get line over 2048 bytes is answered key by key: a key too long in it
- *   comes after the values of the keys before it (memcached: error only);
- * - a value may be 1 MiB exactly (memcached counts its item header against
- *   its 1 MiB item size and refuses values over about 1048000 bytes);
+ * - a get line over KV_LINE_MAX is answered key by key: a key too long in
+ *   it comes after the values of the keys before it (memcached: error
+ *   only; under KV_LINE_MAX, error only here too);
  * - incr/decr always pad a shorter result with spaces to the old length,
  *   which memcached does only when no other thread holds the item.
  *
  * Backpressure: before each command, and before each key of a multi-get,
  * the session asks out->pending(); above KV_OUT_HIGH it stops and returns
  * what it consumed, so one client can queue at most KV_OUT_HIGH plus one
- * reply (<= one value) however many requests it pipelines.
+ * reply (<= one value) however many requests it pipelines.  Values of
+ * KV_OUT_REF_MIN bytes or more go to the front end by reference
+ * (out->write_item()), as memcached's replies do: a value waiting for a
+ * slow reader is the item itself, charged to the store, however many
+ * keys of a get named it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -191,6 +202,7 @@ static bool kv_next_key(const char *p, size_t n, size_t *pos, struct kv_tok *key
 
 /* ---- retrieval: get, gets, gat, gats --------------------------------- */
 
+/* A VALUE reply for @it; takes the caller's reference on @it. */
 static void kv_value_out(struct kv_session *s, struct kv_out *out, struct kv_item *it, bool cas)
 {
 	char hdr[KV_KEY_MAX + 80];
@@ -205,7 +217,14 @@ static void kv_value_out(struct kv_session *s, struct kv_out *out, struct kv_ite
 		n += snprintf(hdr + n, sizeof(hdr) - n, " %llu", (unsigned long long)it->cas);
 	memcpy(hdr + n, "\r\n", 2);
 	kv_write(s, out, hdr, n + 2);
-	kv_write(s, out, kv_item_value(it), it->nbytes + 2);
+	KV_STAT_ADD(s->ts, bytes_written, it->nbytes + 2);
+	if (out->write_item && it->nbytes + 2 >= KV_OUT_REF_MIN) {
+		/* memcached's rule: the reply references the item, charged to the store */
+		out->write_item(out, it, kv_item_value(it), it->nbytes + 2);
+		return;
+	}
+	out->write(out, kv_item_value(it), it->nbytes + 2);
+	kv_item_put(it);
 }
 
 /* Answer one key of a get, gets, gat or gats. */
@@ -227,7 +246,6 @@ static void kv_get_one(struct kv_session *s, const char *key, size_t nkey, struc
 	if (it) {
 		KV_STAT_ADD(s->ts, get_hits, 1);
 		kv_value_out(s, out, it, kind == KV_GETS || kind == KV_GATS);
-		kv_item_put(it);
 	} else {
 		KV_STAT_ADD(s->ts, get_misses, 1);
 	}
@@ -279,7 +297,8 @@ static bool kv_get_keys(struct kv_session *s, const char *p, size_t n, size_t po
  * for backpressure (a complete key waits in s->key) or at the line's end
  * (the state is KV_ST_LINE again).  A key longer than KV_KEY_MAX ends the
  * answer with memcached's error for it and the rest of the line is
- * discarded; the keys before it have been answered already.
+ * discarded; the keys before it have been answered already.  A NUL ends
+ * the keys, as memcached reads the line as a C string.
  */
 static size_t kv_mget_feed(struct kv_session *s, const char *p, size_t n, struct kv_out *out)
 {
@@ -300,13 +319,14 @@ static size_t kv_mget_feed(struct kv_session *s, const char *p, size_t n, struct
 			if (!s->mget_bad)
 				kv_write(s, out, "END\r\n", 5);
 			s->mget_end = false;
+			s->mget_skip = false;
 			s->mget_bad = false;
 			s->state = KV_ST_LINE;
 			return i;
 		}
 		if (i == n)
 			return i;
-		if (s->mget_bad) {
+		if (s->mget_skip) {
 			nl = memchr(p + i, '\n', n - i);
 			if (!nl)
 				return n;
@@ -315,6 +335,13 @@ static size_t kv_mget_feed(struct kv_session *s, const char *p, size_t n, struct
 			continue;
 		}
 		c = p[i++];
+		if (!c) {
+			s->key_ready = s->key_len != 0;
+			s->mget_skip = true;
+			if (s->key_len > KV_KEY_MAX)
+				goto bad;
+			continue;
+		}
 		if (c == ' ' || c == '\n') {
 			if (c == '\n' && s->key_len && s->key[s->key_len - 1] == '\r')
 				s->key_len--;
@@ -333,6 +360,7 @@ bad:
 		kv_write(s, out, "CLIENT_ERROR bad command line format\r\n", 38);
 		s->key_ready = false;
 		s->key_len = 0;
+		s->mget_skip = true;
 		s->mget_bad = true;
 	}
 }
@@ -373,6 +401,7 @@ static void kv_cmd_store(struct kv_session *s, struct kv_line *l, struct kv_out 
 	unsigned int nargs = cmd->arg == KV_CAS ? 6 : 5;
 	int64_t exptime, vlen;
 	uint64_t flags, cas = 0;
+	enum kv_result res;
 	struct kv_item *it;
 
 	s->noreply = l->ntok > nargs && kv_tok_is(&l->tok[nargs], "noreply");
@@ -384,10 +413,10 @@ static void kv_cmd_store(struct kv_session *s, struct kv_line *l, struct kv_out 
 		return;
 	}
 	KV_STAT_ADD(s->ts, cmd_set, 1);
-	it = kv_item_alloc(l->tok[1].p, l->tok[1].n, (uint32_t)flags,
-			   kv_store_exptime(s->st, exptime), vlen);
+	it = kv_item_alloc(s->st, l->tok[1].p, l->tok[1].n, (uint32_t)flags,
+			   kv_store_exptime(s->st, exptime), vlen, &res);
 	if (!it) {
-		if (vlen > KV_VALUE_MAX) {
+		if (res == KV_TOO_LARGE) {
 			KV_STAT_ADD(s->ts, store_too_large, 1);
 			kv_reply(s, out, "SERVER_ERROR object too large for cache\r\n");
 		} else {
@@ -665,7 +694,7 @@ static void kv_stats_settings(struct kv_session *s, struct kv_out *out)
 	kv_stat(s, out, "evictions", "on");
 	kv_stat(s, out, "num_threads", "%u", set->threads);
 	kv_stat(s, out, "cas_enabled", "yes");
-	kv_stat(s, out, "item_size_max", "%d", KV_VALUE_MAX);
+	kv_stat(s, out, "item_size_max", "%d", KV_ITEM_SIZE_MAX);
 	kv_stat(s, out, "flush_enabled", "yes");
 	kv_write(s, out, "END\r\n", 5);
 }
@@ -759,6 +788,7 @@ static void kv_line_overflow(struct kv_session *s)
 	s->key_len = 0;
 	s->key_ready = false;
 	s->mget_end = false;
+	s->mget_skip = false;
 	s->mget_bad = false;
 }
 
@@ -798,6 +828,14 @@ size_t kv_session_input(struct kv_session *s, const char *data, size_t len, stru
 
 	if (!len)
 		data = "";	/* a resume call may pass NULL */
+	if (!s->started && len) {
+		s->started = true;
+		if ((unsigned char)data[0] == 0x80) {	/* binary protocol: see the top */
+			kv_write(s, out, "ERROR\r\n", 7);
+			s->state = KV_ST_CLOSING;
+			done = len;
+		}
+	}
 	for (;;) {
 		const char *nl;
 		size_t n;

@@ -23,22 +23,40 @@
 /**
  * struct kv_out - where a session writes its replies
  * @write: append reply bytes; always succeeds (the front end buffers)
- * @pending: bytes written and not yet sent by the front end
+ * @write_item: append @len bytes at @p inside @it without copying them,
+ *	taking the caller's reference on @it (released once they are sent);
+ *	NULL: the session copies values with @write
+ * @pending: bytes written and not yet sent by the front end (referenced
+ *	ones included)
  */
 struct kv_out {
 	void (*write)(struct kv_out *out, const void *buf, size_t len);
+	void (*write_item)(struct kv_out *out, struct kv_item *it, const void *p, size_t len);
 	size_t (*pending)(struct kv_out *out);
 };
 
-/* The session takes no new command while more than this is pending. */
-#define KV_OUT_HIGH		(256 * 1024)
+/*
+ * The session takes no new command, and a get no next key, while more
+ * than this is pending.  Bytes the front end holds for a connection are
+ * then at most this plus one command's reply; with values of
+ * KV_OUT_REF_MIN bytes or more passed by reference, the copied part of
+ * that reply is headers and small values only (the largest: "stats",
+ * under 4 KiB).
+ */
+#define KV_OUT_HIGH		(64 * 1024)
+
+/* Values at least this long go by reference (@write_item), shorter are copied. */
+#define KV_OUT_REF_MIN		1024
 
 /*
- * A command line longer than this closes the connection, unless it is a get
- * or gets: those may name any number of keys and are then answered key by
- * key as the line arrives (KV_ST_MGET), holding one key at a time.
+ * A command line longer than this (bytes before its "\n") closes the
+ * connection, unless it is a get or gets: those may name any number of
+ * keys and are then answered key by key as the line arrives (KV_ST_MGET),
+ * holding one key at a time.  memcached's limit when a line comes in one
+ * read: its "\n" must be within the 16 KiB read buffer (16382 bytes and
+ * "\r\n" are answered, 16383 and "\r\n" close; 1.6.18, by experiment).
  */
-#define KV_LINE_MAX		2048
+#define KV_LINE_MAX		16383
 
 enum kv_state {
 	KV_ST_LINE,		/* reading a command line */
@@ -71,7 +89,10 @@ enum kv_state {
  * @key_len: its length so far
  * @key_ready: KV_ST_MGET: @key is complete, to answer when output allows
  * @mget_end: KV_ST_MGET: the line ended; "END" follows the last key
- * @mget_bad: KV_ST_MGET: a key was too long; discard the rest of the line
+ * @mget_skip: KV_ST_MGET: discard the rest of the line (after a NUL, which
+ *	ends a line as memcached reads it, or a key too long)
+ * @mget_bad: KV_ST_MGET: a key was too long: no "END"
+ * @started: input arrived (the first byte tells a binary-protocol client)
  */
 struct kv_session {
 	struct kv_store		*st;
@@ -94,7 +115,9 @@ struct kv_session {
 	size_t			key_len;
 	bool			key_ready;
 	bool			mget_end;
+	bool			mget_skip;
 	bool			mget_bad;
+	bool			started;
 };
 
 void kv_session_init(struct kv_session *s, struct kv_store *st);

@@ -3,12 +3,12 @@
  * kv store - one hash table shared by every thread, with striped locks
  *
  * WHICH: the table is cut into a power-of-two number of stripes (1 to 64;
- * the top bits of a key's hash pick its stripe).  A stripe is a complete
- * little cache: its mutex, its own chained hash buckets (resized under that
- * mutex, so a resize never stops the other stripes), its own LRU list and an
- * equal share of the memory limit.  Every operation on a key takes exactly
- * one mutex, once; nothing global is written on the hot path except the cas
- * counter (one atomic add per store).  Statistics are counted per thread
+ * the top bits of a key's hash pick its stripe).  A stripe is a little
+ * cache: its mutex, its own chained hash buckets (resized under that
+ * mutex, so a resize never stops the other stripes) and its own LRU list;
+ * the memory limit is the store's, one charged total.  Every lookup takes
+ * exactly one mutex, once; nothing global is written by a get, and a store
+ * writes the cas counter and the charged totals (atomic adds).  Statistics are counted per thread
  * without locks (struct kv_tstats) and per stripe under the stripe's mutex,
  * and summed by kv_store_stats().
  *
@@ -28,17 +28,24 @@
  *   every store moves the item to its stripe's head (memcached bumps at most
  *   once a minute; here the bump is three pointer writes under a lock
  *   already held).
- * - Cost: a stripe's share must hold the largest item, so the number of
- *   stripes is the largest power of two <= limit / 4 MiB, capped at 64:
- *   16 stripes for memcached's default 64 MiB, a single stripe (exact
- *   global LRU) for small limits such as the tests'.  A stripe can be full
- *   while another has room; with even hashing the imbalance is small and
- *   the total never exceeds the limit.
+ * - Stripes: the number of stripes is the largest power of two <= limit /
+ *   4 MiB, capped at 64: 16 stripes for memcached's default 64 MiB, a
+ *   single stripe (exact global LRU) for small limits such as the tests'.
+ *   One charged total rather than a share per stripe: with shares, a
+ *   stripe wasted up to one large item of room (a quarter of a 4 MiB share
+ *   for 1 MB values), and one stripe could be full while the others had
+ *   room.
  *
- * Memory: an item costs kv_item_size() (header, key, value, "\r\n") while
- * linked; it is charged when linked and discharged when unlinked, so the
- * charged total never exceeds the limit.  An unlinked item still read by a
- * get lives until its last kv_item_put().
+ * Memory, memcached's rule: an item costs kv_item_size() (header, key,
+ * value, "\r\n") from kv_item_alloc() to its last kv_item_put(): a value
+ * being received and an unlinked item still being sent are charged, so
+ * @used, the total, never exceeds the limit.  kv_item_alloc() makes room by
+ * evicting the least recently used item of the new key's stripe (of the
+ * next stripe when that one is empty) until the item fits; an evicted item
+ * still referenced frees its bytes only at its last put.  If what is
+ * charged but not linked (@used - @linked) leaves no room, nothing is
+ * evicted and the allocation fails: memcached's "out of memory storing
+ * object".
  *
  * Expiry and flush_all are lazy: a lookup that finds a dead item (expired,
  * or older than a flush) unlinks it and reports a miss.
@@ -63,8 +70,7 @@
  * @count: items linked
  * @head: most recently used item
  * @tail: least recently used item
- * @used: bytes charged (kv_item_size() of each linked item)
- * @limit: this stripe's share of the memory limit
+ * @used: bytes of the linked items (kv_item_size() of each)
  * @total_items: items ever linked
  * @evictions: live items unlinked to make room
  * @reclaimed: dead items unlinked (expired or flushed)
@@ -77,7 +83,6 @@ struct kv_stripe {
 	struct kv_item	*head;
 	struct kv_item	*tail;
 	size_t		used;
-	size_t		limit;
 	uint64_t	total_items;
 	uint64_t	evictions;
 	uint64_t	reclaimed;
@@ -95,7 +100,12 @@ static int64_t kv_wall_clock(void)
 	return time(NULL);
 }
 
-/* FNV-1a, 64 bits folded to 32: keys are short and this is an example. */
+/*
+ * FNV-1a over the key, then a 64-bit finalizer (splitmix64's) so that every
+ * bit of the result depends on every byte: FNV-1a alone moves its top bits
+ * little when only the last bytes differ, and the top bits pick the stripe
+ * (keys r1000000_0 to r1000000_133 fell into 3 of 16 stripes).
+ */
 static uint32_t kv_hash(const char *key, size_t nkey)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -105,6 +115,11 @@ static uint32_t kv_hash(const char *key, size_t nkey)
 		h ^= (unsigned char)key[i];
 		h *= 0x100000001b3ull;
 	}
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
+	h ^= h >> 31;
 	return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -141,7 +156,6 @@ struct kv_store *kv_store_create(size_t maxbytes)
 		sp->buckets = calloc(sp->nbuckets, sizeof(*sp->buckets));
 		if (!sp->buckets)
 			goto err_free_buckets;
-		sp->limit = maxbytes / n;
 	}
 	pthread_mutex_init(&st->reg_lock, NULL);
 	st->now = kv_wall_clock;
@@ -202,31 +216,117 @@ int64_t kv_store_exptime(const struct kv_store *st, int64_t exptime)
 	return exptime;
 }
 
-struct kv_item *kv_item_alloc(const char *key, size_t nkey, uint32_t flags, int64_t exp,
-			      size_t nbytes)
+static unsigned int kv_stripe_index(const struct kv_store *st, uint32_t hash)
 {
+	return st->stripe_shift ? hash >> st->stripe_shift : 0;
+}
+
+static void kv_lru_unlink(struct kv_stripe *sp, struct kv_item *it);
+static void kv_unlink(struct kv_stripe *sp, struct kv_item *it);
+static bool kv_item_dead(struct kv_store *st, const struct kv_item *it, int64_t now);
+
+/*
+ * Unlink one least recently used item, from stripe @home or the next one
+ * that has any.  @locked: the caller holds @home's mutex (the others are
+ * then only tried, never waited for: no lock order to keep).  False when
+ * there was nothing to evict.
+ */
+static bool kv_evict_one(struct kv_store *st, unsigned int home, bool locked)
+{
+	int64_t now = st->now();
+	unsigned int i;
+
+	for (i = 0; i < st->nstripes; i++) {
+		struct kv_stripe *sp = &st->stripes[(home + i) & (st->nstripes - 1)];
+		bool mine = locked && i == 0;
+		struct kv_item *victim;
+
+		if (!mine) {
+			if (locked ? pthread_mutex_trylock(&sp->lock) : pthread_mutex_lock(&sp->lock))
+				continue;
+		}
+		victim = sp->tail;
+		if (victim) {
+			if (kv_item_dead(st, victim, now))
+				sp->reclaimed++;
+			else
+				sp->evictions++;
+			kv_unlink(sp, victim);
+		}
+		if (!mine)
+			pthread_mutex_unlock(&sp->lock);
+		if (victim)
+			return true;
+	}
+	return false;
+}
+
+/* Charge @size bytes to @st, evicting as needed; false if they cannot fit. */
+static bool kv_charge(struct kv_store *st, size_t size, uint32_t hash, bool locked)
+{
+	size_t used = __atomic_load_n(&st->used, __ATOMIC_RELAXED);
+
+	for (;;) {
+		if (used + size <= st->limit) {
+			if (__atomic_compare_exchange_n(&st->used, &used, used + size, false,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				return true;
+			continue;
+		}
+		/* what eviction can never free: items not linked */
+		if (size + used - __atomic_load_n(&st->linked, __ATOMIC_RELAXED) > st->limit)
+			return false;
+		if (!kv_evict_one(st, kv_stripe_index(st, hash), locked))
+			return false;
+		used = __atomic_load_n(&st->used, __ATOMIC_RELAXED);
+	}
+}
+
+static struct kv_item *__kv_item_alloc(struct kv_store *st, const char *key, size_t nkey,
+				       uint32_t hash, uint32_t flags, int64_t exp, size_t nbytes,
+				       bool locked, enum kv_result *res)
+{
+	size_t size = kv_item_size(nkey, nbytes);
 	struct kv_item *it;
 
-	if (nkey > KV_KEY_MAX || nbytes > KV_VALUE_MAX)
+	if (nkey > KV_KEY_MAX || kv_item_too_large(nkey, nbytes)) {
+		*res = KV_TOO_LARGE;
 		return NULL;
-	it = malloc(kv_item_size(nkey, nbytes));
-	if (!it)
+	}
+	*res = KV_NO_MEMORY;
+	if (!kv_charge(st, size, hash, locked))
 		return NULL;
+	it = malloc(size);
+	if (!it) {
+		__atomic_sub_fetch(&st->used, size, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	memset(it, 0, sizeof(*it));
 	memcpy(it->data, key, nkey);
+	it->st = st;
 	it->nkey = nkey;
 	it->nbytes = nbytes;
 	it->flags = flags;
 	it->exp = exp;
 	it->refs = 1;
-	it->hash = kv_hash(key, nkey);
+	it->hash = hash;
 	return it;
+}
+
+struct kv_item *kv_item_alloc(struct kv_store *st, const char *key, size_t nkey,
+			      uint32_t flags, int64_t exp, size_t nbytes, enum kv_result *res)
+{
+	return __kv_item_alloc(st, key, nkey, kv_hash(key, nkey), flags, exp, nbytes, false,
+			       res);
 }
 
 void kv_item_put(struct kv_item *it)
 {
-	if (__atomic_sub_fetch(&it->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_sub_fetch(&it->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		__atomic_sub_fetch(&it->st->used, kv_item_size(it->nkey, it->nbytes),
+				   __ATOMIC_RELAXED);
 		free(it);
+	}
 }
 
 static void kv_item_get_ref(struct kv_item *it)
@@ -318,6 +418,7 @@ static void kv_unlink(struct kv_stripe *sp, struct kv_item *it)
 	it->linked = false;
 	sp->count--;
 	sp->used -= kv_item_size(it->nkey, it->nbytes);
+	__atomic_sub_fetch(&it->st->linked, kv_item_size(it->nkey, it->nbytes), __ATOMIC_RELAXED);
 	kv_item_put(it);
 }
 
@@ -337,6 +438,7 @@ static void kv_link(struct kv_store *st, struct kv_stripe *sp, struct kv_item *i
 	it->cas = __atomic_fetch_add(&st->cas_next, 1, __ATOMIC_RELAXED);
 	sp->count++;
 	sp->used += kv_item_size(it->nkey, it->nbytes);
+	__atomic_add_fetch(&st->linked, kv_item_size(it->nkey, it->nbytes), __ATOMIC_RELAXED);
 	sp->total_items++;
 }
 
@@ -358,33 +460,12 @@ static struct kv_item *kv_find(struct kv_store *st, struct kv_stripe *sp, const 
 	return it;
 }
 
-/* Evict from the tail until @size more bytes fit; false if they never can. */
-static bool kv_make_room(struct kv_store *st, struct kv_stripe *sp, size_t size, int64_t now)
-{
-	if (size > sp->limit)
-		return false;
-	while (sp->used + size > sp->limit) {
-		struct kv_item *victim = sp->tail;
-
-		if (kv_item_dead(st, victim, now))
-			sp->reclaimed++;
-		else
-			sp->evictions++;
-		kv_unlink(sp, victim);
-	}
-	return true;
-}
-
-/* Link @it in place of @old (may be NULL); consumes the reference on @it. */
+/* Link @it (already charged) in place of @old (may be NULL); takes @it's reference. */
 static enum kv_result kv_replace_locked(struct kv_store *st, struct kv_stripe *sp,
 					struct kv_item *old, struct kv_item *it, int64_t now)
 {
 	if (old)
 		kv_unlink(sp, old);
-	if (!kv_make_room(st, sp, kv_item_size(it->nkey, it->nbytes), now)) {
-		kv_item_put(it);
-		return KV_NO_MEMORY;
-	}
 	kv_link(st, sp, it, now);
 	return KV_STORED;
 }
@@ -392,17 +473,22 @@ static enum kv_result kv_replace_locked(struct kv_store *st, struct kv_stripe *s
 /* The old value with the new one added at the end (APPEND) or start. */
 static struct kv_item *kv_concat(struct kv_item *old, struct kv_item *it, bool append)
 {
-	struct kv_item *n;
 	struct kv_item *first = append ? old : it, *second = append ? it : old;
+	enum kv_result res;
+	struct kv_item *n;
 
-	if ((size_t)old->nbytes + it->nbytes > KV_VALUE_MAX)
+	kv_item_get_ref(old);	/* making room may evict it */
+	n = __kv_item_alloc(old->st, kv_item_key(old), old->nkey, old->hash, old->flags, old->exp,
+			    (size_t)old->nbytes + it->nbytes, true, &res);
+	if (!n || !old->linked) {
+		if (n)
+			kv_item_put(n);
+		kv_item_put(old);
 		return NULL;
-	n = kv_item_alloc(kv_item_key(old), old->nkey, old->flags, old->exp,
-			  old->nbytes + it->nbytes);
-	if (!n)
-		return NULL;
+	}
 	memcpy(kv_item_value(n), kv_item_value(first), first->nbytes);
 	memcpy(kv_item_value(n) + first->nbytes, kv_item_value(second), second->nbytes + 2);
+	kv_item_put(old);	/* the table still holds it */
 	return n;
 }
 
@@ -433,11 +519,12 @@ enum kv_result kv_store_store(struct kv_store *st, struct kv_item *it, enum kv_s
 	case KV_PREPEND:
 		if (!old)
 			goto out_put;
+		/* memcached: too large or no room is NOT_STORED */
 		n = kv_concat(old, it, op == KV_APPEND);
 		kv_item_put(it);
 		if (!n) {
 			pthread_mutex_unlock(&sp->lock);
-			return KV_NO_MEMORY;
+			return KV_NOT_STORED;
 		}
 		it = n;
 		break;
@@ -569,11 +656,17 @@ enum kv_result kv_store_delta(struct kv_store *st, const char *key, size_t nkey,
 	 * with spaces ("100" decr 1 reads back "99 ").  Readers may be copying
 	 * the old item outside the lock, so build a new one of that length.
 	 */
-	it = kv_item_alloc(key, nkey, old->flags, old->exp, len < old->nbytes ? old->nbytes : len);
-	if (!it) {
+	kv_item_get_ref(old);	/* making room may evict it */
+	it = __kv_item_alloc(st, key, nkey, hash, old->flags, old->exp,
+			     len < old->nbytes ? old->nbytes : len, true, &res);
+	if (!it || !old->linked) {
+		if (it)
+			kv_item_put(it);
+		kv_item_put(old);
 		res = KV_NO_MEMORY;
 		goto out_unlock;
 	}
+	kv_item_put(old);
 	memset(kv_item_value(it), ' ', it->nbytes);
 	memcpy(kv_item_value(it), buf, len);
 	memcpy(kv_item_value(it) + it->nbytes, "\r\n", 2);
@@ -659,15 +752,7 @@ void kv_store_stats(struct kv_store *st, struct kv_stats *out)
 
 size_t kv_store_bytes(struct kv_store *st)
 {
-	size_t used = 0;
-	unsigned int i;
-
-	for (i = 0; i < st->nstripes; i++) {
-		pthread_mutex_lock(&st->stripes[i].lock);
-		used += st->stripes[i].used;
-		pthread_mutex_unlock(&st->stripes[i].lock);
-	}
-	return used;
+	return __atomic_load_n(&st->used, __ATOMIC_RELAXED);
 }
 
 const char *kv_store_check(struct kv_store *st)
@@ -705,13 +790,16 @@ const char *kv_store_check(struct kv_store *st)
 		if (!err && (lru != sp->count || chained != sp->count))
 			err = "count does not match the items";
 		if (!err && used != sp->used)
-			err = "charged bytes do not match the items";
-		if (!err && sp->used > sp->limit)
-			err = "stripe over its limit";
+			err = "linked bytes do not match the items";
 		total += sp->used;
 		pthread_mutex_unlock(&sp->lock);
 	}
-	if (!err && total > st->limit)
+	/* exact only when no other thread runs (tests, fuzzer) */
+	if (!err && total != __atomic_load_n(&st->linked, __ATOMIC_RELAXED))
+		err = "the store's linked bytes do not match the stripes'";
+	if (!err && __atomic_load_n(&st->used, __ATOMIC_RELAXED) < total)
+		err = "less charged than linked";
+	if (!err && __atomic_load_n(&st->used, __ATOMIC_RELAXED) > st->limit)
 		err = "store over its limit";
 	return err;
 }

@@ -8,6 +8,14 @@
  * kv_store_store(), which takes the caller's reference.  kv_store_get()
  * returns a referenced item that stays valid until kv_item_put(), even if
  * another thread replaces or evicts it meanwhile.
+ *
+ * Memory, as memcached counts it: an item is charged against the limit
+ * from kv_item_alloc() to its last kv_item_put(), linked or not, so a
+ * value being received and a value being sent after its key was replaced
+ * count too.  kv_item_alloc() evicts to make room; when what is charged
+ * cannot be evicted (values being received, unlinked items still read) it
+ * fails with KV_NO_MEMORY.  The store's items never take more than the
+ * limit.
  */
 #ifndef KV_STORE_H
 #define KV_STORE_H
@@ -18,7 +26,14 @@
 #include <stdint.h>
 
 #define KV_KEY_MAX		250
-#define KV_VALUE_MAX		(1024 * 1024)		/* bytes of one value */
+#define KV_ITEM_SIZE_MAX	(1024 * 1024)		/* memcached's -I default */
+/*
+ * memcached counts its item header (48 bytes), the cas (8), the key's NUL
+ * and the value's "\r\n" against -I: with a 3-byte key the largest value
+ * is 1048514 bytes (found by experiment on 1.6.18).
+ */
+#define KV_ITEM_OVERHEAD_MC	(48 + 8 + 1 + 2)
+#define KV_VALUE_MAX		(KV_ITEM_SIZE_MAX - KV_ITEM_OVERHEAD_MC - 1)	/* 1-byte key */
 #define KV_REL_EXPTIME_MAX	(60 * 60 * 24 * 30)	/* larger: absolute time */
 #define KV_VERSION		"1.6.18"		/* the reference we follow */
 
@@ -33,6 +48,7 @@ typedef int64_t (*kv_time_fn)(void);
 
 /**
  * struct kv_item - one key and its value
+ * @st: the store it is charged to
  * @hnext: next item in the hash chain (stripe lock)
  * @lprev: LRU neighbour towards the head (stripe lock)
  * @lnext: LRU neighbour towards the tail (stripe lock)
@@ -48,6 +64,7 @@ typedef int64_t (*kv_time_fn)(void);
  * @data: the key, then the value followed by "\r\n"
  */
 struct kv_item {
+	struct kv_store	*st;
 	struct kv_item	*hnext;
 	struct kv_item	*lprev;
 	struct kv_item	*lnext;
@@ -80,6 +97,12 @@ static inline size_t kv_item_size(size_t nkey, size_t nbytes)
 	return sizeof(struct kv_item) + nkey + nbytes + 2;
 }
 
+/* memcached's "object too large for cache": over -I with its own header. */
+static inline bool kv_item_too_large(size_t nkey, size_t nbytes)
+{
+	return nkey + nbytes + KV_ITEM_OVERHEAD_MC > KV_ITEM_SIZE_MAX;
+}
+
 enum kv_result {
 	KV_STORED,
 	KV_NOT_STORED,
@@ -89,7 +112,8 @@ enum kv_result {
 	KV_TOUCHED,
 	KV_OK,			/* incr/decr: *result is the new value */
 	KV_NON_NUMERIC,		/* incr/decr on a value that is not a number */
-	KV_NO_MEMORY,		/* larger than a stripe's share of the limit */
+	KV_NO_MEMORY,		/* what is charged cannot be evicted to make room */
+	KV_TOO_LARGE,		/* kv_item_too_large() */
 };
 
 enum kv_store_op {
@@ -182,6 +206,8 @@ struct kv_store {
 	unsigned int		nstripes;	/* power of two */
 	unsigned int		stripe_shift;
 	size_t			limit;
+	size_t			used;		/* atomic: charged by live items */
+	size_t			linked;		/* atomic: charged by linked items */
 	struct kv_stripe	*stripes;
 	unsigned long		id;		/* for the per-thread stats cache */
 	pthread_mutex_t		reg_lock;	/* guards tstats */
@@ -195,17 +221,20 @@ void kv_store_destroy(struct kv_store *st);
 int64_t kv_store_exptime(const struct kv_store *st, int64_t exptime);
 
 /*
- * A new item with a reference for the caller, value uninitialized; NULL
- * if @nbytes > KV_VALUE_MAX, @nkey > KV_KEY_MAX or malloc fails.
+ * A new item charged to @st, with a reference for the caller, value
+ * uninitialized.  NULL, *@res saying why, if it is too large (KV_TOO_LARGE,
+ * also for @nkey > KV_KEY_MAX) or no room can be made (KV_NO_MEMORY, also
+ * when malloc fails).  Evicts as needed; call it with no stripe locked.
  */
-struct kv_item *kv_item_alloc(const char *key, size_t nkey, uint32_t flags, int64_t exp,
-			      size_t nbytes);
+struct kv_item *kv_item_alloc(struct kv_store *st, const char *key, size_t nkey,
+			      uint32_t flags, int64_t exp, size_t nbytes, enum kv_result *res);
 void kv_item_put(struct kv_item *it);
 
 /*
  * Store @it (takes the caller's reference whatever the result).  @cas is
  * the client's cas unique for KV_CAS.  APPEND/PREPEND keep the old item's
- * flags and expiry.
+ * flags and expiry, and answer KV_NOT_STORED when the result would be too
+ * large or cannot be charged, as memcached does.
  */
 enum kv_result kv_store_store(struct kv_store *st, struct kv_item *it, enum kv_store_op op,
 			      uint64_t cas);
@@ -233,13 +262,14 @@ struct kv_tstats *kv_store_tstats(struct kv_store *st);
 
 void kv_store_stats(struct kv_store *st, struct kv_stats *out);
 
-/* Bytes currently charged against the limit (fuzzer, tests). */
+/* Bytes charged against the limit now: linked, being received, being read. */
 size_t kv_store_bytes(struct kv_store *st);
 
 /*
  * Walk every stripe and check its invariants: LRU list and hash chains
- * hold the same items, the counts and charged bytes match, the total is
- * within the limit.  NULL if all hold, else what broke (tests, fuzzer).
+ * hold the same items, the counts and linked bytes match, the charged
+ * total is within the limit.  NULL if all hold, else what broke (tests,
+ * fuzzer; with no other thread using the store).
  */
 const char *kv_store_check(struct kv_store *st);
 

@@ -12,7 +12,18 @@ Starts each BINARY (kv-epoll's options) on a free port and checks:
   "ERROR Too many open connections";
 - 16 concurrent clients doing read-modify-write with incr and cas get
   consistent totals;
-- 1 MiB values go through whole.
+- the largest value memcached takes goes through whole;
+- --help prints the usage with every option's default, status 0;
+- a binary-protocol request is answered "ERROR" and closed;
+- a second server on the port is refused with EADDRINUSE, as memcached
+  is (no SO_REUSEPORT splitting the connections between two stores);
+- kv-ixev (given as a BINARY too) says what is missing without ixmod;
+- replies reference large values: 200 connections each half-way through
+  a 1 MB set, and 50 that ask for a 1 MB value 30 times and never read,
+  keep RSS within -m plus the per-connection allowance --help states;
+- under -m 64 the server keeps at least 90% of the items Debian's
+  memcached keeps for sequential keys of 1 MB values and prefixed keys of
+  100 KiB values (issue 35: the stripe hash ignored the keys' last bytes).
 """
 import os
 import socket
@@ -117,6 +128,26 @@ def t_stall(proc, port):
     return ok, "two stalled half commands: %.2f s CPU in 1 s; then completed" % used
 
 
+def t_binary(proc, port):
+    """A binary-protocol get: an error and the close, not a client waiting
+    for a reply (memcached -B ascii waits for a newline that never comes)."""
+    s = conn(port)
+    s.settimeout(3)
+    s.sendall(bytes([0x80, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 3]) + bytes(12) + b"foo")
+    got = b""
+    try:
+        while True:
+            d = s.recv(100)
+            if not d:
+                got += b"<EOF>"
+                break
+            got += d
+    except socket.timeout:
+        got += b"<TIMEOUT>"
+    s.close()
+    return got == b"ERROR\r\n<EOF>", "a binary-protocol get is answered %r" % got
+
+
 def t_maxconns(path):
     proc, port = start(path, "-c", "2")
     try:
@@ -177,13 +208,188 @@ def t_concurrent(proc, port):
 
 
 def t_big(proc, port):
-    value = os.urandom(1048576)
+    value = os.urandom(1048514)     # memcached's largest under a 3-byte key
     s = conn(port)
     r1 = request(s, b"set big 0 0 %d\r\n%s\r\n" % (len(value), value))
     r2 = request(s, b"get big\r\n", b"END\r\n")
     s.close()
-    ok = r1 == b"STORED\r\n" and r2 == b"VALUE big 0 1048576\r\n" + value + b"\r\nEND\r\n"
-    return ok, "a 1 MiB value stored and read back whole"
+    ok = r1 == b"STORED\r\n" and r2 == b"VALUE big 0 1048514\r\n" + value + b"\r\nEND\r\n"
+    return ok, "the largest value memcached takes (1048514 bytes) stored and read back whole"
+
+
+def start_memcached(*extra):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    argv = ["/usr/bin/memcached", "-p", str(port), "-U", "0", "-l", "127.0.0.1", "-t", "2",
+            *extra]
+    if os.geteuid() == 0:
+        argv += ["-u", "root"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return proc, port
+
+
+def retained(port, keys, size):
+    """Set every key to a @size-byte value in order, then count the hits."""
+    s = conn(port)
+    value = b"v" * size
+    for k in keys:
+        r = request(s, b"set %s 0 0 %d\r\n%s\r\n" % (k, size, value))
+        if r != b"STORED\r\n":
+            raise RuntimeError("set %r: %r" % (k, r[:60]))
+    hits = 0
+    for k in keys:
+        hits += request(s, b"get %s\r\n" % k, b"END\r\n").startswith(b"VALUE")
+    s.close()
+    return hits
+
+
+# The keys of the report (issue 35): sequential, and one prefix.
+RETAIN = [("r1000000_N", [b"r1000000_%d" % i for i in range(134)], 1000000),
+          ("r1000000_N", [b"r1000000_%d" % i for i in range(134)], 1048000),
+          ("session:N", [b"session:%d" % i for i in range(1000)], 102400)]
+
+
+def t_retention(path):
+    res = []
+    for name, keys, size in RETAIN:    # fresh servers: memcached's slabs stay assigned
+        proc, port = start(path, "-m", "64")
+        ref, rport = start_memcached("-m", "64")
+        try:
+            res.append((name, size, retained(port, keys, size), retained(rport, keys, size)))
+        finally:
+            for p in (proc, ref):
+                p.kill()
+                p.wait()
+    ok = all(got >= 0.9 * want for _, _, got, want in res)
+    return ok, "-m 64 retains at least 90%% of what memcached does: %s" % ", ".join(
+        "%s x %d B: %d (memcached %d)" % r for r in res)
+
+
+def vmrss(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for ln in f:
+            if ln.startswith("VmRSS:"):
+                return int(ln.split()[1]) << 10
+    return 0
+
+
+def allowance(path):
+    """What one connection may hold beside the items, as --help documents it
+    (frontend.h, KV_CONN_ALLOWANCE)."""
+    out = subprocess.run([path, "--help"], capture_output=True, timeout=10).stdout.decode()
+    return int(out.split("plus ")[1].split(" KiB per connection")[0]) << 10
+
+
+def t_stalled_sets(path):
+    """200 connections each half-way through a 1 MB set: RSS within -m 64
+    plus 200 connection allowances (memcached's rule: the value is read
+    into an item charged to the cache, refused with "SERVER_ERROR out of
+    memory storing object" when nothing can be evicted)."""
+    n, size = 200, 1000000
+    proc, port = start(path, "-m", "64", "-c", "1024")
+    socks = []
+    try:
+        base = vmrss(proc.pid)
+        for i in range(n):
+            s = conn(port)
+            s.sendall(b"set stall%d 0 0 %d\r\n" % (i, size) + b"s" * (size // 2))
+            socks.append(s)
+        time.sleep(1.0)
+        peak = vmrss(proc.pid)
+        refused = 0
+        for s in socks:
+            s.setblocking(False)
+            try:
+                refused += s.recv(100).startswith(b"SERVER_ERROR out of memory")
+            except BlockingIOError:
+                pass
+    finally:
+        for s in socks:
+            s.close()
+        proc.kill()
+        proc.wait()
+    bound = base + (64 << 20) + n * allowance(path)
+    return peak <= bound, "%d stalled 1 MB sets under -m 64: RSS %d MiB (bound %d MiB: start " \
+        "%d MiB + 64 MiB + %d x %d KiB), %d refused" % (
+            n, peak >> 20, bound >> 20, base >> 20, n, allowance(path) >> 10, refused)
+
+
+def t_unread_gets(path):
+    """Clients that ask for one 1 MB value many times over and never read:
+    the replies reference the item (memcached's rule), they are not copied
+    per key, so RSS stays within -m plus the connection allowances."""
+    n, size = 50, 1000000
+    proc, port = start(path, "-m", "64")
+    socks = []
+    try:
+        s = conn(port)
+        request(s, b"set big 0 0 %d\r\n%s\r\n" % (size, b"b" * size))
+        s.close()
+        base = vmrss(proc.pid)
+        for _ in range(n):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"get" + b" big" * 30 + b"\r\n")
+            socks.append(s)
+        time.sleep(1.0)
+        peak = vmrss(proc.pid)
+    finally:
+        for s in socks:
+            s.close()
+        proc.kill()
+        proc.wait()
+    bound = base + n * allowance(path)
+    return peak <= bound, "%d clients never reading \"get big x 30\" (1 MB): RSS grew %d KiB " \
+        "(bound %d x %d KiB)" % (n, (peak - base) >> 10, n, allowance(path) >> 10)
+
+
+def t_help(path):
+    r = subprocess.run([path, "--help"], capture_output=True, timeout=10)
+    out = r.stdout.decode()
+    opts = {}                   # an option's lines, continuations included
+    for ln in out.splitlines():
+        if ln.startswith("  -"):
+            opt = ln.split()[0]
+            opts[opt] = ln
+        elif ln.startswith("    ") and opts:
+            opts[opt] += ln
+    nodef = [o for o, text in opts.items() if "default" not in text and o != "-C"]
+    ok = r.returncode == 0 and out.startswith("usage: ") and len(opts) >= 4 and not nodef
+    return ok, "--help: status %d, %d options, without a default: %s" % (
+        r.returncode, len(opts), nodef or "none")
+
+
+def t_second(path):
+    proc, port = start(path)
+    try:
+        r = subprocess.run([path, "-p", str(port), "-t", "2", "-l", "127.0.0.1"],
+                           capture_output=True, timeout=5)
+        err = r.stderr.decode().strip()
+    except subprocess.TimeoutExpired:
+        r, err = None, "the second server started"
+    finally:
+        proc.kill()
+        proc.wait()
+    ok = r is not None and r.returncode != 0 and "Address already in use" in err
+    return ok, "a second server on port %d is refused: %s" % (port, err)
+
+
+def t_nomodule(path):
+    if os.path.exists("/dev/ixmod"):
+        return True, "# SKIP ixmod is loaded here"
+    r = subprocess.run([path, "-p", "11211"], capture_output=True, timeout=10)
+    err = r.stderr.decode().strip()
+    ok = r.returncode != 0 and "no /dev/ixmod: is the module loaded?" in err
+    return ok, "without ixmod: status %d, %r" % (r.returncode, err)
 
 
 def main():
@@ -191,9 +397,20 @@ def main():
     for path in sys.argv[1:]:
         name = os.path.basename(path)
         results = []
+        if name == "kv-ixev":       # no ixmod on the host: what it says
+            for t in (t_help, t_nomodule):
+                try:
+                    results.append(t(path))
+                except Exception as e:
+                    results.append((False, "%s: %r" % (t.__name__, e)))
+            for ok, msg in results:
+                n += 1
+                failed += not ok
+                print("%sok %d - %s: %s" % ("" if ok else "not ", n, name, msg))
+            continue
         proc, port = start(path)
         try:
-            for t in (t_flood, t_stall, t_concurrent, t_big):
+            for t in (t_flood, t_stall, t_concurrent, t_big, t_binary):
                 try:
                     results.append(t(proc, port))
                 except Exception as e:  # a hang or a reset fails the test
@@ -201,10 +418,12 @@ def main():
         finally:
             proc.kill()
             proc.wait()
-        try:
-            results.append(t_maxconns(path))
-        except Exception as e:
-            results.append((False, "t_maxconns: %r" % e))
+        for t in (t_maxconns, t_help, t_second, t_retention, t_stalled_sets,
+                  t_unread_gets):
+            try:
+                results.append(t(path))
+            except Exception as e:
+                results.append((False, "%s: %r" % (t.__name__, e)))
         for ok, msg in results:
             n += 1
             failed += not ok

@@ -54,6 +54,9 @@ collect() {
 
 # Start server $1 on a free port; sets $port and appends its pid to $pids.
 start() {
+	# emptied here first: the child's redirection may come after the read
+	# below, which would then find the previous server's port
+	: > "$TMP/ready"
 	"$1" -p 0 -t 2 -l 127.0.0.1 > "$TMP/ready" 2>&1 &
 	pid=$!
 	pids="$pids $pid"
@@ -106,7 +109,7 @@ for prog in kv-epoll kv-uring; do
 done
 
 echo "# frontend"
-timeout 100 $PY tests/frontend.py ./kv-epoll ./kv-uring > "$TMP/out" 2>&1
+timeout 150 "$PY" tests/frontend.py ./kv-epoll ./kv-uring ./kv-ixev > "$TMP/out" 2>&1
 collect "$TMP/out" frontend $?
 
 echo "1..$n"

@@ -232,7 +232,11 @@ static void t_lru(void)
 		snprintf(cmd, sizeof(cmd), "set k%d 0 0 100\r\n%s\r\n", i, val);
 		EXPECT(&r, cmd, "STORED\r\n");
 	}
-	/* k0 becomes the most recent by a get, k1 by a set */
+	/*
+	 * k0 becomes the most recent by a get, k1 by a set.  As in memcached
+	 * the new k1 is charged before the old one goes: the old one, at the
+	 * tail, is evicted to make room (evictions 1).
+	 */
 	feed(&r, "get k0\r\n");
 	snprintf(cmd, sizeof(cmd), "set k1 0 0 100\r\n%s\r\n", val);
 	EXPECT(&r, cmd, "STORED\r\n");
@@ -241,7 +245,7 @@ static void t_lru(void)
 	EXPECT(&r, "get k2\r\n", "END\r\n");
 	CHECK(strstr(feed(&r, "get k0 k1 k3\r\n"), "k3"), "k3 was evicted");
 	kv_store_stats(r.st, &stats);
-	CHECK(stats.evictions == 1, "evictions %llu", (unsigned long long)stats.evictions);
+	CHECK(stats.evictions == 2, "evictions %llu", (unsigned long long)stats.evictions);
 	CHECK(stats.curr_items == 10, "items %llu", (unsigned long long)stats.curr_items);
 	/* an item of three slots' size evicts the three oldest: k4 k5 k6 */
 	snprintf(cmd, sizeof(cmd), "set kB 0 0 %zu\r\n", 2 * isz + 100);
@@ -258,22 +262,20 @@ static void t_lru(void)
 	EXPECT(&r, "get k4 k5 k6\r\n", "END\r\n");
 	CHECK(strstr(feed(&r, "get k7\r\n"), "VALUE k7"), "k7 stays");
 	kv_store_stats(r.st, &stats);
-	CHECK(stats.evictions == 4, "evictions %llu", (unsigned long long)stats.evictions);
+	CHECK(stats.evictions == 5, "evictions %llu", (unsigned long long)stats.evictions);
 	CHECK(kv_store_bytes(r.st) <= 10 * isz + isz / 2, "over the limit");
 	CHECK(!kv_store_check(r.st), "store: %s", kv_store_check(r.st));
-	/* larger than the whole limit: refused, nothing evicted */
+	/* larger than the whole limit: refused at the command line, nothing evicted */
 	rig_fini(&r);
 	rig_init(&r, 4096);
 	EXPECT(&r, "set s 0 0 1\r\na\r\n", "STORED\r\n");
-	snprintf(cmd, sizeof(cmd), "set k 0 0 5000\r\n");
-	feed(&r, cmd);
+	EXPECT(&r, "set k 0 0 5000\r\n", "SERVER_ERROR out of memory storing object\r\n");
 	{
 		char big[5002];
 
 		memset(big, 'x', 5000);
 		memcpy(big + 5000, "\r\n", 2);
-		CHECK(!strcmp(feedn(&r, big, sizeof(big)),
-			      "SERVER_ERROR out of memory storing object\r\n"), "got %s", r.f.buf);
+		CHECK(!strcmp(feedn(&r, big, sizeof(big)), ""), "swallowed: %s", r.f.buf);
 	}
 	EXPECT(&r, "get s\r\n", "VALUE s 0 1\r\na\r\nEND\r\n");
 	rig_fini(&r);
@@ -513,29 +515,46 @@ static void t_errors(void)
 	rig_fini(&r);
 }
 
-/* 1 MiB values pass; a 2048-byte line passes; a longer one closes. */
+/*
+ * memcached's largest value under a 3-byte key, 1048514 bytes, passes and
+ * one byte more is too large; a line of KV_LINE_MAX bytes passes; a longer
+ * one closes.
+ */
 static void t_limits(void)
 {
-	size_t n = KV_VALUE_MAX + 2;
+	size_t n = 1048514 + 2;
 	char *blob = xmalloc(n + 100);
 	struct rig r;
 
 	rig_init(&r, 64 << 20);
-	EXPECT(&r, "set big 0 0 1048576\r\n", "");
+	memset(blob, 'y', n + 100);
+	EXPECT(&r, "set big 0 0 1048515\r\n", "SERVER_ERROR object too large for cache\r\n");
+	memcpy(blob + 1048515, "\r\n", 2);
+	CHECK(!strcmp(feedn(&r, blob, 1048517), ""), "swallowed: %s", r.f.buf);
+	EXPECT(&r, "set big 0 0 1048576\r\n", "SERVER_ERROR object too large for cache\r\n");
+	memcpy(blob + 1048576, "\r\n", 2);
+	CHECK(!strcmp(feedn(&r, blob, 1048578), ""), "swallowed: %s", r.f.buf);
+	EXPECT(&r, "set big 0 0 1048514\r\n", "");
 	memset(blob, 'y', n);
 	memcpy(blob + n - 2, "\r\n", 2);
-	CHECK(!strcmp(feedn(&r, blob, n), "STORED\r\n"), "1 MiB: %s", r.f.buf);
+	CHECK(!strcmp(feedn(&r, blob, n), "STORED\r\n"), "1048514: %s", r.f.buf);
 	feed(&r, "get big\r\n");
 	CHECK(r.f.len == 21 + n + 5, "get big: %zu bytes", r.f.len);
-	memset(blob, 'a', 2047);
-	memcpy(blob + 2047, "\r\n", 2);
-	CHECK(!strcmp(feedn(&r, blob, 2049), "ERROR\r\n"), "2048: %s", r.f.buf);
-	/* 3000 bytes with no end, in pieces: closed, having kept <= 2 KiB */
+	memset(blob, 'a', KV_LINE_MAX - 1);
+	memcpy(blob + KV_LINE_MAX - 1, "\r\n", 2);
+	CHECK(!strcmp(feedn(&r, blob, KV_LINE_MAX + 1), "ERROR\r\n"), "max: %s", r.f.buf);
+	/* in pieces, the same */
 	feedn(&r, blob, 1500);
-	CHECK(!kv_session_closing(&r.s) && r.s.line_cap <= 4096, "cap %zu", r.s.line_cap);
+	CHECK(!strcmp(feedn(&r, blob + 1500, KV_LINE_MAX + 1 - 1500), "ERROR\r\n"), "cut: %s",
+	      r.f.buf);
+	/* KV_LINE_MAX + 1000 bytes with no end, in pieces: closed, having kept one line */
+	memset(blob, 'a', KV_LINE_MAX + 1000);
+	feedn(&r, blob, KV_LINE_MAX - 500);
+	CHECK(!kv_session_closing(&r.s) && r.s.line_cap <= 2 * KV_LINE_MAX, "cap %zu",
+	      r.s.line_cap);
 	fout_reset(&r.f);
 	kv_session_input(&r.s, blob, 1500, &r.f.out);
-	CHECK(kv_session_closing(&r.s), "a 3000-byte line did not close");
+	CHECK(kv_session_closing(&r.s), "a line over KV_LINE_MAX did not close");
 	CHECK(kv_session_input(&r.s, "get k\r\n", 7, &r.f.out) == 0, "input after close");
 	rig_fini(&r);
 	/* a get line may be long: 10 keys of 250 bytes */
@@ -554,6 +573,94 @@ static void t_limits(void)
 	EXPECT(&r, "get k", "");
 	rig_fini(&r);
 	free(blob);
+}
+
+/*
+ * Long lines as memcached 1.6.18 answers them when they arrive in one
+ * read: a 100-key gat of 30-byte keys (about 3 KB), a get of 3 KB with a
+ * 251-byte key (the error alone), a NUL in a get line longer than
+ * KV_LINE_MAX (the keys before it, then END); and a binary-protocol
+ * request (ERROR, then the close).
+ */
+static void t_long_lines(void)
+{
+	char *line = xmalloc(KV_LINE_MAX + 4096), *p;
+	const char *got;
+	struct rig r;
+	int i, values;
+
+	rig_init(&r, 64 << 20);
+	EXPECT(&r, "set k0123456789012345678901234567 0 0 1\r\na\r\n", "STORED\r\n");
+	p = line + sprintf(line, "gat 0");
+	for (i = 0; i < 100; i++)
+		p += sprintf(p, " k0123456789012345678901234567");
+	memcpy(p, "\r\n", 3);
+	got = feed(&r, line);
+	for (values = 0; (got = strstr(got, "VALUE ")); got++)
+		values++;
+	CHECK(values == 100 && strstr(r.f.buf, "END\r\n"), "gat: %d values", values);
+	CHECK(!kv_session_closing(&r.s), "closed");
+	/* a 251-byte key in a 3 KB get: the error alone */
+	p = line + sprintf(line, "get");
+	for (i = 0; i < 90; i++)
+		p += sprintf(p, " k0123456789012345678901234567");
+	p += sprintf(p, " %0251d\r\n", 0);
+	EXPECT(&r, line, "CLIENT_ERROR bad command line format\r\n");
+	/* a NUL in a get line over KV_LINE_MAX ends its keys */
+	p = line + sprintf(line, "get");
+	while (p - line < KV_LINE_MAX + 100)
+		p += sprintf(p, " k0123456789012345678901234567");
+	values = (p - line - 3) / 30;
+	memcpy(p, " \0 k0123456789012345678901234567 x\r\nversion\r\n", 46);
+	got = feedn(&r, line, p - line + 46);
+	for (i = 0; (got = strstr(got, "VALUE ")); got++)
+		i++;
+	CHECK(i == values && strstr(r.f.buf, "END\r\nVERSION "), "NUL: %d values of %d", i,
+	      values);
+	rig_fini(&r);
+	/* binary protocol: a get for "foo" */
+	rig_init(&r, 1 << 20);
+	CHECK(!strcmp(feedn(&r, "\x80\x00\x00\x03\0\0\0\0\0\0\0\x03\0\0\0\0\0\0\0\0\0\0\0\0foo",
+			    27), "ERROR\r\n") && kv_session_closing(&r.s), "binary: %s", r.f.buf);
+	rig_fini(&r);
+	free(line);
+}
+
+/*
+ * memcached's memory rule: values being received and items still read
+ * after they left the table are charged; the total never passes the limit.
+ */
+static void t_charged(void)
+{
+	const size_t limit = 8 << 20, size = 1000000;
+	struct kv_session s[20];
+	struct kv_item *held;
+	enum kv_result res;
+	struct rig r;
+	int i, refused = 0;
+
+	rig_init(&r, limit);
+	for (i = 0; i < 20; i++) {
+		kv_session_init(&s[i], r.st);
+		fout_reset(&r.f);
+		kv_session_input(&s[i], "set k 0 0 1000000\r\nabc", 23, &r.f.out);
+		refused += !strcmp(r.f.buf, "SERVER_ERROR out of memory storing object\r\n");
+		CHECK(kv_store_bytes(r.st) <= limit, "%d: %zu charged", i, kv_store_bytes(r.st));
+	}
+	CHECK(refused == 20 - (int)(limit / kv_item_size(1, size)), "refused %d", refused);
+	for (i = 0; i < 20; i++)
+		kv_session_fini(&s[i]);
+	CHECK(kv_store_bytes(r.st) == 0, "%zu charged after the sessions", kv_store_bytes(r.st));
+	/* an item read while it is replaced stays charged until put */
+	held = kv_item_alloc(r.st, "h", 1, 0, 0, size, &res);
+	CHECK(held && kv_store_store(r.st, held, KV_SET, 0) == KV_STORED, "store h");
+	held = kv_store_get(r.st, "h", 1, false, 0);
+	EXPECT(&r, "delete h\r\n", "DELETED\r\n");
+	CHECK(kv_store_bytes(r.st) == kv_item_size(1, size), "%zu", kv_store_bytes(r.st));
+	kv_item_put(held);
+	CHECK(kv_store_bytes(r.st) == 0, "%zu", kv_store_bytes(r.st));
+	CHECK(!kv_store_check(r.st), "store: %s", kv_store_check(r.st));
+	rig_fini(&r);
 }
 
 /* A get line too long to hold is answered key by key, in bounded memory. */
@@ -604,7 +711,7 @@ static void t_long_get(void)
 	*w = 0;
 	CHECK(!strcmp(r.f.buf, want), "answer differs (%zu vs %zu bytes)", strlen(r.f.buf),
 	      strlen(want));
-	CHECK(r.s.line_cap <= 4096, "line buffer grew to %zu", r.s.line_cap);
+	CHECK(r.s.line_cap <= 2 * KV_LINE_MAX, "line buffer grew to %zu", r.s.line_cap);
 	/* the same line in 1000-byte reads under backpressure */
 	fout_reset(&r.f);
 	for (used = 0; used < n;) {
@@ -616,17 +723,20 @@ static void t_long_get(void)
 			kv_session_input(&r.s, NULL, 0, &r.f.out);
 	}
 	CHECK(strstr(r.f.buf, "END\r\n") == r.f.buf + r.f.len - 5, "no END at the end");
-	/* a key too long: the keys before are answered, then the error */
+	/*
+	 * a key too long past KV_LINE_MAX: the keys before are answered, then
+	 * the error (memcached, holding the whole line, answers the error only)
+	 */
 	n = sprintf(line, "get key0000 %0300d key0007\r\nget key0007\r\n", 0);
 	memset(line + n, 0, 1);
-	memmove(line + 2500, line + 12, n - 12 + 1);
-	memset(line + 12, 'x', 2488);
+	memmove(line + KV_LINE_MAX + 500, line + 12, n - 12 + 1);
+	memset(line + 12, 'x', KV_LINE_MAX + 488);
 	EXPECT(&r, line, "VALUE key0000 0 4\r\n0000\r\n"
 	       "CLIENT_ERROR bad command line format\r\nVALUE key0007 7 4\r\n0007\r\nEND\r\n");
 	/* not a get: closed */
-	memset(line, 'x', 3000);
+	memset(line, 'x', KV_LINE_MAX + 1000);
 	memcpy(line, "gat 0 ", 6);
-	feedn(&r, line, 3000);
+	feedn(&r, line, KV_LINE_MAX + 1000);
 	CHECK(kv_session_closing(&r.s), "a long gat line did not close");
 	rig_fini(&r);
 	free(line);
@@ -683,7 +793,7 @@ static void t_split(void)
 static void t_backpressure(void)
 {
 	static const char keys[] = "get v0 v1 v2 v3 v4 v5 v6 v7\r\nget v1\r\nget v2\r\n";
-	size_t vlen = 100 * 1024, n = vlen + 2, used, off;
+	size_t vlen = KV_OUT_HIGH * 2 / 5, n = vlen + 2, used, off;
 	char *val = xmalloc(n), cmd[64], *want;
 	struct rig r;
 	int i;
@@ -702,7 +812,7 @@ static void t_backpressure(void)
 	want = xmalloc(r.f.len + 1);
 	memcpy(want, r.f.buf, r.f.len + 1);
 
-	/* hold: the multi-get stops after the key that crossed 256 KiB */
+	/* hold: the multi-get stops after the key that crossed KV_OUT_HIGH */
 	fout_reset(&r.f);
 	r.f.hold = true;
 	used = kv_session_input(&r.s, keys, sizeof(keys) - 1, &r.f.out);
@@ -918,9 +1028,11 @@ int main(int argc, char **argv)
 	test("touch, gat, gats", t_touch);
 	test("noreply: no bytes, the effect happens", t_noreply);
 	test("every error reply, as memcached 1.6.18", t_errors);
-	test("limits: 1 MiB value, 2048-byte line, long get, stalled command", t_limits);
+	test("limits: largest value, longest line, long get, stalled command", t_limits);
 	test("a get line too long to hold: key by key, bounded, under backpressure",
 	     t_long_get);
+	test("values being received and items being read are charged", t_charged);
+	test("long lines, a NUL in a long get, the binary protocol, as memcached", t_long_lines);
 	test("a script cut at every byte answers as whole", t_split);
 	test("backpressure stops and resumes exactly, mid multi-get too", t_backpressure);
 	test("a million pipelined gets", t_million);

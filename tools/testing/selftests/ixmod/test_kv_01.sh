@@ -7,8 +7,12 @@
 # and pymemcache driving random operations against kv-ixev and, in the
 # same run, against Debian's memcached (started in the peer namespace)
 # with identical answers required, then malformed requests on raw
-# sockets (diff_memcached.py).  Afterwards no connection is left, no
-# receive buffer is held, and the kernel logged no error.
+# sockets (diff_memcached.py).  Then 100 clients that never read their
+# 1 MB replies must stall only themselves: each connection has its share
+# of ixev's transmit arena (slow_readers.py; issue 35).  Last, -n 2
+# refuses a third connection as memcached's -c does.  Afterwards no
+# connection is left, no receive buffer is held, and the kernel logged no
+# error.
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
@@ -16,7 +20,7 @@
 KV=$_here/../../../../libixu/examples/kv
 LOG=$(mktemp)
 trap 'rm -f "$LOG"; [ -n "${mcd:-}" ] && kill "$mcd" 2>/dev/null' EXIT
-NTESTS=7
+NTESTS=10
 REF_PORT=11311
 
 kv_ready() {
@@ -54,9 +58,20 @@ check "pymemcache: 3000 random operations and malformed requests answer as memca
 kill "$mcd" 2>/dev/null
 wait "$mcd" 2>/dev/null
 mcd=
+check "100 clients never reading 1 MB replies stall only themselves (the arena share)" \
+	peer timeout 120 "$PY" "$KV/tests/slow_readers.py" $DUT_IP:11211
 kill -INT "$kv" 2>/dev/null
 wait "$kv"
 check "kv-ixev stops cleanly on SIGINT (status $?)" test "$?" -eq 0
+sed 's/^/# /' "$LOG"
+
+"$KV/kv-ixev" -p 11211 -m 8 -n 2 > "$LOG" 2>&1 &
+kv=$!
+check "kv-ixev -n 2 listens again" kv_ready
+check "-n 2: a third connection is answered \"ERROR Too many open connections\"" \
+	peer timeout 60 "$PY" "$KV/tests/maxconns.py" $DUT_IP:11211 2
+kill -INT "$kv" 2>/dev/null
+wait "$kv"
 sed 's/^/# /' "$LOG"
 
 tcp_stats_dump
