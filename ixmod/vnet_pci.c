@@ -80,8 +80,9 @@
  * struct ixm_vnet_dev - the driver's state of one device (nic->priv)
  * @mdev: Linux's view of the modern PCI transport
  * @features: the features negotiated
- * @max_pairs: the queue pairs ixmod may use (struct ixm_vnet_layout)
- * @ctrl_vq: the control queue's index (struct ixm_vnet_layout)
+ * @dev_pairs: the device's queue pairs (struct ixm_vnet_layout)
+ * @max_pairs: the queue pairs ixmod may use: @dev_pairs, at most 16
+ * @ctrl_vq: the control queue's index, 2 * @dev_pairs (§5.1.2)
  * @rss: RSS is negotiated and can hash what ixmod needs
  * @steer_on: MQ without @rss: the queue pairs steer frames in software
  * @steer: that steering (nic/steer.c), its queues attached at queue_alloc
@@ -96,6 +97,7 @@
 struct ixm_vnet_dev {
 	struct virtio_pci_modern_device	mdev;
 	u64				features;
+	u16				dev_pairs;
 	u16				max_pairs;
 	u16				ctrl_vq;
 	bool				rss;
@@ -295,6 +297,7 @@ static int vnet_init(struct ixm_nic *nic)
 	struct ixm_vnet_dev *vd = vdev(nic);
 	struct ixm_vnet_layout l;
 	unsigned int i;
+	u16 mvp, nvq;
 	int err;
 
 	err = vnet_choose_features(nic, vp_modern_get_features(&vd->mdev));
@@ -305,7 +308,20 @@ static int vnet_init(struct ixm_nic *nic)
 
 	for (i = 0; i < ETH_ALEN; i++)
 		nic->mac[i] = ioread8(vnet_cfg(vd, mac) + i);
-	ixm_vnet_layout(&l, vd->features, ioread16(vnet_cfg(vd, max_virtqueue_pairs)));
+	mvp = ioread16(vnet_cfg(vd, max_virtqueue_pairs));
+	if (ixm_vnet_layout(&l, vd->features, mvp)) {
+		dev_err(nic->dev, "virtio-net: max_virtqueue_pairs %u is not 1-32768 (virtio 1.2, 5.1.4.1): a broken device\n",
+			mvp);
+		return -ENODEV;
+	}
+	/* §4.1.4.3: num_queues, and queue_select is 16 bits */
+	nvq = vp_modern_get_num_queues(&vd->mdev);
+	if (vnet_has(vd, VIRTIO_NET_F_CTRL_VQ) && l.ctrl_vq >= nvq) {
+		dev_err(nic->dev, "virtio-net: %u queue pairs and a control queue need %u virtqueues; the device has %u\n",
+			l.dev_pairs, l.ctrl_vq + 1, nvq);
+		return -ENODEV;
+	}
+	vd->dev_pairs = l.dev_pairs;
 	vd->max_pairs = l.pairs;
 	vd->ctrl_vq = l.ctrl_vq;
 	if (vnet_has(vd, VIRTIO_NET_F_RSS)) {
@@ -319,6 +335,9 @@ static int vnet_init(struct ixm_nic *nic)
 			dev_warn(nic->dev, "virtio-net: RSS too small for ixmod (key %u, table %u, hash types %#x; need 40, 128, %#x): not used\n",
 				 klen, tlen, types, IXM_VNET_HASH_TYPES);
 	}
+	/* RSS alone, too small for ixmod: no command sets the pairs */
+	if (!vd->rss && !vnet_has(vd, VIRTIO_NET_F_MQ))
+		vd->max_pairs = 1;
 	/*
 	 * Without RSS the device spreads flows its own way, not by the
 	 * Toeplitz hash that places each connection on its core: the cores
@@ -342,11 +361,11 @@ static int vnet_init(struct ixm_nic *nic)
 			return err;
 	}
 	if (vd->rss)
-		dev_info(nic->dev, "virtio-net: RSS: %u queue pairs, the device steers flows to their cores\n",
-			 nic->max_queues);
+		dev_info(nic->dev, "virtio-net: RSS: %u queue pairs (the device has %u), the device steers flows to their cores\n",
+			 nic->max_queues, vd->dev_pairs);
 	else if (vd->steer_on)
-		dev_info(nic->dev, "virtio-net: software steering: %u queue pairs, MQ without RSS; the cores hash each frame and copy other cores' frames to them\n",
-			 nic->max_queues);
+		dev_info(nic->dev, "virtio-net: software steering: %u queue pairs (the device has %u), MQ without RSS; the cores hash each frame and copy other cores' frames to them\n",
+			 nic->max_queues, vd->dev_pairs);
 	else
 		dev_info(nic->dev, "virtio-net: one queue pair (no MQ): one dataplane core\n");
 	dev_info(nic->dev, "virtio-net: features %#llx, checksums %s\n",

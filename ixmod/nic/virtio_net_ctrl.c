@@ -16,15 +16,28 @@
  * @features: the features negotiated (VIRTIO_NET_F_* bits)
  * @max_virtqueue_pairs: the device configuration's field of that name
  *
+ * The control queue follows every queue pair the device has (virtio 1.2
+ * §5.1.2: receiveq1, transmitq1, ... receiveqN, transmitqN, controlq),
+ * so its index comes from the device's count, never from the pairs
+ * ixmod uses: on a device with more pairs it would be a receive queue.
+ *
  * Context: any.
- * Return: 0.
+ * Return: 0, or -EINVAL if MQ or RSS is negotiated and
+ * @max_virtqueue_pairs is outside 1 to 0x8000 (§5.1.4.1: a broken device).
  */
 int ixm_vnet_layout(struct ixm_vnet_layout *l, u64 features, u16 max_virtqueue_pairs)
 {
-	l->pairs = 1;
-	if (features & BIT_ULL(VIRTIO_NET_F_MQ))
-		l->pairs = clamp_t(u16, max_virtqueue_pairs, 1, IXM_NIC_MAX_QUEUES);
-	l->ctrl_vq = 2 * l->pairs;
+	u16 n = 1;
+
+	if (features & (BIT_ULL(VIRTIO_NET_F_MQ) | BIT_ULL(VIRTIO_NET_F_RSS))) {
+		if (max_virtqueue_pairs < VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MIN ||
+		    max_virtqueue_pairs > VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MAX)
+			return -EINVAL;
+		n = max_virtqueue_pairs;
+	}
+	l->dev_pairs = n;
+	l->pairs = min_t(u16, n, IXM_NIC_MAX_QUEUES);
+	l->ctrl_vq = 2 * (u32)n;
 	return 0;
 }
 

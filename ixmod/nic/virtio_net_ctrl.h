@@ -49,12 +49,18 @@ struct ixm_vnet_ctrl_buf {
 
 /**
  * struct ixm_vnet_layout - where a virtio-net device has its virtqueues
- * @pairs: the queue pairs ixmod may use, at most IXM_NIC_MAX_QUEUES
- * @ctrl_vq: the control queue's index
+ * @dev_pairs: the device's queue pairs, N of virtio 1.2 §5.1.2:
+ *	max_virtqueue_pairs if MQ or RSS is negotiated, else 1
+ * @pairs: the queue pairs ixmod may use: @dev_pairs, at most
+ *	IXM_NIC_MAX_QUEUES (and a port uses one per core)
+ * @ctrl_vq: the control queue's index, 2N: after all the device's pairs,
+ *	not only those ixmod uses (32 bits: 2 * 0x8000 is past virtio-pci's
+ *	16-bit queue_select, which the PCI glue checks)
  */
 struct ixm_vnet_layout {
+	u16	dev_pairs;
 	u16	pairs;
-	u16	ctrl_vq;
+	u32	ctrl_vq;
 };
 
 /**

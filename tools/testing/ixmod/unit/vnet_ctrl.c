@@ -70,6 +70,33 @@ FIXTURE_VARIANT_ADD(ctrl, rss_4) {
 	.features = F_BASE | F_MQ | F_RSS, .max_pairs = 4, .cores = 2, .rss = true,
 };
 
+/* More pairs than ixmod uses: the control queue still follows all of them */
+FIXTURE_VARIANT_ADD(ctrl, mq_17) {
+	.features = F_BASE | F_MQ, .max_pairs = 17, .cores = 2,
+};
+
+FIXTURE_VARIANT_ADD(ctrl, mq_32) {
+	.features = F_BASE | F_MQ, .max_pairs = 32, .cores = 2,
+};
+
+FIXTURE_VARIANT_ADD(ctrl, mq_32_all_cores) {
+	.features = F_BASE | F_MQ, .max_pairs = 32, .cores = 16,
+};
+
+FIXTURE_VARIANT_ADD(ctrl, rss_32) {
+	.features = F_BASE | F_MQ | F_RSS, .max_pairs = 32, .cores = 2, .rss = true,
+};
+
+/* §5.1.2: N is max_virtqueue_pairs with RSS alone too */
+FIXTURE_VARIANT_ADD(ctrl, rss_only_32) {
+	.features = F_BASE | F_RSS, .max_pairs = 32, .cores = 2, .rss = true,
+};
+
+/* the most a virtio-pci device can have: queue_select is 16 bits */
+FIXTURE_VARIANT_ADD(ctrl, mq_0x7fff) {
+	.features = F_BASE | F_MQ, .max_pairs = 0x7fff, .cores = 2,
+};
+
 /* Allocate and lay out one virtqueue, and tell the model where it is. */
 static void *rig_vq(struct vnm_dev *dev, struct ixm_vq *vq, unsigned int qi, u16 size,
 		    u16 *priv)
@@ -179,6 +206,52 @@ TEST_F(ctrl, refused_commands)
 	EXPECT_EQ(0, self->dev->ctrl_ok);
 	EXPECT_EQ(1, self->dev->viol[VNM_V_CTRL_CMD]);
 	self->dev->viol[VNM_V_CTRL_CMD] = 0;	/* seen; the teardown checks the rest */
+}
+
+/*
+ * ixm_vnet_layout() on its own: the pairs ixmod may use and the control
+ * queue's index (virtio 1.2 §5.1.2), and the values §5.1.4.1 forbids a
+ * device refused.
+ */
+TEST(layout_table)
+{
+	static const struct {
+		u64		features;
+		unsigned int	max_pairs;	/* the configuration's field */
+		int		err;
+		unsigned int	pairs;		/* ixmod's, at most IXM_NIC_MAX_QUEUES */
+		unsigned int	ctrl_vq;
+	} t[] = {
+		/* no MQ nor RSS: the field means nothing, N = 1 */
+		{ F_BASE, 0, 0, 1, 2 },
+		{ F_BASE, 32, 0, 1, 2 },
+		{ F_BASE | F_MQ, 1, 0, 1, 2 },
+		{ F_BASE | F_MQ, 2, 0, 2, 4 },
+		{ F_BASE | F_MQ, 16, 0, 16, 32 },
+		{ F_BASE | F_MQ, 17, 0, 16, 34 },		/* first over the cap */
+		{ F_BASE | F_MQ, 32, 0, 16, 64 },
+		{ F_BASE | F_RSS, 32, 0, 16, 64 },		/* RSS alone */
+		{ F_BASE | F_MQ | F_RSS, 32, 0, 16, 64 },
+		{ F_BASE | F_MQ, 0x7fff, 0, 16, 0xfffe },
+		{ F_BASE | F_MQ, 0x8000, 0, 16, 0x10000 },	/* past queue_select */
+		{ F_BASE | F_MQ, 0, -EINVAL, 0, 0 },		/* §5.1.4.1: 1 to 0x8000 */
+		{ F_BASE | F_RSS, 0, -EINVAL, 0, 0 },
+		{ F_BASE | F_MQ, 0x8001, -EINVAL, 0, 0 },
+		{ F_BASE | F_MQ, 0xffff, -EINVAL, 0, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct ixm_vnet_layout l = { 0 };
+		int err = ixm_vnet_layout(&l, t[i].features, (u16)t[i].max_pairs);
+
+		EXPECT_EQ(t[i].err, err) TH_LOG("row %u: max_virtqueue_pairs %#x", i,
+						t[i].max_pairs);
+		if (err || t[i].err)
+			continue;
+		EXPECT_EQ(t[i].pairs, l.pairs) TH_LOG("row %u: pairs", i);
+		EXPECT_EQ(t[i].ctrl_vq, l.ctrl_vq) TH_LOG("row %u: control queue", i);
+	}
 }
 
 TEST_HARNESS_MAIN
