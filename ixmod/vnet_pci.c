@@ -10,8 +10,9 @@
  * handshake (§3.1.1), the features ixmod takes, the virtqueues of each
  * queue pair (§5.1.2: receiveqN is 2N, transmitqN is 2N+1), the control
  * queue (§5.1.6.5) for the number of queue pairs and RSS, and link status.
- * The data path is virtio_net_q.c over virtio_ring.c (portable, tested on
- * the host against a device model).
+ * The data path is virtio_net_q.c over virtio_ring.c, the control queue's
+ * index and commands virtio_net_ctrl.c (portable, tested on the host
+ * against a device model).
  *
  * The device's life follows the port's:
  *
@@ -63,15 +64,9 @@
 
 #include "ixmod.h"
 #include "nic/virtio_net.h"
+#include "nic/virtio_net_ctrl.h"
 
 #define IXM_VNET_RING_MAX	256	/* entries per data virtqueue, at most */
-#define IXM_VNET_CTRL_RING	16	/* the control queue's entries, at most */
-#define IXM_VNET_RSS_TABLE	IXM_RSS_RETA_SIZE	/* indirection entries */
-#define IXM_VNET_RSS_KEY	40	/* Toeplitz key bytes, as the Intel chips */
-
-#define IXM_VNET_HASH_TYPES	(VIRTIO_NET_RSS_HASH_TYPE_IPv4 | \
-				 VIRTIO_NET_RSS_HASH_TYPE_TCPv4 | \
-				 VIRTIO_NET_RSS_HASH_TYPE_UDPv4)
 
 #define IXM_VNET_FEATURES						\
 	(BIT_ULL(VIRTIO_F_VERSION_1) | BIT_ULL(VIRTIO_F_ACCESS_PLATFORM) | \
@@ -81,64 +76,38 @@
 	 BIT_ULL(VIRTIO_NET_F_MQ) | BIT_ULL(VIRTIO_NET_F_RSS) |		\
 	 BIT_ULL(VIRTIO_NET_F_MTU) | BIT_ULL(VIRTIO_NET_F_SPEED_DUPLEX))
 
-/*
- * §5.1.6.5.7.1: the MQ_RSS_CONFIG command's data, with the indirection
- * table at ixmod's fixed size (the uapi struct has a flexible one).
- */
-struct ixm_vnet_rss {
-	__le32	hash_types;
-	__le16	table_mask;
-	__le16	unclassified_queue;
-	__le16	table[IXM_VNET_RSS_TABLE];
-	__le16	max_tx_vq;
-	u8	key_len;
-	u8	key[IXM_VNET_RSS_KEY];
-} __packed;
-
-/* What one control command needs in device-visible memory (§5.1.6.5). */
-struct ixm_vnet_ctrl_buf {
-	struct virtio_net_ctrl_hdr	hdr;
-	union {
-		__le16			pairs;	/* MQ_VQ_PAIRS_SET */
-		struct ixm_vnet_rss	rss;
-	};
-	u8				ack;
-};
-
 /**
  * struct ixm_vnet_dev - the driver's state of one device (nic->priv)
  * @mdev: Linux's view of the modern PCI transport
  * @features: the features negotiated
- * @max_pairs: the device's queue pairs (max_virtqueue_pairs, or 1)
+ * @dev_pairs: the device's queue pairs (struct ixm_vnet_layout)
+ * @max_pairs: the queue pairs ixmod may use: @dev_pairs, at most 16
+ * @ctrl_vq: the control queue's index, 2 * @dev_pairs (§5.1.2)
  * @rss: RSS is negotiated and can hash what ixmod needs
  * @steer_on: MQ without @rss: the queue pairs steer frames in software
  * @steer: that steering (nic/steer.c), its queues attached at queue_alloc
  * @live: DRIVER_OK is set (a reset is due before queues change)
- * @ctrl: the control queue (VIRTIO_NET_F_CTRL_VQ)
+ * @ctrl: the control queue (VIRTIO_NET_F_CTRL_VQ) and its command buffer
  * @ctrl_ring: its rings, DMA-coherent
  * @ctrl_ring_dma: their bus address
  * @ctrl_size: its entries
- * @ctrl_priv: its free list and chain lengths
  * @ctrl_notify: its doorbell
- * @cbuf: the command buffer, DMA-coherent
- * @cbuf_dma: its bus address
  * @queues: the queue pairs allocated, by index (rx_enable notifies them)
  */
 struct ixm_vnet_dev {
 	struct virtio_pci_modern_device	mdev;
 	u64				features;
+	u16				dev_pairs;
 	u16				max_pairs;
+	u16				ctrl_vq;
 	bool				rss;
 	bool				steer_on;
 	bool				live;
-	struct ixm_vq			ctrl;
+	struct ixm_vnet_ctrl		ctrl;
 	void				*ctrl_ring;
 	dma_addr_t			ctrl_ring_dma;
 	u16				ctrl_size;
-	u16				ctrl_priv[2 * IXM_VNET_CTRL_RING];
 	void __iomem			*ctrl_notify;
-	struct ixm_vnet_ctrl_buf	*cbuf;
-	dma_addr_t			cbuf_dma;
 	struct ixm_vnet_queue		*queues[IXM_NIC_MAX_QUEUES];
 	struct ixm_steer		steer;
 };
@@ -204,10 +173,10 @@ static void vnet_free_ctrl(struct ixm_vnet_dev *vd, struct device *dev)
 	if (vd->ctrl_ring)
 		dma_free_coherent(dev, ixm_vq_ring_size(vd->ctrl_size), vd->ctrl_ring,
 				  vd->ctrl_ring_dma);
-	if (vd->cbuf)
-		dma_free_coherent(dev, sizeof(*vd->cbuf), vd->cbuf, vd->cbuf_dma);
+	if (vd->ctrl.buf)
+		dma_free_coherent(dev, sizeof(*vd->ctrl.buf), vd->ctrl.buf, vd->ctrl.buf_dma);
 	vd->ctrl_ring = NULL;
-	vd->cbuf = NULL;
+	vd->ctrl.buf = NULL;
 }
 
 static void vnet_shutdown(struct ixm_nic *nic)
@@ -290,7 +259,7 @@ static int vnet_choose_features(struct ixm_nic *nic, u64 offered)
 static int vnet_alloc_ctrl(struct ixm_nic *nic)
 {
 	struct ixm_vnet_dev *vd = vdev(nic);
-	u16 idx = 2 * vd->max_pairs;
+	u16 idx = vd->ctrl_vq;
 	u16 size;
 
 	size = min_t(u16, vp_modern_get_queue_size(&vd->mdev, idx), IXM_VNET_CTRL_RING);
@@ -301,9 +270,10 @@ static int vnet_alloc_ctrl(struct ixm_nic *nic)
 	vd->ctrl_size = rounddown_pow_of_two(size);
 	vd->ctrl_ring = dma_alloc_coherent(nic->dev, ixm_vq_ring_size(vd->ctrl_size),
 					   &vd->ctrl_ring_dma, GFP_KERNEL);
-	vd->cbuf = dma_alloc_coherent(nic->dev, sizeof(*vd->cbuf), &vd->cbuf_dma, GFP_KERNEL);
+	vd->ctrl.buf = dma_alloc_coherent(nic->dev, sizeof(*vd->ctrl.buf), &vd->ctrl.buf_dma,
+					  GFP_KERNEL);
 	vd->ctrl_notify = vp_modern_map_vq_notify(&vd->mdev, idx, NULL);
-	if (!vd->ctrl_ring || !vd->cbuf || !vd->ctrl_notify) {
+	if (!vd->ctrl_ring || !vd->ctrl.buf || !vd->ctrl_notify) {
 		vnet_free_ctrl(vd, nic->dev);
 		return -ENOMEM;
 	}
@@ -325,7 +295,9 @@ static void vnet_steer_wake(struct ixm_steer *st, unsigned int qi)
 static int vnet_init(struct ixm_nic *nic)
 {
 	struct ixm_vnet_dev *vd = vdev(nic);
+	struct ixm_vnet_layout l;
 	unsigned int i;
+	u16 mvp, nvq;
 	int err;
 
 	err = vnet_choose_features(nic, vp_modern_get_features(&vd->mdev));
@@ -336,10 +308,22 @@ static int vnet_init(struct ixm_nic *nic)
 
 	for (i = 0; i < ETH_ALEN; i++)
 		nic->mac[i] = ioread8(vnet_cfg(vd, mac) + i);
-	vd->max_pairs = 1;
-	if (vnet_has(vd, VIRTIO_NET_F_MQ))
-		vd->max_pairs = clamp_t(u16, ioread16(vnet_cfg(vd, max_virtqueue_pairs)), 1,
-					IXM_NIC_MAX_QUEUES);
+	mvp = ioread16(vnet_cfg(vd, max_virtqueue_pairs));
+	if (ixm_vnet_layout(&l, vd->features, mvp)) {
+		dev_err(nic->dev, "virtio-net: max_virtqueue_pairs %u is not 1-32768 (virtio 1.2, 5.1.4.1): a broken device\n",
+			mvp);
+		return -ENODEV;
+	}
+	/* §4.1.4.3: num_queues, and queue_select is 16 bits */
+	nvq = vp_modern_get_num_queues(&vd->mdev);
+	if (vnet_has(vd, VIRTIO_NET_F_CTRL_VQ) && l.ctrl_vq >= nvq) {
+		dev_err(nic->dev, "virtio-net: %u queue pairs and a control queue need %u virtqueues; the device has %u\n",
+			l.dev_pairs, l.ctrl_vq + 1, nvq);
+		return -ENODEV;
+	}
+	vd->dev_pairs = l.dev_pairs;
+	vd->max_pairs = l.pairs;
+	vd->ctrl_vq = l.ctrl_vq;
 	if (vnet_has(vd, VIRTIO_NET_F_RSS)) {
 		u8 klen = ioread8(vnet_cfg(vd, rss_max_key_size));
 		u16 tlen = ioread16(vnet_cfg(vd, rss_max_indirection_table_length));
@@ -351,6 +335,9 @@ static int vnet_init(struct ixm_nic *nic)
 			dev_warn(nic->dev, "virtio-net: RSS too small for ixmod (key %u, table %u, hash types %#x; need 40, 128, %#x): not used\n",
 				 klen, tlen, types, IXM_VNET_HASH_TYPES);
 	}
+	/* RSS alone, too small for ixmod: no command sets the pairs */
+	if (!vd->rss && !vnet_has(vd, VIRTIO_NET_F_MQ))
+		vd->max_pairs = 1;
 	/*
 	 * Without RSS the device spreads flows its own way, not by the
 	 * Toeplitz hash that places each connection on its core: the cores
@@ -374,11 +361,11 @@ static int vnet_init(struct ixm_nic *nic)
 			return err;
 	}
 	if (vd->rss)
-		dev_info(nic->dev, "virtio-net: RSS: %u queue pairs, the device steers flows to their cores\n",
-			 nic->max_queues);
+		dev_info(nic->dev, "virtio-net: RSS: %u queue pairs (the device has %u), the device steers flows to their cores\n",
+			 nic->max_queues, vd->dev_pairs);
 	else if (vd->steer_on)
-		dev_info(nic->dev, "virtio-net: software steering: %u queue pairs, MQ without RSS; the cores hash each frame and copy other cores' frames to them\n",
-			 nic->max_queues);
+		dev_info(nic->dev, "virtio-net: software steering: %u queue pairs (the device has %u), MQ without RSS; the cores hash each frame and copy other cores' frames to them\n",
+			 nic->max_queues, vd->dev_pairs);
 	else
 		dev_info(nic->dev, "virtio-net: one queue pair (no MQ): one dataplane core\n");
 	dev_info(nic->dev, "virtio-net: features %#llx, checksums %s\n",
@@ -568,60 +555,25 @@ static void vnet_queue_stop(struct ixm_nic *nic, struct ixm_queue *q)
 		vnet_handshake(nic);
 }
 
-/*
- * One control command (§5.1.6.5): header and data read by the device,
- * the ack written by it; the control queue is polled (a bring-up waits
- * for it, a second at most).
- */
-static int vnet_ctrl(struct ixm_nic *nic, u8 class, u8 cmd, size_t len)
-{
-	struct ixm_vnet_dev *vd = vdev(nic);
-	struct ixm_vnet_ctrl_buf *cb = vd->cbuf;
-	struct ixm_vq_buf b[3] = {
-		{ vd->cbuf_dma + offsetof(struct ixm_vnet_ctrl_buf, hdr), sizeof(cb->hdr), false },
-		{ vd->cbuf_dma + offsetof(struct ixm_vnet_ctrl_buf, rss), len, false },
-		{ vd->cbuf_dma + offsetof(struct ixm_vnet_ctrl_buf, ack), 1, true },
-	};
-	unsigned int waited;
-	u32 used_len;
-	int head;
-
-	cb->hdr.class = class;
-	cb->hdr.cmd = cmd;
-	cb->ack = 0xff;
-	head = ixm_vq_add(&vd->ctrl, b, ARRAY_SIZE(b));
-	if (head < 0)
-		return head;
-	ixm_vq_publish(&vd->ctrl);
-	ixm_vq_notify(&vd->ctrl);
-	for (waited = 0; waited < 1000000; waited += 100) {
-		if (ixm_vq_get_used(&vd->ctrl, &used_len) == head)
-			return cb->ack == VIRTIO_NET_OK ? 0 : -EIO;
-		usleep_range(100, 200);
-	}
-	return -ETIMEDOUT;
-}
-
 static int vnet_ctrl_start(struct ixm_nic *nic)
 {
 	struct ixm_vnet_dev *vd = vdev(nic);
-	u16 idx = 2 * vd->max_pairs;
+	struct ixm_vq *vq = &vd->ctrl.vq;
 
 	/* §2.6.7.1: with EVENT_IDX the avail flags stay 0, on every queue */
-	ixm_vq_init(&vd->ctrl, vd->ctrl_size, vd->ctrl_ring, vd->ctrl_ring_dma, vd->ctrl_priv,
+	ixm_vq_init(vq, vd->ctrl_size, vd->ctrl_ring, vd->ctrl_ring_dma, vd->ctrl.priv,
 		    vnet_has(vd, VIRTIO_RING_F_EVENT_IDX));
-	vd->ctrl.notify = vd->ctrl_notify;
-	vd->ctrl.notify_data = idx;
-	return vnet_vq_start(nic, &vd->ctrl, idx, -1);
+	vq->notify = vd->ctrl_notify;
+	vq->notify_data = vd->ctrl_vq;
+	return vnet_vq_start(nic, vq, vd->ctrl_vq, -1);
 }
 
 /*
  * After every queue pair started: the control queue, DRIVER_OK, then
  * the number of pairs and, with RSS, the key and the indirection table
- * (entries are receive queue numbers, §5.1.6.5.7.1), hashing the same
- * fields as the Intel chips so flow-consistent ports work alike.  With
- * MQ but no RSS, the pairs (MQ_VQ_PAIRS_SET, §5.1.6.5.5), and the same
- * key and table go to the software steering, which posts its buffers.
+ * (ixm_vnet_ctrl_mq()).  With MQ but no RSS, the pairs (MQ_VQ_PAIRS_SET,
+ * §5.1.6.5.5), and the same key and table go to the software steering,
+ * which posts its buffers.
  */
 static int vnet_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 {
@@ -641,23 +593,8 @@ static int vnet_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 			     VIRTIO_CONFIG_S_DRIVER_OK);
 	vd->live = true;
 
-	if (vd->rss) {
-		struct ixm_vnet_rss *r = &vd->cbuf->rss;
-
-		r->hash_types = cpu_to_le32(IXM_VNET_HASH_TYPES);
-		r->table_mask = cpu_to_le16(IXM_VNET_RSS_TABLE - 1);
-		r->unclassified_queue = 0;
-		for (i = 0; i < IXM_VNET_RSS_TABLE; i++)
-			r->table[i] = cpu_to_le16(reta[i]);
-		r->max_tx_vq = cpu_to_le16(nq);
-		r->key_len = IXM_VNET_RSS_KEY;
-		memcpy(r->key, key, IXM_VNET_RSS_KEY);
-		err = vnet_ctrl(nic, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_RSS_CONFIG, sizeof(*r));
-	} else if (vnet_has(vd, VIRTIO_NET_F_MQ)) {
-		vd->cbuf->pairs = cpu_to_le16(nq);
-		err = vnet_ctrl(nic, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET,
-				sizeof(vd->cbuf->pairs));
-	}
+	if (vd->rss || vnet_has(vd, VIRTIO_NET_F_MQ))
+		err = ixm_vnet_ctrl_mq(&vd->ctrl, vd->rss, key, reta, nq);
 	if (err) {
 		dev_err(nic->dev, "virtio-net: the control queue refused %u queue pairs%s (%d)\n",
 			nq, vd->rss ? " with RSS" : "", err);

@@ -74,6 +74,7 @@ typedef uint32_t __wsum;
 #define noinline		__attribute__((__noinline__))
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define BIT_ULL(nr)		(1ULL << (nr))
 /* A statement, as in the kernel: a negative array size if @cond holds. */
 #define BUILD_BUG_ON(cond)	((void)sizeof(char[1 - 2 * !!(cond)]))
 

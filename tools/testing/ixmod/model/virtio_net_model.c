@@ -37,6 +37,22 @@
  * AVAIL_FLAGS	§2.6.7.1: flags 0 or 1; 0 if VIRTIO_F_EVENT_IDX.
  * MISSED_KICK	§2.6.13.4/§2.6.10: the device asked to be notified
  *		(asleep) and new chains were published without a kick.
+ * QUEUE_RANGE	§5.1.2 and §4.1.4.3: a queue set up or notified that the
+ *		device does not have: 2N data queues, N being
+ *		max_virtqueue_pairs if MQ or RSS is negotiated, else 1; the
+ *		control queue at 2N if CTRL_VQ is.
+ * CTRL_LAYOUT	§5.1.6.5 (and §2.6.4.2): a control chain is the class,
+ *		command and data device-readable, then the ack
+ *		device-writable.
+ * CTRL_CMD	§5.1.6.5.5.1 and §5.1.6.5.7.1: a command the driver may
+ *		not send: VQ_PAIRS_SET without MQ, or with 0 or more than
+ *		max_virtqueue_pairs pairs, or pairs not set up; RSS_CONFIG
+ *		without RSS, or with a table that is not a power of two,
+ *		longer than the device's, naming a receive queue the
+ *		device does not have or that is not set up, max_tx_vq 0 or
+ *		over max_virtqueue_pairs, a key over the device's, hash
+ *		types it does not support; any other command (ixmod sends
+ *		none).  The device answers VIRTIO_NET_ERR.
  *
  * Notifications: awake, the device polls and asks for no kick (used->flags
  * VRING_USED_F_NO_NOTIFY, or avail_event kept far ahead); asleep
@@ -65,9 +81,31 @@ static const char *const vnm_rule_name[VNM_V_NR] = {
 	[VNM_V_CSUM_RANGE]	= "csum_start/csum_offset outside the frame (5.1.6.2)",
 	[VNM_V_AVAIL_FLAGS]	= "avail flags not 0 with EVENT_IDX, or not 0/1 (2.6.7.1)",
 	[VNM_V_MISSED_KICK]	= "chains published to a sleeping device without a kick (2.6.13.4)",
+	[VNM_V_QUEUE_RANGE]	= "a queue the device does not have set up or notified (5.1.2)",
+	[VNM_V_CTRL_LAYOUT]	= "control chain not readable command then writable ack (5.1.6.5)",
+	[VNM_V_CTRL_CMD]	= "control command the driver may not send (5.1.6.5.5.1, 5.1.6.5.7.1)",
+};
+
+/* Feature bits (§5.1.3, §6), the model's own spelling */
+#define VNM_F_CSUM		(1ULL << 0)
+#define VNM_F_MRG_RXBUF		(1ULL << 15)
+#define VNM_F_CTRL_VQ		(1ULL << 17)
+#define VNM_F_MQ		(1ULL << 22)
+#define VNM_F_EVENT_IDX		(1ULL << 29)
+#define VNM_F_RSS		(1ULL << 60)
+
+#define VNM_HASH_TYPES		0x1ffu	/* §5.1.6.4.3.1: every type, as QEMU's */
+#define VNM_CTRL_MAX		1024	/* bytes of one command the model reads */
+
+/* What a queue carries: the rules its chains are checked against */
+enum vnm_kind {
+	VNM_K_RX,
+	VNM_K_TX,
+	VNM_K_CTRL,
 };
 
 static struct vnm_dev *vnm_devs;
+uint64_t vnm_now_us;
 
 static void vnm_viol(struct vnm_dev *dev, enum vnm_rule r)
 {
@@ -116,7 +154,7 @@ static void st32(uint8_t *p, uint32_t v)
 
 static bool vnm_event_idx(const struct vnm_dev *dev)
 {
-	return dev->features & (1ULL << 29);	/* VIRTIO_F_EVENT_IDX (§6) */
+	return dev->features & VNM_F_EVENT_IDX;
 }
 
 /* §2.6.7.2 / §2.6.10: the condition both sides compute */
@@ -150,13 +188,55 @@ static void vnm_ask(struct vnm_dev *dev, struct vnm_queue *q)
 	}
 }
 
+/* §5.1.2: N, the queue pairs the device has under the features negotiated */
+static unsigned int vnm_pairs(const struct vnm_dev *dev)
+{
+	return dev->features & (VNM_F_MQ | VNM_F_RSS) ? dev->max_pairs : 1;
+}
+
+/**
+ * vnm_ctrl_vq() - the control queue's index (§5.1.2)
+ * Return: 2N, or the device's queue count (no queue) without CTRL_VQ.
+ */
+unsigned int vnm_ctrl_vq(const struct vnm_dev *dev)
+{
+	return dev->features & VNM_F_CTRL_VQ ? 2 * vnm_pairs(dev) : dev->nq;
+}
+
+static bool vnm_queue_exists(const struct vnm_dev *dev, unsigned int qi)
+{
+	return qi < 2 * vnm_pairs(dev) || qi == vnm_ctrl_vq(dev);
+}
+
+static enum vnm_kind vnm_queue_kind(const struct vnm_dev *dev, unsigned int qi)
+{
+	if (qi == vnm_ctrl_vq(dev))
+		return VNM_K_CTRL;
+	return qi % 2 ? VNM_K_TX : VNM_K_RX;
+}
+
 struct vnm_dev *vnm_new(uint64_t features)
+{
+	return vnm_new_mq(features, 1);
+}
+
+/**
+ * vnm_new_mq() - a device whose configuration says @max_pairs queue pairs
+ * Return: the device (the process ends if memory runs out, or on a
+ * @max_pairs no device may say: §5.1.4.1, 1 to 0x8000).
+ */
+struct vnm_dev *vnm_new_mq(uint64_t features, uint16_t max_pairs)
 {
 	struct vnm_dev *dev = calloc(1, sizeof(*dev));
 
-	if (!dev)
+	if (!dev || max_pairs < 1 || max_pairs > VNM_PAIRS_MAX)
 		abort();
 	dev->features = features;
+	dev->max_pairs = max_pairs;
+	dev->nq = 2 * max_pairs + 1;
+	dev->q = calloc(dev->nq, sizeof(*dev->q));
+	if (!dev->q)
+		abort();
 	dev->rx_num_buffers = 1;
 	dev->next_dev = vnm_devs;
 	vnm_devs = dev;
@@ -174,8 +254,9 @@ void vnm_free(struct vnm_dev *dev)
 			break;
 		}
 	}
-	for (i = 0; i < VNM_NQ; i++)
+	for (i = 0; i < dev->nq; i++)
 		vnm_queue_reset(dev, i);
+	free(dev->q);
 	free(dev);
 }
 
@@ -183,9 +264,14 @@ void vnm_free(struct vnm_dev *dev)
 void vnm_queue_setup(struct vnm_dev *dev, unsigned int qi, uint16_t size,
 		     void *desc, void *avail, void *used)
 {
-	struct vnm_queue *q = &dev->q[qi];
+	struct vnm_queue *q;
 	unsigned int i;
 
+	if (!vnm_queue_exists(dev, qi)) {
+		vnm_viol(dev, VNM_V_QUEUE_RANGE);
+		return;
+	}
+	q = &dev->q[qi];
 	vnm_queue_reset(dev, qi);
 	q->size = size;
 	q->desc = desc;
@@ -207,9 +293,12 @@ void vnm_queue_setup(struct vnm_dev *dev, unsigned int qi, uint16_t size,
 /* A device reset (§2.1), or virtio 1.2's queue_reset: all held is dropped. */
 void vnm_queue_reset(struct vnm_dev *dev, unsigned int qi)
 {
-	struct vnm_queue *q = &dev->q[qi];
+	struct vnm_queue *q;
 	unsigned int i;
 
+	if (qi >= dev->nq)
+		return;
+	q = &dev->q[qi];
 	if (q->fifo)
 		for (i = 0; i < q->size; i++)
 			free(q->fifo[i].seg);
@@ -228,29 +317,8 @@ void vnm_sleep(struct vnm_dev *dev, unsigned int qi, bool asleep)
 	vnm_ask(dev, q);
 }
 
-/* The driver's doorbell (platform_user.h): @base is a device's notify area. */
-void ixm_host_wr16(void *base, uint32_t reg, uint16_t val)
-{
-	struct vnm_dev *dev;
-	struct vnm_queue *q;
-
-	for (dev = vnm_devs; dev; dev = dev->next_dev)
-		if ((uint8_t *)base + reg >= dev->notify &&
-		    (uint8_t *)base + reg < dev->notify + sizeof(dev->notify))
-			break;
-	if (!dev || val >= VNM_NQ) {
-		fprintf(stderr, "# virtio-net model: a doorbell no device has\n");
-		abort();
-	}
-	q = &dev->q[val];
-	q->kicks++;
-	if (!q->asleep)
-		q->kicks_unasked++;
-	q->kicked = true;
-}
-
 /* Copy one chain out of the descriptor table, checking it (header). */
-static void vnm_fetch_one(struct vnm_dev *dev, struct vnm_queue *q, bool rx,
+static void vnm_fetch_one(struct vnm_dev *dev, struct vnm_queue *q, enum vnm_kind kind,
 			  struct vnm_chain *c, uint16_t head)
 {
 	uint16_t i = head;
@@ -285,12 +353,16 @@ static void vnm_fetch_one(struct vnm_dev *dev, struct vnm_queue *q, bool rx,
 		s->addr = ld64(d);
 		s->len = ld32(d + 8);
 		s->write = flags & 2;			/* VIRTQ_DESC_F_WRITE */
-		if (rx && !s->write) {
+		if (kind == VNM_K_RX && !s->write) {
 			vnm_viol(dev, VNM_V_RX_READABLE);
 			c->bad = true;
 		}
-		if (!rx && s->write) {
+		if (kind == VNM_K_TX && s->write) {
 			vnm_viol(dev, VNM_V_TX_WRITABLE);
+			c->bad = true;
+		}
+		if (kind == VNM_K_CTRL && c->n > 1 && c->seg[c->n - 2].write && !s->write) {
+			vnm_viol(dev, VNM_V_CTRL_LAYOUT);
 			c->bad = true;
 		}
 		if (!(flags & 1))			/* VIRTQ_DESC_F_NEXT */
@@ -314,7 +386,7 @@ static void vnm_unmark(struct vnm_queue *q, const struct vnm_chain *c)
 }
 
 /* Fetch every chain the driver has published since the last look. */
-static void vnm_fetch(struct vnm_dev *dev, struct vnm_queue *q, bool rx)
+static void vnm_fetch(struct vnm_dev *dev, struct vnm_queue *q, enum vnm_kind kind)
 {
 	uint16_t idx = vnm_avail_idx(q);
 	uint16_t flags = ld16(q->avail);
@@ -331,7 +403,7 @@ static void vnm_fetch(struct vnm_dev *dev, struct vnm_queue *q, bool rx)
 		uint16_t head = ld16(q->avail + 4 + 2 * (q->last_avail & (q->size - 1)));
 		struct vnm_chain *c = &q->fifo[(q->fifo_head + q->fifo_n) % q->size];
 
-		vnm_fetch_one(dev, q, rx, c, head);
+		vnm_fetch_one(dev, q, kind, c, head);
 		q->fifo_n++;
 		q->last_avail++;
 	}
@@ -374,6 +446,165 @@ static struct vnm_chain *vnm_pop(struct vnm_queue *q)
 	q->fifo_head = (q->fifo_head + 1) % q->size;
 	q->fifo_n--;
 	return c;
+}
+
+/*
+ * §5.1.6.5.5: VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, le16 virtqueue_pairs.
+ * Return: true if taken.
+ */
+static bool vnm_ctrl_pairs(struct vnm_dev *dev, const uint8_t *d, unsigned int len)
+{
+	unsigned int n, i;
+
+	if (!(dev->features & VNM_F_MQ) || len != 2)
+		return false;
+	n = ld16(d);
+	if (n < 1 || n > dev->max_pairs)
+		return false;
+	/* §5.1.6.5.5.1: the pairs' queues configured before they are enabled */
+	for (i = 0; i < 2 * n; i++)
+		if (!dev->q[i].ready)
+			return false;
+	dev->ctrl_pairs = (uint16_t)n;
+	dev->ctrl_rss = false;
+	return true;
+}
+
+/*
+ * §5.1.6.5.7: VIRTIO_NET_CTRL_MQ_RSS_CONFIG: le32 hash_types, le16
+ * indirection_table_mask, le16 unclassified_queue, le16
+ * indirection_table[mask + 1], le16 max_tx_vq, u8 hash_key_length,
+ * u8 hash_key_data[hash_key_length].  Receive queue numbers count from 0
+ * (receiveq1).  Return: true if taken.
+ */
+static bool vnm_ctrl_rss(struct vnm_dev *dev, const uint8_t *d, unsigned int len)
+{
+	unsigned int tlen, at, i, q, max_tx, klen;
+	uint32_t types;
+
+	if (!(dev->features & VNM_F_RSS) || len < 8)
+		return false;
+	types = ld32(d);
+	tlen = ld16(d + 4) + 1u;
+	if ((types & ~VNM_HASH_TYPES) || (tlen & (tlen - 1)) || tlen > VNM_RSS_TABLE_MAX ||
+	    len < 8 + 2 * tlen + 3)
+		return false;
+	for (i = 0; i <= tlen; i++) {		/* the table, then unclassified_queue */
+		q = ld16(i < tlen ? d + 8 + 2 * i : d + 6);
+		if (q >= dev->max_pairs || !dev->q[2 * q].ready)
+			return false;
+	}
+	at = 8 + 2 * tlen;
+	max_tx = ld16(d + at);
+	klen = d[at + 2];
+	if (max_tx < 1 || max_tx > dev->max_pairs || klen > VNM_RSS_KEY_MAX ||
+	    len != at + 3 + klen)
+		return false;
+	dev->ctrl_rss = true;
+	dev->ctrl_hash_types = types;
+	dev->ctrl_table_len = (uint16_t)tlen;
+	for (i = 0; i < tlen; i++)
+		dev->ctrl_table[i] = ld16(d + 8 + 2 * i);
+	dev->ctrl_unclassified = ld16(d + 6);
+	dev->ctrl_pairs = (uint16_t)max_tx;
+	dev->ctrl_key_len = (uint8_t)klen;
+	memcpy(dev->ctrl_key, d + at + 3, klen);
+	return true;
+}
+
+/* One command, class and command first: VIRTIO_NET_OK (0) or _ERR (1). */
+static uint8_t vnm_ctrl_do(struct vnm_dev *dev, const uint8_t *cmd, unsigned int len)
+{
+	bool ok = false;
+
+	dev->ctrl_cmds++;
+	if (cmd[0] == 4 && cmd[1] == 0)		/* VIRTIO_NET_CTRL_MQ, _VQ_PAIRS_SET */
+		ok = vnm_ctrl_pairs(dev, cmd + 2, len - 2);
+	else if (cmd[0] == 4 && cmd[1] == 1)	/* _RSS_CONFIG */
+		ok = vnm_ctrl_rss(dev, cmd + 2, len - 2);
+	if (!ok) {
+		vnm_viol(dev, VNM_V_CTRL_CMD);
+		return 1;
+	}
+	dev->ctrl_ok++;
+	return 0;
+}
+
+/*
+ * The control queue was kicked: every command made available is read,
+ * done and answered in its ack byte, and its chain given back with the
+ * one byte written (§5.1.6.5).
+ */
+static void vnm_ctrl_serve(struct vnm_dev *dev)
+{
+	struct vnm_queue *q = &dev->q[vnm_ctrl_vq(dev)];
+	uint16_t old = q->used_idx;
+	struct vnm_chain *c;
+
+	vnm_fetch(dev, q, VNM_K_CTRL);
+	while ((c = vnm_pop(q))) {
+		static uint8_t cmd[VNM_CTRL_MAX];
+		unsigned int k, len = 0;
+		uint8_t *ack = NULL;
+		bool ok = !c->bad;
+
+		for (k = 0; ok && k < c->n; k++) {
+			const struct vnm_seg *sg = &c->seg[k];
+
+			if (sg->write) {
+				if (!ack && sg->len)
+					ack = (uint8_t *)(uintptr_t)sg->addr;
+			} else if (len + sg->len > sizeof(cmd)) {
+				ok = false;
+			} else {
+				memcpy(cmd + len, (const void *)(uintptr_t)sg->addr, sg->len);
+				len += sg->len;
+			}
+		}
+		if (ok && (len < 2 || !ack)) {
+			vnm_viol(dev, VNM_V_CTRL_LAYOUT);
+			ok = false;
+		}
+		if (ok)
+			*ack = vnm_ctrl_do(dev, cmd, len);
+		vnm_put_used(q, c, ok ? 1 : 0);
+	}
+	vnm_notify_driver(dev, q, old);
+}
+
+/* The driver's waits (platform_user.h): the device does nothing meanwhile. */
+void ixm_host_delay_us(unsigned long us)
+{
+	vnm_now_us += us;
+}
+
+/* The driver's doorbell (platform_user.h): @base is a device's notify area. */
+void ixm_host_wr16(void *base, uint32_t reg, uint16_t val)
+{
+	struct vnm_dev *dev;
+	struct vnm_queue *q;
+
+	for (dev = vnm_devs; dev; dev = dev->next_dev)
+		if ((uint8_t *)base + reg >= dev->notify &&
+		    (uint8_t *)base + reg < dev->notify + sizeof(dev->notify))
+			break;
+	if (!dev) {
+		fprintf(stderr, "# virtio-net model: a doorbell no device has\n");
+		abort();
+	}
+	if (!vnm_queue_exists(dev, val)) {
+		vnm_viol(dev, VNM_V_QUEUE_RANGE);
+		return;
+	}
+	q = &dev->q[val];
+	q->kicks++;
+	if (!q->asleep)
+		q->kicks_unasked++;
+	q->kicked = true;
+	if (val == vnm_ctrl_vq(dev))
+		vnm_ctrl_serve(dev);
+	else if (val >= VNM_NQ && q->ready)
+		vnm_fetch(dev, q, vnm_queue_kind(dev, val));	/* checked, then held */
 }
 
 /*
@@ -423,7 +654,7 @@ int vnm_rx(struct vnm_dev *dev, const void *frame, unsigned int len)
 
 	if (!q->ready)
 		return -1;
-	vnm_fetch(dev, q, true);
+	vnm_fetch(dev, q, VNM_K_RX);
 	c = vnm_pop(q);
 	if (!c) {
 		dev->rx_no_buf++;
@@ -431,7 +662,7 @@ int vnm_rx(struct vnm_dev *dev, const void *frame, unsigned int len)
 	}
 	for (k = 0; k < c->n; k++)
 		room += c->seg[k].len;
-	if (!c->bad && !(dev->features & (1ULL << 15)) && room < VNM_RX_MIN_BUF)
+	if (!c->bad && !(dev->features & VNM_F_MRG_RXBUF) && room < VNM_RX_MIN_BUF)
 		vnm_viol(dev, VNM_V_RX_SHORT);	/* no VIRTIO_NET_F_MRG_RXBUF */
 	if (c->bad || room < VNM_HDR_LEN + len) {
 		if (!c->bad)
@@ -503,7 +734,7 @@ unsigned int vnm_tx(struct vnm_dev *dev, unsigned int max, vnm_sent_fn sent, voi
 
 	if (!q->ready)
 		return 0;
-	vnm_fetch(dev, q, false);
+	vnm_fetch(dev, q, VNM_K_TX);
 	while (done < max && (c = vnm_pop(q))) {
 		unsigned int k, len = 0, flen, start, off;
 		const uint8_t *h = buf;
@@ -530,7 +761,7 @@ unsigned int vnm_tx(struct vnm_dev *dev, unsigned int max, vnm_sent_fn sent, voi
 		if (ok && (h[0] & 1)) {			/* VIRTIO_NET_HDR_F_NEEDS_CSUM */
 			start = ld16(h + 6);
 			off = ld16(h + 8);
-			if (!(dev->features & 1)) {	/* VIRTIO_NET_F_CSUM */
+			if (!(dev->features & VNM_F_CSUM)) {
 				vnm_viol(dev, VNM_V_CSUM_FEATURE);
 				ok = false;
 			} else if (start + off + 2 > flen) {

@@ -20,6 +20,14 @@
  * violation (dev->viol[rule]) and, the first time, a "# virtio-net
  * model:" line on stderr naming it; tests assert vnm_violations() == 0.
  * Several devices may exist at once (vnm_new()); each call names one.
+ *
+ * A device made by vnm_new_mq() has max_virtqueue_pairs queue pairs and
+ * the control queue after them (§5.1.2); vnm_rx() and vnm_tx() serve
+ * pair 1 only.  Commands on the control queue are answered when it is
+ * kicked (MQ_VQ_PAIRS_SET and MQ_RSS_CONFIG, §5.1.6.5.5 and §5.1.6.5.7;
+ * any other is refused); what they set is kept (ctrl_*).  A chain made
+ * available on another pair's queue is fetched and checked at its kick,
+ * then held.
  */
 #ifndef _IXM_TEST_VIRTIO_NET_MODEL_H
 #define _IXM_TEST_VIRTIO_NET_MODEL_H
@@ -30,7 +38,10 @@
 
 #define VNM_RXQ			0	/* receiveq1 (§5.1.2) */
 #define VNM_TXQ			1	/* transmitq1 */
-#define VNM_NQ			2
+#define VNM_NQ			2	/* the queues vnm_rx() and vnm_tx() serve */
+#define VNM_PAIRS_MAX		0x8000	/* §5.1.4.1: max_virtqueue_pairs at most */
+#define VNM_RSS_KEY_MAX		40	/* rss_max_key_size, as QEMU's */
+#define VNM_RSS_TABLE_MAX	128	/* rss_max_indirection_table_length, as QEMU's */
 #define VNM_HDR_LEN		12	/* §5.1.6: modern header, num_buffers included */
 #define VNM_RX_MIN_BUF		1526	/* §5.1.6.3.1 without MRG_RXBUF */
 #define VNM_FRAME_MAX		65550
@@ -50,6 +61,9 @@ enum vnm_rule {
 	VNM_V_CSUM_RANGE,	/* csum_start/csum_offset outside the frame */
 	VNM_V_AVAIL_FLAGS,	/* avail->flags not 0 with EVENT_IDX, not 0/1 without */
 	VNM_V_MISSED_KICK,	/* entries published to a sleeping device, no kick */
+	VNM_V_QUEUE_RANGE,	/* a queue index the device does not have */
+	VNM_V_CTRL_LAYOUT,	/* a control chain not command readable, ack writable */
+	VNM_V_CTRL_CMD,		/* a control command the driver may not send */
 	VNM_V_NR
 };
 
@@ -91,8 +105,20 @@ struct vnm_queue {
 
 struct vnm_dev {
 	uint64_t	features;	/* negotiated: VIRTIO_NET_F_*, VIRTIO_RING_F_EVENT_IDX */
+	uint16_t	max_pairs;	/* the configuration's max_virtqueue_pairs */
+	unsigned int	nq;		/* virtqueues, the control queue's included */
 	uint8_t		notify[16];	/* the doorbell area; queue index written */
-	struct vnm_queue q[VNM_NQ];
+	struct vnm_queue *q;		/* nq of them, by index */
+	/* the control queue: commands answered, and what they set */
+	uint64_t	ctrl_cmds, ctrl_ok;
+	uint16_t	ctrl_pairs;		/* MQ_VQ_PAIRS_SET's, or RSS's max_tx_vq */
+	bool		ctrl_rss;		/* an MQ_RSS_CONFIG was taken */
+	uint32_t	ctrl_hash_types;
+	uint16_t	ctrl_table_len;
+	uint16_t	ctrl_table[VNM_RSS_TABLE_MAX];
+	uint16_t	ctrl_unclassified;
+	uint8_t		ctrl_key_len;
+	uint8_t		ctrl_key[VNM_RSS_KEY_MAX];
 	/* receive: what the next vnm_rx() headers say */
 	uint8_t		rx_hdr_flags;	/* VIRTIO_NET_HDR_F_* */
 	uint16_t	rx_num_buffers;	/* default 1 */
@@ -105,6 +131,8 @@ struct vnm_dev {
 };
 
 struct vnm_dev *vnm_new(uint64_t features);
+struct vnm_dev *vnm_new_mq(uint64_t features, uint16_t max_pairs);
+unsigned int vnm_ctrl_vq(const struct vnm_dev *dev);
 void vnm_free(struct vnm_dev *dev);
 void vnm_queue_setup(struct vnm_dev *dev, unsigned int q, uint16_t size,
 		     void *desc, void *avail, void *used);
@@ -115,5 +143,8 @@ typedef void (*vnm_sent_fn)(const uint8_t *f, unsigned int len, void *arg);
 unsigned int vnm_tx(struct vnm_dev *dev, unsigned int max, vnm_sent_fn sent, void *arg);
 unsigned int vnm_held(struct vnm_dev *dev, unsigned int q);
 uint64_t vnm_violations(const struct vnm_dev *dev);
+
+/* Microseconds the driver has waited (ixm_host_delay_us()), all devices */
+extern uint64_t vnm_now_us;
 
 #endif /* _IXM_TEST_VIRTIO_NET_MODEL_H */
