@@ -405,6 +405,31 @@ TEST_F(steer, right_queue_stays)
 }
 
 /*
+ * Queue 1 gets ring + 10 frames of a flow of queue 0 of kind @kind while
+ * queue 0 does not run: queue 1 steers the first ring of them and drops
+ * the rest.  Returns the flow's id.
+ */
+static unsigned int flood_owner_asleep(struct __test_metadata *_metadata, struct rig *g,
+				       struct flow *fl, struct seen *sn, enum kind kind)
+{
+	unsigned int id, i, sent = 0, ring = g->st.ring;
+	struct flow *f = NULL;
+
+	for (id = 0; id < NFLOWS; id++)
+		if (fl[id].owner == 0 && fl[id].kind == kind)
+			f = &fl[id];
+	if (!f)
+		die("no flow of queue 0 of that kind");
+	id = f - fl;
+	while (sent < ring + 10) {
+		for (i = 0; i < 32 && sent < ring + 10; i++, sent++)
+			deliver(_metadata, g, fl, id, 1);
+		poll_all(_metadata, g, fl, sn, 1);
+	}
+	return id;
+}
+
+/*
  * An owner that does not run: its ring from the source fills, then the
  * source drops and counts; once the owner takes and posts again, frames
  * flow again.  The posted gauge counts the rings' buffers.
@@ -413,25 +438,14 @@ TEST_F(steer, ring_full_drops_counted)
 {
 	struct rig *g = &self->g;
 	struct ixm_queue_stats s;
-	unsigned int id, i, sent = 0, ring;
-	struct flow *f = NULL;
+	unsigned int id, ring;
 
 	ASSERT_EQ(0, ixm_steer_start(&g->st, test_key, g->reta));
 	ring = g->st.ring;
 	ASSERT_EQ(128, ring);
 	queue_stats(g, 0, &s);
 	EXPECT_EQ(RXQ_SIZE + (NQ - 1) * ring, s.rx_posted) TH_LOG("the rings' buffers are posted");
-	for (id = 0; id < NFLOWS; id++)
-		if (self->fl[id].owner == 0 && self->fl[id].kind == K_TCP)
-			f = &self->fl[id];
-	ASSERT_NE(NULL, f);
-	id = f - self->fl;
-	/* queue 1 gets ring + 10 frames of queue 0's flow; queue 0 sleeps */
-	while (sent < ring + 10) {
-		for (i = 0; i < 32 && sent < ring + 10; i++, sent++)
-			deliver(_metadata, g, self->fl, id, 1);
-		poll_all(_metadata, g, self->fl, &self->sn, 1);
-	}
+	id = flood_owner_asleep(_metadata, g, self->fl, &self->sn, K_TCP);
 	queue_stats(g, 1, &s);
 	EXPECT_EQ(ring, s.rx_steered);
 	EXPECT_EQ(10, s.rx_steer_drops) TH_LOG("no buffer posted: dropped and counted");
@@ -461,22 +475,12 @@ TEST_F(steer, source_buffer_zeroed)
 {
 	struct rig *g = &self->g;
 	struct ixm_queue_stats s;
-	unsigned int id, i, sent = 0, ring, dirty = 0;
-	struct flow *f = NULL;
+	unsigned int i, ring, dirty = 0;
 
 	ASSERT_EQ(0, ixm_steer_start(&g->st, test_key, g->reta));
 	ring = g->st.ring;
-	for (id = 0; id < NFLOWS; id++)
-		if (self->fl[id].owner == 0 && self->fl[id].kind == K_UDP)
-			f = &self->fl[id];
-	ASSERT_NE(NULL, f);
-	id = f - self->fl;
 	/* more than queue 0's ring from queue 1 holds: some are dropped */
-	while (sent < ring + 10) {
-		for (i = 0; i < 32 && sent < ring + 10; i++, sent++)
-			deliver(_metadata, g, self->fl, id, 1);
-		poll_all(_metadata, g, self->fl, &self->sn, 1);
-	}
+	flood_owner_asleep(_metadata, g, self->fl, &self->sn, K_UDP);
 	queue_stats(g, 1, &s);
 	EXPECT_EQ(ring, s.rx_steered);
 	EXPECT_EQ(10, s.rx_steer_drops);
