@@ -25,11 +25,12 @@
 #include "ixu.h"
 
 static unsigned int cpu;
-static volatile sig_atomic_t stopped;
+static int stopped;	/* set by the signal handler */
 
 static void on_signal(int sig)
 {
-	stopped = 1;
+	(void)sig;
+	__atomic_store_n(&stopped, 1, __ATOMIC_RELAXED);
 }
 
 static void attach(struct ixu *ixu)
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
 		if (n > most)
 			most = n;
 		usleep(10000);
-	} while (now() < end && !stopped);
+	} while (now() < end && !__atomic_load_n(&stopped, __ATOMIC_RELAXED));
 	printf("rx_scan: cpu %u: marker seen %u times\n", cpu, most);
 	ixu_close(&ixu);
 	return 0;
