@@ -19,6 +19,7 @@ IXMOD_KO=${IXMOD_KO:-$_here/../../../../ixmod/ixmod.ko}
 _tap_n=0
 _tap_failed=0
 _tap_planned=0
+_tap_t=${EPOCHREALTIME/./}
 _dmesg_mark=ixmod-selftest-no-mark
 
 tap_plan() {
@@ -27,19 +28,31 @@ tap_plan() {
 	echo "1..$1"
 }
 
+# _tap_time: a comment with the seconds since the previous TAP line (or
+# the start), when they reached 5: where a test spends make check's time
+_tap_time() {
+	local now=${EPOCHREALTIME/./}
+	[ $(((now - _tap_t) / 1000000)) -lt 5 ] ||
+		echo "# $(((now - _tap_t) / 1000000)) s to the next line"
+	_tap_t=$now
+}
+
 tap_ok() {	# tap_ok DESCRIPTION
 	_tap_n=$((_tap_n + 1))
+	_tap_time
 	echo "ok $_tap_n $1"
 }
 
 tap_skip() {	# tap_skip DESCRIPTION REASON: reported as skipped, never as passed
 	_tap_n=$((_tap_n + 1))
+	_tap_time
 	echo "ok $_tap_n $1 # SKIP $2"
 }
 
 tap_fail() {	# tap_fail DESCRIPTION [DIAGNOSTIC]
 	_tap_n=$((_tap_n + 1))
 	_tap_failed=$((_tap_failed + 1))
+	_tap_time
 	echo "not ok $_tap_n $1"
 	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
 	return 0
