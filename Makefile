@@ -14,7 +14,8 @@
 #                        PART=K runs one of its four parts of about an hour
 #   make demo            boot a VM and show the dataplane running
 #   make demo-softport   the same with no NIC: a software port (ixsw0)
-#   make lint            checkpatch, kernel-doc, shellcheck
+#   make lint            checkpatch, kernel-doc, shellcheck, sparse on libixu,
+#                        the man pages and the docs against the code
 #
 # KDIR defaults to the running kernel's build tree, and when that is absent
 # (this is a build host, not the target) to the newest Debian 6.12 headers.
@@ -75,5 +76,6 @@ clean:
 	$(MAKE) -C tools/testing/ixmod clean
 	rm -rf build
 
+# the comment above, up to its first empty line
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,/^$$/{/^$$/q;s/^# \{0,1\}//;p}' Makefile

@@ -56,8 +56,9 @@
 #define  IGB_RXCSUM_TUOFL	0x00000200	/* check TCP/UDP checksums */
 #define  IGB_RXCSUM_PCSD	0x00002000	/* RSS hash in place of csum */
 #define IGB_MTA(i)		(0x05200 + (i) * 4)	/* 128 registers */
-#define IGB_RAL(i)		(0x05400 + (i) * 8)	/* 16 entries */
-#define IGB_RAH(i)		(0x05404 + (i) * 8)
+/* the 82576's 24 receive addresses: 0-15 from 0x05400, 16-23 from 0x054e0 */
+#define IGB_RAL(i)		((i) < 16 ? 0x05400 + (i) * 8 : 0x054e0 + ((i) - 16) * 8)
+#define IGB_RAH(i)		((i) < 16 ? 0x05404 + (i) * 8 : 0x054e4 + ((i) - 16) * 8)
 #define  IGB_RAH_AV		0x80000000
 #define IGB_MRQC		0x05818
 #define  IGB_MRQC_RSS		0x00000002	/* RSS, no VMDq */

@@ -218,8 +218,8 @@ static int ixgbe_init(struct ixm_nic *nic)
 	 */
 	wr32(nic, IXGBE_FCCFG, 0);
 	for (i = 0; i < 8; i++) {
-		wr32(nic, IXGBE_FCRTL(i), 0);
-		wr32(nic, IXGBE_FCRTH(i), 0);
+		wr32(nic, IXGBE_FCRTL_82599(i), 0);
+		wr32(nic, IXGBE_FCRTH_82599(i), 0);
 	}
 	wr32(nic, IXGBE_MFLCN, (rd32(nic, IXGBE_MFLCN) &
 				~(IXGBE_MFLCN_RFCE | IXGBE_MFLCN_RPFCE)) | IXGBE_MFLCN_DPF);

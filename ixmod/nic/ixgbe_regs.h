@@ -43,13 +43,14 @@
 /*
  * §8.2.3.3 flow control: §8.2.3.3.3 FCRTL[n], §8.2.3.3.4 FCRTH[n] (one per
  * packet buffer, n = 0..7, 4 bytes apart on the 82599; the 82598 spaced
- * them 8 apart), §8.2.3.3.5 FCRTV, §8.2.3.3.7 FCCFG; and §8.2.3.22.34
- * MFLCN.  ixmod runs with flow control off: FCCFG.TFCE and MFLCN.RFCE
- * clear, FCRTH[n].FCEN and FCRTL[n].XONE clear.
+ * them 8 apart, so the macros say _82599, as Linux's do), §8.2.3.3.5
+ * FCRTV, §8.2.3.3.7 FCCFG; and §8.2.3.22.34 MFLCN.  ixmod runs with flow
+ * control off: FCCFG.TFCE and MFLCN.RFCE clear, FCRTH[n].FCEN and
+ * FCRTL[n].XONE clear.
  */
-#define IXGBE_FCRTL(n)		(0x03220 + (n) * 4)
+#define IXGBE_FCRTL_82599(n)	(0x03220 + (n) * 4)
 #define  IXGBE_FCRTL_XONE	0x80000000	/* send XON */
-#define IXGBE_FCRTH(n)		(0x03260 + (n) * 4)
+#define IXGBE_FCRTH_82599(n)	(0x03260 + (n) * 4)
 #define  IXGBE_FCRTH_FCEN	0x80000000	/* send XOFF */
 #define IXGBE_FCRTV		0x032a0
 #define IXGBE_FCCFG		0x03d00

@@ -11,13 +11,20 @@
 #   igb_regs.h    IGB_X    <->  E1000_X  in igb/e1000_regs.h, e1000_defines.h
 #                                        and e1000_82575.h
 #
-# except where ALIASES below names another expression.  Both sides are
+# and, where ALIASES below names other expressions, with those too: an
+# alias adds a comparison and never replaces the same name's, so a macro
+# that takes a Linux name must mean what Linux means by it (the 82599's
+# IXGBE_FCRTH_82599(n), 4 bytes apart, is not Linux's IXGBE_FCRTH(n),
+# the 82598's, 8 apart).  Both sides are
 # evaluated by the C compiler, never parsed for values: one program
 # includes ixmod's header, another the Linux headers' preprocessor lines
 # (their C code dropped, so that no kernel header is needed), and each
 # prints its side.  A macro with an index (IXGBE_RDBAL(n)) is compared at
 # the boundary indices RANGES allows.  Values are compared as 32-bit
-# words, the width of every register.
+# words, the width of every register.  Where Linux's headers count the
+# entries (E1000_RAR_ENTRIES_82576), RANGES names that macro rather than
+# a number, so the indices probed are Linux's: the 82576's receive
+# addresses 16-23 sit at 0x054e0, not after entry 15.
 #
 # A value that differs fails the test.  A macro without a Linux
 # counterpart is listed as a "#" line, so a reader sees what is unchecked;
@@ -39,9 +46,10 @@ INTEL = 'drivers/net/ethernet/intel'
 # Indices each indexed macro is defined for (datasheet counts), or the
 # explicit argument values to try.  Every indexed macro that has a Linux
 # counterpart must be here: one that is not fails, so none goes unchecked.
+# A string is a Linux macro that holds the count.
 RANGES = {
     # 82599: 128 queues, 8 packet buffers, 16 queue counters (§8.2.3)
-    'IXGBE_FCRTL': 8, 'IXGBE_FCRTH': 8, 'IXGBE_MPC': 8,
+    'IXGBE_FCRTL_82599': 8, 'IXGBE_FCRTH_82599': 8, 'IXGBE_MPC': 8,
     'IXGBE_EIMS_EX': 2, 'IXGBE_EIMC_EX': 2, 'IXGBE_EITR': 129,
     'IXGBE_IVAR': 64, 'IXGBE_MTA': 128, 'IXGBE_RAL': 128, 'IXGBE_RAH': 128,
     'IXGBE_RETA': 32, 'IXGBE_RSSRK': 10,
@@ -51,8 +59,9 @@ RANGES = {
     'IXGBE_TDT': 128, 'IXGBE_TXDCTL': 128,
     'IXGBE_QPRC': 16, 'IXGBE_QPTC': 16, 'IXGBE_QPRDC': 16,
     'IXGBE_RQSMR': 32, 'IXGBE_TQSM': 32,
-    # 82576: 16 queues, 16 receive addresses (82576 datasheet ch. 8)
-    'IGB_MTA': 128, 'IGB_RAL': 16, 'IGB_RAH': 16, 'IGB_RETA': 32, 'IGB_RSSRK': 10,
+    # 82576: 16 queues, 24 receive addresses (82576 datasheet ch. 8)
+    'IGB_MTA': 128, 'IGB_RAL': 'E1000_RAR_ENTRIES_82576',
+    'IGB_RAH': 'E1000_RAR_ENTRIES_82576', 'IGB_RETA': 32, 'IGB_RSSRK': 10,
     'IGB_RDBAL': 16, 'IGB_RDBAH': 16, 'IGB_RDLEN': 16, 'IGB_SRRCTL': 16,
     'IGB_RDH': 16, 'IGB_RDT': 16, 'IGB_RXDCTL': 16,
     'IGB_TDBAL': 16, 'IGB_TDBAH': 16, 'IGB_TDLEN': 16, 'IGB_TDH': 16,
@@ -67,9 +76,6 @@ PROBES = [0, 1, 2, 3, 4, 7, 8, 15, 16, 23, 24, 31, 32, 63, 64, 65, 127, 128]
 ALIASES = {
     # Linux's IXGBE_EEC(hw) picks the address by MAC; the 82599's:
     'IXGBE_EEC': ['IXGBE_EEC_8259X'],
-    # Linux's unsuffixed FCRTL/FCRTH are the 82598's (8 bytes apart)
-    'IXGBE_FCRTL': ['IXGBE_FCRTL_82599(n)'],
-    'IXGBE_FCRTH': ['IXGBE_FCRTH_82599(n)'],
     'IXGBE_NUM_MSIX': ['IXGBE_MAX_MSIX_VECTORS_82599'],
     # the field is bits 7:6 (01: 100 Mb/s, 1x: 1000)
     'IGB_STATUS_SPEED_SHIFT': ['__builtin_ctz(E1000_STATUS_SPEED_100)'],
@@ -172,6 +178,16 @@ def program(head, probes):
     return '\n'.join(body)
 
 
+def linux_counts(ldirs, ours, tmp, test):
+    """The values of the Linux count macros RANGES names for ours."""
+    names = sorted({RANGES[n] for n in ours if isinstance(RANGES.get(n), str)})
+    if not names:
+        return {}
+    vals = run_c(program(PRELUDE + '\n'.join(ldirs), [(n, [n], n) for n in names]),
+                 tmp, test + '_counts')
+    return {n: int(v, 0) for n, v in vals.items() if v != 'undefined'}
+
+
 def check(test, header, ixp, lxp, linux_headers, tmp):
     """Returns (failures, diagnostics)."""
     missing = [h for h in linux_headers if not os.path.isfile(os.path.join(LINUX_SRC, h))]
@@ -191,26 +207,34 @@ def check(test, header, ixp, lxp, linux_headers, tmp):
     theirs = macros(ldirs)
 
     fails, diags, unmatched = [], [], []
+    try:
+        counts = linux_counts(ldirs, ours, tmp, test)
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        return ([str(e)], [])
     ix_probes, lx_probes, pairs = [], [], []
     lx_helpers = []
     for name, params in ours.items():
         shown = name + ('(%s)' % ', '.join(params) if params is not None else '')
-        if name in ALIASES:
-            exprs = ALIASES[name]
-        else:
-            lname = lxp + name[len(ixp):]
-            if lname not in theirs:
-                unmatched.append('%s: no %s in Linux' % (shown, lname))
-                continue
-            if (theirs[lname] is None) != (params is None) or \
-               (params is not None and len(theirs[lname]) != len(params)):
-                unmatched.append('%s: Linux\'s %s takes other arguments' % (shown, lname))
-                continue
+        lname = lxp + name[len(ixp):]
+        exprs = []
+        if lname in theirs and (theirs[lname] is None) == (params is None) and \
+           (params is None or len(theirs[lname]) == len(params)):
             exprs = [lname + ('(%s)' % ', '.join(params) if params is not None else '')]
+        exprs += ALIASES.get(name, [])
+        if not exprs:
+            unmatched.append('%s: %s' % (shown, 'no %s in Linux' % lname if lname not in theirs
+                                         else 'Linux\'s %s takes other arguments' % lname))
+            continue
         if params is None:
             args = [None]
         elif len(params) == 1 and name in RANGES:
             r = RANGES[name]
+            if isinstance(r, str):
+                r = counts.get(r)
+                if not isinstance(r, int):
+                    fails.append('%s: Linux does not define %s, its count'
+                                 % (shown, RANGES[name]))
+                    continue
             args = r if isinstance(r, list) else [n for n in PROBES if n < r]
         else:
             fails.append('%s has a Linux counterpart but no argument values in RANGES'

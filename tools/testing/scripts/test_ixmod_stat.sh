@@ -185,6 +185,10 @@ t "text: a header line with the time, the drop that moved under its port, not th
 	eval 'status 0 && [ ! -s "$WORK/text.err" ] &&
 	grep -E "^ixmod-stat [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}  per second over" "$WORK/text.out" > /dev/null &&
 	grep -Fx "  drops: ip_csum 2" "$WORK/text.out" > /dev/null && ! grep -F udp_no_sock "$WORK/text.out" > /dev/null'
+t "text: the columns are headed by the sysfs files' names, /s for rates" \
+	eval 'row text core state mode iterations/s busy% idle% sleeps/s wakeups/s rx_packets/s tx_packets/s app_calls/s app_events/s &&
+	row text tcp tcp_segs_in/s tcp_segs_out/s tcp_retrans/s tcp_timeouts/s tcp_rcv_drops/s tcp_established tcp_conns &&
+	row text port state link rx_packets/s rx_bytes/s tx_packets/s tx_bytes/s tx_csum_hw/s tx_csum_sw/s rx_csum_hw/s'
 
 # --- live: -i 0.2 -c 2 on a tree that does not change -----------------------
 t_0=$(date +%s.%N)
