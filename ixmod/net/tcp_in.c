@@ -8,6 +8,12 @@
  * RFC 5961's stricter RST, SYN and ACK rules.  A segment's buffer becomes
  * the application's when it carries in-order data (zero-copy receive);
  * any other segment's buffer is freed before ixm_tcp_input() returns.
+ *
+ * §3.10.7.4 is one function per check, as Linux's tcp_rcv_state_process()
+ * delegates: ixm_tcp_rcv_validate() (first to fourth), ixm_tcp_rcv_ack()
+ * (fifth), ixm_tcp_rcv_data() (seventh) and ixm_tcp_rcv_fin() (eighth),
+ * run by ixm_tcp_rcv_other_states() when header prediction
+ * (ixm_tcp_rcv_fast()) does not take the segment.
  */
 #include "tcp.h"
 #include "app.h"
