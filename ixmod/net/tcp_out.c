@@ -564,6 +564,24 @@ void ixm_tcp_retransmit_head(struct ixm_tcp_conn *c)
 	c->flags &= ~IXM_TCPF_RTT_TIMING;
 }
 
+/*
+ * A segment of @c up to @end (and its FIN, if @fin) went out: SND.NXT and
+ * SND.MAX move past it, and the retransmission timer runs, replacing the
+ * persist timer if that was armed.
+ */
+static __always_inline void ixm_tcp_sent(struct ixm_tcp_conn *c, u32 end, bool fin)
+{
+	c->snd_nxt = end + fin;
+	if (fin)
+		c->flags |= IXM_TCPF_FIN_SENT;
+	if (ixm_seq_gt(c->snd_nxt, c->snd_max))
+		c->snd_max = c->snd_nxt;
+	if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PERSIST)) {
+		c->flags &= ~IXM_TCPF_PERSIST;
+		ixm_tcp_arm_rexmit(c);
+	}
+}
+
 /**
  * ixm_tcp_output() - send what the windows allow, and any ACK owed
  * @c: the connection
@@ -617,28 +635,13 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 			c->rtt_seq = seq + len;
 			c->rtt_start_ns = t->stack->now_ns;
 		}
-		c->snd_nxt = seq + len + !!(flags & IXM_TCP_FIN);
-		if (flags & IXM_TCP_FIN)
-			c->flags |= IXM_TCPF_FIN_SENT;
-		if (ixm_seq_gt(c->snd_nxt, c->snd_max))
-			c->snd_max = c->snd_nxt;
-		if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PERSIST)) {
-			c->flags &= ~IXM_TCPF_PERSIST;
-			ixm_tcp_arm_rexmit(c);
-		}
+		ixm_tcp_sent(c, seq + len, flags & IXM_TCP_FIN);
 	}
 	/* a FIN with no data left to carry it (RFC 9293 §3.10.4) */
 	if ((c->flags & IXM_TCPF_FIN_QUEUED) && c->snd_nxt == c->snd_end) {
 		if (ixm_tcp_send_seg(c, c->snd_end, IXM_TCP_ACK | IXM_TCP_FIN, 0))
 			return;
-		c->snd_nxt = c->snd_end + 1;
-		c->flags |= IXM_TCPF_FIN_SENT;
-		if (ixm_seq_gt(c->snd_nxt, c->snd_max))
-			c->snd_max = c->snd_nxt;
-		if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PERSIST)) {
-			c->flags &= ~IXM_TCPF_PERSIST;
-			ixm_tcp_arm_rexmit(c);
-		}
+		ixm_tcp_sent(c, c->snd_end, true);
 	}
 	/* data waits behind a closed window: probe it (RFC 9293 §3.8.6.1) */
 	if (!c->snd_wnd && ixm_seq_lt(c->snd_nxt, c->snd_end) &&
