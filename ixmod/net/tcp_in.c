@@ -172,14 +172,73 @@ static struct ixm_tcp_conn *ixm_tcp_passive(struct ixm_net_port *port, u32 li,
 	return c;
 }
 
-/* RFC 9293 §3.10.7.2, with SYN cookies (RFC 4987 §3.6) */
-static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
-			       struct ixm_iphdr *ih, struct ixm_tcphdr *th,
-			       const struct ixm_tcp_opts *o);
 static __always_inline bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 					     struct ixm_iphdr *ih, struct ixm_tcphdr *th,
 					     const struct ixm_tcp_opts *o);
 
+/* A segment to a listener that has no business there: RST (§3.10.7.2). */
+static void ixm_tcp_listen_reset(struct ixm_net_port *port, struct ixm_mbuf *m,
+				 struct ixm_iphdr *ih, struct ixm_tcphdr *th)
+{
+	port->stack->tcp->stats.no_conn++;
+	ixm_tcp_reply_rst(port, ih, th, m->len + !!(th->flags & IXM_TCP_SYN) +
+			  !!(th->flags & IXM_TCP_FIN));
+	ixm_net_drop(port, m, IXM_DROP_TCP_STATE);
+}
+
+/*
+ * RFC 4987 §3.6: an ACK to a listener completes the handshake of a
+ * SYN-ACK that carried a SYN cookie, if its acknowledgment is one, and
+ * is reset otherwise.  The connection is ESTABLISHED at once, and the
+ * rest of the segment (data, FIN) is taken as in ESTABLISHED.
+ */
+static void ixm_tcp_rcv_cookie_ack(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
+				   struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+				   const struct ixm_tcp_opts *o)
+{
+	struct ixm_tcp_table *t = port->stack->tcp;
+	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
+	struct ixm_tcp_conn *c;
+	u16 mss;
+
+	if ((th->flags & IXM_TCP_SYN) || !t->cfg.syncookies) {
+		ixm_tcp_listen_reset(port, m, ih, th);
+		return;
+	}
+	mss = ixm_tcp_cookie_check(t, ih->daddr, th->dest, ih->saddr,
+				   th->source, seq - 1, ack - 1, port->stack->now_ns);
+	if (!mss) {
+		t->stats.syncookies_bad++;
+		ixm_tcp_listen_reset(port, m, ih, th);
+		return;
+	}
+	c = ixm_tcp_passive(port, li, ih, th);
+	if (!c) {
+		ixm_net_drop(port, m, IXM_DROP_TCP_STATE);
+		return;
+	}
+	t->stats.syncookies_ok++;
+	c->flags |= IXM_TCPF_COOKIE;
+	c->iss = ack - 1;
+	c->snd_una = ack;
+	c->snd_nxt = ack;
+	c->snd_max = ack;
+	c->snd_end = ack;
+	c->recover = ack;
+	c->irs = seq - 1;
+	c->rcv_nxt = seq;
+	c->rcv_adv = seq + min_t(u32, c->rcv_buf, 65535);
+	ixm_tcp_set_mss(c, mss);	/* no timestamps: the cookie offered none */
+	c->snd_wnd = ixm_ntohs(th->window);
+	c->max_snd_wnd = c->snd_wnd;
+	c->snd_wl1 = seq;
+	c->snd_wl2 = ack;
+	ixm_tcp_established(c);
+	if (!ixm_tcp_rcv_conn(c, m, ih, th, o))
+		ixm_mbuf_free(m);
+}
+
+/* RFC 9293 §3.10.7.2, with SYN cookies (RFC 4987 §3.6) */
 static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
 			       struct ixm_iphdr *ih, struct ixm_tcphdr *th,
 			       const struct ixm_tcp_opts *o)
@@ -187,55 +246,21 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 	struct ixm_tcp_table *t = port->stack->tcp;
 	struct ixm_tcp_listener *l = &t->listeners[li];
 	u64 now = port->stack->now_ns;
-	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
+	u32 seq = ixm_ntohl(th->seq);
 	struct ixm_tcp_conn *c;
-	bool cookie;
 	u16 mss;
 
 	if (th->flags & IXM_TCP_RST)
 		goto drop;
 	if (th->flags & IXM_TCP_ACK) {
-		if (th->flags & IXM_TCP_SYN)
-			goto reset;
-		if (!t->cfg.syncookies)
-			goto reset;
-		mss = ixm_tcp_cookie_check(t, ih->daddr, th->dest, ih->saddr,
-					   th->source, seq - 1, ack - 1, now);
-		if (!mss) {
-			t->stats.syncookies_bad++;
-			goto reset;
-		}
-		c = ixm_tcp_passive(port, li, ih, th);
-		if (!c)
-			goto drop;
-		t->stats.syncookies_ok++;
-		c->flags |= IXM_TCPF_COOKIE;
-		c->iss = ack - 1;
-		c->snd_una = ack;
-		c->snd_nxt = ack;
-		c->snd_max = ack;
-		c->snd_end = ack;
-		c->recover = ack;
-		c->irs = seq - 1;
-		c->rcv_nxt = seq;
-		c->rcv_adv = seq + min_t(u32, c->rcv_buf, 65535);
-		ixm_tcp_set_mss(c, mss);	/* no timestamps: the cookie offered none */
-		c->snd_wnd = ixm_ntohs(th->window);
-		c->max_snd_wnd = c->snd_wnd;
-		c->snd_wl1 = seq;
-		c->snd_wl2 = ack;
-		ixm_tcp_established(c);
-		/* the rest of the segment (data, FIN) as in ESTABLISHED */
-		if (!ixm_tcp_rcv_conn(c, m, ih, th, o))
-			ixm_mbuf_free(m);
+		ixm_tcp_rcv_cookie_ack(port, li, m, ih, th, o);
 		return;
 	}
 	if (!(th->flags & IXM_TCP_SYN))
 		goto drop;
 
-	cookie = t->cfg.syncookies == 2 ||
-		 (t->cfg.syncookies && (l->queued >= l->backlog || t->free == IXM_TCP_NONE));
-	if (cookie) {
+	if (t->cfg.syncookies == 2 ||
+	    (t->cfg.syncookies && (l->queued >= l->backlog || t->free == IXM_TCP_NONE))) {
 		mss = o->mss ? o->mss : IXM_TCP_MSS_DEFAULT;
 		if (!ixm_tcp_send_synack_stateless(port, ih, th,
 						   ixm_tcp_cookie_make(t, ih->daddr, th->dest,
@@ -272,10 +297,6 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 	/* data on a SYN is not kept: the peer sends it again (see the docs) */
 	ixm_mbuf_free(m);
 	return;
-reset:
-	t->stats.no_conn++;
-	ixm_tcp_reply_rst(port, ih, th, m->len + !!(th->flags & IXM_TCP_SYN) +
-			  !!(th->flags & IXM_TCP_FIN));
 drop:
 	ixm_net_drop(port, m, IXM_DROP_TCP_STATE);
 }
