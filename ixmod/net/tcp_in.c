@@ -8,6 +8,12 @@
  * RFC 5961's stricter RST, SYN and ACK rules.  A segment's buffer becomes
  * the application's when it carries in-order data (zero-copy receive);
  * any other segment's buffer is freed before ixm_tcp_input() returns.
+ *
+ * §3.10.7.4 is one function per check, as Linux's tcp_rcv_state_process()
+ * delegates: ixm_tcp_rcv_validate() (first to fourth), ixm_tcp_rcv_ack()
+ * (fifth), ixm_tcp_rcv_data() (seventh) and ixm_tcp_rcv_fin() (eighth),
+ * run by ixm_tcp_rcv_other_states() when header prediction
+ * (ixm_tcp_rcv_fast()) does not take the segment.
  */
 #include "tcp.h"
 #include "app.h"
@@ -166,14 +172,73 @@ static struct ixm_tcp_conn *ixm_tcp_passive(struct ixm_net_port *port, u32 li,
 	return c;
 }
 
-/* RFC 9293 §3.10.7.2, with SYN cookies (RFC 4987 §3.6) */
-static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
-			       struct ixm_iphdr *ih, struct ixm_tcphdr *th,
-			       const struct ixm_tcp_opts *o);
-static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
-			     struct ixm_iphdr *ih, struct ixm_tcphdr *th,
-			     const struct ixm_tcp_opts *o);
+static __always_inline bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
+					     struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+					     const struct ixm_tcp_opts *o);
 
+/* A segment to a listener that has no business there: RST (§3.10.7.2). */
+static void ixm_tcp_listen_reset(struct ixm_net_port *port, struct ixm_mbuf *m,
+				 struct ixm_iphdr *ih, struct ixm_tcphdr *th)
+{
+	port->stack->tcp->stats.no_conn++;
+	ixm_tcp_reply_rst(port, ih, th, m->len + !!(th->flags & IXM_TCP_SYN) +
+			  !!(th->flags & IXM_TCP_FIN));
+	ixm_net_drop(port, m, IXM_DROP_TCP_STATE);
+}
+
+/*
+ * RFC 4987 §3.6: an ACK to a listener completes the handshake of a
+ * SYN-ACK that carried a SYN cookie, if its acknowledgment is one, and
+ * is reset otherwise.  The connection is ESTABLISHED at once, and the
+ * rest of the segment (data, FIN) is taken as in ESTABLISHED.
+ */
+static void ixm_tcp_rcv_cookie_ack(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
+				   struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+				   const struct ixm_tcp_opts *o)
+{
+	struct ixm_tcp_table *t = port->stack->tcp;
+	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
+	struct ixm_tcp_conn *c;
+	u16 mss;
+
+	if ((th->flags & IXM_TCP_SYN) || !t->cfg.syncookies) {
+		ixm_tcp_listen_reset(port, m, ih, th);
+		return;
+	}
+	mss = ixm_tcp_cookie_check(t, ih->daddr, th->dest, ih->saddr,
+				   th->source, seq - 1, ack - 1, port->stack->now_ns);
+	if (!mss) {
+		t->stats.syncookies_bad++;
+		ixm_tcp_listen_reset(port, m, ih, th);
+		return;
+	}
+	c = ixm_tcp_passive(port, li, ih, th);
+	if (!c) {
+		ixm_net_drop(port, m, IXM_DROP_TCP_STATE);
+		return;
+	}
+	t->stats.syncookies_ok++;
+	c->flags |= IXM_TCPF_COOKIE;
+	c->iss = ack - 1;
+	c->snd_una = ack;
+	c->snd_nxt = ack;
+	c->snd_max = ack;
+	c->snd_end = ack;
+	c->recover = ack;
+	c->irs = seq - 1;
+	c->rcv_nxt = seq;
+	c->rcv_adv = seq + min_t(u32, c->rcv_buf, 65535);
+	ixm_tcp_set_mss(c, mss);	/* no timestamps: the cookie offered none */
+	c->snd_wnd = ixm_ntohs(th->window);
+	c->max_snd_wnd = c->snd_wnd;
+	c->snd_wl1 = seq;
+	c->snd_wl2 = ack;
+	ixm_tcp_established(c);
+	if (!ixm_tcp_rcv_conn(c, m, ih, th, o))
+		ixm_mbuf_free(m);
+}
+
+/* RFC 9293 §3.10.7.2, with SYN cookies (RFC 4987 §3.6) */
 static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
 			       struct ixm_iphdr *ih, struct ixm_tcphdr *th,
 			       const struct ixm_tcp_opts *o)
@@ -181,55 +246,21 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 	struct ixm_tcp_table *t = port->stack->tcp;
 	struct ixm_tcp_listener *l = &t->listeners[li];
 	u64 now = port->stack->now_ns;
-	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
+	u32 seq = ixm_ntohl(th->seq);
 	struct ixm_tcp_conn *c;
-	bool cookie;
 	u16 mss;
 
 	if (th->flags & IXM_TCP_RST)
 		goto drop;
 	if (th->flags & IXM_TCP_ACK) {
-		if (th->flags & IXM_TCP_SYN)
-			goto reset;
-		if (!t->cfg.syncookies)
-			goto reset;
-		mss = ixm_tcp_cookie_check(t, ih->daddr, th->dest, ih->saddr,
-					   th->source, seq - 1, ack - 1, now);
-		if (!mss) {
-			t->stats.syncookies_bad++;
-			goto reset;
-		}
-		c = ixm_tcp_passive(port, li, ih, th);
-		if (!c)
-			goto drop;
-		t->stats.syncookies_ok++;
-		c->flags |= IXM_TCPF_COOKIE;
-		c->iss = ack - 1;
-		c->snd_una = ack;
-		c->snd_nxt = ack;
-		c->snd_max = ack;
-		c->snd_end = ack;
-		c->recover = ack;
-		c->irs = seq - 1;
-		c->rcv_nxt = seq;
-		c->rcv_adv = seq + min_t(u32, c->rcv_buf, 65535);
-		ixm_tcp_set_mss(c, mss);	/* no timestamps: the cookie offered none */
-		c->snd_wnd = ixm_ntohs(th->window);
-		c->max_snd_wnd = c->snd_wnd;
-		c->snd_wl1 = seq;
-		c->snd_wl2 = ack;
-		ixm_tcp_established(c);
-		/* the rest of the segment (data, FIN) as in ESTABLISHED */
-		if (!ixm_tcp_rcv_conn(c, m, ih, th, o))
-			ixm_mbuf_free(m);
+		ixm_tcp_rcv_cookie_ack(port, li, m, ih, th, o);
 		return;
 	}
 	if (!(th->flags & IXM_TCP_SYN))
 		goto drop;
 
-	cookie = t->cfg.syncookies == 2 ||
-		 (t->cfg.syncookies && (l->queued >= l->backlog || t->free == IXM_TCP_NONE));
-	if (cookie) {
+	if (t->cfg.syncookies == 2 ||
+	    (t->cfg.syncookies && (l->queued >= l->backlog || t->free == IXM_TCP_NONE))) {
 		mss = o->mss ? o->mss : IXM_TCP_MSS_DEFAULT;
 		if (!ixm_tcp_send_synack_stateless(port, ih, th,
 						   ixm_tcp_cookie_make(t, ih->daddr, th->dest,
@@ -266,10 +297,6 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 	/* data on a SYN is not kept: the peer sends it again (see the docs) */
 	ixm_mbuf_free(m);
 	return;
-reset:
-	t->stats.no_conn++;
-	ixm_tcp_reply_rst(port, ih, th, m->len + !!(th->flags & IXM_TCP_SYN) +
-			  !!(th->flags & IXM_TCP_FIN));
 drop:
 	ixm_net_drop(port, m, IXM_DROP_TCP_STATE);
 }
@@ -589,29 +616,383 @@ static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 }
 
 /*
- * RFC 9293 §3.10.7.4 for every state after SYN-SENT.  Return: true if
- * the buffer was kept (in-order or out-of-order data).  @c may be freed
- * when this returns.
+ * What a step of RFC 9293 §3.10.7.4 tells ixm_tcp_rcv_other_states(): go on to
+ * the next step, go on with the buffer kept (its data was queued), or
+ * stop here (the segment is dealt with; @c may be gone).
  */
-static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
-			     struct ixm_iphdr *ih, struct ixm_tcphdr *th,
-			     const struct ixm_tcp_opts *o)
+enum ixm_tcp_rcv_res {
+	IXM_TCP_RCV_CONT,
+	IXM_TCP_RCV_KEPT,
+	IXM_TCP_RCV_DONE,
+};
+
+/*
+ * RFC 9293 §3.10.7.4, first check: the sequence number, after PAWS (RFC
+ * 7323 §5.3) and the retransmitted FIN of TIME_WAIT.  A segment with no
+ * byte in the window is answered with an ACK (RFC 7323's rate limit, in
+ * ixm_tcp_ack_rejected()) unless it is a RST, and dropped.  An accepted
+ * segment at the left edge has its timestamp remembered (RFC 7323 §4.3).
+ */
+static enum ixm_tcp_rcv_res ixm_tcp_rcv_check_seq(struct ixm_tcp_conn *c,
+						  const struct ixm_tcphdr *th,
+						  const struct ixm_tcp_opts *o,
+						  u32 seq, u32 seglen)
 {
 	struct ixm_tcp_table *t = c->table;
 	u64 now = t->stack->now_ns;
-	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
 	u8 flags = th->flags;
-	bool fin = flags & IXM_TCP_FIN;
-	u32 dlen = m->len;
-	u32 seglen = dlen + !!(flags & IXM_TCP_SYN) + fin;
-	bool kept = false, fin_now;
-	int fast;
-	u32 wnd;
 
-	c->last_rx_ns = now;
-	fast = ixm_tcp_rcv_fast(c, m, th, o);
-	if (fast >= 0)
-		return fast;
+	/* RFC 7323 §5.3 PAWS: an old timestamp is an old duplicate */
+	if ((c->flags & IXM_TCPF_TS) && o->has_ts && !(flags & IXM_TCP_RST) &&
+	    ixm_seq_lt(o->tsval, c->ts_recent) &&
+	    now - c->ts_recent_ns < IXM_PAWS_IDLE_NS) {
+		t->stats.paws_drops++;
+		ixm_tcp_ack_rejected(c, flags, seglen);
+		return IXM_TCP_RCV_DONE;
+	}
+
+	/* a retransmitted FIN in TIME_WAIT: ACK it and restart 2 MSL (§3.10.7.4) */
+	if (c->state == IXM_TCP_TIME_WAIT && (flags & IXM_TCP_FIN) &&
+	    !(flags & IXM_TCP_RST) &&
+	    seq + seglen - !!(flags & IXM_TCP_SYN) == c->rcv_nxt) {
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_output(c);
+		ixm_tcp_enter_time_wait(c);
+		return IXM_TCP_RCV_DONE;
+	}
+	if (!ixm_tcp_seq_ok(c, seq, seglen)) {
+		/* all of it received before: a duplicate, not out of window */
+		if (seglen && ixm_seq_leq(seq + seglen, c->rcv_nxt))
+			t->stats.dup_data++;
+		else
+			t->stats.out_of_window++;
+		if (!(flags & IXM_TCP_RST))
+			ixm_tcp_ack_rejected(c, flags, seglen);
+		return IXM_TCP_RCV_DONE;
+	}
+	/* RFC 7323 §4.3: remember the timestamp of a segment at the left edge */
+	if ((c->flags & IXM_TCPF_TS) && o->has_ts && ixm_seq_leq(seq, c->rcv_nxt)) {
+		c->ts_recent = o->tsval;
+		c->ts_recent_ns = now;
+	}
+	return IXM_TCP_RCV_CONT;
+}
+
+/*
+ * RFC 9293 §3.10.7.4, second check: the RST bit, accepted only at exactly
+ * RCV.NXT and otherwise answered with a challenge ACK (RFC 5961 §3.2).
+ * In SYN-RECEIVED a passive open goes back to its listener, an active
+ * one is refused; in any other state the connection is reset.
+ */
+static enum ixm_tcp_rcv_res ixm_tcp_rcv_check_rst(struct ixm_tcp_conn *c, u32 seq)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	if (seq != c->rcv_nxt) {
+		ixm_tcp_challenge_ack(c);
+		return IXM_TCP_RCV_DONE;
+	}
+	t->stats.resets_in++;
+	if (c->state == IXM_TCP_SYN_RECEIVED) {
+		t->stats.attempt_fails++;
+		if (c->flags & IXM_TCPF_ACTIVE) {
+			c->conn_err = -ECONNREFUSED;
+			c->evpend |= IXM_TCPE_CONNECTED;
+			ixm_tcp_done(c, -ECONNREFUSED);
+		} else {
+			ixm_tcp_conn_free(c);	/* back to LISTEN, for the listener */
+		}
+		return IXM_TCP_RCV_DONE;
+	}
+	ixm_tcp_done(c, c->state == IXM_TCP_TIME_WAIT ? 0 : -ECONNRESET);
+	return IXM_TCP_RCV_DONE;
+}
+
+/*
+ * RFC 9293 §3.10.7.4, fourth check: a SYN in a synchronized state gets a
+ * challenge ACK (RFC 5961 §4.2); in TIME_WAIT, a plain ACK.
+ */
+static void ixm_tcp_rcv_check_syn(struct ixm_tcp_conn *c)
+{
+	if (c->state == IXM_TCP_TIME_WAIT) {
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_mark_pending(c);
+		return;
+	}
+	ixm_tcp_challenge_ack(c);
+}
+
+/*
+ * RFC 9293 §3.10.7.4, first to fourth checks, as Linux's
+ * tcp_validate_incoming(): sequence number and PAWS, RST, SYN (the third,
+ * security, does not apply), and then a segment without ACK is dropped
+ * (the fifth check's first sentence).
+ */
+static enum ixm_tcp_rcv_res ixm_tcp_rcv_validate(struct ixm_tcp_conn *c,
+						 const struct ixm_tcphdr *th,
+						 const struct ixm_tcp_opts *o,
+						 u32 seq, u32 seglen)
+{
+	if (ixm_tcp_rcv_check_seq(c, th, o, seq, seglen) != IXM_TCP_RCV_CONT)
+		return IXM_TCP_RCV_DONE;
+	if (th->flags & IXM_TCP_RST)
+		return ixm_tcp_rcv_check_rst(c, seq);
+	if (th->flags & IXM_TCP_SYN) {
+		ixm_tcp_rcv_check_syn(c);
+		return IXM_TCP_RCV_DONE;
+	}
+	if (!(th->flags & IXM_TCP_ACK))
+		return IXM_TCP_RCV_DONE;
+	return IXM_TCP_RCV_CONT;
+}
+
+/*
+ * RFC 9293 §3.10.7.4, fifth check: the ACK field, as Linux's tcp_ack().
+ * SYN-RECEIVED is completed by an ACK of our SYN (else RST); an ACK out
+ * of [SND.UNA - MAX.SND.WND, SND.MAX] gets a challenge (RFC 5961 §5.2);
+ * a new ACK frees sent data, a duplicate may start fast retransmit; the
+ * window update rule; and our FIN, once acknowledged, moves FIN-WAIT-1,
+ * CLOSING and LAST-ACK on.
+ */
+static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
+					    const struct ixm_iphdr *ih,
+					    const struct ixm_tcphdr *th,
+					    u32 seq, u32 seglen)
+{
+	u32 nwnd = (u32)ixm_ntohs(th->window) << c->snd_wscale;
+	u32 ack = ixm_ntohl(th->ack_seq);
+	struct ixm_tcp_table *t = c->table;
+
+	if (c->state == IXM_TCP_SYN_RECEIVED) {
+		if (ixm_seq_leq(ack, c->snd_una) || ixm_seq_gt(ack, c->snd_max)) {
+			ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);
+			return IXM_TCP_RCV_DONE;
+		}
+		c->snd_wnd = nwnd;
+		c->max_snd_wnd = c->snd_wnd;
+		c->snd_wl1 = seq;
+		c->snd_wl2 = ack;
+		ixm_tcp_established(c);
+		if (c->state == IXM_TCP_CLOSED)
+			return IXM_TCP_RCV_DONE;
+	}
+
+	/* RFC 5961 §5.2: acceptable ACKs lie in [SND.UNA - MAX.SND.WND, SND.NXT] */
+	if (ixm_seq_gt(ack, c->snd_max) ||
+	    ixm_seq_lt(ack, c->snd_una - c->max_snd_wnd)) {
+		ixm_tcp_challenge_ack(c);
+		return IXM_TCP_RCV_DONE;
+	}
+	if (ixm_seq_gt(ack, c->snd_una)) {
+		ixm_tcp_ack_new(c, ack);
+	} else if (ack == c->snd_una && !seglen && c->snd_max != c->snd_una &&
+		   nwnd == c->snd_wnd) {
+		/* no data, no FIN (a SYN stopped at the fourth check) */
+		ixm_tcp_dupack(c);
+	}
+	/* the window update rule (RFC 9293 §3.10.7.4, fifth check) */
+	if (ixm_seq_lt(c->snd_wl1, seq) ||
+	    (c->snd_wl1 == seq && ixm_seq_leq(c->snd_wl2, ack)))
+		ixm_tcp_update_window(c, seq, ack, nwnd);
+
+	/* our FIN acknowledged? */
+	if ((c->flags & IXM_TCPF_FIN_SENT) && c->snd_una == c->snd_end + 1) {
+		switch (c->state) {
+		case IXM_TCP_FIN_WAIT_1:
+			ixm_tcp_set_state(c, IXM_TCP_FIN_WAIT_2);
+			/* nobody will close the other half for us: time it out */
+			ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + t->cfg.tw_ns);
+			break;
+		case IXM_TCP_CLOSING:
+			ixm_tcp_enter_time_wait(c);
+			break;
+		case IXM_TCP_LAST_ACK:
+			ixm_tcp_done(c, 0);
+			return IXM_TCP_RCV_DONE;
+		default:
+			break;
+		}
+	}
+	return IXM_TCP_RCV_CONT;
+}
+
+/*
+ * RFC 9293 §3.10.7.4, seventh check: the segment text, as Linux's
+ * tcp_data_queue().  Data after the peer's FIN is ignored, data nobody
+ * will read resets (RFC 2525 §2.17); what is left is trimmed to the
+ * window, then delivered in order or queued out of order (tcp_ofo.c).
+ * *@seq and *@dlen become the data taken; *@fin is cleared when the FIN
+ * cannot be taken with it.
+ */
+static enum ixm_tcp_rcv_res ixm_tcp_rcv_data(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
+					     u32 *seq, u32 *dlen, bool *fin)
+{
+	struct ixm_tcp_table *t = c->table;
+	u32 wnd;
+	int q;
+
+	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_FIN_WAIT_1 &&
+	    c->state != IXM_TCP_FIN_WAIT_2) {
+		*dlen = 0;	/* the peer's FIN came before: ignore */
+		*fin = false;
+		return IXM_TCP_RCV_CONT;
+	}
+	if (c->flags & IXM_TCPF_CLOSED_APP) {
+		/* nobody will read it: RFC 2525 §2.17, reset */
+		ixm_tcp_send_rst(c);
+		ixm_tcp_done(c, -ECONNRESET);
+		return IXM_TCP_RCV_DONE;
+	}
+	if (ixm_seq_lt(*seq, c->rcv_nxt)) {
+		u32 skip = c->rcv_nxt - *seq;
+
+		if (skip >= *dlen) {
+			t->stats.dup_data++;
+			*dlen = 0;
+			c->flags |= IXM_TCPF_ACK_NOW;
+		} else {
+			m->data += skip;
+			*dlen -= skip;
+			*seq += skip;
+		}
+	}
+	wnd = ixm_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+	if (*dlen && ixm_seq_gt(*seq + *dlen, c->rcv_nxt + wnd)) {
+		*dlen = ixm_seq_gt(c->rcv_nxt + wnd, *seq) ? c->rcv_nxt + wnd - *seq : 0;
+		*fin = false;
+	}
+	m->len = *dlen;
+	m->seq = *seq;
+	if (!*dlen)
+		return IXM_TCP_RCV_CONT;
+	/*
+	 * Out-of-order queues give buffers back before data is refused,
+	 * but not for data that would be refused anyway.
+	 */
+	if (!ixm_tcp_rcv_untaken_room(c, m) ||
+	    (!ixm_tcp_rcv_room(c, m) && !ixm_tcp_ooo_relieve(c, m))) {
+		t->stats.rcv_drops++;
+		*fin = false;
+		return IXM_TCP_RCV_CONT;
+	}
+	if (*seq == c->rcv_nxt) {
+		bool filled = c->ooo != NULL;
+
+		c->rcv_bufs++;
+		ixm_tcp_deliver(c, m);
+		if (filled) {
+			ixm_tcp_ooo_drain(c);
+			c->flags |= IXM_TCPF_ACK_NOW;	/* RFC 5681 §4.2 */
+		} else {
+			ixm_tcp_schedule_ack(c);
+		}
+		return IXM_TCP_RCV_KEPT;
+	}
+	q = ixm_tcp_ooo_queue(c, m);
+	if (q != IXM_TCP_OOO_DROPPED) {
+		t->stats.ooo++;
+		/* its FIN waits with it for the data before it */
+		if (*fin && q != IXM_TCP_OOO_HAD) {
+			c->flags |= IXM_TCPF_OOO_FIN;
+			c->ooo_fin = *seq + *dlen;
+		}
+		/* RFC 5681 §4.2: a duplicate ACK for each, at once */
+		if (ixm_tcp_send_ack(c))
+			c->flags |= IXM_TCPF_ACK_NOW;
+	}
+	*fin = false;
+	return q == IXM_TCP_OOO_QUEUED ? IXM_TCP_RCV_KEPT : IXM_TCP_RCV_CONT;
+}
+
+/*
+ * RFC 9293 §3.10.7.4, eighth check: the FIN bit, as Linux's tcp_fin(),
+ * taken in order only: @fin on the segment that ends at @end, or a
+ * queued FIN that the data before it just reached.  A peer that sent
+ * data past its own FIN loses the queued FIN; it sends it again.
+ */
+static void ixm_tcp_rcv_fin(struct ixm_tcp_conn *c, bool fin, u32 end)
+{
+	struct ixm_tcp_table *t = c->table;
+	bool fin_now = fin && end == c->rcv_nxt;
+
+	if (c->flags & IXM_TCPF_OOO_FIN) {
+		if (c->rcv_nxt == c->ooo_fin)
+			fin_now = true;
+		else if (ixm_seq_gt(c->rcv_nxt, c->ooo_fin))
+			c->flags &= ~IXM_TCPF_OOO_FIN;
+	}
+	if (!fin_now) {
+		if (fin && c->state == IXM_TCP_TIME_WAIT) {
+			c->flags |= IXM_TCPF_ACK_NOW;
+			ixm_tcp_enter_time_wait(c);
+		}
+		return;
+	}
+	c->rcv_nxt++;
+	c->flags |= IXM_TCPF_FIN_RCVD;
+	/* what is still queued lies past the FIN: no use (tcp_ofo.c) */
+	if (c->ooo)
+		t->stats.ooo_purged += ixm_tcp_ooo_purge(c);
+	c->flags &= ~IXM_TCPF_OOO_FIN;
+	switch (c->state) {
+	case IXM_TCP_ESTABLISHED:
+		ixm_tcp_set_state(c, IXM_TCP_CLOSE_WAIT);
+		ixm_tcp_post_eof(c);
+		/*
+		 * The ACK waits, as Linux's does (tcp_fin() enters pingpong
+		 * mode): an application that answers or closes within the
+		 * delayed-ACK time sends it on its data or its FIN, one
+		 * segment instead of two.
+		 */
+		if (t->cfg.delack_us && !(c->flags & IXM_TCPF_ACK_NOW)) {
+			if (!ixm_timer_pending(&c->delack))
+				ixm_timer_arm(&t->wheel, &c->delack, t->stack->now_ns +
+					      (u64)t->cfg.delack_us * 1000);
+		} else {
+			c->flags |= IXM_TCPF_ACK_NOW;
+		}
+		break;
+	case IXM_TCP_FIN_WAIT_1:
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_post_eof(c);
+		ixm_tcp_set_state(c, IXM_TCP_CLOSING);
+		break;
+	case IXM_TCP_FIN_WAIT_2:
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_post_eof(c);
+		ixm_tcp_output(c);	/* the last ACK before TIME_WAIT */
+		ixm_tcp_enter_time_wait(c);
+		break;
+	case IXM_TCP_TIME_WAIT:
+		c->flags |= IXM_TCPF_ACK_NOW;
+		ixm_tcp_enter_time_wait(c);	/* restart 2 MSL */
+		break;
+	default:
+		c->flags |= IXM_TCPF_ACK_NOW;
+		break;
+	}
+}
+
+/*
+ * RFC 9293 §3.10.7.4 ("Other States"): every state after SYN-SENT, in the
+ * RFC's order, as Linux's tcp_rcv_state_process(): the cases with no TCB
+ * to speak of (CLOSED, SYN-SENT, a repeated SYN in SYN-RECEIVED); then
+ * the first to fourth checks, the ACK (fifth), the text (seventh; the
+ * sixth, URG, is not supported) and the FIN (eighth).  Out of line, so
+ * that header prediction's path (ixm_tcp_rcv_conn()) stays short.
+ * Return: true if the buffer was kept (in-order or out-of-order data).
+ * @c may be freed when this returns.
+ */
+static noinline bool ixm_tcp_rcv_other_states(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
+					      struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+					      const struct ixm_tcp_opts *o)
+{
+	u32 seq = ixm_ntohl(th->seq);
+	bool fin = th->flags & IXM_TCP_FIN;
+	u32 dlen = m->len;
+	u32 seglen = dlen + !!(th->flags & IXM_TCP_SYN) + fin;
+	enum ixm_tcp_rcv_res res;
+
 	if (c->state == IXM_TCP_CLOSED) {
 		/* dead, its application still holding buffers: no TCB to speak of */
 		ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);
@@ -622,271 +1003,45 @@ static bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		return false;
 	}
 	/* our SYN-ACK was lost: the peer sends its SYN again */
-	if (c->state == IXM_TCP_SYN_RECEIVED && (flags & IXM_TCP_SYN) &&
-	    !(flags & (IXM_TCP_ACK | IXM_TCP_RST)) && seq == c->irs) {
+	if (c->state == IXM_TCP_SYN_RECEIVED && (th->flags & IXM_TCP_SYN) &&
+	    !(th->flags & (IXM_TCP_ACK | IXM_TCP_RST)) && seq == c->irs) {
 		ixm_tcp_send_syn(c);
 		return false;
 	}
-
-	/* RFC 7323 §5.3 PAWS: an old timestamp is an old duplicate */
-	if ((c->flags & IXM_TCPF_TS) && o->has_ts && !(flags & IXM_TCP_RST) &&
-	    ixm_seq_lt(o->tsval, c->ts_recent) &&
-	    now - c->ts_recent_ns < IXM_PAWS_IDLE_NS) {
-		t->stats.paws_drops++;
-		ixm_tcp_ack_rejected(c, flags, seglen);
+	if (ixm_tcp_rcv_validate(c, th, o, seq, seglen) != IXM_TCP_RCV_CONT ||
+	    ixm_tcp_rcv_ack(c, ih, th, seq, seglen) != IXM_TCP_RCV_CONT)
 		return false;
-	}
-
-	/* a retransmitted FIN in TIME_WAIT: ACK it and restart 2 MSL (§3.10.7.4) */
-	if (c->state == IXM_TCP_TIME_WAIT && fin && !(flags & IXM_TCP_RST) &&
-	    seq + dlen + 1 == c->rcv_nxt) {
-		c->flags |= IXM_TCPF_ACK_NOW;
-		ixm_tcp_output(c);
-		ixm_tcp_enter_time_wait(c);
-		return false;
-	}
-	if (!ixm_tcp_seq_ok(c, seq, seglen)) {
-		/* all of it received before: a duplicate, not out of window */
-		if (seglen && ixm_seq_leq(seq + seglen, c->rcv_nxt))
-			t->stats.dup_data++;
-		else
-			t->stats.out_of_window++;
-		if (!(flags & IXM_TCP_RST))
-			ixm_tcp_ack_rejected(c, flags, seglen);
-		return false;
-	}
-	/* RFC 7323 §4.3: remember the timestamp of a segment at the left edge */
-	if ((c->flags & IXM_TCPF_TS) && o->has_ts && ixm_seq_leq(seq, c->rcv_nxt)) {
-		c->ts_recent = o->tsval;
-		c->ts_recent_ns = now;
-	}
-
-	if (flags & IXM_TCP_RST) {
-		/* RFC 5961 §3.2: only at exactly RCV.NXT; else a challenge */
-		if (seq != c->rcv_nxt) {
-			ixm_tcp_challenge_ack(c);
-			return false;
-		}
-		t->stats.resets_in++;
-		if (c->state == IXM_TCP_SYN_RECEIVED) {
-			t->stats.attempt_fails++;
-			if (c->flags & IXM_TCPF_ACTIVE) {
-				c->conn_err = -ECONNREFUSED;
-				c->evpend |= IXM_TCPE_CONNECTED;
-				ixm_tcp_done(c, -ECONNREFUSED);
-			} else {
-				ixm_tcp_conn_free(c);	/* back to LISTEN, for the listener */
-			}
-			return false;
-		}
-		ixm_tcp_done(c, c->state == IXM_TCP_TIME_WAIT ? 0 : -ECONNRESET);
-		return false;
-	}
-	/* RFC 5961 §4.2: a SYN in a synchronized state gets a challenge ACK */
-	if (flags & IXM_TCP_SYN) {
-		if (c->state == IXM_TCP_TIME_WAIT) {
-			c->flags |= IXM_TCPF_ACK_NOW;
-			ixm_tcp_mark_pending(c);
-			return false;
-		}
-		ixm_tcp_challenge_ack(c);
-		return false;
-	}
-	if (!(flags & IXM_TCP_ACK))
-		return false;
-
-	if (c->state == IXM_TCP_SYN_RECEIVED) {
-		if (ixm_seq_leq(ack, c->snd_una) || ixm_seq_gt(ack, c->snd_max)) {
-			ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);
-			return false;
-		}
-		c->snd_wnd = (u32)ixm_ntohs(th->window) << c->snd_wscale;
-		c->max_snd_wnd = c->snd_wnd;
-		c->snd_wl1 = seq;
-		c->snd_wl2 = ack;
-		ixm_tcp_established(c);
-		if (c->state == IXM_TCP_CLOSED)
-			return false;
-	}
-
-	/* RFC 5961 §5.2: acceptable ACKs lie in [SND.UNA - MAX.SND.WND, SND.NXT] */
-	if (ixm_seq_gt(ack, c->snd_max) ||
-	    ixm_seq_lt(ack, c->snd_una - c->max_snd_wnd)) {
-		ixm_tcp_challenge_ack(c);
-		return false;
-	}
-	if (ixm_seq_gt(ack, c->snd_una)) {
-		ixm_tcp_ack_new(c, ack);
-	} else if (ack == c->snd_una && !dlen && !fin && c->snd_max != c->snd_una &&
-		   ((u32)ixm_ntohs(th->window) << c->snd_wscale) == c->snd_wnd) {
-		ixm_tcp_dupack(c);
-	}
-	/* the window update rule (RFC 9293 §3.10.7.4, fifth check) */
-	if (ixm_seq_lt(c->snd_wl1, seq) ||
-	    (c->snd_wl1 == seq && ixm_seq_leq(c->snd_wl2, ack))) {
-		ixm_tcp_update_window(c, seq, ack,
-				      (u32)ixm_ntohs(th->window) << c->snd_wscale);
-	}
-
-	/* our FIN acknowledged? */
-	if ((c->flags & IXM_TCPF_FIN_SENT) && c->snd_una == c->snd_end + 1) {
-		switch (c->state) {
-		case IXM_TCP_FIN_WAIT_1:
-			ixm_tcp_set_state(c, IXM_TCP_FIN_WAIT_2);
-			/* nobody will close the other half for us: time it out */
-			ixm_timer_arm(&t->wheel, &c->timer, now + t->cfg.tw_ns);
-			break;
-		case IXM_TCP_CLOSING:
-			ixm_tcp_enter_time_wait(c);
-			break;
-		case IXM_TCP_LAST_ACK:
-			ixm_tcp_done(c, 0);
-			return false;
-		default:
-			break;
-		}
-	}
-
-	/* text (RFC 9293 §3.10.7.4, seventh check) */
-	if (dlen && c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_FIN_WAIT_1 &&
-	    c->state != IXM_TCP_FIN_WAIT_2) {
-		dlen = 0;	/* the peer's FIN came before: ignore */
-		fin = false;
-	}
-	if (dlen && (c->flags & IXM_TCPF_CLOSED_APP)) {
-		/* nobody will read it: RFC 2525 §2.17, reset */
-		ixm_tcp_send_rst(c);
-		ixm_tcp_done(c, -ECONNRESET);
-		return false;
-	}
+	res = IXM_TCP_RCV_CONT;
 	if (dlen) {
-		if (ixm_seq_lt(seq, c->rcv_nxt)) {
-			u32 skip = c->rcv_nxt - seq;
-
-			if (skip >= dlen) {
-				t->stats.dup_data++;
-				dlen = 0;
-				c->flags |= IXM_TCPF_ACK_NOW;
-			} else {
-				m->data += skip;
-				dlen -= skip;
-				seq += skip;
-			}
-		}
-		wnd = ixm_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
-		if (dlen && ixm_seq_gt(seq + dlen, c->rcv_nxt + wnd)) {
-			dlen = ixm_seq_gt(c->rcv_nxt + wnd, seq) ? c->rcv_nxt + wnd - seq : 0;
-			fin = false;
-		}
-		m->len = dlen;
-		m->seq = seq;
+		res = ixm_tcp_rcv_data(c, m, &seq, &dlen, &fin);
+		if (res == IXM_TCP_RCV_DONE)
+			return false;
 	}
-	if (dlen) {
-		/*
-		 * Out-of-order queues give buffers back before data is
-		 * refused, but not for data that would be refused anyway.
-		 */
-		if (!ixm_tcp_rcv_untaken_room(c, m) ||
-		    (!ixm_tcp_rcv_room(c, m) && !ixm_tcp_ooo_relieve(c, m))) {
-			t->stats.rcv_drops++;
-			fin = false;
-		} else if (seq == c->rcv_nxt) {
-			bool filled = c->ooo != NULL;
-
-			c->rcv_bufs++;
-			ixm_tcp_deliver(c, m);
-			kept = true;
-			if (filled) {
-				ixm_tcp_ooo_drain(c);
-				c->flags |= IXM_TCPF_ACK_NOW;	/* RFC 5681 §4.2 */
-			} else {
-				ixm_tcp_schedule_ack(c);
-			}
-		} else {
-			int q = ixm_tcp_ooo_queue(c, m);
-
-			kept = q == IXM_TCP_OOO_QUEUED;
-			if (q != IXM_TCP_OOO_DROPPED) {
-				t->stats.ooo++;
-				/* its FIN waits with it for the data before it */
-				if (fin && q != IXM_TCP_OOO_HAD) {
-					c->flags |= IXM_TCPF_OOO_FIN;
-					c->ooo_fin = seq + dlen;
-				}
-				/* RFC 5681 §4.2: a duplicate ACK for each, at once */
-				if (ixm_tcp_send_ack(c))
-					c->flags |= IXM_TCPF_ACK_NOW;
-			}
-			fin = false;
-		}
-	}
-
-	/*
-	 * FIN (eighth check), in order: on this segment, or on a queued one
-	 * that the data before it just reached.  A peer that sent data past
-	 * its own FIN loses the queued FIN; it sends it again.
-	 */
-	fin_now = fin && seq + dlen == c->rcv_nxt;
-	if (c->flags & IXM_TCPF_OOO_FIN) {
-		if (c->rcv_nxt == c->ooo_fin)
-			fin_now = true;
-		else if (ixm_seq_gt(c->rcv_nxt, c->ooo_fin))
-			c->flags &= ~IXM_TCPF_OOO_FIN;
-	}
-	if (fin_now) {
-		c->rcv_nxt++;
-		c->flags |= IXM_TCPF_FIN_RCVD;
-		/* what is still queued lies past the FIN: no use (tcp_ofo.c) */
-		if (c->ooo)
-			t->stats.ooo_purged += ixm_tcp_ooo_purge(c);
-		c->flags &= ~IXM_TCPF_OOO_FIN;
-		switch (c->state) {
-		case IXM_TCP_ESTABLISHED:
-			ixm_tcp_set_state(c, IXM_TCP_CLOSE_WAIT);
-			ixm_tcp_post_eof(c);
-			/*
-			 * The ACK waits, as Linux's does (tcp_fin() enters
-			 * pingpong mode): an application that answers or
-			 * closes within the delayed-ACK time sends it on its
-			 * data or its FIN, one segment instead of two.
-			 */
-			if (t->cfg.delack_us && !(c->flags & IXM_TCPF_ACK_NOW)) {
-				if (!ixm_timer_pending(&c->delack))
-					ixm_timer_arm(&t->wheel, &c->delack, now +
-						      (u64)t->cfg.delack_us * 1000);
-			} else {
-				c->flags |= IXM_TCPF_ACK_NOW;
-			}
-			break;
-		case IXM_TCP_FIN_WAIT_1:
-			c->flags |= IXM_TCPF_ACK_NOW;
-			ixm_tcp_post_eof(c);
-			ixm_tcp_set_state(c, IXM_TCP_CLOSING);
-			break;
-		case IXM_TCP_FIN_WAIT_2:
-			c->flags |= IXM_TCPF_ACK_NOW;
-			ixm_tcp_post_eof(c);
-			ixm_tcp_output(c);	/* the last ACK before TIME_WAIT */
-			ixm_tcp_enter_time_wait(c);
-			break;
-		case IXM_TCP_TIME_WAIT:
-			c->flags |= IXM_TCPF_ACK_NOW;
-			ixm_tcp_enter_time_wait(c);	/* restart 2 MSL */
-			break;
-		default:
-			c->flags |= IXM_TCPF_ACK_NOW;
-			break;
-		}
-	} else if (fin && c->state == IXM_TCP_TIME_WAIT) {
-		c->flags |= IXM_TCPF_ACK_NOW;
-		ixm_tcp_enter_time_wait(c);
-	}
+	ixm_tcp_rcv_fin(c, fin, seq + dlen);
 
 	if (c->flags & IXM_TCPF_ACK_NOW)
 		ixm_tcp_mark_pending(c);
 	if (c->state != IXM_TCP_TIME_WAIT)
 		ixm_tcp_flush_events(c);
-	return kept;
+	return res == IXM_TCP_RCV_KEPT;
+}
+
+/*
+ * A segment for a connection: header prediction (ixm_tcp_rcv_fast()),
+ * else RFC 9293 §3.10.7.4 step by step.  Return: true if the buffer was
+ * kept.  @c may be freed when this returns.
+ */
+static __always_inline bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
+					     struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+					     const struct ixm_tcp_opts *o)
+{
+	int fast;
+
+	c->last_rx_ns = c->table->stack->now_ns;
+	fast = ixm_tcp_rcv_fast(c, m, th, o);
+	if (fast >= 0)
+		return fast;
+	return ixm_tcp_rcv_other_states(c, m, ih, th, o);
 }
 
 /**

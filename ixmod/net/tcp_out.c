@@ -262,20 +262,49 @@ static u8 *ixm_tcp_seg_opts(struct ixm_mbuf *m)
 	return m->data + IXM_ETH_HLEN + IXM_IP_HLEN + IXM_TCP_HLEN;
 }
 
+/**
+ * struct ixm_tcp_seg - one segment to build, as Linux's TCP_SKB_CB
+ * @dmac: the next hop's Ethernet address
+ * @saddr: IPv4 source
+ * @daddr: IPv4 destination
+ * @sport: TCP source port
+ * @dport: TCP destination port
+ * @seq: sequence number (of the first data byte, if any)
+ * @ack: acknowledgment number (0 without IXM_TCP_ACK)
+ * @flags: IXM_TCP_* control bits
+ * @win: the window field, already scaled and in network order
+ * @optlen: bytes of options already written at ixm_tcp_seg_opts()
+ * @c: the payload's connection: @dlen bytes of its send queue from @seq;
+ *	NULL for a segment without data
+ * @dlen: payload bytes
+ */
+struct ixm_tcp_seg {
+	const u8		*dmac;
+	__be32			saddr;
+	__be32			daddr;
+	__be16			sport;
+	__be16			dport;
+	u32			seq;
+	u32			ack;
+	u8			flags;
+	__be16			win;
+	unsigned int		optlen;
+	struct ixm_tcp_conn	*c;
+	u32			dlen;
+};
+
 /*
- * Build and queue one segment in @m (ixm_tcp_seg_alloc(), @optlen bytes
- * of options already in place; consumed).  @c gives the data (@dlen
- * bytes from @seq) and may be NULL for a segment without data.
+ * Build and queue segment @s in @m (ixm_tcp_seg_alloc(), its options
+ * already in place; consumed).
  */
 static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf *m,
-					const u8 *dmac, __be32 saddr, __be32 daddr,
-					__be16 sport, __be16 dport, u32 seq, u32 ack,
-					u8 flags, __be16 win, unsigned int optlen,
-					struct ixm_tcp_conn *c, u32 dlen)
+					const struct ixm_tcp_seg *s)
 {
 	const struct ixm_if_config *cfg = np->cfg;
-	unsigned int thlen = IXM_TCP_HLEN + optlen;
+	unsigned int thlen = IXM_TCP_HLEN + s->optlen;
 	bool nic_csum = np->tx_offload & IXM_TXO_CSUM;
+	struct ixm_tcp_conn *c = s->c;
+	u32 dlen = s->dlen;
 	struct ixm_ethhdr *eh;
 	struct ixm_tcphdr *th;
 	struct ixm_iphdr *ih;
@@ -298,23 +327,23 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 	eh = (struct ixm_ethhdr *)m->data;
 	ih = (struct ixm_iphdr *)(m->data + IXM_ETH_HLEN);
 	th = (struct ixm_tcphdr *)((u8 *)ih + IXM_IP_HLEN);
-	th->source = sport;
-	th->dest = dport;
-	th->seq = ixm_htonl(seq);
-	th->ack_seq = ixm_htonl(ack);
+	th->source = s->sport;
+	th->dest = s->dport;
+	th->seq = ixm_htonl(s->seq);
+	th->ack_seq = ixm_htonl(s->ack);
 	th->doff = (thlen / 4) << 4;
-	th->flags = flags;
-	th->window = win;
+	th->flags = s->flags;
+	th->window = s->win;
 	th->check = 0;
 	th->urg_ptr = 0;
 	sum = nic_csum ? 0 : ixm_csum_partial(th, thlen, 0);
 	m->len = IXM_ETH_HLEN + IXM_IP_HLEN + thlen;
 	if (dlen) {
-		if (likely(ixm_tcp_map_data(c, m, seq, dlen, nic_csum ? NULL : &sum,
+		if (likely(ixm_tcp_map_data(c, m, s->seq, dlen, nic_csum ? NULL : &sum,
 					    thlen))) {
 			c->table->stats.tx_zerocopy++;
 		} else {
-			ixm_tcp_copy_data(c, seq, (u8 *)th + thlen, dlen);
+			ixm_tcp_copy_data(c, s->seq, (u8 *)th + thlen, dlen);
 			if (!nic_csum)
 				sum = ixm_csum_partial((u8 *)th + thlen, dlen, sum);
 			m->len += dlen;
@@ -322,7 +351,7 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 		}
 	}
 	/* the NIC adds the header and data to the pseudo-header's sum */
-	th->check = ixm_csum_fold(ixm_csum_pseudo(saddr, daddr, IXM_IPPROTO_TCP,
+	th->check = ixm_csum_fold(ixm_csum_pseudo(s->saddr, s->daddr, IXM_IPPROTO_TCP,
 						  thlen + dlen, sum));
 	if (nic_csum) {
 		th->check = ~th->check;
@@ -330,9 +359,9 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 	} else {
 		np->stats->tx_csum_sw++;
 	}
-	ixm_ip_build_header(ih, saddr, daddr, IXM_IPPROTO_TCP, thlen + dlen, 0,
+	ixm_ip_build_header(ih, s->saddr, s->daddr, IXM_IPPROTO_TCP, thlen + dlen, 0,
 			    nic_csum);
-	memcpy(eh->dst, dmac, ETH_ALEN);
+	memcpy(eh->dst, s->dmac, ETH_ALEN);
 	memcpy(eh->src, cfg->mac, ETH_ALEN);
 	eh->type = ixm_htons(IXM_ETH_P_IP);
 	return ixm_net_xmit(np, m);
@@ -361,9 +390,7 @@ static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
 {
 	bool syn = flags & IXM_TCP_SYN;
 	struct ixm_net_port *np;
-	unsigned int optlen;
 	struct ixm_mbuf *m;
-	__be16 win;
 	int err;
 
 	np = ixm_tcp_route(c);
@@ -371,11 +398,16 @@ static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
 		return -EAGAIN;
 	err = ixm_tcp_seg_alloc(np, &m);
 	if (!err) {
-		optlen = ixm_tcp_build_opts(c, ixm_tcp_seg_opts(m), syn);
-		win = ixm_tcp_window_field(c, syn);
-		err = ixm_tcp_xmit(np, m, c->dmac, c->laddr, c->raddr, c->lport,
-				   c->rport, seq, (flags & IXM_TCP_ACK) ? c->rcv_nxt : 0,
-				   flags, win, optlen, c, dlen);
+		struct ixm_tcp_seg s = {
+			.dmac = c->dmac, .saddr = c->laddr, .daddr = c->raddr,
+			.sport = c->lport, .dport = c->rport,
+			.seq = seq, .ack = (flags & IXM_TCP_ACK) ? c->rcv_nxt : 0,
+			.flags = flags, .win = ixm_tcp_window_field(c, syn),
+			.optlen = ixm_tcp_build_opts(c, ixm_tcp_seg_opts(m), syn),
+			.c = c, .dlen = dlen,
+		};
+
+		err = ixm_tcp_xmit(np, m, &s);
 	}
 	if (err) {
 		/* a segment over the MTU goes no better next time: dropped */
@@ -532,6 +564,24 @@ void ixm_tcp_retransmit_head(struct ixm_tcp_conn *c)
 	c->flags &= ~IXM_TCPF_RTT_TIMING;
 }
 
+/*
+ * A segment of @c up to @end (and its FIN, if @fin) went out: SND.NXT and
+ * SND.MAX move past it, and the retransmission timer runs, replacing the
+ * persist timer if that was armed.
+ */
+static __always_inline void ixm_tcp_sent(struct ixm_tcp_conn *c, u32 end, bool fin)
+{
+	c->snd_nxt = end + fin;
+	if (fin)
+		c->flags |= IXM_TCPF_FIN_SENT;
+	if (ixm_seq_gt(c->snd_nxt, c->snd_max))
+		c->snd_max = c->snd_nxt;
+	if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PERSIST)) {
+		c->flags &= ~IXM_TCPF_PERSIST;
+		ixm_tcp_arm_rexmit(c);
+	}
+}
+
 /**
  * ixm_tcp_output() - send what the windows allow, and any ACK owed
  * @c: the connection
@@ -585,28 +635,13 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 			c->rtt_seq = seq + len;
 			c->rtt_start_ns = t->stack->now_ns;
 		}
-		c->snd_nxt = seq + len + !!(flags & IXM_TCP_FIN);
-		if (flags & IXM_TCP_FIN)
-			c->flags |= IXM_TCPF_FIN_SENT;
-		if (ixm_seq_gt(c->snd_nxt, c->snd_max))
-			c->snd_max = c->snd_nxt;
-		if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PERSIST)) {
-			c->flags &= ~IXM_TCPF_PERSIST;
-			ixm_tcp_arm_rexmit(c);
-		}
+		ixm_tcp_sent(c, seq + len, flags & IXM_TCP_FIN);
 	}
 	/* a FIN with no data left to carry it (RFC 9293 §3.10.4) */
 	if ((c->flags & IXM_TCPF_FIN_QUEUED) && c->snd_nxt == c->snd_end) {
 		if (ixm_tcp_send_seg(c, c->snd_end, IXM_TCP_ACK | IXM_TCP_FIN, 0))
 			return;
-		c->snd_nxt = c->snd_end + 1;
-		c->flags |= IXM_TCPF_FIN_SENT;
-		if (ixm_seq_gt(c->snd_nxt, c->snd_max))
-			c->snd_max = c->snd_nxt;
-		if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PERSIST)) {
-			c->flags &= ~IXM_TCPF_PERSIST;
-			ixm_tcp_arm_rexmit(c);
-		}
+		ixm_tcp_sent(c, c->snd_end, true);
 	}
 	/* data waits behind a closed window: probe it (RFC 9293 §3.8.6.1) */
 	if (!c->snd_wnd && ixm_seq_lt(c->snd_nxt, c->snd_end) &&
@@ -648,6 +683,18 @@ static const u8 *ixm_tcp_reply_mac(const struct ixm_iphdr *ih)
 	return ((const struct ixm_ethhdr *)((const u8 *)ih - IXM_ETH_HLEN))->src;
 }
 
+/* The addresses of a reply to a received segment: its own, swapped. */
+static struct ixm_tcp_seg ixm_tcp_seg_reply(const struct ixm_iphdr *ih,
+					    const struct ixm_tcphdr *th)
+{
+	struct ixm_tcp_seg s = {
+		.dmac = ixm_tcp_reply_mac(ih), .saddr = ih->daddr, .daddr = ih->saddr,
+		.sport = th->dest, .dport = th->source,
+	};
+
+	return s;
+}
+
 /**
  * ixm_tcp_reply_rst() - answer a segment for no connection with RST
  * @port: the port it arrived on
@@ -664,6 +711,7 @@ void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
 	struct ixm_tcp_table *t;
 	u32 seq = 0, ack = 0;
 	u8 flags = IXM_TCP_RST;
+	struct ixm_tcp_seg s;
 	struct ixm_mbuf *m;
 
 	if (!port || (th->flags & IXM_TCP_RST))
@@ -677,8 +725,11 @@ void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
 	t = port->stack->tcp;
 	if (ixm_tcp_seg_alloc(port, &m))
 		return;
-	if (!ixm_tcp_xmit(port, m, ixm_tcp_reply_mac(ih), ih->daddr, ih->saddr,
-			  th->dest, th->source, seq, ack, flags, 0, 0, NULL, 0)) {
+	s = ixm_tcp_seg_reply(ih, th);
+	s.seq = seq;
+	s.ack = ack;
+	s.flags = flags;
+	if (!ixm_tcp_xmit(port, m, &s)) {
 		t->stats.resets_out++;
 		t->stats.segs_out++;
 	}
@@ -701,17 +752,20 @@ int ixm_tcp_send_synack_stateless(struct ixm_net_port *port,
 				  const struct ixm_tcphdr *th, u32 iss, u16 mss)
 {
 	struct ixm_tcp_table *t = port->stack->tcp;
+	struct ixm_tcp_seg s;
 	struct ixm_mbuf *m;
 	int err;
 
 	err = ixm_tcp_seg_alloc(port, &m);
 	if (err)
 		return err;
-	err = ixm_tcp_xmit(port, m, ixm_tcp_reply_mac(ih), ih->daddr, ih->saddr,
-			   th->dest, th->source, iss, ixm_ntohl(th->seq) + 1,
-			   IXM_TCP_SYN | IXM_TCP_ACK,
-			   ixm_htons(min_t(u32, t->cfg.rcv_buf, 65535)),
-			   ixm_tcp_put_mss(ixm_tcp_seg_opts(m), IXM_TCP_MSS_MAX), NULL, 0);
+	s = ixm_tcp_seg_reply(ih, th);
+	s.seq = iss;
+	s.ack = ixm_ntohl(th->seq) + 1;
+	s.flags = IXM_TCP_SYN | IXM_TCP_ACK;
+	s.win = ixm_htons(min_t(u32, t->cfg.rcv_buf, 65535));
+	s.optlen = ixm_tcp_put_mss(ixm_tcp_seg_opts(m), IXM_TCP_MSS_MAX);
+	err = ixm_tcp_xmit(port, m, &s);
 	if (!err)
 		t->stats.segs_out++;
 	return err;

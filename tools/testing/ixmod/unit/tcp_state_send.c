@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_state_send.c - sending, ACK processing and the windows
+ *
+ * sendv against the peer's window, header prediction, the SENT events and
+ * their buffers, the zero window and its probes, the window update rule
+ * (RFC 9293 §3.10.7.4 fifth check; ixm_tcp_rcv_ack()), and the event ring.
+ *
+ * The host, the peer the test plays and the helpers: tcp_state.h.
+ */
+#include "tcp_state.h"
+
+TEST(tcp_state_sendv_window)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u32 sent, i, win;
+	int res;
+
+	tc_init(t);
+	t->pwin = 10000;
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	res = tc_sendv(t, 0, 20000);
+	for (sent = 0, i = 0; i < t->nseg; i++)
+		sent += t->seg[i].dlen;
+	EXPECT_GT(res, 0);
+	EXPECT_LE(res, 10000);
+	EXPECT_EQ((u32)res, sent) {
+		TH_LOG("sendv: 20000 bytes to a window of 10000: res %d, all of it sent now", res);
+	}
+	ASSERT_TRUE(t->nseg);
+	EXPECT_EQ(t->rcv, t->seg[0].seq);
+	EXPECT_LE(t->seg[0].dlen, 1460);
+	EXPECT_EQ(0, memcmp(t->seg[0].data, t->a->arena, t->seg[0].dlen)) {
+		TH_LOG("sendv: the segments carry the arena's bytes in MSS-sized pieces");
+	}
+	t->rcv += (u32)res;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	win = ev ? ev->win : 0;
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(res, ev->res);
+	EXPECT_GT(win, 0);
+	EXPECT_LE(win, 10000);
+	EXPECT_EQ(0xc0, ev->user_data) TH_LOG("sendv: the ACK -> SENT res %d, win %u", res, win);
+	res = tc_sendv(t, (u32)res, 20000);
+	EXPECT_EQ(win, (u64)res) TH_LOG("sendv: the next SENDV takes exactly SENT's win");
+	t->rcv += (u32)res;
+	while (res == (int)win && t->rcv - t->hiss - 1 < 10000) {
+		tc_send(t, TH_ACK, NULL, 0);
+		ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+		win = ev ? ev->win : 0;
+		res = tc_sendv(t, t->rcv - t->hiss - 1, win + 1);
+		t->rcv += (u32)res;
+	}
+	res = tc_sendv(t, 0, 1000);
+	EXPECT_EQ(0, res);
+	EXPECT_GE(stats(t)->window_stalls, 1) {
+		TH_LOG("sendv: with the window full: res 0, window_stalls counted");
+	}
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev);
+	EXPECT_GT(ev->res, 0);
+	EXPECT_GT(ev->win, 0) TH_LOG("sendv: the ACK that opens it -> SENT with res and win > 0");
+	tc_fini(t);
+}
+
+/*
+ * Header prediction (ixm_tcp_rcv_fast()): the next in-order segment with
+ * only ACK or ACK|PSH takes the short path, window changes included; a
+ * closed window, a FIN or a segment out of order take the full one.
+ */
+TEST(tcp_state_header_prediction)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	u64 fast;
+	int res;
+
+	tc_init(t);
+	t->pwin = 1000;
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	fast = stats(t)->fast_path;
+	res = tc_sendv(t, 0, 3000);
+	EXPECT_EQ(1000, res) TH_LOG("sendv: a window of 1000 takes 1000 of 3000 bytes");
+	/* data that acknowledges nothing new and opens the window */
+	t->pwin = 5000;
+	tc_send(t, TH_ACK | TH_PSH, data, 10);
+	EXPECT_EQ(fast + 1, stats(t)->fast_path);
+	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_RECV));
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev) TH_LOG("the opened window is announced: sendv wanted more");
+	EXPECT_GT(ev->win, 0);
+	EXPECT_LE(ev->win, 4000) {
+		TH_LOG("header prediction: in-order data, window 1000 -> 5000: SENT win %u",
+		       ev->win);
+	}
+	/* new data and the acknowledgment of ours */
+	t->rcv += (u32)res;
+	tc_send(t, TH_ACK, data, 10);
+	EXPECT_EQ(fast + 2, stats(t)->fast_path);
+	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_RECV));
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(1000, ev->res) TH_LOG("header prediction: the ACK of 1000 bytes -> SENT 1000");
+	/* the full path: a closed window, a FIN */
+	t->pwin = 0;
+	tc_send(t, TH_ACK, data, 10);
+	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_RECV));
+	t->pwin = 5000;
+	tc_send(t, TH_ACK | TH_FIN, data, 10);
+	EXPECT_EQ(2, tc_nev(t, IXMOD_EV_TCP_RECV)) TH_LOG("the data, then the end of stream");
+	EXPECT_EQ(fast + 2, stats(t)->fast_path) {
+		TH_LOG("header prediction: a zero window and a FIN take the full path (%llu)",
+		       stats(t)->fast_path - fast);
+	}
+	tc_fini(t);
+}
+
+/* a window that opens with nothing acknowledged */
+TEST(tcp_state_sendv_window_update_unacked)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	int res;
+
+	tc_init(t);
+	t->pwin = 3000;
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	res = tc_sendv(t, 0, 3000);
+	EXPECT_EQ(3000, res);
+	EXPECT_EQ(0, tc_sendv(t, 3000, 3000)) {
+		TH_LOG("sendv: a window of 3000 holding 3000 unacknowledged bytes: res 0");
+	}
+	t->pwin = 6000;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(0, ev->res);
+	EXPECT_GT(ev->win, 0) {
+		TH_LOG("sendv: a window update, nothing acknowledged -> SENT res 0, win %u > 0",
+		       ev ? ev->win : 0);
+	}
+	tc_fini(t);
+}
+
+/* SENDV of @n pieces (@off[i], @len[i]); the segment must carry them in order. */
+static bool tc_sendv_pieces(struct tc *t, const u32 *off, const u32 *len, unsigned int n)
+{
+	struct ixmod_iov *iov = (struct ixmod_iov *)(t->a->arena + ARENA - 64);
+	struct ixmod_call c = tn_call_sendv(t->ch, ARENA - 64, n, 0x5e);
+	static u8 want[IXM_MBUF_SIZE];
+	u32 total = 0, i;
+
+	for (i = 0; i < n; i++) {
+		iov[i].off = off[i];
+		iov[i].len = len[i];
+		memcpy(want + total, t->a->arena + off[i], len[i]);
+		total += len[i];
+	}
+	if (tc_call(t, &c) != (int)total || !one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, total) ||
+	    memcmp(t->seg[0].data, want, total))
+		return false;
+	t->rcv += total;
+	tc_send(t, TH_ACK, NULL, 0);
+	return true;
+}
+
+/*
+ * The NIC reads a segment's data where it lies: one fragment per arena
+ * page (testnet maps no two pages side by side), up to IXM_MBUF_FRAGS;
+ * more, and the data is copied.  Odd offsets and lengths keep the
+ * checksum honest (tc_run() checks every frame's).
+ */
+TEST_F(tcp_state_established, sendv_gather)
+{
+	static const u32 off1[] = { 4096 - 701 }, len1[] = { 1400 };
+	static const u32 off4[] = { 8192 + 5, 3 * 4096 + 77, 4096 + 1, 7 * 4096 + 4000 },
+			 len4[] = { 101, 33, 77, 96 };
+	static const u32 off5[] = { 9 * 4096, 11 * 4096 + 1, 13 * 4096, 15 * 4096, 17 * 4096 },
+			 len5[] = { 100, 99, 100, 100, 100 };
+	/* 6 pieces in a row on one page, then one on the next: 2 fragments */
+	static const u32 off6[] = { 20 * 4096 + 3000, 20 * 4096 + 3101, 20 * 4096 + 3200,
+				    20 * 4096 + 3333, 20 * 4096 + 3500, 20 * 4096 + 3900,
+				    21 * 4096 },
+			 len6[] = { 101, 99, 133, 167, 400, 196, 50 };
+	const struct ixm_tcp_stats *st;
+	struct tc *t = self->t;
+	u64 zc, cp;
+
+	st = &t->h->tcp->stats;
+	zc = st->tx_zerocopy;
+	cp = st->tx_copied;
+	ASSERT_TRUE(tc_sendv_pieces(t, off1, len1, 1));
+	EXPECT_EQ(zc + 1, st->tx_zerocopy);
+	EXPECT_EQ(cp, st->tx_copied) {
+		TH_LOG("gather: 1400 bytes across a page boundary go out in place");
+	}
+	ASSERT_TRUE(tc_sendv_pieces(t, off4, len4, 4));
+	EXPECT_EQ(zc + 2, st->tx_zerocopy);
+	EXPECT_EQ(cp, st->tx_copied) {
+		TH_LOG("gather: 4 pieces of odd lengths on 4 pages go out in place");
+	}
+	ASSERT_TRUE(tc_sendv_pieces(t, off5, len5, 5));
+	EXPECT_EQ(zc + 2, st->tx_zerocopy);
+	EXPECT_EQ(cp + 1, st->tx_copied) {
+		TH_LOG("gather: 5 pieces on 5 pages need too many fragments: copied");
+	}
+	ASSERT_TRUE(tc_sendv_pieces(t, off6, len6, 7));
+	EXPECT_EQ(zc + 3, st->tx_zerocopy);
+	EXPECT_EQ(cp + 1, st->tx_copied) {
+		TH_LOG("gather: 7 pieces, 6 of them in a row on one page: 2 fragments, in place");
+	}
+	tn_app_copy_only(t->a, true);
+	ASSERT_TRUE(tc_sendv_pieces(t, off1, len1, 1));
+	EXPECT_EQ(zc + 3, st->tx_zerocopy);
+	EXPECT_EQ(cp + 2, st->tx_copied) {
+		TH_LOG("gather: no mapping of the arena for the port: copied");
+	}
+	EXPECT_EQ(0, t->a->txmap.inflight) TH_LOG("gather: no frame reads the arena once sent");
+}
+
+/* The handle the first event of @type in the last run carried; 0 if none. */
+static u64 tc_evh(const struct tc *t, u8 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nev; i++)
+		if (t->ev[i].type == type)
+			return t->evh[i];
+	return 0;
+}
+
+/*
+ * With IXMOD_SETUP_EVENT_EXT every event of a connection names it, the
+ * ones whose 32 bytes hold no handle (RECV, SENT) too; without it the
+ * extension reads as zero.
+ */
+TEST(tcp_state_event_ext)
+{
+	struct tc *t = &T;
+
+	tc_init(t);
+	tn_app_set_event_ext(t->a, true);
+	ASSERT_TRUE(tc_passive(t, O_MSS));
+	EXPECT_TRUE(t->ch);
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	EXPECT_EQ(t->ch, tc_evh(t, IXMOD_EV_TCP_RECV)) TH_LOG("RECV names its connection");
+	ASSERT_EQ(0, tc_recv_done(t, 100));
+	ASSERT_EQ(5, tc_sendv(t, 0, 5));
+	t->rcv += 5;
+	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_EQ(t->ch, tc_evh(t, IXMOD_EV_TCP_SENT)) TH_LOG("SENT names its connection");
+	tc_send(t, TH_ACK | TH_FIN, NULL, 0);
+	EXPECT_EQ(t->ch, tc_evh(t, IXMOD_EV_TCP_RECV)) TH_LOG("the FIN's RECV 0 too");
+	ASSERT_EQ(0, tc_close(t, true));
+	EXPECT_EQ(t->ch, tc_evh(t, IXMOD_EV_TCP_DEAD)) TH_LOG("and DEAD");
+	tc_fini(t);
+
+	tc_init(t);
+	ASSERT_TRUE(tc_passive(t, O_MSS));
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_RECV));
+	EXPECT_EQ(0, tc_evh(t, IXMOD_EV_TCP_RECV)) TH_LOG("32-byte events: no extension");
+	tc_fini(t);
+}
+
+/*
+ * IXMOD_OP_TCP_SEND: one buffer, no array in the arena.  Its bytes go out
+ * as sendv's would; a bad length or range, or a handle of another kind,
+ * is refused and sends nothing.
+ */
+TEST_F(tcp_state_established, send_one_buffer)
+{
+	struct tc *t = self->t;
+	struct ixmod_call c;
+	u32 off = 3 * 4096 - 333, n = 777, i;
+	u64 segs;
+
+	for (i = 0; i < n; i++)
+		t->a->arena[off + i] = (u8)(i * 7 + 3);
+	c = tn_call_send(t->ch, off, n, 0x5e);
+	EXPECT_EQ((int)n, tc_call(t, &c)) TH_LOG("send: res is the bytes accepted");
+	ASSERT_TRUE(one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, n));
+	EXPECT_EQ(0, memcmp(t->seg[0].data, t->a->arena + off, n)) {
+		TH_LOG("send: one segment with the buffer's bytes");
+	}
+	t->rcv += n;
+	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_EQ(n, (u32)tc_ev(t, IXMOD_EV_TCP_SENT)->res) TH_LOG("send: acknowledged: SENT");
+
+	segs = t->h->tcp->stats.segs_out;
+	c = tn_call_send(t->ch, off, 0, 1);
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("send of 0 bytes: -EINVAL");
+	c = tn_call_send(t->ch, ARENA - 10, 11, 1);
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("send one byte past the arena: -EINVAL");
+	c = tn_call_send(t->ch, 0xffffff00u, 0x200, 1);
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("send whose end overflows: -EINVAL");
+	c = tn_call_send(ixm_handle(IXMOD_HANDLE_UDP, ixm_handle_idx(t->ch),
+				    ixm_handle_gen(t->ch)), off, n, 1);
+	EXPECT_EQ(-EBADF, tc_call(t, &c)) TH_LOG("send on a UDP socket's handle: -EBADF");
+	c = tn_call_send(t->ch, ARENA - 10, 10, 1);
+	c.addr = 1;
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("send with addr set: -EINVAL");
+	EXPECT_EQ(segs, t->h->tcp->stats.segs_out) TH_LOG("no refused send sent a segment");
+}
+
+/* The device finishes the frames tc_run() kept (t->hold): they are freed. */
+static void tc_release_held(struct tc *t)
+{
+	while (t->nheld)
+		ixm_mbuf_free(t->held[--t->nheld]);
+}
+
+/*
+ * The NIC reads sent bytes in place from the arena, so a TCP_SENT, which
+ * gives them back to the application, waits until no frame that reads
+ * them is still queued: else a peer that acknowledges data before the NIC
+ * read it (or an acknowledgment that overtakes a queued retransmission)
+ * would let the application write other bytes there, another client's
+ * reply say, and the queued frame would carry them to this peer.  The
+ * same for TCP_DEAD, which gives back every byte.
+ */
+TEST_F(tcp_state_established, sent_waits_for_the_nic)
+{
+	struct tc *t = self->t;
+	struct ixmod_call c;
+	u32 off = 8192, n = 1000;
+	u64 zc = stats(t)->tx_zerocopy, waits = stats(t)->zc_waits;
+
+	t->hold = true;
+	c = tn_call_send(t->ch, off, n, 0x5e);
+	EXPECT_EQ((int)n, tc_call(t, &c));
+	ASSERT_TRUE(one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, n));
+	ASSERT_EQ(zc + 1, stats(t)->tx_zerocopy) TH_LOG("the segment reads the arena in place");
+	ASSERT_EQ(1, t->nheld);
+	t->rcv += n;
+	tc_send(t, TH_ACK, NULL, 0);	/* acknowledged before the NIC is done */
+	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) {
+		TH_LOG("no TCP_SENT while the frame that reads the bytes is queued");
+	}
+	EXPECT_LT(waits, stats(t)->zc_waits) TH_LOG("the wait is counted (tcp_zc_waits)");
+	tc_advance(t, 1000);
+	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) TH_LOG("nor in the next iteration");
+	tc_release_held(t);
+	tc_advance(t, 1000);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) TH_LOG("the NIC is done: TCP_SENT");
+	EXPECT_EQ((int)n, tc_ev(t, IXMOD_EV_TCP_SENT)->res);
+
+	/* a reset while a frame is queued: DEAD waits too */
+	c = tn_call_send(t->ch, off, n, 0x5f);
+	EXPECT_EQ((int)n, tc_call(t, &c));
+	ASSERT_EQ(1, t->nheld);
+	tc_seg(t, TH_RST, t->snd, 0, NULL, 0, 0);
+	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_DEAD)) {
+		TH_LOG("no TCP_DEAD while a frame that reads the connection's bytes is queued");
+	}
+	tc_release_held(t);
+	tc_advance(t, 1000);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_DEAD)) TH_LOG("the NIC is done: TCP_DEAD");
+	EXPECT_EQ(-ECONNRESET, tc_ev(t, IXMOD_EV_TCP_DEAD)->res);
+	t->hold = false;
+}
+
+/*
+ * A frame the device never took (its ring was full) is freed at once and
+ * does not count: the acknowledgment is not held back by it.
+ */
+TEST_F(tcp_state_established, sent_needs_no_frame_that_never_left)
+{
+	struct tc *t = self->t;
+	struct ixmod_call c;
+	u32 off = 8192, n = 500;
+
+	c = tn_call_send(t->ch, off, n, 0x5e);
+	tn_app_submit(t->a, &c);
+	tn_host_run(t->h);
+	ASSERT_EQ(1, t->h->port.ntx);
+	t->h->port.tx[0]->flags &= ~IXM_MBUF_F_TX_TAKEN;	/* as a full ring leaves it */
+	tn_tx_flush(t->h);
+	while (tn_app_event_ext(t->a, &(struct ixmod_event_ext){ 0 }))
+		;
+	t->rcv += n;
+	tc_send(t, TH_ACK, NULL, 0);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) TH_LOG("TCP_SENT at once");
+	EXPECT_EQ((int)n, tc_ev(t, IXMOD_EV_TCP_SENT)->res);
+	EXPECT_EQ(t->h->tcp->conns[ixm_handle_idx(t->ch)].zc.built,
+		  t->h->tcp->conns[ixm_handle_idx(t->ch)].zc.done) {
+		TH_LOG("the dropped frame left the counts even");
+	}
+}
+
+TEST(tcp_state_zero_window)
+{
+	struct tc *t = &T;
+	u64 first, second;
+	int res;
+
+	tc_init(t);
+	t->pwin = 0;
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	res = tc_sendv(t, 0, 1000);
+	EXPECT_GT(res, 0);
+	EXPECT_FALSE(t->nseg) {
+		TH_LOG("zero window: SENDV takes a probe's worth (%d) and sends nothing", res);
+	}
+	first = tc_wait_seg(t, 5000 * MS, MS);
+	ASSERT_TRUE(first);
+	ASSERT_TRUE(one_seg(t, TH_ACK, t->rcv, t->snd, 1));
+	EXPECT_EQ(t->a->arena[0], t->seg[0].data[0]);
+	EXPECT_EQ(1, stats(t)->zero_window_probes) {
+		TH_LOG("zero window: after %llu ms a probe of one byte at SND.UNA", first / MS);
+	}
+	second = tc_wait_seg(t, 10000 * MS, MS);
+	ASSERT_TRUE(second);
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(t->rcv, t->seg[0].seq);
+	EXPECT_GE(second, first * 3 / 2) {
+		TH_LOG("zero window: the next probe %llu ms later (backed off)", second / MS);
+	}
+	t->pwin = 65535;
+	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_EQ(t->rcv, t->seg[0].seq);
+	EXPECT_EQ((u32)res, t->seg[0].dlen) {
+		TH_LOG("zero window: it opens (the probe byte not taken) -> all %d bytes from SND.UNA",
+		       res);
+	}
+	if (t->nseg && t->seg[0].seq != t->rcv) {
+		u64 hole;
+
+		TH_LOG("sent: seq SND.UNA%+d, %zu bytes", (int)(t->seg[0].seq - t->rcv),
+		       t->seg[0].dlen);
+		hole = tc_wait_seg(t, 120000 * MS, MS);
+		TH_LOG("the byte at SND.UNA went out %llu ms later (seq SND.UNA%+d)", hole / MS,
+		       t->nseg ? (int)(t->seg[0].seq - t->rcv) : 0);
+	}
+	tc_fini(t);
+}
+
+/* RFC 9293 §3.8.6.2.2: RECV_DONE reopens the window, and the peer is told. */
+TEST(tcp_state_window_update)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+	u32 got = 0, n;
+
+	ixm_tcp_config_default(&cfg);
+	cfg.rcv_buf = 16384;
+	tc_init_cfg(t, &cfg);
+	ASSERT_TRUE(tc_passive(t, O_MSS | O_WS)) TH_LOG("the handshake");
+	while (got < 16384) {
+		n = 16384 - got < 1460 ? 16384 - got : 1460;
+		tc_send(t, TH_ACK, data, n);
+		got += (u32)tc_nev(t, IXMOD_EV_TCP_RECV) ? n : 0;
+		if (!tc_nev(t, IXMOD_EV_TCP_RECV))
+			break;
+	}
+	EXPECT_EQ(16384, got);
+	EXPECT_EQ(1, t->nseg);
+	EXPECT_FALSE(host_win(t, &t->seg[0])) {
+		TH_LOG("window: 16384 bytes fill the buffer; the last ACK offers 0 (%u taken)",
+		       got);
+	}
+	tc_send(t, TH_ACK, data, 100);
+	t->snd -= 100;
+	EXPECT_FALSE(t->nev);
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_FALSE(host_win(t, &t->seg[0])) {
+		TH_LOG("window: a byte more is not taken: ACK, window still 0");
+	}
+	EXPECT_EQ(0, tc_recv_done(t, 100));
+	EXPECT_FALSE(t->nseg) {
+		TH_LOG("window: RECV_DONE of 100 bytes: no update for so little (SWS avoidance)");
+	}
+	EXPECT_EQ(0, tc_recv_done(t, 16284));
+	ASSERT_TRUE(is_ack(t));
+	EXPECT_GE(host_win(t, &t->seg[0]), 2920) {
+		TH_LOG("window: RECV_DONE of the rest -> a window update (%u)",
+		       t->nseg ? host_win(t, &t->seg[0]) : 0);
+	}
+	EXPECT_EQ(t->h->pool.count, t->h->pool.nfree) {
+		TH_LOG("window: every buffer is back in the pool");
+	}
+	tc_send(t, TH_ACK, data, 1000);
+	EXPECT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 1000)) {
+		TH_LOG("window: data flows again");
+	}
+	tc_fini(t);
+}
+
+/* A full event ring: TCP_RECVs are owed, not lost, and come in order. */
+TEST(tcp_state_event_ring_full)
+{
+	static u8 f[IXM_MBUF_SIZE];
+	struct ixmod_event ev;
+	struct tc *t = &T;
+	unsigned int i, got = 0, rounds, most = 0;
+	bool ok = true;
+	u32 off = 0;
+
+	tc_init(t);
+	tn_app_free(t->a);
+	t->a = tn_app_new(t->h, 64, 4, ARENA);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	for (i = 0; i < 20; i++) {
+		struct tcp_args a = {
+			.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
+			.seq = t->snd, .ack = t->rcv, .flags = TH_ACK | TH_PSH,
+			.win = t->pwin, .data = data + 100 * i, .dlen = 100,
+		};
+
+		t->snd += 100;
+		tn_input(t->h, f, tcp_frame(f, our_mac, peer_mac, &a), 0);
+		tn_host_run(t->h);
+		tn_tx_flush(t->h);
+	}
+	EXPECT_EQ(4, tn_app_nevents(t->a));
+	EXPECT_EQ(4, t->a->app.hold_count);
+	EXPECT_TRUE(*tn_ring_word(t->a->events, IXM_RING_OFF_FLAGS) & IXMOD_RING_OVERFLOW) {
+		TH_LOG("full ring: 20 segments, ring of 4: 4 in the ring, 4 held, OVERFLOW set");
+	}
+	for (rounds = 0; rounds < 20 && got < 20; rounds++) {
+		unsigned int n = 0;
+
+		while (tn_app_event(t->a, &ev)) {
+			const u8 *p = tn_rx_ptr(t->h, ev.off, 100);
+
+			n++;
+			if (ev.type != IXMOD_EV_TCP_RECV || ev.res != 100 || !p ||
+			    memcmp(p, data + off, 100))
+				ok = false;
+			off += 100;
+			got++;
+		}
+		most = n > most ? n : most;
+		tn_host_run(t->h);
+		tn_tx_flush(t->h);
+	}
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(20, got);
+	EXPECT_LE(most, 8) {
+		TH_LOG("full ring: all 20 TCP_RECVs come, in order, as the ring drains (%u)", got);
+	}
+	EXPECT_EQ(0, tc_recv_done(t, 2000));
+	EXPECT_EQ(t->h->pool.count, t->h->pool.nfree);
+	EXPECT_FALSE(t->a->app.stats.rx_bufs) {
+		TH_LOG("full ring: RECV_DONE of the 2000 bytes frees them all");
+	}
+	tc_fini(t);
+}
+
+TEST_HARNESS_MAIN
