@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tcp.c - a core's TCP tables (connections, listeners, TIME_WAIT, the
- * pending list), the events connections owe their applications, and the
- * core's TCP work of an iteration; the application's calls are in
- * tcp_call.c
+ * pending list) and their lookups, the events connections owe their
+ * applications, and the core's TCP work of an iteration; the
+ * application's calls are in tcp_call.c
  *
  * Connections and listeners are slots in fixed arrays, named to the
  * application by handles (index and generation), so a stale or forged
@@ -115,6 +115,36 @@ struct ixm_net_port *ixm_tcp_port(const struct ixm_tcp_conn *c)
 	return st->ports[c->pidx];
 }
 
+/**
+ * ixm_tcp_send_space() - bytes a sendv would accept now
+ * @c: the connection
+ *
+ * What the peer's window and the congestion window let go out now,
+ * less what is queued.  When the peer's window is closed and nothing is
+ * outstanding, one segment is taken anyway: it is what the zero-window
+ * probes carry (RFC 9293 §3.8.6.1).
+ *
+ * Return: bytes.
+ */
+u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c)
+{
+	u32 wnd = min_t(u32, c->snd_wnd, c->cwnd);
+	u32 queued = c->snd_end - c->snd_una;
+	u32 space;
+
+	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
+		return 0;
+	if (c->flags & (IXM_TCPF_FIN_QUEUED | IXM_TCPF_CLOSED_APP))
+		return 0;
+	if (c->sndq_count == IXM_TCP_SNDQ)
+		return 0;
+	/* the SYN's sequence number is acknowledged here: queued is data */
+	space = wnd > queued ? wnd - queued : 0;
+	if (!c->snd_wnd && !queued)
+		space = c->mss;
+	return space;
+}
+
 /* RFC 4022 tcpCurrEstab: ESTABLISHED or CLOSE-WAIT */
 static bool ixm_tcp_counts_established(unsigned int state)
 {
@@ -164,6 +194,77 @@ struct ixm_tcp_conn *ixm_tcp_lookup(struct ixm_tcp_table *t, __be32 laddr,
 		i = c->next;
 	}
 	return NULL;
+}
+
+/**
+ * ixm_tcp_conn_get() - the connection a handle names
+ * @t: the core's table
+ * @app: the context presenting the handle
+ * @handle: as the knock or the connect gave it
+ *
+ * Return: the connection, or NULL: not a connection's handle, out of
+ * range, stale, another context's, or closed by the application.
+ */
+struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
+				      const struct ixm_app *app, u64 handle)
+{
+	u32 idx = ixm_handle_idx(handle);
+	struct ixm_tcp_conn *c;
+
+	if (ixm_handle_kind(handle) != IXMOD_HANDLE_TCP || idx >= IXM_TCP_CONNS)
+		return NULL;
+	c = &t->conns[ixm_index_nospec(idx, IXM_TCP_CONNS)];
+	if (c->gen != ixm_handle_gen(handle) || !c->app || c->app != app)
+		return NULL;
+	/*
+	 * The handle lives until the application closes it, whatever the
+	 * connection did meanwhile (its DEAD says the connection is over,
+	 * not the handle): then every call with it is -EBADF.
+	 */
+	if (c->flags & IXM_TCPF_CLOSED_APP)
+		return NULL;
+	return c;
+}
+
+/**
+ * ixm_tcp_listener_get() - the listener a handle names
+ * @t: the core's table
+ * @app: the context presenting the handle
+ * @handle: as the listen gave it
+ *
+ * Return: the listener, or NULL: not a listener's handle, out of range,
+ * stale or another context's.
+ */
+struct ixm_tcp_listener *ixm_tcp_listener_get(struct ixm_tcp_table *t,
+					      const struct ixm_app *app,
+					      u64 handle)
+{
+	u32 idx = ixm_handle_idx(handle);
+	struct ixm_tcp_listener *l;
+
+	if (ixm_handle_kind(handle) != IXMOD_HANDLE_LISTENER || idx >= IXM_TCP_LISTENERS)
+		return NULL;
+	l = &t->listeners[ixm_index_nospec(idx, IXM_TCP_LISTENERS)];
+	if (l->gen != ixm_handle_gen(handle) || l->app != app)
+		return NULL;
+	return l;
+}
+
+/**
+ * ixm_tcp_listener_find() - the listener of a local port
+ * @t: the core's table
+ * @port: local port, network order
+ *
+ * Return: its index, or IXM_TCP_NONE.
+ */
+u32 ixm_tcp_listener_find(struct ixm_tcp_table *t, __be16 port)
+{
+	u32 i;
+
+	for (i = 0; i < IXM_TCP_LISTENERS; i++)
+		if (t->listeners[i].app && t->listeners[i].port == port)
+			return i;
+	return IXM_TCP_NONE;
 }
 
 static void ixm_tcp_tw_unlink(struct ixm_tcp_conn *c)

@@ -671,6 +671,9 @@ void ixm_tcp_close_all(struct ixm_tcp_table *t, struct ixm_app *app);
 void ixm_tcp_pool_gone(struct ixm_tcp_table *t, const struct ixm_mbuf_pool *pool);
 struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
 				      const struct ixm_app *app, u64 handle);
+struct ixm_tcp_listener *ixm_tcp_listener_get(struct ixm_tcp_table *t,
+					      const struct ixm_app *app,
+					      u64 handle);
 u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c);
 
 /* internal, shared by the tcp*.c files */
