@@ -11,9 +11,11 @@
  * sendv accepted and copies them into frames when it sends or retransmits,
  * until the peer acknowledges them (IXMOD_EV_TCP_SENT).
  *
- * Files: tcp.c (tables, calls, events), tcp_in.c (segment arrival,
- * RFC 9293 §3.10.7), tcp_ofo.c (the out-of-order queue and its bounds),
- * tcp_out.c (segments, options, retransmission),
+ * Files: tcp.c (tables, lookups, the iteration's work), tcp_event.c (the
+ * events owed to the application), tcp_call.c (the application's calls),
+ * tcp_in.c (segment arrival, RFC 9293 §3.10.7), tcp_ofo.c (the
+ * out-of-order queue and its bounds), tcp_out.c (segments, options,
+ * retransmission),
  * tcp_timer.c (RTO, delayed ACK, persist, keepalive, TIME_WAIT),
  * tcp_cc.c (congestion control: NewReno), tcp_cookie.c (ISNs and SYN
  * cookies), siphash.c.
@@ -649,7 +651,7 @@ void ixm_tcp_trace_retrans(const struct ixm_tcp_conn *c, u32 seq, u32 len,
 			   bool timeout);
 void ixm_tcp_trace_stall(const struct ixm_tcp_conn *c, u32 asked);
 
-/* tcp.c: tables, the application's calls, events */
+/* tcp.c, tcp_event.c, tcp_call.c: tables, events, the application's calls */
 void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 			const struct ixm_tcp_config *cfg, const u64 secret[4]);
 void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
