@@ -74,6 +74,8 @@ void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 	u32 i, gen = (u32)secret[2] ? (u32)secret[2] : 1;
 	u32 lgen = (u32)(secret[2] >> 32) ? (u32)(secret[2] >> 32) : 1;
 
+	IXM_SLOT_CHECK(struct ixm_tcp_conn);
+	IXM_SLOT_CHECK(struct ixm_tcp_listener);
 	memset(t, 0, sizeof(*t));
 	t->cfg = *cfg;
 	t->stack = st;
@@ -85,13 +87,13 @@ void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 		struct ixm_tcp_conn *c = &t->conns[i];
 
 		c->table = t;
-		c->gen = gen;
+		ixm_slot_init(&c->slot, gen);
 		c->next = i + 1 < IXM_TCP_CONNS ? i + 1 : IXM_TCP_NONE;
 		ixm_timer_init(&c->timer, ixm_tcp_timer_fn);
 		ixm_timer_init(&c->delack, ixm_tcp_delack_fn);
 	}
 	for (i = 0; i < IXM_TCP_LISTENERS; i++)
-		t->listeners[i].gen = lgen;
+		ixm_slot_init(&t->listeners[i].slot, lgen);
 	t->free = 0;
 	t->pending = IXM_TCP_NONE;
 	t->tw_head = IXM_TCP_NONE;
@@ -207,14 +209,13 @@ struct ixm_tcp_conn *ixm_tcp_lookup(struct ixm_tcp_table *t, __be32 laddr,
 struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
 				      const struct ixm_app *app, u64 handle)
 {
-	u32 idx = ixm_handle_idx(handle);
 	struct ixm_tcp_conn *c;
+	struct ixm_slot *s;
 
-	if (ixm_handle_kind(handle) != IXMOD_HANDLE_TCP || idx >= IXM_TCP_CONNS)
+	s = ixm_slot_get(&IXM_SLOT_TABLE(IXMOD_HANDLE_TCP, t->conns), app, handle);
+	if (!s)
 		return NULL;
-	c = &t->conns[ixm_index_nospec(idx, IXM_TCP_CONNS)];
-	if (c->gen != ixm_handle_gen(handle) || !c->app || c->app != app)
-		return NULL;
+	c = container_of(s, struct ixm_tcp_conn, slot);
 	/*
 	 * The handle lives until the application closes it, whatever the
 	 * connection did meanwhile (its DEAD says the connection is over,
@@ -238,15 +239,10 @@ struct ixm_tcp_listener *ixm_tcp_listener_get(struct ixm_tcp_table *t,
 					      const struct ixm_app *app,
 					      u64 handle)
 {
-	u32 idx = ixm_handle_idx(handle);
-	struct ixm_tcp_listener *l;
+	struct ixm_slot *s;
 
-	if (ixm_handle_kind(handle) != IXMOD_HANDLE_LISTENER || idx >= IXM_TCP_LISTENERS)
-		return NULL;
-	l = &t->listeners[ixm_index_nospec(idx, IXM_TCP_LISTENERS)];
-	if (l->gen != ixm_handle_gen(handle) || l->app != app)
-		return NULL;
-	return l;
+	s = ixm_slot_get(&IXM_SLOT_TABLE(IXMOD_HANDLE_LISTENER, t->listeners), app, handle);
+	return s ? container_of(s, struct ixm_tcp_listener, slot) : NULL;
 }
 
 /**
@@ -416,10 +412,9 @@ void ixm_tcp_conn_free(struct ixm_tcp_conn *c)
 	ixm_tcp_rcv_purge(c);
 	ixm_tcp_set_state(c, IXM_TCP_CLOSED);
 	ixm_tcp_unhash(c);
-	c->app = NULL;
+	ixm_slot_put(&c->slot);
 	c->flags = 0;
 	c->evpend = 0;
-	c->gen = ixm_gen_next(c->gen);
 	c->next = t->free;
 	t->free = ixm_tcp_idx(c);
 	t->stats.conns--;

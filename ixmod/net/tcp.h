@@ -272,6 +272,9 @@ struct ixm_tcp_ooo_hold {
 
 /**
  * struct ixm_tcp_conn - one connection
+ * @slot: what its handle names (handle.h)
+ * @app: the context that owns it (the listener's, for a passive open)
+ * @gen: generation of the slot; part of the handle, never 0
  * @laddr: local address
  * @raddr: remote address
  * @lport: local port
@@ -284,9 +287,7 @@ struct ixm_tcp_ooo_hold {
  * @next: next connection in the hash chain or the free list (by
  *	index), IXM_TCP_NONE at the end
  * @pnext: next on the pending-output list
- * @gen: generation of the slot; part of the handle, never 0
  * @listener: for a passive open not yet accepted, the listener's index
- * @app: the context that owns it (the listener's, for a passive open)
  * @cookie: user_data of the accept or connect, in every event
  * @dmac: the next hop's MAC address (resolved when sending)
  * @iss: initial send sequence number
@@ -359,6 +360,13 @@ struct ixm_tcp_ooo_hold {
  *	too.
  */
 struct ixm_tcp_conn {
+	union {
+		struct ixm_slot		slot;
+		struct {
+			struct ixm_app	*app;
+			u32		gen;
+		};
+	};
 	__be32				laddr;
 	__be32				raddr;
 	__be16				lport;
@@ -374,9 +382,8 @@ struct ixm_tcp_conn {
 	u32				next;
 	u32				pnext;
 	u32				tw_next;
-	u32				gen;
+	u32				tw_prev;
 	u32				listener;
-	struct ixm_app			*app;
 	u64				cookie;
 	u8				dmac[ETH_ALEN];
 
@@ -432,7 +439,6 @@ struct ixm_tcp_conn {
 
 	struct ixm_timer		timer;
 	struct ixm_timer		delack;
-	u32				tw_prev;
 	u64				last_rx_ns;
 	const struct ixm_tcp_cc_ops	*cc;
 	struct ixm_tcp_table		*table;
@@ -442,17 +448,23 @@ struct ixm_tcp_conn {
 
 /**
  * struct ixm_tcp_listener - a listening port of one context
+ * @slot: what its handle names (handle.h)
  * @app: the context; NULL while the slot is free
- * @cookie: user_data of the listen, in knock events
  * @gen: generation, part of the handle
+ * @cookie: user_data of the listen, in knock events
  * @port: local port, network order
  * @backlog: most connections not yet accepted (SYN-RECEIVED included)
  * @queued: connections counted against @backlog now
  */
 struct ixm_tcp_listener {
-	struct ixm_app	*app;
+	union {
+		struct ixm_slot		slot;
+		struct {
+			struct ixm_app	*app;
+			u32		gen;
+		};
+	};
 	u64		cookie;
-	u32		gen;
 	__be16		port;
 	u16		backlog;
 	u32		queued;

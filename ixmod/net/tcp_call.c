@@ -65,11 +65,10 @@ static void ixm_tcp_listener_close(struct ixm_tcp_table *t,
 			ixm_tcp_conn_free(c);
 		}
 	}
-	l->app = NULL;
 	l->port = 0;
 	l->cookie = 0;
 	l->queued = 0;
-	l->gen = ixm_gen_next(l->gen);
+	ixm_slot_put(&l->slot);
 }
 
 /**
