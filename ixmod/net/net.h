@@ -18,6 +18,7 @@
 #include <linux/ixmod.h>
 
 #include "platform.h"
+#include "handle.h"
 #include "mbuf.h"
 
 #define IXM_TX_BATCH	64	/* frames a core may queue per port per iteration */
@@ -224,39 +225,5 @@ static inline u16 ixm_rss_queue(u32 hash, u16 nq)
 }
 
 void ixm_eth_input(struct ixm_net_port *port, struct ixm_mbuf *m);
-
-/*
- * Handles: the slot's index in bits 0-23, the object's kind
- * (IXMOD_HANDLE_*) in bits 24-31, the slot's generation (never 0) in the
- * high 32 bits.
- */
-#define IXM_HANDLE_IDX_MASK	((1U << IXMOD_HANDLE_KIND_SHIFT) - 1)
-
-static inline u64 ixm_handle(u32 kind, u32 idx, u32 gen)
-{
-	return (u64)gen << 32 | kind << IXMOD_HANDLE_KIND_SHIFT |
-	       (idx & IXM_HANDLE_IDX_MASK);
-}
-
-static inline u32 ixm_handle_kind(u64 h)
-{
-	return IXMOD_HANDLE_KIND(h);
-}
-
-static inline u32 ixm_handle_idx(u64 h)
-{
-	return (u32)h & IXM_HANDLE_IDX_MASK;
-}
-
-static inline u32 ixm_handle_gen(u64 h)
-{
-	return (u32)(h >> 32);
-}
-
-/* A slot's next generation: never 0, so no valid handle is 0. */
-static inline u32 ixm_gen_next(u32 gen)
-{
-	return gen + 1 ? gen + 1 : 1;
-}
 
 #endif /* _IXM_NET_NET_H */

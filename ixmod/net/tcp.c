@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tcp.c - a core's TCP tables (connections, listeners, TIME_WAIT, the
- * pending list), the events connections owe their applications, and the
- * core's TCP work of an iteration; the application's calls are in
- * tcp_call.c
+ * pending list) and their lookups, a connection's life in them (alloc,
+ * end, TIME_WAIT, free), and the core's TCP work of an iteration; the
+ * events connections owe their applications are in tcp_event.c, the
+ * application's calls in tcp_call.c
  *
  * Connections and listeners are slots in fixed arrays, named to the
  * application by handles (index and generation), so a stale or forged
- * handle is refused.  Events a full event ring cannot take now are not
- * lost: a connection remembers what it owes (@evpend bits, bytes acked,
- * buffers not yet announced) and the table's pending list retries each
- * iteration, in the order the application must see them.
+ * handle is refused.  The pending list holds the connections with output
+ * or events still owed; ixm_tcp_poll() retries them each iteration.
  */
 #include "tcp.h"
 #include "app.h"
@@ -75,6 +74,8 @@ void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 	u32 i, gen = (u32)secret[2] ? (u32)secret[2] : 1;
 	u32 lgen = (u32)(secret[2] >> 32) ? (u32)(secret[2] >> 32) : 1;
 
+	IXM_SLOT_CHECK(struct ixm_tcp_conn);
+	IXM_SLOT_CHECK(struct ixm_tcp_listener);
 	memset(t, 0, sizeof(*t));
 	t->cfg = *cfg;
 	t->stack = st;
@@ -86,13 +87,13 @@ void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 		struct ixm_tcp_conn *c = &t->conns[i];
 
 		c->table = t;
-		c->gen = gen;
+		ixm_slot_init(&c->slot, gen);
 		c->next = i + 1 < IXM_TCP_CONNS ? i + 1 : IXM_TCP_NONE;
 		ixm_timer_init(&c->timer, ixm_tcp_timer_fn);
 		ixm_timer_init(&c->delack, ixm_tcp_delack_fn);
 	}
 	for (i = 0; i < IXM_TCP_LISTENERS; i++)
-		t->listeners[i].gen = lgen;
+		ixm_slot_init(&t->listeners[i].slot, lgen);
 	t->free = 0;
 	t->pending = IXM_TCP_NONE;
 	t->tw_head = IXM_TCP_NONE;
@@ -113,6 +114,36 @@ struct ixm_net_port *ixm_tcp_port(const struct ixm_tcp_conn *c)
 	if (unlikely(!c->app || c->app->dead || c->pidx >= st->nports))
 		return NULL;
 	return st->ports[c->pidx];
+}
+
+/**
+ * ixm_tcp_send_space() - bytes a sendv would accept now
+ * @c: the connection
+ *
+ * What the peer's window and the congestion window let go out now,
+ * less what is queued.  When the peer's window is closed and nothing is
+ * outstanding, one segment is taken anyway: it is what the zero-window
+ * probes carry (RFC 9293 §3.8.6.1).
+ *
+ * Return: bytes.
+ */
+u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c)
+{
+	u32 wnd = min_t(u32, c->snd_wnd, c->cwnd);
+	u32 queued = c->snd_end - c->snd_una;
+	u32 space;
+
+	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
+		return 0;
+	if (c->flags & (IXM_TCPF_FIN_QUEUED | IXM_TCPF_CLOSED_APP))
+		return 0;
+	if (c->sndq_count == IXM_TCP_SNDQ)
+		return 0;
+	/* the SYN's sequence number is acknowledged here: queued is data */
+	space = wnd > queued ? wnd - queued : 0;
+	if (!c->snd_wnd && !queued)
+		space = c->mss;
+	return space;
 }
 
 /* RFC 4022 tcpCurrEstab: ESTABLISHED or CLOSE-WAIT */
@@ -164,6 +195,71 @@ struct ixm_tcp_conn *ixm_tcp_lookup(struct ixm_tcp_table *t, __be32 laddr,
 		i = c->next;
 	}
 	return NULL;
+}
+
+/**
+ * ixm_tcp_conn_get() - the connection a handle names
+ * @t: the core's table
+ * @app: the context presenting the handle
+ * @handle: as the knock or the connect gave it
+ *
+ * Return: the connection, or NULL: not a connection's handle, out of
+ * range, stale, another context's, or closed by the application.
+ */
+struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
+				      const struct ixm_app *app, u64 handle)
+{
+	struct ixm_tcp_conn *c;
+	struct ixm_slot *s;
+
+	s = ixm_slot_get(&IXM_SLOT_TABLE(IXMOD_HANDLE_TCP, t->conns), app, handle);
+	if (!s)
+		return NULL;
+	c = container_of(s, struct ixm_tcp_conn, slot);
+	/*
+	 * The handle lives until the application closes it, whatever the
+	 * connection did meanwhile (its DEAD says the connection is over,
+	 * not the handle): then every call with it is -EBADF.
+	 */
+	if (c->flags & IXM_TCPF_CLOSED_APP)
+		return NULL;
+	return c;
+}
+
+/**
+ * ixm_tcp_listener_get() - the listener a handle names
+ * @t: the core's table
+ * @app: the context presenting the handle
+ * @handle: as the listen gave it
+ *
+ * Return: the listener, or NULL: not a listener's handle, out of range,
+ * stale or another context's.
+ */
+struct ixm_tcp_listener *ixm_tcp_listener_get(struct ixm_tcp_table *t,
+					      const struct ixm_app *app,
+					      u64 handle)
+{
+	struct ixm_slot *s;
+
+	s = ixm_slot_get(&IXM_SLOT_TABLE(IXMOD_HANDLE_LISTENER, t->listeners), app, handle);
+	return s ? container_of(s, struct ixm_tcp_listener, slot) : NULL;
+}
+
+/**
+ * ixm_tcp_listener_find() - the listener of a local port
+ * @t: the core's table
+ * @port: local port, network order
+ *
+ * Return: its index, or IXM_TCP_NONE.
+ */
+u32 ixm_tcp_listener_find(struct ixm_tcp_table *t, __be16 port)
+{
+	u32 i;
+
+	for (i = 0; i < IXM_TCP_LISTENERS; i++)
+		if (t->listeners[i].app && t->listeners[i].port == port)
+			return i;
+	return IXM_TCP_NONE;
 }
 
 static void ixm_tcp_tw_unlink(struct ixm_tcp_conn *c)
@@ -316,10 +412,9 @@ void ixm_tcp_conn_free(struct ixm_tcp_conn *c)
 	ixm_tcp_rcv_purge(c);
 	ixm_tcp_set_state(c, IXM_TCP_CLOSED);
 	ixm_tcp_unhash(c);
-	c->app = NULL;
+	ixm_slot_put(&c->slot);
 	c->flags = 0;
 	c->evpend = 0;
-	c->gen = ixm_gen_next(c->gen);
 	c->next = t->free;
 	t->free = ixm_tcp_idx(c);
 	t->stats.conns--;
@@ -336,155 +431,6 @@ void ixm_tcp_mark_pending(struct ixm_tcp_conn *c)
 	c->flags |= IXM_TCPF_PENDING;
 	c->pnext = c->table->pending;
 	c->table->pending = ixm_tcp_idx(c);
-}
-
-/*
- * Events.  A connection's events reach the application in this order:
- * KNOCK or CONNECTED, its data (RECV), end of stream (RECV 0), and DEAD
- * last; SENT may come between them.  What cannot be posted now stays
- * owed and ixm_tcp_flush_events() retries.
- */
-static bool ixm_tcp_post(struct ixm_tcp_conn *c, u8 type, s32 res, u64 user_data)
-{
-	struct ixmod_event spare, *ev = ixm_app_event_begin(c->app, &spare);
-
-	if (!ev)
-		return false;
-	*ev = (struct ixmod_event){
-		.type = type,
-		.res = res,
-		.user_data = user_data,
-	};
-	if (type == IXMOD_EV_TCP_KNOCK) {
-		ev->addr = c->raddr;
-		ev->port = c->rport;
-		ev->lport = c->lport;
-	}
-	if (type == IXMOD_EV_TCP_SENT)
-		ev->win = ixm_tcp_send_space(c);
-	else if (type != IXMOD_EV_TCP_RECV)
-		ev->handle = ixm_tcp_handle(c);
-	ixm_app_event_end(c->app, ev, &spare, ixm_tcp_handle(c));
-	return true;
-}
-
-static u64 ixm_tcp_event_cookie(const struct ixm_tcp_conn *c)
-{
-	if (c->flags & IXM_TCPF_ACCEPTED)
-		return c->cookie;
-	if (c->listener != IXM_TCP_NONE)
-		return c->table->listeners[c->listener].cookie;
-	return 0;
-}
-
-/* Announce buffers received in order, oldest first, while the ring has room. */
-static bool ixm_tcp_post_recv(struct ixm_tcp_conn *c)
-{
-	struct ixm_mbuf *m;
-
-	while ((m = c->rcv_posted)) {
-		struct ixmod_event spare, *ev = ixm_app_event_begin(c->app, &spare);
-
-		if (!ev)
-			return false;
-		*ev = (struct ixmod_event){
-			.type = IXMOD_EV_TCP_RECV,
-			.res = m->len,
-			.user_data = c->cookie,
-			.off = ixm_app_rx_off(m),
-		};
-		ixm_app_event_end(c->app, ev, &spare, ixm_tcp_handle(c));
-		m->owner = c;
-		c->app->stats.rx_bufs++;
-		c->rcv_given += m->len;
-		c->rcv_posted = m->next;
-	}
-	return true;
-}
-
-
-/**
- * ixm_tcp_flush_events() - post what the connection owes its application
- * @c: the connection
- *
- * Context: the connection's core.  May free @c (a dead connection whose
- * application holds nothing of it).
- */
-void ixm_tcp_flush_events(struct ixm_tcp_conn *c)
-{
-	u64 cookie = ixm_tcp_event_cookie(c);
-
-	if (!c->app || c->app->dead)
-		return;
-	if (c->evpend & IXM_TCPE_KNOCK) {
-		if (!ixm_tcp_post(c, IXMOD_EV_TCP_KNOCK, 0, cookie))
-			goto stuck;
-		c->evpend &= ~IXM_TCPE_KNOCK;
-	}
-	if (c->evpend & IXM_TCPE_CONNECTED) {
-		if (!ixm_tcp_post(c, IXMOD_EV_TCP_CONNECTED, c->conn_err, cookie))
-			goto stuck;
-		c->evpend &= ~IXM_TCPE_CONNECTED;
-	}
-	if (!(c->flags & IXM_TCPF_ACCEPTED))
-		goto out;	/* data and the rest wait for the accept */
-	if (!(c->flags & IXM_TCPF_CLOSED_APP) && !ixm_tcp_post_recv(c))
-		goto stuck;
-	if (c->evpend & IXM_TCPE_SENT) {
-		if (unlikely(!ixm_tcp_zc_settled(c))) {
-			c->table->stats.zc_waits++;
-			goto stuck;	/* a frame still reads the acknowledged bytes */
-		}
-		if (!ixm_tcp_post(c, IXMOD_EV_TCP_SENT, c->pending_acked, cookie))
-			goto stuck;
-		c->pending_acked = 0;
-		c->evpend &= ~IXM_TCPE_SENT;
-	}
-	if ((c->evpend & IXM_TCPE_EOF) && !c->rcv_posted) {
-		if (!(c->flags & IXM_TCPF_CLOSED_APP) &&
-		    !ixm_tcp_post(c, IXMOD_EV_TCP_RECV, 0, cookie))
-			goto stuck;
-		c->evpend &= ~IXM_TCPE_EOF;
-	}
-out:
-	if ((c->evpend & IXM_TCPE_DEAD) && !(c->evpend & ~IXM_TCPE_DEAD &
-					      (IXM_TCPE_KNOCK | IXM_TCPE_CONNECTED))) {
-		if ((c->flags & IXM_TCPF_ACCEPTED) || c->listener != IXM_TCP_NONE ||
-		    (c->flags & IXM_TCPF_KNOCKED)) {
-			if (c->rcv_posted && !(c->flags & IXM_TCPF_CLOSED_APP) &&
-			    (c->flags & IXM_TCPF_ACCEPTED))
-				goto stuck;	/* its data first */
-			if (unlikely(!ixm_tcp_zc_settled(c))) {
-				c->table->stats.zc_waits++;
-				goto stuck;	/* a frame still reads its bytes */
-			}
-			if (!ixm_tcp_post(c, IXMOD_EV_TCP_DEAD, c->conn_err, cookie))
-				goto stuck;
-		}
-		c->evpend &= ~IXM_TCPE_DEAD;
-		c->flags |= IXM_TCPF_DEAD_POSTED;
-		ixm_tcp_zombie_check(c);
-	}
-	return;
-stuck:
-	ixm_tcp_mark_pending(c);
-}
-
-/*
- * A connection that is CLOSED and whose death was announced lives on
- * until its application closes its handle (the handle stays valid until
- * then: calls on it answer -EPIPE, and bytes it holds go back with
- * recv_done or the close); one never accepted goes at once.  One in
- * TIME_WAIT lives until the timer.
- */
-void ixm_tcp_zombie_check(struct ixm_tcp_conn *c)
-{
-	if (c->state != IXM_TCP_CLOSED || c->evpend)
-		return;
-	if (!(c->flags & IXM_TCPF_DEAD_POSTED))
-		return;
-	if ((c->flags & IXM_TCPF_CLOSED_APP) || !(c->flags & IXM_TCPF_ACCEPTED))
-		ixm_tcp_conn_free(c);
 }
 
 /**
@@ -532,61 +478,6 @@ void ixm_tcp_done(struct ixm_tcp_conn *c, int err)
 	c->zc_gate = c->zc.built;	/* DEAD frees every byte: wait for all */
 	c->evpend |= IXM_TCPE_DEAD;
 	ixm_tcp_flush_events(c);
-}
-
-/**
- * ixm_tcp_established() - a connection reached ESTABLISHED
- * @c: the connection
- */
-void ixm_tcp_established(struct ixm_tcp_conn *c)
-{
-	struct ixm_tcp_table *t = c->table;
-
-	ixm_tcp_set_state(c, IXM_TCP_ESTABLISHED);
-	c->syn_retries = 0;
-	c->backoff = 0;
-	c->cc->init(c);
-	if (c->flags & IXM_TCPF_ACTIVE) {
-		c->conn_err = 0;
-		c->evpend |= IXM_TCPE_CONNECTED;
-	} else {
-		t->stats.passive_opens++;
-		c->flags |= IXM_TCPF_KNOCKED;
-		c->evpend |= IXM_TCPE_KNOCK;
-	}
-	ixm_tcp_flush_events(c);
-}
-
-/**
- * ixm_tcp_deliver() - queue in-order data for the application
- * @c: the connection
- * @m: the buffer, @m->data and @m->len its payload, @m->seq == rcv_nxt
- */
-void ixm_tcp_deliver(struct ixm_tcp_conn *c, struct ixm_mbuf *m)
-{
-	m->next = NULL;
-	m->owner = NULL;
-	if (c->rcvq_tail)
-		c->rcvq_tail->next = m;
-	else
-		c->rcvq = m;
-	c->rcvq_tail = m;
-	if (!c->rcv_posted)
-		c->rcv_posted = m;
-	c->rcv_held += m->len;
-	c->rcv_nxt += m->len;
-}
-
-/* The peer's FIN arrived in order: the application hears of it after the data. */
-void ixm_tcp_post_eof(struct ixm_tcp_conn *c)
-{
-	c->evpend |= IXM_TCPE_EOF;
-}
-
-/* Acknowledged bytes (or a reopened window) to report in a TCP_SENT. */
-void ixm_tcp_post_sent(struct ixm_tcp_conn *c)
-{
-	c->evpend |= IXM_TCPE_SENT;
 }
 
 /**

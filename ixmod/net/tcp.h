@@ -11,9 +11,11 @@
  * sendv accepted and copies them into frames when it sends or retransmits,
  * until the peer acknowledges them (IXMOD_EV_TCP_SENT).
  *
- * Files: tcp.c (tables, calls, events), tcp_in.c (segment arrival,
- * RFC 9293 §3.10.7), tcp_ofo.c (the out-of-order queue and its bounds),
- * tcp_out.c (segments, options, retransmission),
+ * Files: tcp.c (tables, lookups, the iteration's work), tcp_event.c (the
+ * events owed to the application), tcp_call.c (the application's calls),
+ * tcp_in.c (segment arrival, RFC 9293 §3.10.7), tcp_ofo.c (the
+ * out-of-order queue and its bounds), tcp_out.c (segments, options,
+ * retransmission),
  * tcp_timer.c (RTO, delayed ACK, persist, keepalive, TIME_WAIT),
  * tcp_cc.c (congestion control: NewReno), tcp_cookie.c (ISNs and SYN
  * cookies), siphash.c.
@@ -270,6 +272,9 @@ struct ixm_tcp_ooo_hold {
 
 /**
  * struct ixm_tcp_conn - one connection
+ * @slot: what its handle names (handle.h)
+ * @app: the context that owns it (the listener's, for a passive open)
+ * @gen: generation of the slot; part of the handle, never 0
  * @laddr: local address
  * @raddr: remote address
  * @lport: local port
@@ -282,9 +287,7 @@ struct ixm_tcp_ooo_hold {
  * @next: next connection in the hash chain or the free list (by
  *	index), IXM_TCP_NONE at the end
  * @pnext: next on the pending-output list
- * @gen: generation of the slot; part of the handle, never 0
  * @listener: for a passive open not yet accepted, the listener's index
- * @app: the context that owns it (the listener's, for a passive open)
  * @cookie: user_data of the accept or connect, in every event
  * @dmac: the next hop's MAC address (resolved when sending)
  * @iss: initial send sequence number
@@ -357,6 +360,13 @@ struct ixm_tcp_ooo_hold {
  *	too.
  */
 struct ixm_tcp_conn {
+	union {
+		struct ixm_slot		slot;
+		struct {
+			struct ixm_app	*app;
+			u32		gen;
+		};
+	};
 	__be32				laddr;
 	__be32				raddr;
 	__be16				lport;
@@ -372,9 +382,8 @@ struct ixm_tcp_conn {
 	u32				next;
 	u32				pnext;
 	u32				tw_next;
-	u32				gen;
+	u32				tw_prev;
 	u32				listener;
-	struct ixm_app			*app;
 	u64				cookie;
 	u8				dmac[ETH_ALEN];
 
@@ -430,7 +439,6 @@ struct ixm_tcp_conn {
 
 	struct ixm_timer		timer;
 	struct ixm_timer		delack;
-	u32				tw_prev;
 	u64				last_rx_ns;
 	const struct ixm_tcp_cc_ops	*cc;
 	struct ixm_tcp_table		*table;
@@ -440,17 +448,23 @@ struct ixm_tcp_conn {
 
 /**
  * struct ixm_tcp_listener - a listening port of one context
+ * @slot: what its handle names (handle.h)
  * @app: the context; NULL while the slot is free
- * @cookie: user_data of the listen, in knock events
  * @gen: generation, part of the handle
+ * @cookie: user_data of the listen, in knock events
  * @port: local port, network order
  * @backlog: most connections not yet accepted (SYN-RECEIVED included)
  * @queued: connections counted against @backlog now
  */
 struct ixm_tcp_listener {
-	struct ixm_app	*app;
+	union {
+		struct ixm_slot		slot;
+		struct {
+			struct ixm_app	*app;
+			u32		gen;
+		};
+	};
 	u64		cookie;
-	u32		gen;
 	__be16		port;
 	u16		backlog;
 	u32		queued;
@@ -649,7 +663,7 @@ void ixm_tcp_trace_retrans(const struct ixm_tcp_conn *c, u32 seq, u32 len,
 			   bool timeout);
 void ixm_tcp_trace_stall(const struct ixm_tcp_conn *c, u32 asked);
 
-/* tcp.c: tables, the application's calls, events */
+/* tcp.c, tcp_event.c, tcp_call.c: tables, events, the application's calls */
 void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 			const struct ixm_tcp_config *cfg, const u64 secret[4]);
 void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
@@ -671,6 +685,9 @@ void ixm_tcp_close_all(struct ixm_tcp_table *t, struct ixm_app *app);
 void ixm_tcp_pool_gone(struct ixm_tcp_table *t, const struct ixm_mbuf_pool *pool);
 struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
 				      const struct ixm_app *app, u64 handle);
+struct ixm_tcp_listener *ixm_tcp_listener_get(struct ixm_tcp_table *t,
+					      const struct ixm_app *app,
+					      u64 handle);
 u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c);
 
 /* internal, shared by the tcp*.c files */

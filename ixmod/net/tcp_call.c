@@ -11,60 +11,6 @@
 #include "app.h"
 #include "toeplitz.h"
 
-/* The connection a handle names, if it belongs to @app and is not free. */
-struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
-				      const struct ixm_app *app, u64 handle)
-{
-	u32 idx = ixm_handle_idx(handle);
-	struct ixm_tcp_conn *c;
-
-	if (ixm_handle_kind(handle) != IXMOD_HANDLE_TCP || idx >= IXM_TCP_CONNS)
-		return NULL;
-	c = &t->conns[ixm_index_nospec(idx, IXM_TCP_CONNS)];
-	if (c->gen != ixm_handle_gen(handle) || !c->app || c->app != app)
-		return NULL;
-	/*
-	 * The handle lives until the application closes it, whatever the
-	 * connection did meanwhile (its DEAD says the connection is over,
-	 * not the handle): then every call with it is -EBADF.
-	 */
-	if (c->flags & IXM_TCPF_CLOSED_APP)
-		return NULL;
-	return c;
-}
-
-static struct ixm_tcp_listener *ixm_tcp_listener_get(struct ixm_tcp_table *t,
-						     const struct ixm_app *app,
-						     u64 handle)
-{
-	u32 idx = ixm_handle_idx(handle);
-	struct ixm_tcp_listener *l;
-
-	if (ixm_handle_kind(handle) != IXMOD_HANDLE_LISTENER || idx >= IXM_TCP_LISTENERS)
-		return NULL;
-	l = &t->listeners[ixm_index_nospec(idx, IXM_TCP_LISTENERS)];
-	if (l->gen != ixm_handle_gen(handle) || l->app != app)
-		return NULL;
-	return l;
-}
-
-/**
- * ixm_tcp_listener_find() - the listener of a local port
- * @t: the core's table
- * @port: local port, network order
- *
- * Return: its index, or IXM_TCP_NONE.
- */
-u32 ixm_tcp_listener_find(struct ixm_tcp_table *t, __be16 port)
-{
-	u32 i;
-
-	for (i = 0; i < IXM_TCP_LISTENERS; i++)
-		if (t->listeners[i].app && t->listeners[i].port == port)
-			return i;
-	return IXM_TCP_NONE;
-}
-
 /**
  * ixm_tcp_listen() - listen on a local port
  * @t: the core's table
@@ -119,11 +65,10 @@ static void ixm_tcp_listener_close(struct ixm_tcp_table *t,
 			ixm_tcp_conn_free(c);
 		}
 	}
-	l->app = NULL;
 	l->port = 0;
 	l->cookie = 0;
 	l->queued = 0;
-	l->gen = ixm_gen_next(l->gen);
+	ixm_slot_put(&l->slot);
 }
 
 /**
@@ -236,36 +181,6 @@ int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
 	ixm_tcp_arm_rexmit(c);
 	*handle = ixm_tcp_handle(c);
 	return 0;
-}
-
-/**
- * ixm_tcp_send_space() - bytes a sendv would accept now
- * @c: the connection
- *
- * What the peer's window and the congestion window let go out now,
- * less what is queued.  When the peer's window is closed and nothing is
- * outstanding, one segment is taken anyway: it is what the zero-window
- * probes carry (RFC 9293 §3.8.6.1).
- *
- * Return: bytes.
- */
-u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c)
-{
-	u32 wnd = min_t(u32, c->snd_wnd, c->cwnd);
-	u32 queued = c->snd_end - c->snd_una;
-	u32 space;
-
-	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
-		return 0;
-	if (c->flags & (IXM_TCPF_FIN_QUEUED | IXM_TCPF_CLOSED_APP))
-		return 0;
-	if (c->sndq_count == IXM_TCP_SNDQ)
-		return 0;
-	/* the SYN's sequence number is acknowledged here: queued is data */
-	space = wnd > queued ? wnd - queued : 0;
-	if (!c->snd_wnd && !queued)
-		space = c->mss;
-	return space;
 }
 
 /**

@@ -31,11 +31,12 @@ void ixm_udp_table_init(struct ixm_udp_table *t, u32 gen)
 {
 	unsigned int i;
 
+	IXM_SLOT_CHECK(struct ixm_udp_sock);
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < IXM_UDP_BUCKETS; i++)
 		t->bucket[i] = IXM_UDP_NONE;
 	for (i = 0; i < IXM_UDP_SOCKS; i++) {
-		t->socks[i].gen = gen ? gen : 1;
+		ixm_slot_init(&t->socks[i].slot, gen);
 		t->socks[i].next = i + 1 < IXM_UDP_SOCKS ? i + 1 : IXM_UDP_NONE;
 	}
 	t->free = 0;
@@ -96,21 +97,17 @@ int ixm_udp_bind(struct ixm_udp_table *t, struct ixm_app *app, u16 port,
  * @app: the context presenting the handle
  * @handle: as the bind returned it
  *
- * Return: the socket, or NULL for an out-of-range index, a stale
- * generation or another context's socket.
+ * Return: the socket, or NULL for a handle of another kind, an
+ * out-of-range index, a stale generation or another context's socket
+ * (ixm_slot_get()).
  */
 struct ixm_udp_sock *ixm_udp_sock_get(struct ixm_udp_table *t,
 				      const struct ixm_app *app, u64 handle)
 {
-	u32 idx = ixm_handle_idx(handle);
-	struct ixm_udp_sock *s;
+	struct ixm_slot *s;
 
-	if (ixm_handle_kind(handle) != IXMOD_HANDLE_UDP || idx >= IXM_UDP_SOCKS)
-		return NULL;
-	s = &t->socks[ixm_index_nospec(idx, IXM_UDP_SOCKS)];
-	if (s->gen != ixm_handle_gen(handle) || s->app != app)
-		return NULL;
-	return s;
+	s = ixm_slot_get(&IXM_SLOT_TABLE(IXMOD_HANDLE_UDP, t->socks), app, handle);
+	return s ? container_of(s, struct ixm_udp_sock, slot) : NULL;
 }
 
 static void ixm_udp_unlink(struct ixm_udp_table *t, struct ixm_udp_sock *s)
@@ -121,11 +118,10 @@ static void ixm_udp_unlink(struct ixm_udp_table *t, struct ixm_udp_sock *s)
 	while (*pp != i)
 		pp = &t->socks[*pp].next;
 	*pp = s->next;
-	s->app = NULL;
 	s->port = 0;
 	s->cookie = 0;
 	/* a new generation: every handle to this slot is now stale */
-	s->gen = ixm_gen_next(s->gen);
+	ixm_slot_put(&s->slot);
 	s->next = t->free;
 	t->free = i;
 	t->count--;

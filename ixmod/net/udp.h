@@ -33,16 +33,22 @@ struct ixm_udphdr {
 
 /**
  * struct ixm_udp_sock - one bound port
+ * @slot: what its handle names (handle.h)
  * @app: the context that bound it; NULL while the slot is free
- * @cookie: user_data of the bind, echoed in every receive event
  * @gen: generation of the slot, part of the handle; never 0
+ * @cookie: user_data of the bind, echoed in every receive event
  * @port: local port, host order
  * @next: next slot in the bucket chain or the free list, IXM_UDP_NONE
  */
 struct ixm_udp_sock {
-	struct ixm_app	*app;
+	union {
+		struct ixm_slot		slot;
+		struct {
+			struct ixm_app	*app;
+			u32		gen;
+		};
+	};
 	u64		cookie;
-	u32		gen;
 	u16		port;
 	u16		next;
 };
