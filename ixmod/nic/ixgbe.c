@@ -403,7 +403,7 @@ static void ixgbe_txq_stop(struct ixm_nic *nic, struct ixm_txq *q)
  * byte of the hash key, in the low byte of RSSRK[0]), the 128-entry table
  * (entry 4n+i in bits 8i+3:8i of RETA[n]: 4 bits, so 16 queues at most),
  * and MRQC: RSS alone, hashing IPv4, IPv4/TCP and IPv4/UDP, as the 82576
- * does, so net/toeplitz.c and the flow-consistent ephemeral ports agree
+ * does, so base/toeplitz.c and the flow-consistent ephemeral ports agree
  * with the chip.
  */
 static int ixgbe_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)

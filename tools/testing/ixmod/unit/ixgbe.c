@@ -290,7 +290,7 @@ TEST(ixgbe_rx_csum_rss)
 	want = ixm_toeplitz_ipv4_l4(ixm_rss_key_symmetric, ixm_htonl(sa), ixm_htonl(da),
 				    ixm_htons(40000), ixm_htons(80));
 	ASSERT_TRUE(out[0]->flags & IXM_MBUF_F_RSS);
-	EXPECT_EQ(want, out[0]->rss_hash) TH_LOG("TCP: the RSS hash is net/toeplitz.c's");
+	EXPECT_EQ(want, out[0]->rss_hash) TH_LOG("TCP: the RSS hash is base/toeplitz.c's");
 	want = ixm_toeplitz_ipv4_l4(ixm_rss_key_symmetric, ixm_htonl(sa), ixm_htonl(da),
 				    ixm_htons(5000), ixm_htons(53));
 	ASSERT_TRUE(out[3]->flags & IXM_MBUF_F_RSS);
