@@ -18,6 +18,7 @@
 
 #include "platform.h"
 #include "mbuf.h"
+#include "queue.h"
 
 #define IXM_NIC_MAX_QUEUES	16
 #define IXM_RSS_RETA_SIZE	128	/* redirection table entries (82576, 82599) */
@@ -244,94 +245,6 @@ struct ixm_nic {
 	bool				tx_csum;
 	struct ixm_nic_stats		stats;
 	void				*priv;
-};
-
-struct ixm_queue;
-
-/**
- * struct ixm_queue_stats - what a queue pair counts, as the port reports it
- * @rx_errors: frames the device delivered with an error (dropped)
- * @rx_no_buf: refills that found the pool empty
- * @rx_csum_hw: received frames whose checksums the device checked
- * @tx_full: frames refused because the ring was full
- * @tx_csum_hw: frames whose checksums the device inserted
- * @rx_posted: receive buffers on the ring now (a gauge)
- * @tx_pending: frames sent but not yet reaped now, each holding one
- *	buffer (a gauge)
- * @rx_steered: frames the device delivered to this queue that were another
- *	queue's, copied to it (software steering, steer.c; 0 without)
- * @rx_steer_drops: such frames dropped: their queue had no buffer posted
- *	for this one
- * @rx_steered_in: frames other queues steered to this one, taken
- */
-struct ixm_queue_stats {
-	u64	rx_errors;
-	u64	rx_no_buf;
-	u64	rx_csum_hw;
-	u64	tx_full;
-	u64	tx_csum_hw;
-	u64	rx_posted;
-	u64	tx_pending;
-	u64	rx_steered;
-	u64	rx_steer_drops;
-	u64	rx_steered_in;
-};
-
-/**
- * struct ixm_queue_ops - one queue pair's data path, as the loop calls it
- * @rx_burst: up to @max received frames, already readable by the CPU;
- *	returns how many were written to @m
- * @rx_refill: give the device fresh buffers for the ones taken
- * @tx_burst: hand @m[0..@n) to the device, each already readable by it;
- *	returns how many it took, a prefix of @m (the caller drops the rest)
- * @tx_reap: take back the buffers of finished transmissions; returns the
- *	descriptors reaped
- * @busy: a cheap look, without side effects: a received frame is ready
- *	or a transmission is not yet reaped (an idle core's loop asks this
- *	instead of running a whole iteration)
- * @arm: before its core sleeps: let the queue's next received frame raise
- *	interrupt @q->vector (the core looks at the queue once more after
- *	this, so a frame that came first is not missed)
- * @disarm: from that interrupt's handler: no more interrupts until the
- *	next @arm
- * @get_stats: the queue's counters, read racily by the control plane
- *	while the loop runs (each is a u64 written by one core); every
- *	field is filled, 0 where the queue keeps no such count
- *
- * The portable loop (net/loop.c) calls the first five through
- * INDIRECT_CALL_1() with the Intel advanced-descriptor functions as the
- * likely target, so the common case pays no retpoline.  Buffers travel as
- * struct ixm_mbuf; DMA synchronisation is the implementation's business,
- * not the loop's.
- */
-struct ixm_queue_ops {
-	unsigned int	(*rx_burst)(struct ixm_queue *q, struct ixm_mbuf **m,
-				    unsigned int max);
-	void		(*rx_refill)(struct ixm_queue *q);
-	unsigned int	(*tx_burst)(struct ixm_queue *q, struct ixm_mbuf **m,
-				    unsigned int n);
-	unsigned int	(*tx_reap)(struct ixm_queue *q);
-	bool		(*busy)(const struct ixm_queue *q);
-	void		(*arm)(struct ixm_queue *q);
-	void		(*disarm)(struct ixm_queue *q);
-	void		(*get_stats)(const struct ixm_queue *q,
-				     struct ixm_queue_stats *s);
-};
-
-/**
- * struct ixm_queue - one core's receive and transmit queue on a port
- * @ops: its data path
- * @idx: the device's queue pair number
- * @vector: the MSI-X vector that wakes its core (-1: none; set by the
- *	port after @ops->queue_alloc)
- *
- * Embedded in the driver's own queue type (struct ixm_adv_queue,
- * struct ixm_vnet_queue), which container_of() finds.
- */
-struct ixm_queue {
-	const struct ixm_queue_ops	*ops;
-	u16				idx;
-	int				vector;
 };
 
 /**
