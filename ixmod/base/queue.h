@@ -22,6 +22,12 @@
 
 struct ixm_queue;
 
+/*
+ * Frames a queue's tx_reap frees at most per call: a core that filled its
+ * ring returns to its receive work between batches (ixgbe's clean budget).
+ */
+#define IXM_TX_REAP_BUDGET	128
+
 /**
  * struct ixm_queue_stats - what a queue pair counts, as the port reports it
  * @rx_errors: frames the device delivered with an error (dropped)
