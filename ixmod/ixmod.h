@@ -3,7 +3,8 @@
  * ixmod.h - kernel-side types shared by the files of ixmod.ko
  *
  * Only the kernel glue in ixmod/ includes this; the portable code in
- * ixmod/net/ and ixmod/nic/ must not (it sees only net/platform.h).
+ * ixmod/base/, ixmod/net/ and ixmod/nic/ must not (it sees only
+ * base/platform.h).
  *
  * Ownership: a struct ixm_core is created and destroyed by the control
  * plane (sysfs writes, module exit) under ixm_cfg_lock.  Its stats are
@@ -25,8 +26,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "base/mbuf.h"
 #include "net/app.h"
-#include "net/mbuf.h"
 #include "net/net.h"
 #include "net/tcp.h"
 #include "net/udp.h"

@@ -49,7 +49,7 @@
 
 #include "ixmod.h"
 #include "net/arp.h"
-#include "net/toeplitz.h"
+#include "base/toeplitz.h"
 
 #define IXM_POOL_BUFS		IXM_RX_SLICE_BUFS	/* buffers per queue pair */
 #define IXM_POOL_PAGES		(IXM_RX_SLICE / PAGE_SIZE)

@@ -49,7 +49,7 @@
 #include <net/ip.h>
 
 #include "ixmod.h"
-#include "net/toeplitz.h"
+#include "base/toeplitz.h"
 #include "nic/softport_q.h"
 
 #define IXM_SOFTPORT_MAX_ID	63
@@ -124,7 +124,7 @@ static const void *ixm_sw_frag_addr(struct ixm_softport *sp, dma_addr_t dma)
 
 /*
  * A frame the stack left its checksums to the device for (IXM_MBUF_F_TX_*,
- * net/mbuf.h): the IPv4 header sum is 0 and the TCP/UDP field holds the
+ * base/mbuf.h): the IPv4 header sum is 0 and the TCP/UDP field holds the
  * pseudo-header's sum.  Fill the header sum and give Linux the rest as
  * CHECKSUM_PARTIAL, which its receive path accepts as sound and a device
  * forwarding the frame completes.

@@ -19,7 +19,7 @@
 #include "platform.h"
 #include "loop.h"
 #include "call.h"
-#include "nic.h"
+#include "queue.h"
 #include "tcp.h"
 
 /* Receive half of one port: a bounded batch, then the ring refilled. */
@@ -31,8 +31,7 @@ static unsigned int ixm_loop_rx(struct ixm_stack *st, struct ixm_net_port *np,
 	unsigned int n, i;
 
 	np->now_ns = st->now_ns;
-	n = IXM_INDIRECT_CALL_1(q->ops->rx_burst, ixm_adv_q_rx_burst, q, rx,
-				min_t(unsigned int, batch, IXM_RX_BATCH_MAX));
+	n = ixm_queue_rx_burst(q, rx, min_t(unsigned int, batch, IXM_RX_BATCH_MAX));
 	if (n) {
 		st->rx_batch_hist[min_t(unsigned int, ixm_ilog2(n),
 					IXM_BATCH_HIST - 1)]++;
@@ -40,7 +39,7 @@ static unsigned int ixm_loop_rx(struct ixm_stack *st, struct ixm_net_port *np,
 		for (i = 0; i < n; i++)
 			ixm_eth_input(np, rx[i]);
 	}
-	IXM_INDIRECT_CALL_1(q->ops->rx_refill, ixm_adv_q_rx_refill, q);
+	ixm_queue_rx_refill(q);
 	return n;
 }
 
@@ -56,8 +55,7 @@ static unsigned int ixm_loop_tx(struct ixm_net_port *np)
 	u64 bytes = 0;
 
 	if (n) {
-		sent = IXM_INDIRECT_CALL_1(q->ops->tx_burst, ixm_adv_q_tx_burst,
-					   q, np->tx, n);
+		sent = ixm_queue_tx_burst(q, np->tx, n);
 		/* the buffers the device took are its until reaped below */
 		for (i = 0; i < sent; i++) {
 			np->tx[i]->flags |= IXM_MBUF_F_TX_TAKEN;
@@ -70,7 +68,7 @@ static unsigned int ixm_loop_tx(struct ixm_net_port *np)
 		ixm_net_trace_tx_batch(np, sent, n - sent);
 		np->ntx = 0;
 	}
-	return sent + IXM_INDIRECT_CALL_1(q->ops->tx_reap, ixm_adv_q_tx_reap, q);
+	return sent + ixm_queue_tx_reap(q);
 }
 
 /**
@@ -127,7 +125,7 @@ bool ixm_loop_busy(struct ixm_stack *st)
 		struct ixm_net_port *np = st->ports[i];
 		const struct ixm_queue *q = np->queue;
 
-		if (np->ntx || IXM_INDIRECT_CALL_1(q->ops->busy, ixm_adv_q_busy, q))
+		if (np->ntx || ixm_queue_busy(q))
 			return true;
 	}
 	ixm_stack_for_each_app(app, st) {

@@ -13,16 +13,6 @@
 #include "igb_regs.h"
 #include "intel_adv.h"
 
-static inline u32 rd32(struct ixm_nic *nic, u32 reg)
-{
-	return ixm_rd32(nic->regs, reg);
-}
-
-static inline void wr32(struct ixm_nic *nic, u32 reg, u32 val)
-{
-	ixm_wr32(nic->regs, reg, val);
-}
-
 /* Posted writes reach the device before a read completes. */
 static inline void igb_flush(struct ixm_nic *nic)
 {
@@ -282,22 +272,32 @@ static void igb_shutdown(struct ixm_nic *nic)
 	igb_flush(nic);
 }
 
+/* The hooks under the rings the 82576 and 82599 share (intel_adv.c). */
+const struct ixm_adv_chip_ops ixm_igb_chip_ops = {
+	.rxq_start	= igb_rxq_start,
+	.rxq_stop	= igb_rxq_stop,
+	.txq_start	= igb_txq_start,
+	.txq_stop	= igb_txq_stop,
+	.irq_enable	= igb_irq_enable,
+	.irq_mask	= igb_irq_mask,
+};
+
+static struct ixm_queue *igb_queue_alloc(struct ixm_nic *nic, unsigned int idx,
+					 struct ixm_mbuf_pool *pool, int node)
+{
+	return ixm_adv_queue_alloc(nic, &ixm_igb_chip_ops, idx, pool, node);
+}
+
 const struct ixm_nic_ops ixm_igb_ops = {
 	.name		= "igb",
 	.reset		= igb_reset,
 	.init		= igb_init,
 	.link_up	= igb_link_up,
-	.rxq_start	= igb_rxq_start,
-	.rxq_stop	= igb_rxq_stop,
-	.txq_start	= igb_txq_start,
-	.txq_stop	= igb_txq_stop,
 	.set_rss	= igb_set_rss,
 	.rx_enable	= igb_rx_enable,
-	.irq_enable	= igb_irq_enable,
-	.irq_mask	= igb_irq_mask,
 	.irq_disable	= igb_irq_disable,
 	.shutdown	= igb_shutdown,
-	.queue_alloc	= ixm_adv_queue_alloc,
+	.queue_alloc	= igb_queue_alloc,
 	.queue_start	= ixm_adv_queue_start,
 	.queue_stop	= ixm_adv_queue_stop,
 	.queue_free	= ixm_adv_queue_free,

@@ -416,7 +416,7 @@ void ixm_adv_txq_release(struct ixm_txq *q)
 	q->ctx_loaded = 0;
 }
 
-/* struct ixm_queue_ops over the rings above (nic.h) */
+/* struct ixm_queue_ops over the rings above (base/queue.h) */
 unsigned int ixm_adv_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
 				unsigned int max)
 {
@@ -463,18 +463,18 @@ bool ixm_adv_q_busy(const struct ixm_queue *q)
  */
 static void ixm_adv_q_arm(struct ixm_queue *q)
 {
-	struct ixm_nic *nic = ixm_adv_q(q)->rx.nic;
+	struct ixm_adv_queue *aq = ixm_adv_q(q);
 
 	if (q->vector >= 0)
-		nic->ops->irq_enable(nic, q->idx, q->vector);
+		aq->chip->irq_enable(aq->rx.nic, q->idx, q->vector);
 }
 
 static void ixm_adv_q_disarm(struct ixm_queue *q)
 {
-	struct ixm_nic *nic = ixm_adv_q(q)->rx.nic;
+	struct ixm_adv_queue *aq = ixm_adv_q(q);
 
 	if (q->vector >= 0)
-		nic->ops->irq_mask(nic, q->vector);
+		aq->chip->irq_mask(aq->rx.nic, q->vector);
 }
 
 /*
@@ -519,6 +519,7 @@ const struct ixm_queue_ops ixm_adv_queue_ops = {
 /**
  * ixm_adv_queue_alloc() - rings for one queue pair, the receive ring filled
  * @nic: the device (its @dev maps the rings)
+ * @chip: the chip's hooks, which start, stop, arm and disarm the queue
  * @idx: the queue pair's number on the device
  * @pool: where receive buffers come from
  * @node: NUMA node of the core that will serve the queue
@@ -526,7 +527,9 @@ const struct ixm_queue_ops ixm_adv_queue_ops = {
  * Return: the queue (not started; @vector -1), or NULL when out of memory
  * (nothing held).  Injectable (NULL).
  */
-noinline struct ixm_queue *ixm_adv_queue_alloc(struct ixm_nic *nic, unsigned int idx,
+noinline struct ixm_queue *ixm_adv_queue_alloc(struct ixm_nic *nic,
+					       const struct ixm_adv_chip_ops *chip,
+					       unsigned int idx,
 					       struct ixm_mbuf_pool *pool, int node)
 {
 	const u16 count = IXM_ADV_RING_SIZE;
@@ -539,6 +542,7 @@ noinline struct ixm_queue *ixm_adv_queue_alloc(struct ixm_nic *nic, unsigned int
 	aq->q.ops = &ixm_adv_queue_ops;
 	aq->q.idx = idx;
 	aq->q.vector = -1;
+	aq->chip = chip;
 	aq->rx.nic = nic;
 	aq->rx.idx = idx;
 	aq->rx.count = count;
@@ -570,9 +574,9 @@ int ixm_adv_queue_start(struct ixm_nic *nic, struct ixm_queue *q)
 	struct ixm_adv_queue *aq = ixm_adv_q(q);
 	int err;
 
-	err = nic->ops->rxq_start(nic, &aq->rx);
+	err = aq->chip->rxq_start(nic, &aq->rx);
 	if (!err)
-		err = nic->ops->txq_start(nic, &aq->tx);
+		err = aq->chip->txq_start(nic, &aq->tx);
 	return err;
 }
 
@@ -585,8 +589,8 @@ void ixm_adv_queue_stop(struct ixm_nic *nic, struct ixm_queue *q)
 {
 	struct ixm_adv_queue *aq = ixm_adv_q(q);
 
-	nic->ops->rxq_stop(nic, &aq->rx);
-	nic->ops->txq_stop(nic, &aq->tx);
+	aq->chip->rxq_stop(nic, &aq->rx);
+	aq->chip->txq_stop(nic, &aq->tx);
 }
 
 /**

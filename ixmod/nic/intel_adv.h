@@ -6,6 +6,12 @@
  * §7.1.5 and §7.2.2.3; 82599 datasheet §7.1.6 and §7.2.3.2): the driver
  * writes the "read" layout, the device writes back the "wb" layout in
  * place.  All fields are little-endian.
+ *
+ * Also the rings built from them, the queue pair over those rings, and
+ * the hooks each chip gives the shared ring code (struct
+ * ixm_adv_chip_ops): private to intel_adv.c, igb.c and ixgbe.c.  Nothing
+ * else in the module sees an Intel type; the port sees struct ixm_nic_ops
+ * and struct ixm_queue only.
  */
 #ifndef _IXM_NIC_INTEL_ADV_H
 #define _IXM_NIC_INTEL_ADV_H
@@ -121,5 +127,200 @@ struct ixm_adv_tx_ctx_desc {
 #define IXM_ADV_TXD_TUCMD_IPV4	0x00000400	/* IPv4 (type_tucmd_mlhl) */
 #define IXM_ADV_TXD_TUCMD_L4T_UDP 0x00000000	/* UDP */
 #define IXM_ADV_TXD_TUCMD_L4T_TCP 0x00000800	/* TCP */
+
+/**
+ * struct ixm_rxq - one receive queue
+ * @nic: the device
+ * @idx: hardware queue number
+ * @count: descriptors in the ring, a power of two, multiple of 8
+ * @next_to_clean: next descriptor the driver expects the NIC to write back
+ * @next_to_use: next descriptor the driver will give the NIC (tail)
+ * @discard: dropping the rest of a frame that spans several buffers
+ * @tail: offset of the queue's tail register (set by the chip's rxq_start)
+ * @err_frame: write-back error bits that make a frame unusable (CRC,
+ *	length...), the chip's (set by its rxq_start with @tail)
+ * @err_ipe: the chip's IPv4 header checksum error bit
+ * @err_l4e: the chip's TCP/UDP checksum error bit
+ * @desc: the ring (DMA-coherent, allocated by the caller)
+ * @desc_dma: its bus address
+ * @slot: the buffer posted in each descriptor, @count entries
+ * @pool: where buffers come from and go back
+ * @packets: frames received
+ * @bytes: bytes received
+ * @errors: descriptors written back with an error bit (frame dropped)
+ * @csum_hw: frames whose IPv4 header checksum the NIC checked
+ * @no_buf: refills that found the pool empty
+ */
+struct ixm_rxq {
+	struct ixm_nic		*nic;
+	u16			idx;
+	u16			count;
+	u16			next_to_clean;
+	u16			next_to_use;
+	bool			discard;
+	u32			tail;
+	u32			err_frame;
+	u32			err_ipe;
+	u32			err_l4e;
+	union ixm_adv_rx_desc	*desc;
+	dma_addr_t		desc_dma;
+	struct ixm_mbuf		**slot;
+	struct ixm_mbuf_pool	*pool;
+	u64			packets;
+	u64			bytes;
+	u64			errors;
+	u64			csum_hw;
+	u64			no_buf;
+};
+
+/**
+ * struct ixm_tx_slot - a transmit descriptor's bookkeeping
+ * @mb: on a frame's first descriptor: the frame's buffer, freed once the
+ *	device is done with the frame; NULL elsewhere
+ * @last: on that descriptor: the frame's last one, whose DD (written back
+ *	because it has RS) says the frame is done (ixgbe's next_to_watch)
+ */
+struct ixm_tx_slot {
+	struct ixm_mbuf	*mb;
+	u16		last;
+};
+
+/**
+ * struct ixm_txq - one transmit queue
+ * @nic: the device
+ * @idx: hardware queue number
+ * @count: descriptors in the ring, a power of two, multiple of 8
+ * @next_to_use: next free descriptor (tail)
+ * @next_to_clean: oldest descriptor not yet reaped
+ * @tail: offset of the queue's tail register (set by the chip's txq_start)
+ * @olinfo_ctx: chip-specific olinfo bits a data descriptor that names a
+ *	context slot also sets (the 82599's CC; 0 on the 82576), set by
+ *	the chip's txq_start
+ * @desc: the ring (DMA-coherent, allocated by the caller)
+ * @desc_dma: its bus address
+ * @slot: per descriptor; a frame's first holds its buffer and last
+ *	descriptor (struct ixm_tx_slot)
+ * @packets: frames handed to the NIC
+ * @bytes: their bytes
+ * @full: frames refused because the ring was full
+ * @csum_hw: frames whose checksums the NIC inserted
+ * @ctx_loaded: bit i set when context slot i holds IXM_ADV_TX_CTX(i)
+ *	(written once after each start; see ixm_adv_tx_burst())
+ */
+struct ixm_txq {
+	struct ixm_nic		*nic;
+	u16			idx;
+	u16			count;
+	u16			next_to_use;
+	u16			next_to_clean;
+	u32			tail;
+	u32			olinfo_ctx;
+	union ixm_adv_tx_desc	*desc;
+	dma_addr_t		desc_dma;
+	struct ixm_tx_slot	*slot;
+	u64			packets;
+	u64			bytes;
+	u64			full;
+	u64			csum_hw;
+	u8			ctx_loaded;
+};
+
+/**
+ * struct ixm_adv_chip_ops - what differs between the 82576 and the 82599
+ *	under the rings they share
+ * @rxq_start: program and enable one RX queue whose ring the caller has
+ *	filled (ixm_adv_rxq_fill()); sets its @tail and error masks; 0 or
+ *	-ETIMEDOUT (-EINVAL: a queue the chip does not have)
+ * @rxq_stop: disable one RX queue and wait until the NIC stops using it
+ * @txq_start: program and enable one TX queue; 0 or -ETIMEDOUT (-EINVAL
+ *	as for @rxq_start)
+ * @txq_stop: disable one TX queue and wait until the NIC stops using it
+ * @irq_enable: route queue @qidx's RX and TX causes to MSI-X vector
+ *	@vector and unmask it
+ * @irq_mask: mask MSI-X vector @vector (from its interrupt handler)
+ *
+ * Private to the Intel drivers, as Linux's ixgbe keeps its per-MAC hooks
+ * (struct ixgbe_mac_operations) to itself: intel_adv.c calls them to
+ * start and stop a queue pair and to arm and disarm it; each chip's
+ * queue_alloc (struct ixm_nic_ops) hands its table to
+ * ixm_adv_queue_alloc().
+ */
+struct ixm_adv_chip_ops {
+	int	(*rxq_start)(struct ixm_nic *nic, struct ixm_rxq *q);
+	void	(*rxq_stop)(struct ixm_nic *nic, struct ixm_rxq *q);
+	int	(*txq_start)(struct ixm_nic *nic, struct ixm_txq *q);
+	void	(*txq_stop)(struct ixm_nic *nic, struct ixm_txq *q);
+	void	(*irq_enable)(struct ixm_nic *nic, unsigned int qidx,
+			      unsigned int vector);
+	void	(*irq_mask)(struct ixm_nic *nic, unsigned int vector);
+};
+
+/**
+ * struct ixm_adv_queue - a queue pair on Intel advanced descriptors
+ * @q: what the port and the loop hold (ops = &ixm_adv_queue_ops)
+ * @chip: the chip's hooks for these rings
+ * @rx: the receive ring
+ * @tx: the transmit ring
+ */
+struct ixm_adv_queue {
+	struct ixm_queue		q;
+	const struct ixm_adv_chip_ops	*chip;
+	struct ixm_rxq			rx;
+	struct ixm_txq			tx;
+};
+
+static inline struct ixm_adv_queue *ixm_adv_q(struct ixm_queue *q)
+{
+	return container_of(q, struct ixm_adv_queue, q);
+}
+
+static inline const struct ixm_adv_queue *ixm_adv_cq(const struct ixm_queue *q)
+{
+	return container_of(q, const struct ixm_adv_queue, q);
+}
+
+/* The chips' registers, through the BAR mapping (igb's rd32()/wr32()). */
+static inline u32 rd32(struct ixm_nic *nic, u32 reg)
+{
+	return ixm_rd32(nic->regs, reg);
+}
+
+static inline void wr32(struct ixm_nic *nic, u32 reg, u32 val)
+{
+	ixm_wr32(nic->regs, reg, val);
+}
+
+/* intel_adv.c: the descriptor rings the 82576 and 82599 share */
+int ixm_adv_mac_from_ra(struct ixm_nic *nic, u32 ral, u32 rah);
+int ixm_adv_rxq_fill(struct ixm_rxq *q);
+unsigned int ixm_adv_rx_burst(struct ixm_rxq *q, struct ixm_mbuf **m,
+			      unsigned int max);
+void ixm_adv_rx_refill(struct ixm_rxq *q);
+void ixm_adv_rxq_release(struct ixm_rxq *q);
+unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
+			      unsigned int n);
+unsigned int ixm_adv_tx_reap(struct ixm_txq *q);
+void ixm_adv_txq_release(struct ixm_txq *q);
+
+/* intel_adv.c: struct ixm_queue_ops over those rings */
+extern const struct ixm_queue_ops ixm_adv_queue_ops;
+struct ixm_queue *ixm_adv_queue_alloc(struct ixm_nic *nic,
+				      const struct ixm_adv_chip_ops *chip,
+				      unsigned int idx,
+				      struct ixm_mbuf_pool *pool, int node);
+int ixm_adv_queue_start(struct ixm_nic *nic, struct ixm_queue *q);
+void ixm_adv_queue_stop(struct ixm_nic *nic, struct ixm_queue *q);
+void ixm_adv_queue_free(struct ixm_nic *nic, struct ixm_queue *q);
+unsigned int ixm_adv_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				unsigned int max);
+void ixm_adv_q_rx_refill(struct ixm_queue *q);
+unsigned int ixm_adv_q_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
+				unsigned int n);
+unsigned int ixm_adv_q_tx_reap(struct ixm_queue *q);
+bool ixm_adv_q_busy(const struct ixm_queue *q);
+
+/* The chips' hooks (igb.c, ixgbe.c), which their tests call directly */
+extern const struct ixm_adv_chip_ops ixm_igb_chip_ops;
+extern const struct ixm_adv_chip_ops ixm_ixgbe_chip_ops;
 
 #endif /* _IXM_NIC_INTEL_ADV_H */

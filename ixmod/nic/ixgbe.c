@@ -40,16 +40,6 @@
 				 1 << IXGBE_TXDCTL_HTHRESH_SHIFT | \
 				 1 << IXGBE_TXDCTL_WTHRESH_SHIFT)
 
-static inline u32 rd32(struct ixm_nic *nic, u32 reg)
-{
-	return ixm_rd32(nic->regs, reg);
-}
-
-static inline void wr32(struct ixm_nic *nic, u32 reg, u32 val)
-{
-	ixm_wr32(nic->regs, reg, val);
-}
-
 /* Posted writes reach the device before a read completes. */
 static inline void ixgbe_flush(struct ixm_nic *nic)
 {
@@ -403,7 +393,7 @@ static void ixgbe_txq_stop(struct ixm_nic *nic, struct ixm_txq *q)
  * byte of the hash key, in the low byte of RSSRK[0]), the 128-entry table
  * (entry 4n+i in bits 8i+3:8i of RETA[n]: 4 bits, so 16 queues at most),
  * and MRQC: RSS alone, hashing IPv4, IPv4/TCP and IPv4/UDP, as the 82576
- * does, so net/toeplitz.c and the flow-consistent ephemeral ports agree
+ * does, so base/toeplitz.c and the flow-consistent ephemeral ports agree
  * with the chip.
  */
 static int ixgbe_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
@@ -520,23 +510,33 @@ static void ixgbe_shutdown(struct ixm_nic *nic)
 	ixgbe_flush(nic);
 }
 
+/* The hooks under the rings the 82576 and 82599 share (intel_adv.c). */
+const struct ixm_adv_chip_ops ixm_ixgbe_chip_ops = {
+	.rxq_start	= ixgbe_rxq_start,
+	.rxq_stop	= ixgbe_rxq_stop,
+	.txq_start	= ixgbe_txq_start,
+	.txq_stop	= ixgbe_txq_stop,
+	.irq_enable	= ixgbe_irq_enable,
+	.irq_mask	= ixgbe_irq_mask,
+};
+
+static struct ixm_queue *ixgbe_queue_alloc(struct ixm_nic *nic, unsigned int idx,
+					   struct ixm_mbuf_pool *pool, int node)
+{
+	return ixm_adv_queue_alloc(nic, &ixm_ixgbe_chip_ops, idx, pool, node);
+}
+
 const struct ixm_nic_ops ixm_ixgbe_ops = {
 	.name		= "ixgbe",
 	.reset		= ixgbe_reset,
 	.init		= ixgbe_init,
 	.link_up	= ixgbe_link_up,
-	.rxq_start	= ixgbe_rxq_start,
-	.rxq_stop	= ixgbe_rxq_stop,
-	.txq_start	= ixgbe_txq_start,
-	.txq_stop	= ixgbe_txq_stop,
 	.set_rss	= ixgbe_set_rss,
 	.rx_enable	= ixgbe_rx_enable,
-	.irq_enable	= ixgbe_irq_enable,
-	.irq_mask	= ixgbe_irq_mask,
 	.irq_disable	= ixgbe_irq_disable,
 	.shutdown	= ixgbe_shutdown,
 	.read_stats	= ixgbe_read_stats,
-	.queue_alloc	= ixm_adv_queue_alloc,
+	.queue_alloc	= ixgbe_queue_alloc,
 	.queue_start	= ixm_adv_queue_start,
 	.queue_stop	= ixm_adv_queue_stop,
 	.queue_free	= ixm_adv_queue_free,

@@ -1,158 +1,49 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nic.h - NIC queue drivers: the chip ops table and the queue types
+ * nic.h - the device contract: what every NIC driver implements
  *
  * PORTABLE: builds in the module and on the host (against the register
- * model).  The queue logic shared by the 82599 and the 82576 (advanced
- * RX/TX descriptors, ring setup, refill, reap, doorbells) is in
- * intel_adv.c; what differs by chip (reset, MAC/PHY and link, queue
- * enable registers, RSS registers, interrupts) is behind struct
- * ixm_nic_ops, one table per chip (ixgbe.c, igb.c).
+ * models).  A device (an Intel 82576 or 82599, a virtio-net device, a
+ * software port) is a struct ixm_nic with a struct ixm_nic_ops: reset and
+ * init, link state, RSS, reception on or off, interrupts off, shutdown,
+ * statistics, and the life of its queue pairs (alloc, start, stop, free).
+ * A queue pair's data path is struct ixm_queue_ops (base/queue.h), which
+ * the loop calls.  What a family of devices shares beyond this stays
+ * with it: the Intel chips' ring types and per-chip hooks are in
+ * intel_adv.h, virtio's in virtio_net.h.
  *
  * Ownership: struct ixm_nic is the control plane's (pci.c, under the
- * port's lock); each ixm_rxq/ixm_txq belongs to one dataplane core while
- * the port is up and is touched by no one else.
+ * port's lock); each queue pair belongs to one dataplane core while the
+ * port is up and is touched by no one else.
  */
 #ifndef _IXM_NIC_NIC_H
 #define _IXM_NIC_NIC_H
 
 #include "platform.h"
 #include "mbuf.h"
+#include "queue.h"
 
 #define IXM_NIC_MAX_QUEUES	16
 #define IXM_RSS_RETA_SIZE	128	/* redirection table entries (82576, 82599) */
 
 struct ixm_nic;
-union ixm_adv_rx_desc;
-union ixm_adv_tx_desc;
 
 /**
- * struct ixm_rxq - one receive queue
- * @nic: the device
- * @idx: hardware queue number
- * @count: descriptors in the ring, a power of two, multiple of 8
- * @next_to_clean: next descriptor the driver expects the NIC to write back
- * @next_to_use: next descriptor the driver will give the NIC (tail)
- * @discard: dropping the rest of a frame that spans several buffers
- * @tail: offset of the queue's tail register (set by @ops->rxq_start)
- * @err_frame: write-back error bits that make a frame unusable (CRC,
- *	length...), the chip's (set by @ops->rxq_start with @tail)
- * @err_ipe: the chip's IPv4 header checksum error bit
- * @err_l4e: the chip's TCP/UDP checksum error bit
- * @desc: the ring (DMA-coherent, allocated by the caller)
- * @desc_dma: its bus address
- * @slot: the buffer posted in each descriptor, @count entries
- * @pool: where buffers come from and go back
- * @packets: frames received
- * @bytes: bytes received
- * @errors: descriptors written back with an error bit (frame dropped)
- * @csum_hw: frames whose IPv4 header checksum the NIC checked
- * @no_buf: refills that found the pool empty
- */
-struct ixm_rxq {
-	struct ixm_nic		*nic;
-	u16			idx;
-	u16			count;
-	u16			next_to_clean;
-	u16			next_to_use;
-	bool			discard;
-	u32			tail;
-	u32			err_frame;
-	u32			err_ipe;
-	u32			err_l4e;
-	union ixm_adv_rx_desc	*desc;
-	dma_addr_t		desc_dma;
-	struct ixm_mbuf		**slot;
-	struct ixm_mbuf_pool	*pool;
-	u64			packets;
-	u64			bytes;
-	u64			errors;
-	u64			csum_hw;
-	u64			no_buf;
-};
-
-/*
- * Frames ixm_adv_tx_reap() frees at most per call: a core that filled its
- * ring returns to its receive work between batches (ixgbe's clean budget).
- */
-#define IXM_TX_REAP_BUDGET	128
-
-/**
- * struct ixm_tx_slot - a transmit descriptor's bookkeeping
- * @mb: on a frame's first descriptor: the frame's buffer, freed once the
- *	device is done with the frame; NULL elsewhere
- * @last: on that descriptor: the frame's last one, whose DD (written back
- *	because it has RS) says the frame is done (ixgbe's next_to_watch)
- */
-struct ixm_tx_slot {
-	struct ixm_mbuf	*mb;
-	u16		last;
-};
-
-/**
- * struct ixm_txq - one transmit queue
- * @nic: the device
- * @idx: hardware queue number
- * @count: descriptors in the ring, a power of two, multiple of 8
- * @next_to_use: next free descriptor (tail)
- * @next_to_clean: oldest descriptor not yet reaped
- * @tail: offset of the queue's tail register (set by @ops->txq_start)
- * @olinfo_ctx: chip-specific olinfo bits a data descriptor that names a
- *	context slot also sets (the 82599's CC; 0 on the 82576), set by
- *	@ops->txq_start
- * @desc: the ring (DMA-coherent, allocated by the caller)
- * @desc_dma: its bus address
- * @slot: per descriptor; a frame's first holds its buffer and last
- *	descriptor (struct ixm_tx_slot)
- * @packets: frames handed to the NIC
- * @bytes: their bytes
- * @full: frames refused because the ring was full
- * @csum_hw: frames whose checksums the NIC inserted
- * @ctx_loaded: bit i set when context slot i holds IXM_ADV_TX_CTX(i)
- *	(written once after each start; see ixm_adv_tx_burst())
- */
-struct ixm_txq {
-	struct ixm_nic		*nic;
-	u16			idx;
-	u16			count;
-	u16			next_to_use;
-	u16			next_to_clean;
-	u32			tail;
-	u32			olinfo_ctx;
-	union ixm_adv_tx_desc	*desc;
-	dma_addr_t		desc_dma;
-	struct ixm_tx_slot	*slot;
-	u64			packets;
-	u64			bytes;
-	u64			full;
-	u64			csum_hw;
-	u8			ctx_loaded;
-};
-
-/**
- * struct ixm_nic_ops - what differs between chips
- * @name: "igb" or "ixgbe"
+ * struct ixm_nic_ops - a device, as the port and the PCI glue drive it
+ * @name: "igb", "ixgbe", "virtio-net", "softport"
  * @reset: global reset per the datasheet, interrupts masked; 0 or -errno
  *	(-ETIMEDOUT if the device never comes back)
  * @init: after reset: read the MAC address into nic->mac, set up the
  *	MAC/PHY and start link negotiation; 0 or -errno
  * @link_up: current link state; *@mbps gets the speed when up
- * @rxq_start: program and enable one RX queue whose ring the caller has
- *	filled (ixm_adv_rxq_fill()); 0 or -ETIMEDOUT
- * @rxq_stop: disable one RX queue and wait until the NIC stops using it
- * @txq_start: program and enable one TX queue; 0 or -ETIMEDOUT
- * @txq_stop: disable one TX queue and wait until the NIC stops using it
  * @set_rss: program the 40-byte Toeplitz @key and the @reta (queue index
  *	per entry), and enable RSS on IPv4 and IPv4/TCP/UDP; called once per
  *	bring-up, after every queue started; 0 or -errno
  * @rx_enable: enable or disable reception as a whole
- * @irq_enable: route queue @qidx's RX and TX causes to MSI-X vector
- *	@vector and unmask it
- * @irq_mask: mask MSI-X vector @vector (from its interrupt handler)
  * @irq_disable: mask every interrupt
  * @shutdown: stop RX and TX and mask interrupts, for unbind and down
  * @read_stats: add the chip's statistics registers, which clear on read,
- *	into nic->stats (NULL: the chip's counters are not read)
+ *	into nic->stats (NULL: the device keeps no counters of its own)
  * @queue_alloc: the rings of queue pair @idx (DMA memory for nic->dev, on
  *	NUMA node @node), the receive ring filled from @pool; NULL when out
  *	of memory.  The queue is not started.
@@ -165,26 +56,19 @@ struct ixm_txq {
  *	flagged IXM_MBUF_F_TX_*_CSUM (copied into nic->tx_csum at probe;
  *	@init may clear that when the device lacks the offload)
  *
- * The port (port.c) sees queues only through the queue_* entries and
- * struct ixm_queue.  @rxq_start, @rxq_stop, @txq_start, @txq_stop,
- * @irq_enable and @irq_mask are the Intel chips' own, which their shared
- * queue code (intel_adv.c) calls; NULL on other devices.
+ * Every device sets every entry but @read_stats.  The port (port.c) sees
+ * queues only through the queue_* entries and struct ixm_queue; how a
+ * driver programs a ring, or routes and masks a queue's interrupt (its
+ * queue's @arm and @disarm), is its own business.
  */
 struct ixm_nic_ops {
 	const char	*name;
 	int		(*reset)(struct ixm_nic *nic);
 	int		(*init)(struct ixm_nic *nic);
 	bool		(*link_up)(struct ixm_nic *nic, u32 *mbps);
-	int		(*rxq_start)(struct ixm_nic *nic, struct ixm_rxq *q);
-	void		(*rxq_stop)(struct ixm_nic *nic, struct ixm_rxq *q);
-	int		(*txq_start)(struct ixm_nic *nic, struct ixm_txq *q);
-	void		(*txq_stop)(struct ixm_nic *nic, struct ixm_txq *q);
 	int		(*set_rss)(struct ixm_nic *nic, const u8 *key,
 				   const u8 *reta);
 	void		(*rx_enable)(struct ixm_nic *nic, bool on);
-	void		(*irq_enable)(struct ixm_nic *nic, unsigned int qidx,
-				      unsigned int vector);
-	void		(*irq_mask)(struct ixm_nic *nic, unsigned int vector);
 	void		(*irq_disable)(struct ixm_nic *nic);
 	void		(*shutdown)(struct ixm_nic *nic);
 	void		(*read_stats)(struct ixm_nic *nic);
@@ -246,146 +130,9 @@ struct ixm_nic {
 	void				*priv;
 };
 
-struct ixm_queue;
-
-/**
- * struct ixm_queue_stats - what a queue pair counts, as the port reports it
- * @rx_errors: frames the device delivered with an error (dropped)
- * @rx_no_buf: refills that found the pool empty
- * @rx_csum_hw: received frames whose checksums the device checked
- * @tx_full: frames refused because the ring was full
- * @tx_csum_hw: frames whose checksums the device inserted
- * @rx_posted: receive buffers on the ring now (a gauge)
- * @tx_pending: frames sent but not yet reaped now, each holding one
- *	buffer (a gauge)
- * @rx_steered: frames the device delivered to this queue that were another
- *	queue's, copied to it (software steering, steer.c; 0 without)
- * @rx_steer_drops: such frames dropped: their queue had no buffer posted
- *	for this one
- * @rx_steered_in: frames other queues steered to this one, taken
- */
-struct ixm_queue_stats {
-	u64	rx_errors;
-	u64	rx_no_buf;
-	u64	rx_csum_hw;
-	u64	tx_full;
-	u64	tx_csum_hw;
-	u64	rx_posted;
-	u64	tx_pending;
-	u64	rx_steered;
-	u64	rx_steer_drops;
-	u64	rx_steered_in;
-};
-
-/**
- * struct ixm_queue_ops - one queue pair's data path, as the loop calls it
- * @rx_burst: up to @max received frames, already readable by the CPU;
- *	returns how many were written to @m
- * @rx_refill: give the device fresh buffers for the ones taken
- * @tx_burst: hand @m[0..@n) to the device, each already readable by it;
- *	returns how many it took, a prefix of @m (the caller drops the rest)
- * @tx_reap: take back the buffers of finished transmissions; returns the
- *	descriptors reaped
- * @busy: a cheap look, without side effects: a received frame is ready
- *	or a transmission is not yet reaped (an idle core's loop asks this
- *	instead of running a whole iteration)
- * @arm: before its core sleeps: let the queue's next received frame raise
- *	interrupt @q->vector (the core looks at the queue once more after
- *	this, so a frame that came first is not missed)
- * @disarm: from that interrupt's handler: no more interrupts until the
- *	next @arm
- * @get_stats: the queue's counters, read racily by the control plane
- *	while the loop runs (each is a u64 written by one core); every
- *	field is filled, 0 where the queue keeps no such count
- *
- * The portable loop (net/loop.c) calls the first five through
- * INDIRECT_CALL_1() with the Intel advanced-descriptor functions as the
- * likely target, so the common case pays no retpoline.  Buffers travel as
- * struct ixm_mbuf; DMA synchronisation is the implementation's business,
- * not the loop's.
- */
-struct ixm_queue_ops {
-	unsigned int	(*rx_burst)(struct ixm_queue *q, struct ixm_mbuf **m,
-				    unsigned int max);
-	void		(*rx_refill)(struct ixm_queue *q);
-	unsigned int	(*tx_burst)(struct ixm_queue *q, struct ixm_mbuf **m,
-				    unsigned int n);
-	unsigned int	(*tx_reap)(struct ixm_queue *q);
-	bool		(*busy)(const struct ixm_queue *q);
-	void		(*arm)(struct ixm_queue *q);
-	void		(*disarm)(struct ixm_queue *q);
-	void		(*get_stats)(const struct ixm_queue *q,
-				     struct ixm_queue_stats *s);
-};
-
-/**
- * struct ixm_queue - one core's receive and transmit queue on a port
- * @ops: its data path
- * @idx: the device's queue pair number
- * @vector: the MSI-X vector that wakes its core (-1: none; set by the
- *	port after @ops->queue_alloc)
- *
- * Embedded in the driver's own queue type (struct ixm_adv_queue,
- * struct ixm_vnet_queue), which container_of() finds.
- */
-struct ixm_queue {
-	const struct ixm_queue_ops	*ops;
-	u16				idx;
-	int				vector;
-};
-
-/**
- * struct ixm_adv_queue - a queue pair on Intel advanced descriptors
- * @q: what the port and the loop hold (ops = &ixm_adv_queue_ops)
- * @rx: the receive ring
- * @tx: the transmit ring
- */
-struct ixm_adv_queue {
-	struct ixm_queue	q;
-	struct ixm_rxq		rx;
-	struct ixm_txq		tx;
-};
-
-static inline struct ixm_adv_queue *ixm_adv_q(struct ixm_queue *q)
-{
-	return container_of(q, struct ixm_adv_queue, q);
-}
-
-static inline const struct ixm_adv_queue *ixm_adv_cq(const struct ixm_queue *q)
-{
-	return container_of(q, const struct ixm_adv_queue, q);
-}
-
-/* Chips: the PCI glue picks the ops by device id. */
+/* Devices: the PCI glue picks the ops by device id. */
 extern const struct ixm_nic_ops ixm_igb_ops;
 extern const struct ixm_nic_ops ixm_ixgbe_ops;
 extern const struct ixm_nic_ops ixm_vnet_ops;	/* ../vnet_pci.c, kernel only */
-
-/* intel_adv.c: the descriptor rings the 82576 and 82599 share */
-int ixm_adv_mac_from_ra(struct ixm_nic *nic, u32 ral, u32 rah);
-int ixm_adv_rxq_fill(struct ixm_rxq *q);
-unsigned int ixm_adv_rx_burst(struct ixm_rxq *q, struct ixm_mbuf **m,
-			      unsigned int max);
-void ixm_adv_rx_refill(struct ixm_rxq *q);
-void ixm_adv_rxq_release(struct ixm_rxq *q);
-unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
-			      unsigned int n);
-unsigned int ixm_adv_tx_reap(struct ixm_txq *q);
-void ixm_adv_txq_release(struct ixm_txq *q);
-
-/* intel_adv.c: struct ixm_queue_ops over those rings */
-extern const struct ixm_queue_ops ixm_adv_queue_ops;
-struct ixm_queue *ixm_adv_queue_alloc(struct ixm_nic *nic, unsigned int idx,
-				      struct ixm_mbuf_pool *pool, int node);
-int ixm_adv_queue_start(struct ixm_nic *nic, struct ixm_queue *q);
-void ixm_adv_queue_stop(struct ixm_nic *nic, struct ixm_queue *q);
-void ixm_adv_queue_free(struct ixm_nic *nic, struct ixm_queue *q);
-unsigned int ixm_adv_q_rx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
-				unsigned int max);
-void ixm_adv_q_rx_refill(struct ixm_queue *q);
-unsigned int ixm_adv_q_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
-				unsigned int n);
-unsigned int ixm_adv_q_tx_reap(struct ixm_queue *q);
-bool ixm_adv_q_busy(const struct ixm_queue *q);
 
 #endif /* _IXM_NIC_NIC_H */

@@ -58,7 +58,7 @@
  * too: only the hash says which they are), and per steered frame one
  * copy and a buffer freed on its way in, one taken on the owner's side.
  * The hash is a table lookup per input byte (@hash, 12 KiB per port,
- * made from the key at start): net/toeplitz.c's bit-serial function,
+ * made from the key at start): base/toeplitz.c's bit-serial function,
  * right for the few hashes the stack computes, costs about 1,500
  * instructions a frame, the table about 40.  dev-tools/testing.rst has
  * the instruction counts.
@@ -108,7 +108,7 @@ unsigned int ixm_steer_owner(const struct ixm_steer *st, const struct ixm_mbuf *
 }
 
 /*
- * @st->hash from @st->key: each input bit's hash (net/toeplitz.c's, so the
+ * @st->hash from @st->key: each input bit's hash (base/toeplitz.c's, so the
  * two cannot disagree), then each byte value's as the XOR of its bits'.
  * An input shorter than IXM_STEER_HASH_IN (the addresses alone) hashes
  * as if zeros followed, which add nothing.

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * platform_user.h - ixmod/net/platform.h for the host
+ * platform_user.h - ixmod/base/platform.h for the host
  *
  * The Makefile pre-includes this file (-include) ahead of every portable
  * source file and every test.  It defines platform.h's include guard,
- * _IXM_NET_PLATFORM_H, so the portable files' #include "platform.h" finds
+ * _IXM_BASE_PLATFORM_H, so the portable files' #include "platform.h" finds
  * the guard already set and pulls in no kernel header: the pattern of
  * tools/testing/vma/vma_internal.h.
  *
@@ -15,8 +15,8 @@
  * __bitwise and __force annotations compile to nothing here; the kernel
  * build with C=1 is where they are checked.
  */
-#ifndef _IXM_NET_PLATFORM_H
-#define _IXM_NET_PLATFORM_H
+#ifndef _IXM_BASE_PLATFORM_H
+#define _IXM_BASE_PLATFORM_H
 
 #include <endian.h>
 #include <errno.h>
@@ -223,4 +223,4 @@ void *ixm_host_dma_alloc(size_t size, dma_addr_t *dma);
 #define ixm_dma_alloc(dev, size, dma)	((void)(dev), ixm_host_dma_alloc((size), (dma)))
 #define ixm_dma_free(dev, size, p, dma)	((void)(dev), (void)(size), (void)(dma), free(p))
 
-#endif /* _IXM_NET_PLATFORM_H */
+#endif /* _IXM_BASE_PLATFORM_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz/csum.c - libFuzzer target for ixmod/net/csum.c
+ * fuzz/csum.c - libFuzzer target for ixmod/base/csum.c
  *
  * Differential: every result of the optimized code is checked against
  * ref.h's naive sum, and the program traps on the first disagreement.

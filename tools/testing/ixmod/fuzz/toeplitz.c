@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz/toeplitz.c - libFuzzer target for ixmod/net/toeplitz.c
+ * fuzz/toeplitz.c - libFuzzer target for ixmod/base/toeplitz.c
  *
  * Differential: ixm_toeplitz() against ref.h's bit-serial ComputeHash(),
  * the IPv4 helpers against ixm_toeplitz() over the same bytes, and the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * unit/csum.c - tests of ixmod/net/csum.c
+ * unit/csum.c - tests of ixmod/base/csum.c
  *
  * Published numbers first (RFC 1071 §3, a captured IPv4 header, RFC 1624
  * §3), then the optimized code against ref.h's naive sum over every

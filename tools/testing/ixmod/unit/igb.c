@@ -71,8 +71,8 @@ static bool rig_up(struct rig *r)
 {
 	igbm_power_on(station);
 	return !ixm_igb_ops.reset(&r->nic) && !ixm_igb_ops.init(&r->nic) &&
-	       !ixm_adv_rxq_fill(&r->rxq) && !ixm_igb_ops.rxq_start(&r->nic, &r->rxq) &&
-	       !ixm_igb_ops.txq_start(&r->nic, &r->txq) &&
+	       !ixm_adv_rxq_fill(&r->rxq) && !ixm_igb_chip_ops.rxq_start(&r->nic, &r->rxq) &&
+	       !ixm_igb_chip_ops.txq_start(&r->nic, &r->txq) &&
 	       (ixm_igb_ops.rx_enable(&r->nic, true), true);
 }
 
@@ -144,7 +144,7 @@ TEST(igb_queue_start)
 		ixm_igb_ops.reset(&r.nic);
 		ixm_igb_ops.init(&r.nic);
 		ixm_adv_rxq_fill(&r.rxq);
-		EXPECT_EQ(0, ixm_igb_ops.rxq_start(&r.nic, &r.rxq)) TH_LOG("q%u: rxq_start", q);
+		EXPECT_EQ(0, ixm_igb_chip_ops.rxq_start(&r.nic, &r.rxq)) TH_LOG("q%u: rxq_start", q);
 		EXPECT_EQ((u32)(uintptr_t)r.rxd, igbm_rq(q, 0x00));
 		EXPECT_EQ((u32)((uintptr_t)r.rxd >> 32), igbm_rq(q, 0x04));
 		EXPECT_EQ(64 * 16, igbm_rq(q, 0x08)) TH_LOG("q%u: RDBAL/RDBAH/RDLEN", q);
@@ -155,7 +155,7 @@ TEST(igb_queue_start)
 		EXPECT_FALSE(igbm.tail_before_enable) {
 			TH_LOG("q%u: RDT = 63 (ring filled but one), written after ENABLE", q);
 		}
-		EXPECT_EQ(0, ixm_igb_ops.txq_start(&r.nic, &r.txq)) TH_LOG("q%u: txq_start", q);
+		EXPECT_EQ(0, ixm_igb_chip_ops.txq_start(&r.nic, &r.txq)) TH_LOG("q%u: txq_start", q);
 		EXPECT_EQ((u32)(uintptr_t)r.txd, igbm_tq(q, 0x00));
 		EXPECT_EQ(64 * 16, igbm_tq(q, 0x08));
 		ASSERT_TRUE(igbm_tq(q, 0x28) & (1u << 25));
@@ -173,10 +173,10 @@ TEST(igb_queue_start)
 	ixm_igb_ops.init(&r.nic);
 	igbm.enable_stuck = true;
 	ixm_adv_rxq_fill(&r.rxq);
-	EXPECT_EQ(-ETIMEDOUT, ixm_igb_ops.rxq_start(&r.nic, &r.rxq)) {
+	EXPECT_EQ(-ETIMEDOUT, ixm_igb_chip_ops.rxq_start(&r.nic, &r.rxq)) {
 		TH_LOG("rxq_start: -ETIMEDOUT when RXDCTL.ENABLE never latches");
 	}
-	EXPECT_EQ(-ETIMEDOUT, ixm_igb_ops.txq_start(&r.nic, &r.txq)) {
+	EXPECT_EQ(-ETIMEDOUT, ixm_igb_chip_ops.txq_start(&r.nic, &r.txq)) {
 		TH_LOG("txq_start: -ETIMEDOUT when TXDCTL.ENABLE never latches");
 	}
 	EXPECT_FALSE(igbm.tail_writes);
@@ -253,7 +253,7 @@ TEST(igb_rx)
 	/* refill: nothing below the threshold (half of a 16 ring), then once */
 	ixm_adv_rxq_release(&r.rxq);
 	ixm_adv_rxq_fill(&r.rxq);
-	ixm_igb_ops.rxq_start(&r.nic, &r.rxq);
+	ixm_igb_chip_ops.rxq_start(&r.nic, &r.rxq);
 	writes = igbm.tail_writes;
 	for (i = 0; i < 7; i++)
 		igbm_rx(2, f, 60, 0, 0, 0);
@@ -314,7 +314,7 @@ TEST(igb_rx)
 	}
 	EXPECT_FALSE(bad);
 	EXPECT_EQ(20000, total) TH_LOG("20000 frames through a 16-entry ring, all intact");
-	ixm_igb_ops.rxq_stop(&r.nic, &r.rxq);
+	ixm_igb_chip_ops.rxq_stop(&r.nic, &r.rxq);
 	ixm_adv_rxq_release(&r.rxq);
 	EXPECT_EQ(NBUF, r.pool.nfree) TH_LOG("rx: every buffer back in the pool");
 	rig_free(&r);
@@ -369,7 +369,7 @@ TEST(igb_tx)
 	EXPECT_EQ(7, ixm_adv_tx_reap(&r.txq)) TH_LOG("reap frees all 7 after DD");
 	took = ixm_adv_tx_burst(&r.txq, m + 7, 3);
 	EXPECT_EQ(3, took) TH_LOG("ring room again");
-	ixm_igb_ops.txq_stop(&r.nic, &r.txq);
+	ixm_igb_chip_ops.txq_stop(&r.nic, &r.txq);
 	ixm_adv_txq_release(&r.txq);
 	ixm_adv_rxq_release(&r.rxq);
 	EXPECT_EQ(NBUF, r.pool.nfree) TH_LOG("tx: release frees unsent frames: pool whole");
@@ -489,7 +489,7 @@ TEST(igb_tx_chain)
 	/* never sent: release frees it and its fragments */
 	m[1] = chain(&r, 54, ext, la, 2, &inflight);
 	EXPECT_EQ(2, ixm_adv_tx_burst(&r.txq, m + 1, 2)) TH_LOG("chain: room again");
-	ixm_igb_ops.txq_stop(&r.nic, &r.txq);
+	ixm_igb_chip_ops.txq_stop(&r.nic, &r.txq);
 	ixm_adv_txq_release(&r.txq);
 	ixm_adv_rxq_release(&r.rxq);
 	EXPECT_EQ(0, inflight);
@@ -578,9 +578,9 @@ TEST(igb_rss_irq)
 	EXPECT_EQ(0x00430002, igbm_reg(0x5818)) TH_LOG("MRQC: RSS, IPv4, IPv4/TCP, IPv4/UDP");
 	EXPECT_TRUE(igbm_reg(0x5000) & (1u << 13)) TH_LOG("RXCSUM.PCSD: the hash is written back");
 
-	ixm_igb_ops.irq_enable(&r.nic, 0, 0);
-	ixm_igb_ops.irq_enable(&r.nic, 3, 2);
-	ixm_igb_ops.irq_enable(&r.nic, 9, 5);
+	ixm_igb_chip_ops.irq_enable(&r.nic, 0, 0);
+	ixm_igb_chip_ops.irq_enable(&r.nic, 3, 2);
+	ixm_igb_chip_ops.irq_enable(&r.nic, 9, 5);
 	ASSERT_TRUE(igbm_irq_routed(0, false, 0));
 	EXPECT_TRUE(igbm_irq_routed(0, true, 0)) TH_LOG("queue 0 RX and TX -> vector 0");
 	ASSERT_TRUE(igbm_irq_routed(3, false, 2));
@@ -590,7 +590,7 @@ TEST(igb_rss_irq)
 	EXPECT_EQ(false, igbm_irq_routed(1, false, 0)) {
 		TH_LOG("queue 9 -> vector 5 (IVAR[1] upper half), queue 1 unrouted");
 	}
-	ixm_igb_ops.irq_mask(&r.nic, 2);
+	ixm_igb_chip_ops.irq_mask(&r.nic, 2);
 	EXPECT_FALSE(igbm_irq_routed(3, false, 2));
 	EXPECT_TRUE(igbm_irq_routed(9, false, 5)) TH_LOG("irq_mask masks only its vector");
 	ixm_igb_ops.irq_disable(&r.nic);

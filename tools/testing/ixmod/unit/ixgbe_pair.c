@@ -100,6 +100,7 @@ static void pair_nic_attach(struct __test_metadata *_metadata, struct side *s)
 	pn->nic = (struct ixm_nic){ .ops = ops, .max_queues = 1, .device_id = 0x10fb,
 				    .regs = (void *)pn->dev };
 	q->q = (struct ixm_queue){ .ops = &ixm_adv_queue_ops, .vector = -1 };
+	q->chip = &ixm_ixgbe_chip_ops;
 	q->rx = (struct ixm_rxq){ .nic = &pn->nic, .count = NIC_RX_RING, .desc = pn->rxd,
 				  .desc_dma = (uintptr_t)pn->rxd, .slot = pn->rslot,
 				  .pool = &s->h->pool };
@@ -112,8 +113,8 @@ static void pair_nic_attach(struct __test_metadata *_metadata, struct side *s)
 	ASSERT_EQ(0, ops->init(&pn->nic));
 	ASSERT_EQ(0, memcmp(pn->nic.mac, s->h->cfg.mac, 6)) TH_LOG("the MAC from the EEPROM");
 	ASSERT_EQ(0, ixm_adv_rxq_fill(&q->rx));
-	ASSERT_EQ(0, ops->rxq_start(&pn->nic, &q->rx));
-	ASSERT_EQ(0, ops->txq_start(&pn->nic, &q->tx));
+	ASSERT_EQ(0, ixm_ixgbe_chip_ops.rxq_start(&pn->nic, &q->rx));
+	ASSERT_EQ(0, ixm_ixgbe_chip_ops.txq_start(&pn->nic, &q->tx));
 	ops->set_rss(&pn->nic, ixm_rss_key_symmetric, reta0);
 	ops->rx_enable(&pn->nic, true);
 	ixm_host_delay_us(200000);
@@ -138,8 +139,8 @@ static void pair_nic_detach(struct __test_metadata *_metadata, struct side *s)
 	EXPECT_GT(q->rx.csum_hw, 0) TH_LOG("%s: the device checked receive checksums", who);
 	EXPECT_GT(q->tx.csum_hw, 0) TH_LOG("%s: and inserted transmit checksums", who);
 	EXPECT_GT(q->rx.packets, 1000) TH_LOG("%s: the frames came through its rings", who);
-	pn->nic.ops->rxq_stop(&pn->nic, &q->rx);
-	pn->nic.ops->txq_stop(&pn->nic, &q->tx);
+	ixm_ixgbe_chip_ops.rxq_stop(&pn->nic, &q->rx);
+	ixm_ixgbe_chip_ops.txq_stop(&pn->nic, &q->tx);
 	ixm_adv_tx_reap(&q->tx);
 	ixm_adv_rxq_release(&q->rx);
 	ixm_adv_txq_release(&q->tx);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * unit/toeplitz.c - tests of ixmod/net/toeplitz.c
+ * unit/toeplitz.c - tests of ixmod/base/toeplitz.c
  *
  * The verification vectors of Microsoft's RSS specification ("Verifying
  * the RSS hash calculation"), computed with its 40-byte sample key; the

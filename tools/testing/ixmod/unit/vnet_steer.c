@@ -11,7 +11,7 @@
  * queues that do not own them, as a device without RSS does; the queues
  * are then polled as their cores would, and every frame must come out of
  * exactly its owner's queue (the port's Toeplitz key and table, computed
- * here with net/toeplitz.c directly), once, in its flow's order, byte for
+ * here with base/toeplitz.c directly), once, in its flow's order, byte for
  * byte.  Every test ends with each queue released and each pool full, no
  * model rule broken and no WARN.
  */

@@ -6,8 +6,8 @@
  * 82576 compute in hardware, so software can predict which queue a flow
  * lands on.  Hash values are plain 32-bit numbers in host order.
  */
-#ifndef _IXM_NET_TOEPLITZ_H
-#define _IXM_NET_TOEPLITZ_H
+#ifndef _IXM_BASE_TOEPLITZ_H
+#define _IXM_BASE_TOEPLITZ_H
 
 #include "platform.h"
 
@@ -38,4 +38,4 @@ u32 ixm_toeplitz_ipv4_l4(const u8 *key, __be32 saddr, __be32 daddr,
 
 bool ixm_toeplitz_frame(const u8 *key, const u8 *frame, unsigned int len, u32 *hash);
 
-#endif /* _IXM_NET_TOEPLITZ_H */
+#endif /* _IXM_BASE_TOEPLITZ_H */

@@ -8,8 +8,8 @@
  * finished checksum, ready to be stored into or compared with a header
  * field as it is.
  */
-#ifndef _IXM_NET_CSUM_H
-#define _IXM_NET_CSUM_H
+#ifndef _IXM_BASE_CSUM_H
+#define _IXM_BASE_CSUM_H
 
 #include "platform.h"
 
@@ -105,4 +105,4 @@ static inline u32 ixm_csum_pseudo(__be32 saddr, __be32 daddr, u8 proto, u16 len,
 	return ixm_csum_fold64(acc);
 }
 
-#endif /* _IXM_NET_CSUM_H */
+#endif /* _IXM_BASE_CSUM_H */

@@ -12,8 +12,8 @@
  * for that port's device); only that core allocates and frees, so the free
  * list is a plain stack with no atomics.
  */
-#ifndef _IXM_NET_MBUF_H
-#define _IXM_NET_MBUF_H
+#ifndef _IXM_BASE_MBUF_H
+#define _IXM_BASE_MBUF_H
 
 #include "platform.h"
 
@@ -222,4 +222,4 @@ static inline u32 ixm_mbuf_frame_len(const struct ixm_mbuf *m)
 	return len;
 }
 
-#endif /* _IXM_NET_MBUF_H */
+#endif /* _IXM_BASE_MBUF_H */

@@ -2,10 +2,10 @@
 /*
  * platform.h - the kernel services portable code may use
  *
- * Everything under ixmod/net/ and ixmod/nic/ builds both in the module and
- * on the host, and this header is that code's only way into the kernel:
- * a portable file includes "platform.h", its own headers and
- * <linux/ixmod.h>, nothing else.
+ * Everything under ixmod/base/, ixmod/net/ and ixmod/nic/ builds both in
+ * the module and on the host, and this header is that code's only way into
+ * the kernel: a portable file includes "platform.h", its own headers, the
+ * other headers of base/ and <linux/ixmod.h>, nothing else.
  *
  * The host build pre-includes tools/testing/ixmod/platform_user.h, which
  * defines this include guard first, so on the host this file is opened but
@@ -18,8 +18,8 @@
  * and WARN_ONCE() (for what cannot happen only) come from the kernel
  * headers below under their usual names.
  */
-#ifndef _IXM_NET_PLATFORM_H
-#define _IXM_NET_PLATFORM_H
+#ifndef _IXM_BASE_PLATFORM_H
+#define _IXM_BASE_PLATFORM_H
 
 #include <linux/bug.h>
 #include <linux/compiler.h>
@@ -164,4 +164,4 @@
 #define ixm_dma_alloc(dev, size, dma)	dma_alloc_coherent((dev), (size), (dma), GFP_KERNEL)
 #define ixm_dma_free(dev, size, p, dma)	dma_free_coherent((dev), (size), (p), (dma))
 
-#endif /* _IXM_NET_PLATFORM_H */
+#endif /* _IXM_BASE_PLATFORM_H */
