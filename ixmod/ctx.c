@@ -508,20 +508,3 @@ void ixm_ctx_release(struct file *file)
 	}
 	ixm_ctx_free(ctx);
 }
-
-/* ---- the dataplane thread's side; called with rcu_read_lock() held ---- */
-
-/**
- * ixm_app_notify() - events were published: wake whoever waits for them
- * @app: the context (net/loop.c calls this hook)
- *
- * Context: the core's loop.
- */
-void ixm_app_notify(struct ixm_app *app)
-{
-	struct ixm_ctx *ctx = container_of(app, struct ixm_ctx, app);
-
-	if (wq_has_sleeper(&ctx->wq))
-		wake_up(&ctx->wq);
-}
-
