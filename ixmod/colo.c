@@ -8,11 +8,13 @@
  * the rings; on a shared core every request then costs two scheduler
  * hand-offs.  Here an application thread pinned to the dataplane core
  * calls IXMOD_IOC_RUN instead: the call runs the same iterations
- * (ixm_core_iterate(), the calls it published included) in the thread's
+ * through the same runner as the kernel thread (runner.c:
+ * ixm_core_run_once(), the calls it published included) in the thread's
  * own kernel context until events wait for it, and sleeps when there is
- * nothing to do exactly as the kernel thread would (queue interrupts,
- * TCP timers, wakes).  No context switch separates the application from
- * the dataplane.
+ * nothing to do exactly as the kernel thread would (ixm_core_sleep():
+ * queue interrupts, TCP timers, wakes).  No context switch separates the
+ * application from the dataplane.  This file calls only the runner; the
+ * kernel thread (dp.c) calls it to park.
  *
  * Exclusion: whoever runs the loop holds @core->loop_lock.  The kernel
  * thread holds it except while it is parked.  The first IXMOD_IOC_RUN of
@@ -46,7 +48,6 @@
 #include <linux/ixmod.h>
 
 #include "ixmod.h"
-#include "ctx.h"
 
 unsigned int ixm_away_us = IXM_AWAY_US_DEFAULT;
 

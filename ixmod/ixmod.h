@@ -16,6 +16,7 @@
 #include <linux/cache.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/fs.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -386,14 +387,23 @@ void ixm_colo_away_fn(struct timer_list *t);
 void ixm_colo_ctx_gone(struct ixm_ctx *ctx);
 int ixm_colo_mode(struct ixm_core *core, char *buf);
 
-/* ctx.c: application contexts */
+/* ctx.c, ctx_map.c, ctx_mem.c: application contexts */
 extern unsigned int ixm_ctx_count;
 extern unsigned int ixm_arenas_kept;
+
+/* The context of an attached /dev/ixmod file, NULL before IXMOD_IOC_SETUP */
+static inline struct ixm_ctx *ixm_file_ctx(struct file *file)
+{
+	/* pairs with the release store at the end of ixm_ctx_setup() */
+	return smp_load_acquire(&file->private_data);
+}
+
 long ixm_ctx_setup(struct file *file, void __user *argp);
 int ixm_ctx_mmap(struct file *file, struct vm_area_struct *vma);
 __poll_t ixm_ctx_poll(struct file *file, struct poll_table_struct *wait);
 int ixm_ctx_wake(struct file *file);
 void ixm_ctx_release(struct file *file);
+struct pid *ixm_port_owner(struct ixm_port *port);
 void ixm_ctx_port_gone(struct device *dev);
 void ixm_ctx_device_reset(struct device *dev);
 void ixm_ctx_exit(void);
@@ -402,7 +412,6 @@ void ixm_ctx_exit(void);
 int ixm_port_register(struct ixm_port *port);
 void ixm_port_unregister(struct ixm_port *port);
 bool ixm_ports_any_up(void);
-struct pid *ixm_port_owner(struct ixm_port *port);
 void ixm_port_queue_irq(struct ixm_port *port, unsigned int i);
 int ixm_ports_init(struct kobject *parent);
 void ixm_ports_exit(void);
