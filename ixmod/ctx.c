@@ -326,9 +326,13 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 
 	ctx->core = core;
 	ctx->work_gen = work->gen;
-	ixm_app_init(&ctx->app, &core->stack, ctx->call_region, calls,
-		     ctx->event_region, events, p.flags & IXMOD_SETUP_EVENT_EXT, ctx->hold,
-		     ctx->txarena, ctx->txarena_bytes, work->nr);
+	ixm_app_init(&ctx->app, &core->stack, &(struct ixm_app_regions) {
+		.call_region = ctx->call_region, .call_nr = calls,
+		.event_region = ctx->event_region, .event_nr = events,
+		.ev_ext = p.flags & IXMOD_SETUP_EVENT_EXT, .hold = ctx->hold,
+		.txarena = ctx->txarena, .txarena_size = ctx->txarena_bytes,
+		.nslices = work->nr,
+	});
 	ctx->app.txmap = ctx->txmap;
 
 	/* out: everything written by the kernel, nothing left from the caller */
