@@ -47,6 +47,8 @@
 static struct lockdep_map ixm_core_iter_map =
 	STATIC_LOCKDEP_MAP_INIT("ixmod_dp_iteration", &ixm_core_iter_map);
 #endif
+
+/* The runner's knobs: sysfs.c writes them, the runner reads them (READ_ONCE) */
 unsigned int ixm_idle_us = IXM_IDLE_US_DEFAULT;
 unsigned int ixm_rx_batch = IXM_RX_BATCH_DEFAULT;
 unsigned int ixm_idle_looks = IXM_IDLE_LOOKS_DEFAULT;
