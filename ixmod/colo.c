@@ -8,11 +8,13 @@
  * the rings; on a shared core every request then costs two scheduler
  * hand-offs.  Here an application thread pinned to the dataplane core
  * calls IXMOD_IOC_RUN instead: the call runs the same iterations
- * (ixm_dp_iterate(), the calls it published included) in the thread's
+ * through the same runner as the kernel thread (runner.c:
+ * ixm_core_run_once(), the calls it published included) in the thread's
  * own kernel context until events wait for it, and sleeps when there is
- * nothing to do exactly as the kernel thread would (queue interrupts,
- * TCP timers, wakes).  No context switch separates the application from
- * the dataplane.
+ * nothing to do exactly as the kernel thread would (ixm_core_sleep():
+ * queue interrupts, TCP timers, wakes).  No context switch separates the
+ * application from the dataplane.  This file calls only the runner; the
+ * kernel thread (dp.c) calls it to park.
  *
  * Exclusion: whoever runs the loop holds @core->loop_lock.  The kernel
  * thread holds it except while it is parked.  The first IXMOD_IOC_RUN of
@@ -46,7 +48,6 @@
 #include <linux/ixmod.h>
 
 #include "ixmod.h"
-#include "ctx.h"
 
 unsigned int ixm_away_us = IXM_AWAY_US_DEFAULT;
 
@@ -266,7 +267,7 @@ long ixm_colo_run(struct file *file, void __user *argp)
 	deadline = r.timeout_ns > U64_MAX - start ? U64_MAX : start + r.timeout_ns;
 	idle_since = start;
 	for (;;) {
-		unsigned int work = ixm_dp_run_once(core, &idle_since);
+		unsigned int work = ixm_core_run_once(core, &idle_since);
 
 		iters++;
 		if (ixm_colo_events(ctx) >= want) {
@@ -285,11 +286,11 @@ long ixm_colo_run(struct file *file, void __user *argp)
 			ret = -ETIME;
 			break;
 		}
-		if (!work && ixm_dp_idle_expired(core, idle_since)) {
+		if (!work && ixm_core_idle_expired(core, idle_since)) {
 			u64 left = deadline - core->stack.now_ns;
 
 			WRITE_ONCE(core->colo_slept, true);
-			ixm_dp_sleep(core, deadline == U64_MAX ? MAX_SCHEDULE_TIMEOUT :
+			ixm_core_sleep(core, deadline == U64_MAX ? MAX_SCHEDULE_TIMEOUT :
 				     (long)min_t(u64, nsecs_to_jiffies(left) + 1,
 						 MAX_SCHEDULE_TIMEOUT - 1));
 			idle_since = ktime_get_ns();

@@ -6,9 +6,10 @@
  * its four regions: the call and event rings and the transmit arena
  * (vmalloc_user(), zeroed), and the receive region, which is the core's
  * own buffer pages (one slice per port), on which the context holds a
- * reference each.  ctx_map.c maps them into the application; ctx_arena.c
- * maps the arena for the ports' devices and, at release, waits until the
- * NICs have stopped reading it.
+ * reference each.  ctx_mem.c allocates and frees a context's memory, maps
+ * the arena for the ports' devices and, at release, waits until the NICs
+ * have stopped reading it; ctx_map.c maps the regions into the
+ * application.
  *
  * Owners.  A receive region shows its process every buffer of the core's
  * pools, and the NIC (RSS) or software steering puts any flow of a port
@@ -66,6 +67,28 @@ static LIST_HEAD(ixm_ctx_attaching);
 
 /* The last ownership epoch begun (ixm_cfg_lock). */
 static u64 ixm_owner_seq;
+
+/**
+ * ixm_port_owner() - the process that owns a port
+ * @port: a port
+ *
+ * A port belongs to the process whose contexts are attached to the cores
+ * that serve it; ixm_ctx_setup() keeps that one process per port.
+ *
+ * Context: ixm_cfg_lock held.
+ * Return: its struct pid, or NULL when no context is attached to any of
+ * its cores (or it is down).
+ */
+struct pid *ixm_port_owner(struct ixm_port *port)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ixm_cfg_lock);
+	for (i = 0; i < port->nq; i++)
+		if (port->qp[i]->core->claims)
+			return port->qp[i]->core->owner;
+	return NULL;
+}
 
 /*
  * Claim every port @core serves (@work) for the calling process, or
@@ -172,28 +195,6 @@ static void ixm_ring_offsets_fill(struct ixmod_ring_offsets *o)
 	o->entries = IXM_RING_OFF_ENTRIES;
 }
 
-void ixm_ctx_free(struct ixm_ctx *ctx)
-{
-	unsigned int i;
-
-	for (i = 0; i < ctx->rx_npages; i++)
-		put_page(ctx->rx_pages[i]);
-	kvfree(ctx->rx_pages);
-	kvfree(ctx->hold);
-	if (!ctx->arena_busy) {
-		if (ctx->txmap)
-			ixm_ctx_unmap_arena(ctx);
-		kfree(ctx->txmap);
-		kfree(ctx->txmap_dev);
-		vfree(ctx->txarena);
-	}
-	vfree(ctx->event_region);
-	vfree(ctx->call_region);
-	if (ctx->mm)
-		mmdrop(ctx->mm);
-	kfree(ctx);
-}
-
 /*
  * Take a reference on every page of the core's pools, in slice order.
  * Injectable (ERRNO).
@@ -218,37 +219,6 @@ static noinline int ixm_ctx_grab_rx(struct ixm_ctx *ctx, struct ixm_core_work *w
 	return 0;
 }
 ALLOW_ERROR_INJECTION(ixm_ctx_grab_rx, ERRNO);
-
-/*
- * The context and its rings, arena and hold list, sized from the request.
- * Injectable (ERRNO_NULL would not do: the caller wants a pointer).
- */
-static noinline struct ixm_ctx *ixm_ctx_alloc(u32 calls, u32 events, bool ev_ext,
-					       u32 arena)
-{
-	struct ixm_ctx *ctx;
-
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
-		return NULL;
-	init_waitqueue_head(&ctx->wq);
-	INIT_LIST_HEAD(&ctx->node);
-	ctx->call_bytes = PAGE_ALIGN(ixm_ring_bytes(calls, sizeof(struct ixmod_call)));
-	ctx->event_bytes = PAGE_ALIGN(ixm_ring_bytes(events, ev_ext ?
-						     sizeof(struct ixmod_event_ext) :
-						     sizeof(struct ixmod_event)));
-	ctx->txarena_bytes = arena;
-	ctx->call_region = vmalloc_user(ctx->call_bytes);
-	ctx->event_region = vmalloc_user(ctx->event_bytes);
-	ctx->txarena = vmalloc_user(ctx->txarena_bytes);
-	ctx->hold = kvcalloc(events, sizeof(*ctx->hold), GFP_KERNEL);
-	if (!ctx->call_region || !ctx->event_region || !ctx->txarena || !ctx->hold) {
-		ixm_ctx_free(ctx);
-		return NULL;
-	}
-	return ctx;
-}
-ALLOW_ERROR_INJECTION(ixm_ctx_alloc, NULL);
 
 /**
  * ixm_ctx_setup() - IXMOD_IOC_SETUP: attach a file to a dataplane core
@@ -356,9 +326,13 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 
 	ctx->core = core;
 	ctx->work_gen = work->gen;
-	ixm_app_init(&ctx->app, &core->stack, ctx->call_region, calls,
-		     ctx->event_region, events, p.flags & IXMOD_SETUP_EVENT_EXT, ctx->hold,
-		     ctx->txarena, ctx->txarena_bytes, work->nr);
+	ixm_app_init(&ctx->app, &core->stack, &(struct ixm_app_regions) {
+		.call_region = ctx->call_region, .call_nr = calls,
+		.event_region = ctx->event_region, .event_nr = events,
+		.ev_ext = p.flags & IXMOD_SETUP_EVENT_EXT, .hold = ctx->hold,
+		.txarena = ctx->txarena, .txarena_size = ctx->txarena_bytes,
+		.nslices = work->nr,
+	});
 	ctx->app.txmap = ctx->txmap;
 
 	/* out: everything written by the kernel, nothing left from the caller */
@@ -508,20 +482,3 @@ void ixm_ctx_release(struct file *file)
 	}
 	ixm_ctx_free(ctx);
 }
-
-/* ---- the dataplane thread's side; called with rcu_read_lock() held ---- */
-
-/**
- * ixm_app_notify() - events were published: wake whoever waits for them
- * @app: the context (net/loop.c calls this hook)
- *
- * Context: the core's loop.
- */
-void ixm_app_notify(struct ixm_app *app)
-{
-	struct ixm_ctx *ctx = container_of(app, struct ixm_ctx, app);
-
-	if (wq_has_sleeper(&ctx->wq))
-		wake_up(&ctx->wq);
-}
-

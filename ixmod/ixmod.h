@@ -17,6 +17,7 @@
 #include <linux/cache.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/fs.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -211,7 +212,7 @@ struct ixm_ctx {
  * @looks: idle iterations since the last whole one (0: that one found
  *	work; whoever runs the loop)
  * @alive_gen: the &struct ixm_core_work.gen its contexts were last
- *	checked against (ixm_dp_check_alive(); whoever runs the loop)
+ *	checked against (ixm_core_check_alive(); whoever runs the loop)
  * @stats: loop counters, on their own cache line (written by the thread)
  * @stack: the protocols' state of this core (ports, sockets, contexts,
  *	receive batch sizes)
@@ -352,7 +353,21 @@ extern unsigned int ixm_idle_us;
 extern unsigned int ixm_rx_batch;
 extern unsigned int ixm_idle_looks;
 
-/* dp.c: dataplane cores */
+/*
+ * runner.c: the per-core runner, the one way into a core's loop for both
+ * of its runners (the kernel thread, dp.c; the co-located entry, colo.c),
+ * with @core->loop_lock held; and for processes, requests and wakes
+ */
+unsigned int ixm_core_iterate(struct ixm_core *core);
+unsigned int ixm_core_run_once(struct ixm_core *core, u64 *idle_since);
+bool ixm_core_idle_expired(struct ixm_core *core, u64 idle_since);
+bool ixm_core_sleep(struct ixm_core *core, long timeout);
+void ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *ctx);
+void ixm_core_pool_gone(struct ixm_core *core, struct ixm_mbuf_pool *pool);
+void ixm_core_wake(struct ixm_core *core);
+void ixm_core_wake_loop(struct ixm_core *core);
+
+/* dp.c: dataplane cores and their kernel threads */
 int ixm_dp_init(void);
 void ixm_dp_exit(void);
 int ixm_dp_set_cores(const struct cpumask *want, struct kobject *parent);
@@ -360,12 +375,9 @@ void ixm_dp_stop_all(void);
 void ixm_dp_get_cores(struct cpumask *out);
 unsigned int ixm_dp_nr_cores(void);
 void ixm_dp_wake_all(void);
-void ixm_core_wake(struct ixm_core *core);
-void ixm_core_wake_loop(struct ixm_core *core);
-unsigned int ixm_dp_iterate(struct ixm_core *core);
-unsigned int ixm_dp_run_once(struct ixm_core *core, u64 *idle_since);
-bool ixm_dp_sleep(struct ixm_core *core, long timeout);
-bool ixm_dp_idle_expired(struct ixm_core *core, u64 idle_since);
+unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max, const struct cpumask *only);
+struct ixm_core *ixm_dp_core(unsigned int cpu);
+void ixm_dp_attach_lock_all(bool lock);
 
 /* colo.c: the co-located mode (IX's run_io) */
 extern unsigned int ixm_away_us;
@@ -375,25 +387,24 @@ void ixm_colo_park(struct ixm_core *core);
 void ixm_colo_away_fn(struct timer_list *t);
 void ixm_colo_ctx_gone(struct ixm_ctx *ctx);
 int ixm_colo_mode(struct ixm_core *core, char *buf);
-bool ixm_cpu_is_isolated(unsigned int cpu);
 
-/* dp.c: the loop's use of queue pairs */
-unsigned int ixm_dp_cpus(unsigned int *cpus, unsigned int max, const struct cpumask *only);
-struct ixm_core *ixm_dp_core(unsigned int cpu);
-void ixm_dp_attach_lock_all(bool lock);
-
-/* dp.c: requests to a core's thread */
-void ixm_core_request(struct ixm_core *core, int req, struct ixm_ctx *ctx);
-void ixm_core_pool_gone(struct ixm_core *core, struct ixm_mbuf_pool *pool);
-
-/* ctx.c: application contexts */
+/* ctx.c, ctx_map.c, ctx_mem.c: application contexts */
 extern unsigned int ixm_ctx_count;
 extern unsigned int ixm_arenas_kept;
+
+/* The context of an attached /dev/ixmod file, NULL before IXMOD_IOC_SETUP */
+static inline struct ixm_ctx *ixm_file_ctx(struct file *file)
+{
+	/* pairs with the release store at the end of ixm_ctx_setup() */
+	return smp_load_acquire(&file->private_data);
+}
+
 long ixm_ctx_setup(struct file *file, void __user *argp);
 int ixm_ctx_mmap(struct file *file, struct vm_area_struct *vma);
 __poll_t ixm_ctx_poll(struct file *file, struct poll_table_struct *wait);
 int ixm_ctx_wake(struct file *file);
 void ixm_ctx_release(struct file *file);
+struct pid *ixm_port_owner(struct ixm_port *port);
 void ixm_ctx_port_gone(struct device *dev);
 void ixm_ctx_device_reset(struct device *dev);
 void ixm_ctx_exit(void);
@@ -402,7 +413,6 @@ void ixm_ctx_exit(void);
 int ixm_port_register(struct ixm_port *port);
 void ixm_port_unregister(struct ixm_port *port);
 bool ixm_ports_any_up(void);
-struct pid *ixm_port_owner(struct ixm_port *port);
 void ixm_port_queue_irq(struct ixm_port *port, unsigned int i);
 int ixm_ports_init(struct kobject *parent);
 void ixm_ports_exit(void);
@@ -429,8 +439,14 @@ void ixm_pci_exit(void);
 /* sysfs.c: /sys/kernel/ixmod */
 int ixm_sysfs_init(void);
 void ixm_sysfs_exit(void);
-extern const struct kobj_type ixm_core_ktype;
 extern struct kobject *ixm_top_kobj;	/* /sys/kernel/ixmod */
+
+/* core_sysfs.c: /sys/kernel/ixmod/dataplane/cpuN */
+extern const struct kobj_type ixm_core_ktype;
+void ixm_core_sysfs_init(void);
+bool ixm_cpu_is_isolated(unsigned int cpu);
+
+/* stats.c: counter files made from tables */
 
 /**
  * struct ixm_stat_desc - one counter file of a set

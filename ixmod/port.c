@@ -485,28 +485,6 @@ bool ixm_ports_any_up(void)
 	return false;
 }
 
-/**
- * ixm_port_owner() - the process that owns a port
- * @port: a port
- *
- * A port belongs to the process whose contexts are attached to the cores
- * that serve it; ixm_ctx_setup() keeps that one process per port.
- *
- * Context: ixm_cfg_lock held.
- * Return: its struct pid, or NULL when no context is attached to any of
- * its cores (or it is down).
- */
-struct pid *ixm_port_owner(struct ixm_port *port)
-{
-	unsigned int i;
-
-	lockdep_assert_held(&ixm_cfg_lock);
-	for (i = 0; i < port->nq; i++)
-		if (port->qp[i]->core->claims)
-			return port->qp[i]->core->owner;
-	return NULL;
-}
-
 /* ---- sysfs: /sys/kernel/ixmod/ports/<pci>/ ---- */
 
 static struct ixm_port *to_port(struct kobject *kobj)

@@ -20,30 +20,20 @@
  * ixm_app_init() - set up a context's kernel state
  * @app: the context
  * @stack: its core's protocol state
- * @call_region: the call ring region (zeroed)
- * @call_nr: its entries, a power of two
- * @event_region: the event ring region (zeroed)
- * @event_nr: its entries, a power of two
- * @ev_ext: the event ring's entries are struct ixmod_event_ext
- * @hold: @event_nr entries for the hold-back queue
- * @txarena: the transmit arena
- * @txarena_size: its bytes
- * @nslices: receive-region slices (ports of the core)
+ * @r: its rings, hold-back queue, transmit arena and receive slices
  */
 void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
-		  void *call_region, u32 call_nr, void *event_region, u32 event_nr,
-		  bool ev_ext, struct ixmod_event_ext *hold, const u8 *txarena,
-		  u32 txarena_size, u32 nslices)
+		  const struct ixm_app_regions *r)
 {
 	memset(app, 0, sizeof(*app));
-	ixm_ring_init(&app->calls, call_region, call_nr);
-	ixm_ring_init(&app->events, event_region, event_nr);
-	app->ev_ext = ev_ext;
-	app->hold = hold;
-	app->hold_nr = event_nr;
-	app->txarena = txarena;
-	app->txarena_size = txarena_size;
-	app->nslices = nslices;
+	ixm_ring_init(&app->calls, r->call_region, r->call_nr);
+	ixm_ring_init(&app->events, r->event_region, r->event_nr);
+	app->ev_ext = r->ev_ext;
+	app->hold = r->hold;
+	app->hold_nr = r->event_nr;
+	app->txarena = r->txarena;
+	app->txarena_size = r->txarena_size;
+	app->nslices = r->nslices;
 	app->stack = stack;
 }
 

@@ -145,10 +145,32 @@ void ixm_stack_del_app(struct ixm_stack *st, struct ixm_app *app);
 /* Hook: events were published to @app; the kernel glue wakes its waiters. */
 void ixm_app_notify(struct ixm_app *app);
 
+/**
+ * struct ixm_app_regions - the memory a context's kernel state is set up on
+ * @call_region: the call ring region (zeroed)
+ * @call_nr: its entries, a power of two
+ * @event_region: the event ring region (zeroed)
+ * @event_nr: its entries, a power of two
+ * @ev_ext: the event ring's entries are struct ixmod_event_ext
+ * @hold: @event_nr entries for the hold-back queue
+ * @txarena: the transmit arena
+ * @txarena_size: its bytes
+ * @nslices: receive-region slices (ports of the core)
+ */
+struct ixm_app_regions {
+	void			*call_region;
+	u32			call_nr;
+	void			*event_region;
+	u32			event_nr;
+	bool			ev_ext;
+	struct ixmod_event_ext	*hold;
+	const u8		*txarena;
+	u32			txarena_size;
+	u32			nslices;
+};
+
 void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
-		  void *call_region, u32 call_nr, void *event_region, u32 event_nr,
-		  bool ev_ext, struct ixmod_event_ext *hold, const u8 *txarena,
-		  u32 txarena_size, u32 nslices);
+		  const struct ixm_app_regions *r);
 int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev, u64 handle);
 bool ixm_app_can_post(struct ixm_app *app);
 

@@ -507,8 +507,13 @@ void tn_app_reset(struct tn_app *a)
 	memset(a->events, 0, ixm_ring_bytes(a->event_nr, sizeof(struct ixmod_event_ext)));
 	if (a->on_loop)
 		ixm_stack_del_app(&a->host->stack, &a->app);
-	ixm_app_init(&a->app, &a->host->stack, a->calls, a->call_nr, a->events,
-		     a->event_nr, a->ev_ext, a->hold, a->arena, a->arena_size, 1);
+	ixm_app_init(&a->app, &a->host->stack, &(struct ixm_app_regions) {
+		.call_region = a->calls, .call_nr = a->call_nr,
+		.event_region = a->events, .event_nr = a->event_nr,
+		.ev_ext = a->ev_ext, .hold = a->hold,
+		.txarena = a->arena, .txarena_size = a->arena_size,
+		.nslices = 1,
+	});
 	/* a host reset forgot the frames that counted in it */
 	a->txmap.inflight = 0;
 	tn_app_copy_only(a, a->copy_only);

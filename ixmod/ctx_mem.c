@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ctx_arena.c - the transmit arena's DMA life
+ * ctx_mem.c - a context's memory: its regions, and the transmit arena's
+ * DMA life
+ *
+ * A context is allocated with its call and event rings, its transmit
+ * arena (vmalloc_user(), zeroed) and its hold-back queue, and freed with
+ * everything it holds: those, its references on the receive pages, its
+ * arena's DMA mappings and its address space (ixm_ctx_free()).
  *
  * TCP transmits from a context's arena in place, so at setup the arena
  * (vmalloc memory) is mapped page by page for every port's device
@@ -21,8 +27,11 @@
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/pci.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+
+#include <linux/ixmod.h>
 
 #include "ixmod.h"
 #include "ctx.h"
@@ -31,6 +40,65 @@ unsigned int ixm_arenas_kept;	/* under ixm_cfg_lock: ixm_ctx_busy's length */
 
 /* Closed contexts whose arena the NIC never let go (ixm_cfg_lock); freed at its reset. */
 static LIST_HEAD(ixm_ctx_busy);
+
+/*
+ * The context and its rings, arena and hold list, sized from the request.
+ * Injectable (ERRNO_NULL would not do: the caller wants a pointer).
+ */
+noinline struct ixm_ctx *ixm_ctx_alloc(u32 calls, u32 events, bool ev_ext, u32 arena)
+{
+	struct ixm_ctx *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return NULL;
+	init_waitqueue_head(&ctx->wq);
+	INIT_LIST_HEAD(&ctx->node);
+	ctx->call_bytes = PAGE_ALIGN(ixm_ring_bytes(calls, sizeof(struct ixmod_call)));
+	ctx->event_bytes = PAGE_ALIGN(ixm_ring_bytes(events, ev_ext ?
+						     sizeof(struct ixmod_event_ext) :
+						     sizeof(struct ixmod_event)));
+	ctx->txarena_bytes = arena;
+	ctx->call_region = vmalloc_user(ctx->call_bytes);
+	ctx->event_region = vmalloc_user(ctx->event_bytes);
+	ctx->txarena = vmalloc_user(ctx->txarena_bytes);
+	ctx->hold = kvcalloc(events, sizeof(*ctx->hold), GFP_KERNEL);
+	if (!ctx->call_region || !ctx->event_region || !ctx->txarena || !ctx->hold) {
+		ixm_ctx_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+ALLOW_ERROR_INJECTION(ixm_ctx_alloc, NULL);
+
+/**
+ * ixm_ctx_free() - free a context and everything it holds
+ * @ctx: unreachable from every loop; with @arena_busy its arena (the NIC
+ *	still reads it) stays, to be freed by ixm_ctx_device_reset()
+ *
+ * Context: process.
+ */
+void ixm_ctx_free(struct ixm_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->rx_npages; i++)
+		put_page(ctx->rx_pages[i]);
+	kvfree(ctx->rx_pages);
+	kvfree(ctx->hold);
+	if (!ctx->arena_busy) {
+		if (ctx->txmap)
+			ixm_ctx_unmap_arena(ctx);
+		kfree(ctx->txmap);
+		kfree(ctx->txmap_dev);
+		vfree(ctx->txarena);
+	}
+	vfree(ctx->event_region);
+	vfree(ctx->call_region);
+	if (ctx->mm)
+		mmdrop(ctx->mm);
+	kfree(ctx);
+}
 
 /* Unmap the arena from slice @i's device. */
 static void ixm_ctx_unmap_slice(struct ixm_ctx *ctx, unsigned int i, unsigned int npages)
