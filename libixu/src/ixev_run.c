@@ -4,12 +4,11 @@
  *
  * ixev_run_once() sleeps in ixu_wait() until events or the first timer,
  * then runs one pass (ixev_dispatch()); ixev_run() repeats it.
- * ixev_run_cores() starts one thread and one ixev per core of a cpulist.
+ * ixev_run_cores() starts one thread and one ixev per core of a cpulist
+ * (ixu_cpulist_parse(), cpulist.c).
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "internal.h"
 
@@ -123,33 +122,6 @@ static void *run_core(void *arg)
 	return NULL;
 }
 
-/* Parse a cpulist such as "1-3,5"; returns the count or -EINVAL. */
-static int parse_cpulist(const char *s, unsigned int *cpus, int max)
-{
-	int n = 0;
-
-	while (*s && *s != '\n') {
-		char *end;
-		unsigned long a = strtoul(s, &end, 10), b = a;
-
-		if (end == s)
-			return -EINVAL;
-		if (*end == '-')
-			b = strtoul(end + 1, &end, 10);
-		if (b < a || b - a > (unsigned long)max)
-			return -EINVAL;
-		for (; a <= b; a++) {
-			if (n == max)
-				return -EINVAL;
-			cpus[n++] = a;
-		}
-		if (*end != ',' && *end && *end != '\n')
-			return -EINVAL;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n ? n : -EINVAL;
-}
-
 /*
  * ixev_run_cores - serve on several cores, a thread and an ixev each
  *
@@ -176,23 +148,13 @@ int ixev_run_cores(const struct ixev_runner *r)
 	static struct runner_core rc[RUN_MAX_CORES];
 	unsigned int cpus[RUN_MAX_CORES];
 	pthread_barrier_t ready;
-	char list[1024] = "";
 	int n, i, failed = 0, ret = 0;
 
 	if (!r)
 		return -EINVAL;
-	if (r->cpulist) {
-		snprintf(list, sizeof(list), "%s", r->cpulist);
-	} else {
-		FILE *f = fopen("/sys/kernel/ixmod/cores", "r");
-
-		if (!f)
-			return -ENOENT;
-		if (!fgets(list, sizeof(list), f))
-			list[0] = 0;
-		fclose(f);
-	}
-	n = parse_cpulist(list, cpus, RUN_MAX_CORES);
+	n = ixu_cpulist_parse(r->cpulist, cpus, RUN_MAX_CORES);
+	if (n == 0)
+		return -EINVAL;		/* no core to run on */
 	if (n < 0)
 		return n;
 	__atomic_store_n(&stop_all, 0, __ATOMIC_RELAXED);
