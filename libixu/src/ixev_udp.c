@@ -52,13 +52,18 @@ rx_done:
  */
 void ixev_udp_flush(struct ixev *ev)
 {
+	unsigned int i = 0;
 	__u32 cons;
 
 	/* arena units of UDP payloads whose calls the kernel consumed */
 	cons = __atomic_load_n(ev->ixu.calls.kcons, __ATOMIC_ACQUIRE);
-	while (ev->ndeferred && (int)(ev->deferred[0].pos - cons) < 0) {
-		ixev_lib_units_release(ev, ev->deferred[0].off, ev->deferred[0].units);
-		memmove(ev->deferred, ev->deferred + 1, --ev->ndeferred * sizeof(*ev->deferred));
+	while (i < ev->ndeferred && (int)(ev->deferred[i].pos - cons) < 0) {
+		ixev_lib_units_release(ev, ev->deferred[i].off, ev->deferred[i].units);
+		i++;
+	}
+	if (i) {		/* in call order: the rest move up once */
+		ev->ndeferred -= i;
+		memmove(ev->deferred, ev->deferred + i, ev->ndeferred * sizeof(*ev->deferred));
 	}
 	while (ev->nrx_done && ixu_call_space(&ev->ixu))
 		ixu_prep_recv_done(next_call(ev), ev->rx_done[--ev->nrx_done]);
