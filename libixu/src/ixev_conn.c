@@ -97,7 +97,7 @@ struct ixev_conn *ixev_conn_of(struct ixev *ev, __u64 ck)
 static void add_orphan(struct ixev *ev, __u64 handle, bool knock)
 {
 	if (ixev_grow((void **)&ev->orphans, &ev->orphan_cap, ev->norphans + 1,
-		 sizeof(*ev->orphans))) {
+		      sizeof(*ev->orphans))) {
 		ev->st.errors++;	/* left to the kernel until the context closes */
 		return;
 	}

@@ -42,7 +42,7 @@ static void starve(struct ixev_conn *c)
 
 	ev->st.arena_waits++;
 	if (c->starved || ixev_grow((void **)&ev->starved, &ev->starved_cap, ev->nstarved + 1,
-			       sizeof(*ev->starved)))
+				    sizeof(*ev->starved)))
 		return;
 	c->starved = true;
 	ev->starved[ev->nstarved++] = conn_cookie(c);

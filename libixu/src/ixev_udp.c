@@ -40,7 +40,7 @@ void ixev_udp_event(struct ixev *ev, const struct ixmod_event *e)
 	return;
 rx_done:
 	if (ixev_grow((void **)&ev->rx_done, &ev->rx_done_cap, ev->nrx_done + 1,
-		 sizeof(*ev->rx_done)) == 0)
+		      sizeof(*ev->rx_done)) == 0)
 		ev->rx_done[ev->nrx_done++] = e->off;
 	else
 		ev->st.errors++;
@@ -138,7 +138,7 @@ int ixev_udp_send(struct ixev_udp *u, const void *buf, size_t len, __be32 addr, 
 		return -EINVAL;
 	if (!ixu_call_space(&ev->ixu) ||
 	    ixev_grow((void **)&ev->deferred, &ev->deferred_cap, ev->ndeferred + 1,
-		 sizeof(*ev->deferred)))
+		      sizeof(*ev->deferred)))
 		return -EAGAIN;
 	units = (len + UNIT - 1) / UNIT;
 	off = ixev_lib_units_alloc(ev, units);
