@@ -214,6 +214,30 @@ int ixu_get_info(struct ixu *ixu, struct ixmod_info *info);
  */
 bool ixu_has_feature(const struct ixu *ixu, __u64 feature);
 
+/*
+ * ixu_cpulist_parse - the CPUs of a cpulist, or ixmod's dataplane cores
+ *
+ * SYNOPSIS
+ *	int ixu_cpulist_parse(const char *list, unsigned int *cpus,
+ *			      unsigned int max);
+ *
+ * DESCRIPTION
+ *	Stores the CPUs of @list, a cpulist as the kernel writes them
+ *	("1-3,5"; a trailing newline is allowed), in @cpus in the order
+ *	written, at most @max of them.  @list NULL stands for
+ *	/sys/kernel/ixmod/cores, the dataplane cores: what a program with a
+ *	thread per core serves when not told otherwise (one ixu handle, or
+ *	one ixev, per core; ixev_run_cores() parses its cpulist with this
+ *	function).
+ *
+ * RETURN VALUE
+ *	The number of CPUs stored, 0 for an empty list (no dataplane core
+ *	assigned).  -EINVAL if @list is malformed or names more than @max
+ *	CPUs; -ENOENT if @list is NULL and /sys/kernel/ixmod/cores cannot be
+ *	opened (ixmod is not loaded).
+ */
+int ixu_cpulist_parse(const char *list, unsigned int *cpus, unsigned int max);
+
 /**
  * struct ixu_params - what ixu_attach() asks for
  * @call_entries: call ring entries (0: the module's default)

@@ -5,9 +5,267 @@
 #ifndef _IXU_INTERNAL_H
 #define _IXU_INTERNAL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "ixu.h"
+#include "ixev.h"
+
+/* The rings (setup.c, ring.c) */
 
 /* Unmap whatever ixu_attach() mapped; safe on a handle that mapped nothing. */
 void ixu_unmap(struct ixu *ixu);
+
+/*
+ * The event layer (ixev*.c): what its files share.  The files, by concern:
+ *
+ *   ixev.c        the context (create, destroy), one pass of the loop
+ *                 (ixev_dispatch(): events in, flush() out), stats
+ *   ixev_arena.c  the transmit arena's units, each connection's share,
+ *                 ixev_zc_alloc()
+ *   ixev_conn.c   connections: slots, receiving, their events, listen,
+ *                 connect, close, and flushing a connection's state to calls
+ *   ixev_send.c   buffered and zero-copy sends, waking connections that
+ *                 wait for room
+ *   ixev_udp.c    UDP sockets
+ *   ixev_timer.c  timers: a binary min-heap
+ *   ixev_run.c    ixev_run(), and ixev_run_cores(): a thread per core
+ *
+ * Cookies (user_data): the kind of object in bits 60-63, a generation in
+ * bits 32-59 and a table index below, so an event that arrives after its
+ * connection was freed, or its slot reused, is recognised and dropped.
+ */
+
+#define UNIT		2048U		/* arena allocation unit */
+#define SEG_UNITS	8U		/* largest buffered segment: 16 KiB */
+#define RESV_UNITS	2U		/* arena units any connection may hold: 4 KiB */
+#define SEGS		64U		/* send segments per connection */
+#define CALL_IOV	16U		/* struct ixmod_iov per sendv */
+#define CALLS_PER_CONN	4U		/* accept, recv_done, send, close */
+#define ORPHAN_CALLS	2U		/* accept and close */
+
+#define DEF_CALLS	1024U
+#define DEF_EVENTS	4096U
+#define DEF_ARENA	(8U << 20)
+#define DEF_SNDBUF	(256U << 10)
+
+enum cookie_kind {
+	CK_CONN = 1,
+	CK_LISTENER,
+	CK_UDP,
+	CK_ORPHAN,
+	CK_LIB,		/* the library's own calls (UDP sends) */
+};
+
+#define CK_SHIFT	60
+#define GEN_SHIFT	32
+#define GEN_MASK	0x0fffffffU
+
+static inline __u64 cookie(enum cookie_kind k, __u32 gen, __u32 idx)
+{
+	return (__u64)k << CK_SHIFT | (__u64)(gen & GEN_MASK) << GEN_SHIFT | idx;
+}
+
+enum conn_state {
+	S_ACCEPT,	/* knocked and taken: flush() queues the accept */
+	S_CONNECT,	/* flush() queues the connect */
+	S_CONNECTING,	/* waiting for IXMOD_EV_TCP_CONNECTED */
+	S_OPEN,
+	S_ZOMBIE,	/* dead and told: flush() closes the handle, then frees */
+};
+
+struct seg {
+	__u32	off;		/* in the arena */
+	__u32	len;		/* bytes written */
+	__u32	units;		/* allocated (0: zero-copy, the application's) */
+	void	(*release)(void *arg);
+	void	*arg;
+};
+
+struct rxseg {
+	__u32	off;
+	__u32	len;
+};
+
+struct ixev_conn {
+	struct ixev			*ev;
+	const struct ixev_conn_ops	*ops;
+	void				*data;
+	__u64				handle;
+	__u32				idx;
+	__u32				gen;
+	enum conn_state			state;
+	bool				dirty;
+	bool				closing;	/* the application closed it */
+	bool				abort;
+	bool				close_queued;	/* TCP_CLOSE is in the ring */
+	bool				sending;	/* a send call in flight */
+	bool				win_wait;	/* a send took less: wait for TCP_SENT */
+	bool				want_write;	/* tell writable() when room comes */
+	bool				resume;		/* offer held bytes again */
+	bool				eof;		/* the peer's FIN is held */
+	bool				in_readable;
+	bool				starved;	/* on ev->starved: the arena was full */
+	__u32				units;		/* arena units of its send buffer */
+
+	/* transmit: byte positions since the start of the stream */
+	struct seg			segs[SEGS];
+	unsigned int			seg_head;
+	unsigned int			seg_n;
+	__u64				base;		/* stream position of segs[seg_head] */
+	__u64				fill;		/* written */
+	__u64				queued;		/* accepted by the kernel */
+	__u64				acked;		/* acknowledged */
+	__u32				asked;		/* bytes of the send in flight */
+
+	/* receive */
+	__u32				rx_owed;	/* consumed, recv_done not yet queued */
+	struct rxseg			*held;
+	unsigned int			held_head;
+	unsigned int			held_n;
+	unsigned int			held_cap;
+};
+
+struct slot {
+	struct ixev_conn	*c;
+	__u32			gen;
+	__u32			next_free;
+};
+
+struct listener {
+	__u64		handle;
+	int		status;		/* 1: waiting for the answer */
+	ixev_accept_fn	fn;
+	void		*arg;
+};
+
+struct ixev_udp {
+	struct ixev	*ev;
+	__u64		handle;
+	__u32		idx;
+	int		status;
+	ixev_udp_fn	fn;
+	void		*arg;
+};
+
+struct orphan {
+	__u64	handle;
+	bool	knock;
+};
+
+/* Arena units to free once the call ring's consumer index passed @pos. */
+struct deferred {
+	__u32	pos;
+	__u32	off;
+	__u32	units;
+};
+
+struct ixev {
+	struct ixu		ixu;
+	unsigned int		cpu;
+	unsigned int		sndbuf;
+	bool			stop;
+	int			err;		/* -ENETDOWN once the context died */
+	struct ixev_stats	st;
+
+	/* arena */
+	__u32			unit_base;	/* offset of unit 0 */
+	__u32			nunits;
+	__u64			*bitmap;
+	__u32			hint;		/* first word that may have a free unit */
+	__u32			borrowed;	/* units of the second half (top) in use */
+
+	/* connections */
+	struct slot		*slots;
+	__u32			nslots;
+	__u32			free_slot;	/* head of the free list, ~0: none */
+	__u32			*dirty;		/* slot indices */
+	__u32			ndirty;
+	__u32			dirty_cap;
+	__u64			*starved;	/* cookies of connections the arena failed */
+	unsigned int		nstarved;
+	unsigned int		starved_cap;
+	bool			arena_freed;	/* units came back since they failed */
+
+	struct orphan		*orphans;
+	unsigned int		norphans;
+	unsigned int		orphan_cap;
+
+	struct listener		*listeners;
+	unsigned int		nlisteners;
+	struct ixev_udp		**udps;
+	unsigned int		nudps;
+
+	__u32			*rx_done;	/* datagram buffers to return */
+	unsigned int		nrx_done;
+	unsigned int		rx_done_cap;
+	struct deferred		*deferred;
+	unsigned int		ndeferred;
+	unsigned int		deferred_cap;
+
+	struct ixev_timer	**timers;	/* a binary min-heap, 1-based */
+	unsigned int		ntimers;
+	unsigned int		timer_cap;
+
+	unsigned int		queued;		/* calls since the last submit */
+};
+
+/* The next call entry, counted for submit and stats; NULL: the ring is full. */
+static inline struct ixmod_call *next_call(struct ixev *ev)
+{
+	struct ixmod_call *call = ixu_call_get(&ev->ixu);
+
+	if (call) {
+		ev->queued++;
+		ev->st.calls++;
+	}
+	return call;
+}
+
+static inline __u64 conn_cookie(const struct ixev_conn *c)
+{
+	return cookie(CK_CONN, c->gen, c->idx);
+}
+
+/*
+ * The functions one file of the event layer calls in another.  libixu.so
+ * exports none of them (libixu.map: local), but libixu.a holds them as
+ * global symbols, hence the ixev_ prefix on every one.
+ */
+
+/* ixev.c: grow *@p, an array of *@cap elements of @size, to hold @need */
+int ixev_grow(void **p, unsigned int *cap, unsigned int need, size_t size);
+
+/* ixev_arena.c */
+__u32 ixev_conn_units_alloc(struct ixev_conn *c, __u32 n);
+void ixev_conn_units_release(struct ixev_conn *c, __u32 off, __u32 n);
+__u32 ixev_lib_units_alloc(struct ixev *ev, __u32 n);
+void ixev_lib_units_release(struct ixev *ev, __u32 off, __u32 n);
+
+/* ixev_conn.c */
+void ixev_mark_dirty(struct ixev_conn *c);
+struct ixev_conn *ixev_conn_alloc(struct ixev *ev);
+void ixev_conn_free(struct ixev_conn *c);
+struct ixev_conn *ixev_conn_of(struct ixev *ev, __u64 ck);
+void ixev_conn_event(struct ixev *ev, const struct ixmod_event *e);
+void ixev_listener_event(struct ixev *ev, const struct ixmod_event *e);
+void ixev_conn_flush(struct ixev_conn *c);
+
+/* ixev_send.c */
+void ixev_segs_acked(struct ixev_conn *c);
+void ixev_tell_writable(struct ixev_conn *c);
+void ixev_wake_starved(struct ixev *ev);
+void ixev_conn_send(struct ixev_conn *c);
+
+/* ixev_udp.c */
+void ixev_udp_event(struct ixev *ev, const struct ixmod_event *e);
+void ixev_udp_flush(struct ixev *ev);
+
+/* ixev_timer.c */
+void ixev_run_timers(struct ixev *ev);
+int ixev_timer_wait_ms(struct ixev *ev, int limit);
+
+/* ixev_run.c */
+int ixev_wait_answer(struct ixev *ev, int *status);
 
 #endif /* _IXU_INTERNAL_H */

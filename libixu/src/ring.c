@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * ring.c - attach to a dataplane core, map the regions, submit and wait
+ *
+ * It stands on setup.c (the handle ixu_open() made, its features, and
+ * ixu_unmap() to undo a half-done attach), never the reverse.
  */
 #include <errno.h>
 #include <sched.h>
@@ -33,19 +36,6 @@ static void ixu_ring_init(struct ixu_ring *r, void *base,
 	r->mask = nr - 1;
 	/* both indices start at 0; ours is whatever the shared word says */
 	r->cached = 0;
-}
-
-void ixu_unmap(struct ixu *ixu)
-{
-	int i;
-
-	for (i = 0; i < IXMOD_REGION_NR; i++) {
-		if (ixu->maps[i])
-			munmap(ixu->maps[i], ixu->setup.regions[i].size);
-		ixu->maps[i] = NULL;
-	}
-	ixu->rxbuf = NULL;
-	ixu->txarena = NULL;
 }
 
 int ixu_attach(struct ixu *ixu, unsigned int cpu, const struct ixu_params *params)

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * setup.c - open /dev/ixmod and negotiate the ABI
+ * setup.c - open /dev/ixmod, negotiate the ABI, and release it all
+ *
+ * ixu_close() undoes both this file's open and ring.c's mappings, so the
+ * unmapping lives here: ring.c calls into this file, this file never into
+ * ring.c.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -37,6 +42,19 @@ int ixu_open(struct ixu *ixu, unsigned int flags)
 err_close:
 	ixu_close(ixu);
 	return ret;
+}
+
+void ixu_unmap(struct ixu *ixu)
+{
+	int i;
+
+	for (i = 0; i < IXMOD_REGION_NR; i++) {
+		if (ixu->maps[i])
+			munmap(ixu->maps[i], ixu->setup.regions[i].size);
+		ixu->maps[i] = NULL;
+	}
+	ixu->rxbuf = NULL;
+	ixu->txarena = NULL;
 }
 
 void ixu_close(struct ixu *ixu)

@@ -3,17 +3,20 @@
  * ixev_share - peers that stop reading cannot take the transmit arena
  * from the other connections of their ixev (issue 35)
  *
- * A host test of ixev's arena accounting: it compiles src/ixev.c itself
- * and drives one struct ixev with no kernel behind it (no ring is used:
- * ixev_send() only fills send buffers).  64 connections whose peers never
+ * A host test of ixev's arena accounting: it reads the library's private
+ * header (src/internal.h), links the static libixu and drives one struct
+ * ixev with no kernel behind it (no ring is used: ixev_send() only fills
+ * send buffers).  64 connections whose peers never
  * acknowledge anything each try to queue 1 MB, as kv-ixev does for
  * clients that keep their window shut; then an honest connection must
  * still get room, and move 1 MB through acknowledgments.  Before each
  * connection had its share, about 32 such peers (8 MiB arena, 256 KiB
  * send buffers) left the honest one nothing, for good.
  */
-#include "../src/ixev.c"
+#include <stdio.h>
+#include <stdlib.h>
 
+#include "../src/internal.h"
 #include "helpers.h"
 
 #define ARENA		(8U << 20)
@@ -39,8 +42,8 @@ int main(void)
 	T_CHECK(ev.ixu.txarena && ev.bitmap, "out of memory");
 
 	for (i = 0; i < STALLED; i++) {
-		stalled[i] = conn_alloc(&ev);
-		T_CHECK(stalled[i], "conn_alloc");
+		stalled[i] = ixev_conn_alloc(&ev);
+		T_CHECK(stalled[i], "ixev_conn_alloc");
 		stalled[i]->state = S_OPEN;
 		n = ixev_send(stalled[i], src, MB);
 		T_CHECK(n >= 0, "stalled %u: %zd", i, n);
@@ -50,8 +53,8 @@ int main(void)
 	       held >> 10, ev.nunits * UNIT >> 10);
 
 	/* the honest connection: its peer acknowledges everything sent */
-	c = conn_alloc(&ev);
-	T_CHECK(c, "conn_alloc");
+	c = ixev_conn_alloc(&ev);
+	T_CHECK(c, "ixev_conn_alloc");
 	c->state = S_OPEN;
 	for (rounds = 0; moved < MB && rounds < 10000; rounds++) {
 		n = ixev_send(c, src + moved, MB - moved);
@@ -60,7 +63,7 @@ int main(void)
 			break;
 		moved += n;
 		c->queued = c->acked = c->fill;	/* sent and acknowledged */
-		segs_acked(c);
+		ixev_segs_acked(c);
 	}
 	printf("the honest connection moved %zu of %d bytes in %u rounds\n", moved, MB, rounds);
 	T_CHECK(moved == MB, "the honest connection got no room after %zu bytes", moved);
@@ -69,9 +72,9 @@ int main(void)
 		"the stalled connections hold %zu bytes", held);
 
 	/* the stalled ones give everything back when they go */
-	conn_free(c);
+	ixev_conn_free(c);
 	for (i = 0; i < STALLED; i++)
-		conn_free(stalled[i]);
+		ixev_conn_free(stalled[i]);
 	T_CHECK(ev.st.arena_used == 0, "%llu arena bytes still used", ev.st.arena_used);
 	free(ev.bitmap);
 	free(ev.ixu.txarena);

@@ -15,23 +15,9 @@
 /* Number of CPUs in the cpulist /sys/kernel/ixmod/cores holds. */
 static int sysfs_nr_cores(void)
 {
-	char buf[256], *p;
-	int n = 0, a, b;
-	FILE *f;
+	static unsigned int cpus[8192];
 
-	f = fopen("/sys/kernel/ixmod/cores", "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	for (p = strtok(buf, ",\n"); p; p = strtok(NULL, ",\n")) {
-		if (sscanf(p, "%d-%d", &a, &b) == 2)
-			n += b - a + 1;
-		else if (sscanf(p, "%d", &a) == 1)
-			n++;
-	}
-	return n;
+	return ixu_cpulist_parse(NULL, cpus, ARRAY_SIZE(cpus));
 }
 
 int main(void)

@@ -853,26 +853,6 @@ static void *serve(void *arg)
 
 /* ---- main ---- */
 
-/* Parse a cpulist such as "1-3,5" into @cpus. */
-static int parse_cpus(const char *s, unsigned int *cpus, int max)
-{
-	int n = 0;
-
-	while (*s && *s != '\n') {
-		char *end;
-		unsigned long a = strtoul(s, &end, 10), b = a;
-
-		if (end == s)
-			return -1;
-		if (*end == '-')
-			b = strtoul(end + 1, &end, 10);
-		for (; a <= b && n < max; a++)
-			cpus[n++] = a;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
 static bool parse_addr(const char *s)
 {
 	char host[64];
@@ -994,18 +974,14 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, list, sizeof(list)))
 		return 2;
-	if (!list[0]) {
-		FILE *f = fopen("/sys/kernel/ixmod/cores", "r");
-
-		if (!f || !fgets(list, sizeof(list), f)) {
-			fprintf(stderr, "tcp-echo: cannot read /sys/kernel/ixmod/cores; is ixmod loaded?\n");
-			return 1;
-		}
-		fclose(f);
+	n = ixu_cpulist_parse(list[0] ? list : NULL, cpus, MAX_THREADS);
+	if (n == -ENOENT) {
+		fprintf(stderr, "tcp-echo: cannot read /sys/kernel/ixmod/cores; is ixmod loaded?\n");
+		return 1;
 	}
-	n = parse_cpus(list, cpus, MAX_THREADS);
 	if (n <= 0) {
-		fprintf(stderr, "tcp-echo: no dataplane cores ('%s'); assign some first\n", list);
+		fprintf(stderr, "tcp-echo: no dataplane cores ('%s'); assign some first\n",
+			list[0] ? list : "/sys/kernel/ixmod/cores");
 		return 1;
 	}
 
