@@ -413,7 +413,7 @@ def toeplitz(key, data):
 
     Input bit i (the most significant bit of data[0] first) XORs in the 32
     key bits starting at key bit i.  Written from the specification, not
-    from ixmod's net/toeplitz.c, so the two check each other.
+    from ixmod's base/toeplitz.c, so the two check each other.
     """
     k = int.from_bytes(key, "big")
     top = len(key) * 8 - 32
