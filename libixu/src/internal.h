@@ -253,6 +253,20 @@ void ixev_conn_flush(struct ixev_conn *c);
 
 /* ixev_send.c */
 void ixev_segs_acked(struct ixev_conn *c);
+
+/* The oldest queued segment is done with: its arena units or its
+ * zero-copy buffer go back, and it leaves the queue. */
+static inline void ixev_seg_pop(struct ixev_conn *c)
+{
+	struct seg *g = &c->segs[c->seg_head];
+
+	if (g->units)
+		ixev_conn_units_release(c, g->off, g->units);
+	else if (g->release)
+		g->release(g->arg);
+	c->seg_head = (c->seg_head + 1) % SEGS;
+	c->seg_n--;
+}
 void ixev_tell_writable(struct ixev_conn *c);
 void ixev_wake_starved(struct ixev *ev);
 void ixev_conn_send(struct ixev_conn *c);

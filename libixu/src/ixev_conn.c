@@ -63,16 +63,8 @@ void ixev_conn_free(struct ixev_conn *c)
 	struct ixev *ev = c->ev;
 	struct slot *s = &ev->slots[c->idx];
 
-	while (c->seg_n) {
-		struct seg *g = &c->segs[c->seg_head];
-
-		if (g->units)
-			ixev_conn_units_release(c, g->off, g->units);
-		else if (g->release)
-			g->release(g->arg);
-		c->seg_head = (c->seg_head + 1) % SEGS;
-		c->seg_n--;
-	}
+	while (c->seg_n)
+		ixev_seg_pop(c);
 	free(c->held);
 	s->c = NULL;
 	s->gen = (s->gen + 1) & GEN_MASK ? (s->gen + 1) & GEN_MASK : 1;

@@ -22,12 +22,7 @@ void ixev_segs_acked(struct ixev_conn *c)
 		if (c->base + g->len > c->acked)
 			break;
 		c->base += g->len;
-		if (g->units)
-			ixev_conn_units_release(c, g->off, g->units);
-		else if (g->release)
-			g->release(g->arg);
-		c->seg_head = (c->seg_head + 1) % SEGS;
-		c->seg_n--;
+		ixev_seg_pop(c);
 	}
 }
 
