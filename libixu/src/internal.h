@@ -254,8 +254,10 @@ void ixev_conn_flush(struct ixev_conn *c);
 /* ixev_send.c */
 void ixev_segs_acked(struct ixev_conn *c);
 
-/* The oldest queued segment is done with: its arena units or its
- * zero-copy buffer go back, and it leaves the queue. */
+/*
+ * The oldest queued segment is done with: its arena units or its
+ * zero-copy buffer go back, and it leaves the queue.
+ */
 static inline void ixev_seg_pop(struct ixev_conn *c)
 {
 	struct seg *g = &c->segs[c->seg_head];
