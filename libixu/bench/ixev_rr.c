@@ -670,7 +670,7 @@ static void close_all(struct ixev *ev)
 		     close_errors, fk.nconns);
 }
 
-static void usage(const char *prog)
+static void die_usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [-c CONNS] [-n BATCH] [-s SIZE] N\n", prog);
 	exit(2);
@@ -684,7 +684,7 @@ static unsigned long number(const char *s, const char *prog)
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || !*s || *end || *s == '-')
-		usage(prog);
+		die_usage(prog);
 	return v;
 }
 
@@ -707,11 +707,11 @@ int main(int argc, char **argv)
 			opt.size = number(optarg, argv[0]);
 			break;
 		default:
-			usage(argv[0]);
+			die_usage(argv[0]);
 		}
 	}
 	if (optind != argc - 1)
-		usage(argv[0]);
+		die_usage(argv[0]);
 	opt.requests = number(argv[optind], argv[0]);
 	if (!opt.conns || opt.conns > MAX_CONNS || !opt.batch || opt.batch > MAX_BATCH ||
 	    !opt.size || opt.size > MAX_SIZE)
