@@ -18,7 +18,9 @@
  * The fake kernel answers the listen, hands CONNS connections (default
  * 8) to the listener with IXMOD_EV_TCP_KNOCK, and then runs N requests of
  * SIZE bytes (default 64), BATCH of them per ixev_dispatch() (default 1),
- * spread over the connections in turn.  Each round posts the round's
+ * spread over the connections in turn (a pass holds at most 1 MiB of
+ * requests, 128 KiB per connection: the fake takes every send whole, it
+ * models no backpressure).  Each round posts the round's
  * IXMOD_EV_TCP_RECV events (their bytes in the receive region), with the
  * completion (IXMOD_EV_CALL) and the IXMOD_EV_TCP_SENT of every send of
  * the round before, calls ixev_dispatch() once, and then runs every call
@@ -60,6 +62,8 @@
 #define RING_MAX	65536U
 #define ARENA_MAX	(64U << 20)
 #define SEND_WIN	(1U << 20)	/* what a TCP_SENT says the window is */
+#define PASS_MAX	(1U << 20)	/* request bytes per pass, a quarter of RX_REGION */
+#define CONN_PASS_MAX	(128U << 10)	/* per connection: half of ixev's sndbuf */
 
 /* ---- the fake kernel's state ---- */
 
@@ -717,6 +721,14 @@ int main(int argc, char **argv)
 	    !opt.size || opt.size > MAX_SIZE)
 		fail("1 to %u connections, 1 to %u requests per pass, 1 to %u bytes each",
 		     MAX_CONNS, MAX_BATCH, MAX_SIZE);
+	/*
+	 * Every send is taken whole: no backpressure is modelled, and the
+	 * receive region is reused while earlier bytes are surely echoed.
+	 */
+	if (opt.batch * ((opt.size + 63) & ~63U) > PASS_MAX ||
+	    (opt.batch + opt.conns - 1) / opt.conns * opt.size > CONN_PASS_MAX)
+		fail("at most %u KiB of requests per pass, %u KiB per connection",
+		     PASS_MAX >> 10, CONN_PASS_MAX >> 10);
 
 	ret = ixev_create(&ev, 0, NULL);
 	if (ret)
