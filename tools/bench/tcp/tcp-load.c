@@ -48,7 +48,8 @@
  * reset and reopened 10 ms later, its queued messages lost (dropped), as
  * are arrivals for a connection that already has 4096 queued.  After -d
  * seconds nothing more arrives; what is queued gets the timeout to
- * finish.
+ * finish.  A connection whose oldest message passes the timeout counts
+ * one timeout and is reset.  conns is 0: no connection completes rounds.
  *
  * -w SECS: a warmup of SECS seconds before the -d seconds, in either
  * loop, left out of every figure.  The measured window is the -d
