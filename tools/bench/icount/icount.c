@@ -72,6 +72,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -306,6 +307,8 @@ static void *ctl_fn(void *arg)
 	for (;;) {
 		/* blocks until a writer opens it */
 		f = fopen(ctl_path, "re");
+		if (!f && errno == EINTR)
+			continue;
 		if (!f) {
 			fprintf(stderr, "icount: %s: %s\n", ctl_path, strerror(errno));
 			return NULL;
@@ -341,11 +344,17 @@ static int ctl_mkfifo(const char *path)
 
 static int ctl_start(const char *path)
 {
+	sigset_t all, old;
+
 	ctl_path = strdup(path);
 	ctl_ack_path = g_strdup_printf("%s.ack", path);
 	if (!ctl_path || ctl_mkfifo(ctl_path) || ctl_mkfifo(ctl_ack_path))
 		return -1;
+	/* QEMU's signals are for its own threads: block them all in this one */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	errno = pthread_create(&ctl_thread, NULL, ctl_fn, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (errno) {
 		fprintf(stderr, "icount: ctl thread: %s\n", strerror(errno));
 		return -1;
