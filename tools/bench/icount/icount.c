@@ -283,7 +283,7 @@ static void ctl_command(char *line)
 	}
 	if (!label) {
 		fprintf(stderr, "icount: %s: not a command: '%s'\n", ctl_path, line);
-		ctl_ack("error %s\n", line);
+		ctl_ack("error %.200s\n", line);
 		return;
 	}
 	pthread_mutex_lock(&icount_lock);
