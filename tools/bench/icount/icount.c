@@ -2,9 +2,10 @@
 /*
  * icount - a QEMU TCG plugin that counts the instructions each vCPU of an
  * x86-64 guest executes, kernel and user apart, and writes the counts out
- * at points the guest marks.
+ * at points the guest, or the host, marks.
  *
- *   qemu-system-x86_64 -accel tcg -plugin build/icount/icount.so,out=FILE ...
+ *   qemu-system-x86_64 -accel tcg \
+ *     -plugin build/icount/icount.so,out=FILE[,prof=PFILE[,prof_vcpu=N]][,ctl=CTL] ...
  *
  * Counting.  At translation a block is kernel code when its first
  * instruction's guest virtual address is at or above ICOUNT_KERNEL_BASE,
@@ -28,6 +29,30 @@
  *   exit k0=N u0=N ...
  * gives the totals.  The counts are by address, not privilege level.
  *
+ * Host marks.  With ctl=CTL the plugin makes CTL a FIFO (replacing a stale
+ * FIFO there, refusing any other file) and a thread reads lines from it,
+ * reopening it at each end of file, so that writers may take turns:
+ *   mark [LABEL]
+ * writes a mark as the guest's instruction does, with the same sequence
+ * numbers and, with prof=, a profile window, but with "host" for IDX:
+ *   mark SEQ vcpu host k0=N u0=N ...
+ * Every vCPU's counts are then read while it runs, as another vCPU's are
+ * at a guest mark: at most one block (512 instructions) ahead of what it
+ * has executed, never behind.  LABEL is one word of at most 64 letters,
+ * digits and "._:-"; it goes only into the acknowledgment.  After writing
+ * the mark the thread opens the FIFO CTL.ack (made beside CTL) for writing
+ * without blocking and, if a reader has it open, writes
+ *   ack SEQ [LABEL]
+ * or, for a line it did not take,
+ *   error LINE
+ * A writer that wants to know its mark was taken opens CTL.ack for
+ * reading first (O_RDWR or O_NONBLOCK, so as not to wait for the plugin),
+ * writes its line to CTL and reads the ack; one writer at a time (a
+ * writer holds flock(LOCK_EX) on CTL.ack while it marks).  Without a
+ * reader of CTL.ack the mark is written all the same.  Host marks are
+ * meant for a running guest: one sent before the vCPUs exist counts
+ * nothing.  Both FIFOs are removed at exit.
+ *
  * Profile.  With prof=PFILE (and prof_vcpu=N, default 1) every block gets
  * a counter slot of its own, keyed by its address and length, added to
  * inline like the totals; at each mark PFILE gets what vCPU N executed
@@ -41,14 +66,21 @@
  * slot 0, printed with address 0.
  */
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -102,6 +134,14 @@ static FILE *prof_out;
 static pthread_mutex_t icount_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *icount_out;
 static uint64_t icount_seq;
+
+/* Host marks: the control FIFO, its acknowledgment FIFO and their reader. */
+#define ICOUNT_LABEL_MAX	64
+#define ICOUNT_HOST_VCPU	UINT_MAX
+
+static char *ctl_path;
+static char *ctl_ack_path;
+static pthread_t ctl_thread;
 
 /*
  * A mark's callback data: how many instructions of its block follow it,
@@ -164,6 +204,22 @@ static void prof_print_window(void)
 	fflush(prof_out);
 }
 
+/* Called with icount_lock held: vcpu ICOUNT_HOST_VCPU for a host mark. */
+static uint64_t icount_write_mark(unsigned int vcpu, uint64_t tail, bool kernel)
+{
+	uint64_t seq;
+
+	prof_print_window();
+	seq = icount_seq++;
+	if (vcpu == ICOUNT_HOST_VCPU)
+		fprintf(icount_out, "mark %" PRIu64 " vcpu host", seq);
+	else
+		fprintf(icount_out, "mark %" PRIu64 " vcpu %u", seq, vcpu);
+	icount_print_counts(vcpu, tail, kernel);
+	fflush(icount_out);
+	return seq;
+}
+
 static void icount_mark(unsigned int vcpu, void *data)
 {
 	uintptr_t v = (uintptr_t)data;
@@ -171,13 +227,140 @@ static void icount_mark(unsigned int vcpu, void *data)
 	pthread_mutex_lock(&icount_lock);
 	if (!icount_out)
 		goto out;
-	prof_print_window();
-	fprintf(icount_out, "mark %" PRIu64 " vcpu %u", icount_seq++, vcpu);
-	icount_print_counts(vcpu, v >> ICOUNT_MARK_TAIL_SHIFT,
-			    v & ICOUNT_MARK_KERNEL);
-	fflush(icount_out);
+	icount_write_mark(vcpu, v >> ICOUNT_MARK_TAIL_SHIFT,
+			  v & ICOUNT_MARK_KERNEL);
 out:
 	pthread_mutex_unlock(&icount_lock);
+}
+
+/* Write @fmt's line to CTL.ack if a writer is reading it; drop it if not. */
+static void ctl_ack(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static void ctl_ack(const char *fmt, ...)
+{
+	char line[PIPE_BUF];
+	va_list ap;
+	int fd, n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	fd = open(ctl_ack_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;			/* ENXIO: nobody waits for it */
+	/* at most PIPE_BUF bytes: written whole or not at all */
+	if (write(fd, line, n) != n)
+		fprintf(stderr, "icount: %s: ack lost: %s\n", ctl_ack_path,
+			strerror(errno));
+	close(fd);
+}
+
+static bool ctl_label_ok(const char *label)
+{
+	size_t n = strlen(label);
+
+	if (n > ICOUNT_LABEL_MAX)
+		return false;
+	for (; *label; label++)
+		if (!isalnum((unsigned char)*label) && !strchr("._:-", *label))
+			return false;
+	return true;
+}
+
+/* One line from CTL, without its newline. */
+static void ctl_command(char *line)
+{
+	char *label = NULL;
+	uint64_t seq;
+
+	if (!strncmp(line, "mark", 4) && (!line[4] || line[4] == ' ')) {
+		label = line + 4;
+		while (*label == ' ')
+			label++;
+		if (!ctl_label_ok(label))
+			label = NULL;
+	}
+	if (!label) {
+		fprintf(stderr, "icount: %s: not a command: '%s'\n", ctl_path, line);
+		ctl_ack("error %.200s\n", line);
+		return;
+	}
+	pthread_mutex_lock(&icount_lock);
+	if (!icount_out) {
+		pthread_mutex_unlock(&icount_lock);
+		return;
+	}
+	seq = icount_write_mark(ICOUNT_HOST_VCPU, 0, false);
+	pthread_mutex_unlock(&icount_lock);
+	ctl_ack("ack %" PRIu64 "%s%s\n", seq, *label ? " " : "", label);
+}
+
+/* The host marks' thread: CTL's lines, one writer after another. */
+static void *ctl_fn(void *arg)
+{
+	size_t cap = 0;
+	char *line = NULL;
+	ssize_t n;
+	FILE *f;
+
+	for (;;) {
+		/* blocks until a writer opens it */
+		f = fopen(ctl_path, "re");
+		if (!f && errno == EINTR)
+			continue;
+		if (!f) {
+			fprintf(stderr, "icount: %s: %s\n", ctl_path, strerror(errno));
+			return NULL;
+		}
+		while ((n = getline(&line, &cap, f)) > 0) {
+			if (line[n - 1] == '\n')
+				line[--n] = 0;
+			ctl_command(line);
+		}
+		fclose(f);
+	}
+	return NULL;
+}
+
+/* Make @path a FIFO: a stale FIFO there is replaced, anything else refused. */
+static int ctl_mkfifo(const char *path)
+{
+	struct stat st;
+
+	if (!lstat(path, &st)) {
+		if (!S_ISFIFO(st.st_mode)) {
+			fprintf(stderr, "icount: %s exists and is not a FIFO\n", path);
+			return -1;
+		}
+		unlink(path);
+	}
+	if (mkfifo(path, 0600)) {
+		fprintf(stderr, "icount: mkfifo %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int ctl_start(const char *path)
+{
+	sigset_t all, old;
+
+	ctl_path = strdup(path);
+	ctl_ack_path = g_strdup_printf("%s.ack", path);
+	if (!ctl_path || ctl_mkfifo(ctl_path) || ctl_mkfifo(ctl_ack_path))
+		return -1;
+	/* QEMU's signals are for its own threads: block them all in this one */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	errno = pthread_create(&ctl_thread, NULL, ctl_fn, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (errno) {
+		fprintf(stderr, "icount: ctl thread: %s\n", strerror(errno));
+		return -1;
+	}
+	pthread_detach(ctl_thread);
+	return 0;
 }
 
 /* The block's profile slot: its own, or 0 once they are all taken. */
@@ -251,6 +434,10 @@ static void icount_exit(qemu_plugin_id_t id, void *data)
 		prof_out = NULL;
 	}
 	pthread_mutex_unlock(&icount_lock);
+	if (ctl_path) {
+		unlink(ctl_path);
+		unlink(ctl_ack_path);
+	}
 	qemu_plugin_scoreboard_free(icount_sb);
 	if (prof_sb)
 		qemu_plugin_scoreboard_free(prof_sb);
@@ -260,7 +447,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	const char *path = NULL, *prof = NULL;
+	const char *path = NULL, *prof = NULL, *ctl = NULL;
 	char *end;
 	int i;
 
@@ -269,6 +456,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			path = argv[i] + 4;
 		} else if (!strncmp(argv[i], "prof=", 5) && argv[i][5]) {
 			prof = argv[i] + 5;
+		} else if (!strncmp(argv[i], "ctl=", 4) && argv[i][4]) {
+			ctl = argv[i] + 4;
 		} else if (!strncmp(argv[i], "prof_vcpu=", 10) && argv[i][10]) {
 			prof_vcpu = strtoul(argv[i] + 10, &end, 10);
 			if (*end) {
@@ -319,6 +508,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					struct icount_vcpu, kernel);
 	icount_user = qemu_plugin_scoreboard_u64_in_struct(icount_sb,
 					struct icount_vcpu, user);
+
+	if (ctl && ctl_start(ctl))
+		return -1;
 
 	qemu_plugin_register_vcpu_tb_trans_cb(id, icount_tb_trans);
 	qemu_plugin_register_atexit_cb(id, icount_exit, NULL);

@@ -7,14 +7,16 @@ Usage: read-icount.py FILE A B
 FILE is what the icount QEMU plugin wrote (out=FILE): lines
     mark SEQ vcpu IDX k0=N u0=N k1=N u1=N ...
     exit k0=N u0=N ...
-and '#' comments.  A and B are mark numbers (SEQ), or 'exit' for B.
+and '#' comments.  IDX is the marking vCPU's index, or 'host' for a mark
+the host asked for through the plugin's ctl= FIFO.  A and B are mark numbers (SEQ), or 'exit' for B.
 Prints, as one JSON object, each vCPU's kernel and user instructions from
 mark A to mark B:
     {"vcpu": [{"kernel": n, "user": n}, ...]}
 The count at a mark includes the mark instruction itself, so the
 difference covers the instructions after mark A up to and including
 mark B.  The vCPU that executed a mark is counted exactly there; any other
-vCPU may be counted up to one translation block (512 instructions) ahead.
+vCPU may be counted up to one translation block (512 instructions) ahead,
+as may every vCPU at a host mark.
 
 Standard library only.
 """

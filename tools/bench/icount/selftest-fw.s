@@ -21,6 +21,11 @@
 #   before QEMU acts on the exit request
 # Each loop is "add; dec; jnz": 3 instructions an iteration, after one
 # mov that sets the count.  Interrupts stay off throughout.
+#
+# With --defsym WAIT=1, after mark 7 the firmware polls COM1's line
+# status until a byte arrives on the serial port, executes one more mark
+# (the eighth guest mark) and only then exits: the selftest sends host
+# marks (the plugin's ctl=) while it waits.
 
 	.set	KERNEL_ALIAS, 0xffff800000000000
 	.set	IMAGE_BASE, 0xf0000
@@ -86,6 +91,13 @@ high:
 	nop
 	.endr
 	mark				# 7
+	.ifdef	WAIT
+3:	movw	$0x3fd, %dx		# COM1 line status
+	inb	%dx, %al
+	testb	$1, %al			# data ready
+	jz	3b
+	mark				# the guest's eighth
+	.endif
 	movb	$0x2a, %al
 	outb	%al, $0xf4		# isa-debug-exit: QEMU exits with 0x55
 2:	hlt

@@ -5,7 +5,7 @@
  *   kvload -s HOST:PORT [-t THREADS] [-c CONNS] [-r RATE] [-d SECONDS]
  *          [-w WARMUP_S] [-W etc|usr] [-k KEYS] [-S SEED] [--preload]
  *          [-o FILE.json] [-q] [--late-us N] [--drain-ms N] [--spin-us N]
- *          [--set-ratio P] [-M [--watch FILE]]
+ *          [--set-ratio P] [-M | --mark-ctl CTL] [--watch FILE]
  *   kvload [-W etc|usr] [-k KEYS] [-S SEED] --dump-sizes N
  *   kvload [-r RATE] [-S SEED] --dump-arrivals N
  *   kvload [-S SEED] --check-hist N
@@ -83,7 +83,17 @@
  * the two marks over the replies read in the window (window_replies in
  * the JSON: achieved times the duration).  --watch FILE reads a counter
  * (a file holding a number, such as ixmod's idle iterations) just before
- * each mark, reported as watch0 and watch1.
+ * each mark, reported as watch0 and watch1.  --mark-ctl CTL places the
+ * same two marks from outside the guest, for a kvload that runs on the
+ * host: it writes "mark LABEL" to the plugin's control FIFO (its ctl=CTL)
+ * and waits for the plugin's acknowledgment on CTL.ack
+ * (tools/bench/icount/ctl.h); the marks' sequence numbers in the plugin's
+ * out= file are reported as mark_seq0 and mark_seq1.
+ *
+ * CPU.  cpu_pct is kvload's own user and system time (getrusage) over
+ * the measurement window, in percent of one core: with the generator
+ * on its own core, well below 100 shows that it is not what limits the
+ * rate.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -103,9 +113,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../icount/ctl.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -144,6 +157,7 @@ static struct {
 	uint64_t spin_ns;
 	double set_ratio;
 	bool mark;
+	const char *mark_ctl;		/* --mark-ctl: the plugin's control FIFO */
 	const char *watch;
 	long dump_sizes;
 	long dump_arrivals;
@@ -1098,10 +1112,21 @@ static double us(uint64_t ns)
 	return ns / 1000.0;
 }
 
+/* At the window's start and end: marks' sequence numbers, CPU and wall times. */
+struct window_points {
+	uint64_t watch[2];
+	unsigned long long seq[2];
+	uint64_t cpu[2];
+	uint64_t wall[2];
+};
+
 static void report(struct counts *t, struct hist *lat, struct hist *lag,
 		   uint64_t pre_sets, uint64_t pre_errors, uint64_t unexpected,
-		   const uint64_t watch[2])
+		   const struct window_points *wp)
 {
+	const uint64_t *watch = wp->watch;
+	double cpu_pct = wp->wall[1] > wp->wall[0] ?
+			 100.0 * (wp->cpu[1] - wp->cpu[0]) / (wp->wall[1] - wp->wall[0]) : 0;
 	double achieved = t->window / opt.duration;
 	double sent_rate = t->sent / opt.duration;
 	double late_frac = t->sent ? (double)t->late / t->sent : 0;
@@ -1129,6 +1154,7 @@ static void report(struct counts *t, struct hist *lat, struct hist *lag,
 	printf("send lag us p50 %.1f  p99 %.1f  max %.1f  late (> %.0f us) %llu (%.2f%%)\n",
 	       us(hist_quantile(lag, 0.5)), us(hist_quantile(lag, 0.99)), us(lag->max),
 	       us(opt.late_ns), (unsigned long long)t->late, 100 * late_frac);
+	printf("client cpu %.1f%% of one core over the window\n", cpu_pct);
 	if (unexpected)
 		printf("unexpected replies %llu\n", (unsigned long long)unexpected);
 	if (late_frac > 0.01)
@@ -1162,9 +1188,13 @@ static void report(struct counts *t, struct hist *lat, struct hist *lag,
 			(unsigned long long)unexpected);
 		fprintf(f, "\"window_replies\": %llu, \"marks\": %d, ",
 			(unsigned long long)t->window, opt.mark ? 2 : 0);
+		if (opt.mark_ctl)
+			fprintf(f, "\"mark_seq0\": %llu, \"mark_seq1\": %llu, ",
+				wp->seq[0], wp->seq[1]);
 		if (opt.watch)
 			fprintf(f, "\"watch0\": %llu, \"watch1\": %llu, ",
 				(unsigned long long)watch[0], (unsigned long long)watch[1]);
+		fprintf(f, "\"cpu_pct\": %.1f, ", cpu_pct);
 		fprintf(f, "\"lag_p99_us\": %.1f, \"lag_max_us\": %.1f, ",
 			us(hist_quantile(lag, 0.99)), us(lag->max));
 		fprintf(f, "\"preload_sets\": %llu, \"preload_errors\": %llu, ",
@@ -1179,13 +1209,27 @@ static void report(struct counts *t, struct hist *lat, struct hist *lag,
 	}
 }
 
+/* kvload's own CPU time so far, user and system, in nanoseconds. */
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		die("getrusage: %s", strerror(errno));
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NSEC_PER_SEC +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * NSEC_PER_USEC;
+}
+
 /*
  * -M: the icount plugin's mark, after reading the --watch counter (0
  * without one).  The instruction is x86's; elsewhere there is no plugin.
+ * --mark-ctl: the mark through the plugin's control FIFO instead, its
+ * sequence number in *@seq.
  */
-static uint64_t mark(void)
+static uint64_t window_mark(int which, unsigned long long *seq)
 {
 	unsigned long long v = 0;
+	char label[64];
 	FILE *f;
 
 	if (opt.watch) {
@@ -1194,6 +1238,13 @@ static uint64_t mark(void)
 			die("--watch %s: cannot read a number", opt.watch);
 		fclose(f);
 	}
+	if (opt.mark_ctl) {
+		snprintf(label, sizeof(label), "kvload-%d-%s", (int)getpid(),
+			 which ? "end" : "start");
+		if (icount_host_mark(opt.mark_ctl, label, seq))
+			die("--mark-ctl %s: %s", opt.mark_ctl, strerror(errno));
+		return v;
+	}
 #if defined(__x86_64__) || defined(__i386__)
 	asm volatile(".byte 0x66, 0x87, 0xdb" ::: "memory");
 #endif
@@ -1201,11 +1252,12 @@ static uint64_t mark(void)
 }
 
 /*
- * Report progress once a second until every thread has finished and,
- * with -M, mark the measurement window's start and end (t_meas, t_end)
- * in @watch's order; @marked counts the marks placed.
+ * Report progress once a second until every thread has finished; at the
+ * measurement window's start and end (t_meas, t_end) read the CPU time
+ * and, with -M or --mark-ctl, mark, into @wp; @marked counts the points
+ * passed.
  */
-static void progress(uint64_t watch[2], int *marked)
+static void progress(struct window_points *wp, int *marked)
 {
 	uint64_t next = t_start + NSEC_PER_SEC, prev_done = 0;
 	const uint64_t mark_at[2] = { t_meas, t_end };
@@ -1217,15 +1269,23 @@ static void progress(uint64_t watch[2], int *marked)
 
 		if (wake > next)
 			wake = next;
-		if (opt.mark && *marked < 2 && wake > mark_at[*marked])
+		if (*marked < 2 && wake > mark_at[*marked])
 			wake = mark_at[*marked];
 		ts.tv_sec = wake / NSEC_PER_SEC;
 		ts.tv_nsec = wake % NSEC_PER_SEC;
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 		/* before the threads' end: they may finish right at t_end */
-		if (opt.mark && *marked < 2 && now_ns() >= mark_at[*marked]) {
-			watch[*marked] = mark();
+		if (*marked < 2 && now_ns() >= mark_at[*marked]) {
+			int i = *marked;
+
+			/* the CPU time after the start mark and before the end's */
+			if (opt.mark && !i)
+				wp->watch[i] = window_mark(i, &wp->seq[i]);
+			wp->cpu[i] = cpu_ns();
+			wp->wall[i] = now_ns();
+			if (opt.mark && i)
+				wp->watch[i] = window_mark(i, &wp->seq[i]);
 			(*marked)++;
 		}
 		for (int i = 0; i < opt.threads; i++) {
@@ -1233,7 +1293,7 @@ static void progress(uint64_t watch[2], int *marked)
 			done += __atomic_load_n(&threads[i].pub_done, __ATOMIC_RELAXED);
 			finished += __atomic_load_n(&threads[i].finished, __ATOMIC_ACQUIRE);
 		}
-		if (finished == opt.threads && (!opt.mark || *marked == 2))
+		if (finished == opt.threads && *marked == 2)
 			return;
 		if (now_ns() < next)
 			continue;
@@ -1257,7 +1317,7 @@ static void usage(int status)
 		"Usage: kvload -s HOST:PORT [-t THREADS] [-c CONNS] [-r RATE] [-d SECONDS]\n"
 		"              [-w WARMUP_S] [-W etc|usr] [-k KEYS] [-S SEED] [--preload]\n"
 		"              [-o FILE.json] [-q] [--late-us N] [--drain-ms N] [--spin-us N]\n"
-		"              [--set-ratio P] [-M [--watch FILE]]\n"
+		"              [--set-ratio P] [-M | --mark-ctl CTL] [--watch FILE]\n"
 		"       kvload [-W etc|usr] [-k KEYS] [-S SEED] --dump-sizes N\n"
 		"       kvload [-r RATE] [-S SEED] --dump-arrivals N\n"
 		"       kvload [-S SEED] --check-hist N\n"
@@ -1294,7 +1354,7 @@ static void parse_server(char *s)
 static void parse_args(int argc, char **argv)
 {
 	enum { O_PRELOAD = 256, O_LATE, O_DRAIN, O_SPIN, O_SET_RATIO, O_DUMP_SIZES, O_DUMP_ARRIVALS,
-	       O_CHECK_HIST, O_WATCH };
+	       O_CHECK_HIST, O_WATCH, O_MARK_CTL };
 	static const struct option lopts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 't' },
@@ -1311,6 +1371,7 @@ static void parse_args(int argc, char **argv)
 		{ "preload", no_argument, NULL, O_PRELOAD },
 		{ "mark", no_argument, NULL, 'M' },
 		{ "watch", required_argument, NULL, O_WATCH },
+		{ "mark-ctl", required_argument, NULL, O_MARK_CTL },
 		{ "late-us", required_argument, NULL, O_LATE },
 		{ "drain-ms", required_argument, NULL, O_DRAIN },
 		{ "spin-us", required_argument, NULL, O_SPIN },
@@ -1369,7 +1430,15 @@ static void parse_args(int argc, char **argv)
 			opt.preload = true;
 			break;
 		case 'M':
+			if (opt.mark_ctl)
+				die("-M and --mark-ctl: one or the other");
 			opt.mark = true;
+			break;
+		case O_MARK_CTL:
+			if (opt.mark)
+				die("-M and --mark-ctl: one or the other");
+			opt.mark = true;
+			opt.mark_ctl = optarg;
 			break;
 		case O_WATCH:
 			opt.watch = optarg;
@@ -1408,14 +1477,15 @@ static void parse_args(int argc, char **argv)
 	if (opt.conns < opt.threads)
 		die("fewer connections (%d) than threads (%d)", opt.conns, opt.threads);
 	if (opt.watch && !opt.mark)
-		die("--watch reads its counter at the marks: it needs -M");
+		die("--watch reads its counter at the marks: it needs -M or --mark-ctl");
 }
 
 int main(int argc, char **argv)
 {
 	struct counts tot = { 0 };
 	struct hist *lat, *lag;
-	uint64_t pre_sets = 0, pre_errors = 0, unexpected = 0, watch[2] = { 0, 0 };
+	uint64_t pre_sets = 0, pre_errors = 0, unexpected = 0;
+	struct window_points wp = { 0 };
 	int marked = 0;
 
 	parse_args(argc, argv);
@@ -1466,7 +1536,7 @@ int main(int argc, char **argv)
 	t_meas = t_start + opt.warmup * NSEC_PER_SEC;
 	t_end = t_meas + opt.duration * NSEC_PER_SEC;
 	pthread_barrier_wait(&barrier);
-	progress(watch, &marked);
+	progress(&wp, &marked);
 
 	lat = xrealloc(NULL, sizeof(*lat));
 	lag = xrealloc(NULL, sizeof(*lag));
@@ -1492,6 +1562,6 @@ int main(int argc, char **argv)
 		pre_errors += th->pre_errors;
 		unexpected += th->unexpected;
 	}
-	report(&tot, lat, lag, pre_sets, pre_errors, unexpected, watch);
+	report(&tot, lat, lag, pre_sets, pre_errors, unexpected, &wp);
 	return 0;
 }
