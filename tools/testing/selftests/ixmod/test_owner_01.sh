@@ -61,7 +61,11 @@ all_accounted() {
 	echoed=$(sed -n 's/^echoed \([0-9]*\) of 64/\1/p' "$3")
 	drops=$(($(cat "$1/drops/udp_no_sock") - $2))
 	echo "# echoed ${echoed:-?} on cpu 1, udp_no_sock +$drops on cpu 2"
-	[ $((${echoed:-0} + drops)) -eq 64 ] && [ "${echoed:-0}" -gt 0 ]
+	[ $((${echoed:-0} + drops)) -eq 64 ] && [ "${echoed:-0}" -gt 0 ] && return
+	# where the others went: every drop reason and core counter not zero
+	grep -v '^0$' -H "$1"/drops/* "$IXMOD_SYSFS"/dataplane/cpu[12]/stats/rx_* 2>/dev/null |
+		sed 's/^/# /'
+	return 1
 }
 
 # scan_result LOG: the number rx_scan printed
