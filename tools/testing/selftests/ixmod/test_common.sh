@@ -296,13 +296,21 @@ port_dir() { echo "$IXMOD_SYSFS/ports/$DUT"; }
 # the peer's NIC has its netdev in this namespace
 peer_netdev_back() { [ -n "$(ls "$(nic_netdev_dir "$PEER")" 2>/dev/null)" ]; }
 
+# idle_default: the cores poll for idle_us (1000, the module's default)
+# after their last work, then sleep until a frame, a call or a timer
+# wakes them, as on a server.  Polling for ever (idle_us 0) would keep
+# two of the VM's three vCPUs busy through every test and leave the
+# test's own processes, the peer's stack and QEMU's device threads a
+# fraction of this 2-core host: tests that need it set it themselves
+idle_default() { echo 1000 > $IXMOD_SYSFS/idle_us; }
+
 # softport_setup: the software port ixsw0 as the device under test, its
 # netdev the peer's interface
 softport_setup() {
 	ixmod_load || return 1
 	[ -e $IXMOD_SYSFS/softports/new ] || { echo "# needs $NIC_NEEDS"; return 1; }
 	echo "" > $IXMOD_SYSFS/cores
-	echo 0 > $IXMOD_SYSFS/idle_us
+	idle_default
 	echo 1-2 > $IXMOD_SYSFS/cores || return 1
 	echo 0 > $IXMOD_SYSFS/softports/new || return 1
 	DUT=ixsw0
@@ -321,7 +329,7 @@ pci_nic_setup() {
 	modprobe "$NIC_DRIVER" 2>/dev/null
 	ixmod_load || return 1
 	echo "" > $IXMOD_SYSFS/cores
-	echo 0 > $IXMOD_SYSFS/idle_us
+	idle_default
 	echo 1-2 > $IXMOD_SYSFS/cores || return 1
 	"$IXMOD_BIND" bind "$DUT" >/dev/null || return 1
 	# a namespace deleted by the test before gives the NIC back to this

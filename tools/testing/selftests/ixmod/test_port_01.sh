@@ -43,7 +43,7 @@ busywait 10000 asleep
 w0=$(wakeups)
 check "sleeping cores answer pings" peer ping -c 3 -i 0.5 -W 2 $DUT_IP
 check "the queue interrupt woke a core ($w0 -> $(wakeups) wakeups)" test "$(wakeups)" -gt "$w0"
-echo 0 > $IXMOD_SYSFS/idle_us
+idle_default
 check "arping gets answers" peer arping -c 3 -w 5 -I "$PEERIF" $DUT_IP
 check "arp_replies_out counted" test "$(port_stat stats/arp_replies_out)" -ge 3
 mac=$(cat "$(port_dir)/mac")

@@ -67,7 +67,7 @@ check "sleeping cores are woken by the frames Linux sends: 20 pings, none lost" 
 	peer ping -q -c 20 -i 0.2 -W 2 $DUT_IP
 s1=$(all_sleeps)
 check "the cores slept between the pings ($s0 -> $s1 sleeps)" test $((s1 - s0)) -ge 10
-echo 0 > $IXMOD_SYSFS/idle_us
+idle_default
 
 start_tcp_echo "$LOG" -p 7
 check "tcp-echo listens on cores 1 and 2" tcp_echo_ready "$LOG"

@@ -93,7 +93,7 @@ idle_sleeps() {	# the cores' sleeps over 2 s with idle_us 1000, into $sleeps
 	a=$(all_sleeps)
 	sleep 2
 	sleeps=$(($(all_sleeps) - a))
-	echo 0 > "$IXMOD_SYSFS"/idle_us
+	idle_default
 }
 start_tcp_echo "$LOG" --source 1000 -p 7
 sleeps=-1
