@@ -81,6 +81,8 @@ def thread_ticks(pid):
         except OSError:
             continue
         name = s[s.index("(") + 1:s.rindex(")")]
+        if t == str(pid) and name.startswith("qemu-system"):
+            name = "main loop"	# QEMU's: device emulation, the taps' I/O
         fields = s[s.rindex(")") + 2:].split()
         res["%s (%s)" % (name, t)] = int(fields[11]) + int(fields[12])
     return res
