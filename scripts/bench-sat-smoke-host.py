@@ -9,7 +9,11 @@ usage: bench-sat-smoke-host.py OUTDIR IXMOD_KO
 
 In order: Linux's tcp-echo-epoll on the guest's second NIC (198.18.0.3,
 pinned to CPU 1, the NIC's interrupts on CPU 1), tcp-load from the host
-(198.18.0.2) against it; then ixmod.ko loaded, the first NIC bound to it
+(198.18.0.2) against it (each load of IXMOD_SAT_LOADS, "|" between
+loads: bench-sat-smoke -l; with IXMOD_SAT_CTL and IXMOD_SAT_ICOUNT,
+bench-sat-smoke -i, each load marks its window in the icount plugin and
+the server vCPU's instructions per message are printed); then ixmod.ko
+loaded, the first NIC bound to it
 (198.18.0.1, dataplane core 1, idle_us 0), libixu's tcp-echo on it
 (thread on CPU 1), tcp-load against it; the module unloaded; the agent
 told to quit.  For each: the result line (res-NAME.txt), tcp-load's
@@ -33,7 +37,14 @@ import bench_ctl  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOAD = os.path.join(TOP, "tools/bench/tcp/tcp-load")
-LOAD_ARGS = ["-p", "7", "-c", "8", "-n", "64", "-s", "64", "-d", "3", "-L", "5000"]
+# tcp-load's arguments, one load per "|"-separated part (bench-sat-smoke
+# -l), each run against every server; with IXMOD_SAT_CTL (bench-sat-smoke
+# -i) each load marks its window in the icount plugin through that FIFO
+LOADS = [a.split() for a in os.environ.get(
+    "IXMOD_SAT_LOADS", "-c 8 -n 64 -s 64 -d 3 -L 5000").split("|")]
+CTL = os.environ.get("IXMOD_SAT_CTL", "")
+ICOUNT = os.environ.get("IXMOD_SAT_ICOUNT", "")	# the plugin's out= file
+LOAD_ARGS = ["-p", "7"]
 LIN_IP = "198.18.0.3"
 DUT_IP = "198.18.0.1"
 SRV_CPU = 1
@@ -94,6 +105,34 @@ def guest_cpu(g, cpu):
     v = [int(x) for x in line[1:]]
     idle = v[3] + v[4]
     return sum(v[:8]) - idle, sum(v[:8])
+
+
+def marks(path):
+    """{SEQ: {"k1": N, "u1": N, ...}} of the icount plugin's mark lines"""
+    res = {}
+    with open(path) as f:
+        for ln in f:
+            w = ln.split()
+            if len(w) > 4 and w[0] == "mark":
+                res[int(w[1])] = {k: int(v) for k, v in (x.split("=") for x in w[4:])}
+    return res
+
+
+def per_request(res):
+    """The server vCPU's (CPU SRV_CPU) guest instructions per message
+    between the load's two marks: a line, or None"""
+    if not ICOUNT or "mark_seq0" not in res or not res.get("marked_msgs"):
+        return None
+    m = marks(ICOUNT)
+    a, b = m.get(int(res["mark_seq0"])), m.get(int(res["mark_seq1"]))
+    if a is None or b is None:
+        return "icount: marks %d and %d not in %s" % (res["mark_seq0"], res["mark_seq1"], ICOUNT)
+    k = "k%d" % SRV_CPU
+    u = "u%d" % SRV_CPU
+    n = res["marked_msgs"]
+    return ("cpu%d instructions per message: kernel %.0f, user %.0f, total %.0f (%d messages)"
+            % (SRV_CPU, (b[k] - a[k]) / n, (b[u] - a[u]) / n,
+               (b[k] - a[k] + b[u] - a[u]) / n, n))
 
 
 def parse(line):
@@ -162,6 +201,11 @@ def load(g, out, name, ip):
 
     res = parse(line)
     say("[%s] result: %s (tcp-load status %d)" % (name, line or "(none)", p.returncode))
+    icount = per_request(res) if res else None
+    if icount:
+        say("[%s] %s" % (name, icount))
+        with open(os.path.join(out, "cpu-%s.txt" % name), "a") as f:
+            f.write(icount + "\n")
     if res is None:
         say("[%s] FAILED: no result line that parses" % name)
         return None
@@ -170,6 +214,19 @@ def load(g, out, name, ip):
         say("[%s] FAILED: msgs=%d%s, status %d" % (name, res.get("msgs", 0),
             "".join(" %s=%d" % (k, res[k]) for k in bad), p.returncode))
         return None
+    return res
+
+
+def run_loads(g, out, name, ip):
+    """Each load of LOADS against ip (results NAME, NAME-1, NAME-2...);
+    the last result, or None if any failed"""
+    res = None
+    for i, args in enumerate(LOADS):
+        LOAD_ARGS[2:] = args + (["-X", CTL] if CTL else [])
+        r = load(g, out, name if i == 0 else "%s-%d" % (name, i), ip)
+        if r is None:
+            return None
+        res = r
     return res
 
 
@@ -220,7 +277,7 @@ echo "$LINIF"
         say("[epoll] FAILED: %s:7 never accepted a connection" % LIN_IP)
         stop(g, out, "epoll")
         return None
-    res = load(g, out, "epoll", LIN_IP)
+    res = run_loads(g, out, "epoll", LIN_IP)
     stop(g, out, "epoll")
     g.check("ip link set %s down; ip addr flush dev %s" % (ifname, ifname))
     return res
@@ -247,7 +304,7 @@ busywait 10000 grep -q '^up' "$(port_dir)/link" || { echo "ixmod's link stays do
     else:
         g.bg("ixmod", "exec taskset -c %d libixu/examples/tcp-echo -p 7 -c %d" % (SRV_CPU, SRV_CPU))
         if g.wait_output("ixmod", "ready", 30):
-            res = load(g, out, "ixmod", DUT_IP)
+            res = run_loads(g, out, "ixmod", DUT_IP)
         else:
             say("[ixmod] FAILED: tcp-echo never became ready")
         stop(g, out, "ixmod")
@@ -294,12 +351,9 @@ def main():
             g.quit()
         except bench_ctl.GuestError as e:
             say("the agent did not quit: %s" % e)
-    for name in ("epoll", "ixmod"):
-        try:
-            with open(os.path.join(out, "res-%s.txt" % name)) as f:
-                say("%-6s %s" % (name, f.read().strip()))
-        except OSError:
-            say("%-6s (no result)" % name)
+    for name in sorted(n[4:-4] for n in os.listdir(out) if n.startswith("res-")):
+        with open(os.path.join(out, "res-%s.txt" % name)) as f:
+            say("%-8s %s" % (name, f.read().strip()))
     say("ok" if ok else "FAILED")
     return 0 if ok else 1
 
