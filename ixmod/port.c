@@ -243,6 +243,17 @@ static int ixm_core_work_update(struct ixm_qpair *qp, bool add)
 
 /* ---- up and down ---- */
 
+/*
+ * Have queue 0's core broadcast a gratuitous ARP (ixm_arp_announce()) at
+ * its next iteration, and wake it: a core that sleeps idle would send it
+ * only when something else woke it.
+ */
+static void ixm_port_announce(struct ixm_port *port)
+{
+	set_bit(0, &port->announce);
+	ixm_core_wake(port->qp[0]->core);
+}
+
 static void ixm_port_stop_queues(struct ixm_port *port)
 {
 	const struct ixm_nic_ops *ops = port->nic.ops;
@@ -436,8 +447,8 @@ static int ixm_port_up_locked(struct ixm_port *port)
 			goto err_stop;
 		}
 	}
-	set_bit(0, &port->announce);	/* gratuitous ARP from queue 0's core */
 	WRITE_ONCE(port->up, true);
+	ixm_port_announce(port);
 	return 0;
 
 err_stop:
@@ -705,7 +716,7 @@ static ssize_t ipv4_store(struct kobject *kobj, struct kobj_attribute *a,
 	new->flags = old->flags;
 	rcu_assign_pointer(port->cfg, new);
 	if (port->up && ip)
-		set_bit(0, &port->announce);
+		ixm_port_announce(port);
 	mutex_unlock(&port->lock);
 	kfree_rcu(old, rcu);
 	return count;
