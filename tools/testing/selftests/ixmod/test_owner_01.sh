@@ -93,6 +93,7 @@ one_owner() {
 	check "$name: 64 flows: each echoed on cpu 1 or dropped and counted on cpu 2" \
 		all_accounted "$dir" "$before" "$plog"
 	stop $e
+	grep 'udp-echo: cpu' "$elog" | sed 's/^/# /'	# what it echoed, and its errors
 	touch "$flag"
 	wait $y
 	sed 's/^/# /' "$ylog"
