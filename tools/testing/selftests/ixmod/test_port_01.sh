@@ -9,7 +9,7 @@
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
 
-tap_plan 22
+tap_plan 23
 dmesg_mark
 if ! ports_setup; then
 	for _ in $(seq 1 22); do tap_fail "port setup" "setup failed (# lines above)"; done
@@ -70,6 +70,22 @@ check "a gratuitous ARP goes out when the port comes up" \
 rm -f "$garp_out" "$garp_out.err"
 check "up again: pings answered" busywait 10000 peer ping -c 1 -W 1 $DUT_IP
 check "cores cannot change while the port is up" bash -c "! echo 1 > $IXMOD_SYSFS/cores 2>/dev/null"
+
+# an address written while both cores sleep is announced at once: the
+# write wakes queue 0's core, which nothing else would (no frame comes,
+# no timer is pending)
+busywait 10000 asleep
+garp_out=$(mktemp)
+peer timeout 20 tcpdump -l -c 1 -n -i "$PEERIF" 'arp and arp[14:4] = arp[24:4]' \
+	> "$garp_out" 2> "$garp_out.err" &
+garp=$!
+busywait 30000 grep -q 'listening on' "$garp_out.err"
+busywait 10000 asleep
+echo "$DUT_IP/24" > "$(port_dir)/ipv4"
+wait $garp
+check "an address written while the cores sleep is announced (gratuitous ARP)" \
+	grep -qE "who-has $DUT_IP( \\([0-9a-f:]+\\))? tell $DUT_IP" "$garp_out"
+rm -f "$garp_out" "$garp_out.err"
 
 # unbind with traffic flowing: Linux's driver takes the NIC back and uses it
 peer ping -q -i 0.05 -w 4 $DUT_IP >/dev/null 2>&1 &
