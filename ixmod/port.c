@@ -49,6 +49,7 @@
 
 #include "ixmod.h"
 #include "net/arp.h"
+#include "net/loop.h"
 #include "base/toeplitz.h"
 
 #define IXM_POOL_BUFS		IXM_RX_SLICE_BUFS	/* buffers per queue pair */
@@ -304,6 +305,8 @@ static void ixm_port_free_qpairs(struct ixm_port *port)
 			continue;
 		if (qp->q->vector >= 0 && port->pdev)
 			free_irq(pci_irq_vector(port->pdev, qp->q->vector), qp);
+		/* frames a full ring left waiting go back to the pool */
+		ixm_loop_tx_discard(&qp->net);
 		ixm_port_fold_stats(port, qp);
 		port->nic.ops->queue_free(&port->nic, qp->q);
 		qp->q = NULL;

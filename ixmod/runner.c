@@ -72,8 +72,9 @@ static void ixm_core_begin_qpair(struct ixm_qpair *qp)
 
 /*
  * A new owner must not read what the core received for the last one:
- * zero every buffer page.  Transmissions are reaped first (bounded), so
- * that no frame is zeroed while the NIC still reads it.
+ * zero every buffer page.  Frames still waiting for the ring are dropped
+ * and transmissions are reaped first (bounded), so that no frame is zeroed
+ * while the NIC still reads it or goes out zeroed later.
  */
 static void ixm_core_scrub(struct ixm_core_work *work)
 {
@@ -83,6 +84,7 @@ static void ixm_core_scrub(struct ixm_core_work *work)
 		struct ixm_qpair *qp = work->qp[i];
 		struct ixm_queue *q = qp->q;
 
+		ixm_loop_tx_discard(&qp->net);
 		for (spins = 0; spins < 100000; spins++) {
 			struct ixm_queue_stats qs;
 

@@ -28,11 +28,11 @@ void ixm_net_trace_rx_batch(const struct ixm_net_port *port, unsigned int n)
 }
 
 void ixm_net_trace_tx_batch(const struct ixm_net_port *port, unsigned int sent,
-			    unsigned int dropped)
+			    unsigned int held)
 {
 	const struct ixm_qpair *qp = container_of(port, struct ixm_qpair, net);
 
-	trace_ixm_tx_batch(qp->cpu, qp->q->idx, sent, dropped);
+	trace_ixm_tx_batch(qp->cpu, qp->q->idx, sent, held);
 }
 
 /* net/tcp.h */

@@ -69,25 +69,28 @@ TRACE_EVENT(ixm_rx_batch,
 	TP_printk("cpu=%u queue=%u n=%u", __entry->cpu, __entry->queue, __entry->n)
 );
 
-/* A core handed @sent frames to queue @queue's NIC ring; @dropped did not fit. */
+/*
+ * A core handed @sent frames to queue @queue's NIC ring; @held did not fit
+ * and wait in the core's batch for the next iteration.
+ */
 TRACE_EVENT(ixm_tx_batch,
 	TP_PROTO(unsigned int cpu, unsigned int queue, unsigned int sent,
-		 unsigned int dropped),
-	TP_ARGS(cpu, queue, sent, dropped),
+		 unsigned int held),
+	TP_ARGS(cpu, queue, sent, held),
 	TP_STRUCT__entry(
 		__field(unsigned int, cpu)
 		__field(unsigned int, queue)
 		__field(unsigned int, sent)
-		__field(unsigned int, dropped)
+		__field(unsigned int, held)
 	),
 	TP_fast_assign(
 		__entry->cpu = cpu;
 		__entry->queue = queue;
 		__entry->sent = sent;
-		__entry->dropped = dropped;
+		__entry->held = held;
 	),
-	TP_printk("cpu=%u queue=%u sent=%u dropped=%u", __entry->cpu,
-		  __entry->queue, __entry->sent, __entry->dropped)
+	TP_printk("cpu=%u queue=%u sent=%u held=%u", __entry->cpu,
+		  __entry->queue, __entry->sent, __entry->held)
 );
 
 /*

@@ -44,14 +44,27 @@ static unsigned int ixm_loop_rx(struct ixm_stack *st, struct ixm_net_port *np,
 }
 
 /*
+ * How long frames may wait in a port's batch for a device ring that takes
+ * none and finishes none before they are dropped: a ring that makes no
+ * progress for this long is stalled (link down, a device that stopped),
+ * not busy, and a core must not poll it for ever.
+ */
+#define IXM_TX_STALL_NS		(100ULL * 1000000ULL)
+
+/*
  * Transmit half: what the protocols and the applications queued goes to
- * the device (what its ring has no room for is dropped: IXM_DROP_TX_FULL),
- * then finished transmissions are reaped.
+ * the device, then finished transmissions are reaped.  What the ring has
+ * no room for stays queued, in order, for the next iteration: a batch
+ * that stays full holds TCP's output back (ixm_tcp_seg_alloc()) and makes
+ * UDP_SEND retry, as a full qdisc stops a Linux socket, instead of losing
+ * frames that TCP would have to retransmit.  Only a ring that took and
+ * finished nothing for IXM_TX_STALL_NS gets its waiting frames dropped
+ * (IXM_DROP_TX_FULL).
  */
 static unsigned int ixm_loop_tx(struct ixm_net_port *np)
 {
 	struct ixm_queue *q = np->queue;
-	unsigned int i, sent = 0, n = np->ntx;
+	unsigned int i, sent = 0, reaped, n = np->ntx;
 	u64 bytes = 0;
 
 	if (n) {
@@ -63,12 +76,42 @@ static unsigned int ixm_loop_tx(struct ixm_net_port *np)
 		}
 		np->stats->tx_packets += sent;
 		np->stats->tx_bytes += bytes;
-		for (i = sent; i < n; i++)
-			ixm_net_drop(np, np->tx[i], IXM_DROP_TX_FULL);
 		ixm_net_trace_tx_batch(np, sent, n - sent);
-		np->ntx = 0;
+		np->ntx = n - sent;
+		if (unlikely(np->ntx) && sent)
+			memmove(np->tx, np->tx + sent, np->ntx * sizeof(np->tx[0]));
 	}
-	return sent + ixm_queue_tx_reap(q);
+	reaped = ixm_queue_tx_reap(q);
+	if (likely(!np->ntx))
+		return sent + reaped;
+	/* backpressure: when did the ring last move? */
+	if (sent || reaped || !np->tx_stall_ns) {
+		np->tx_stall_ns = np->now_ns;
+	} else if (np->now_ns - np->tx_stall_ns > IXM_TX_STALL_NS) {
+		ixm_loop_tx_discard(np);
+		return 1;	/* work done: the next look may sleep */
+	}
+	return sent + reaped;
+}
+
+/**
+ * ixm_loop_tx_discard() - drop the frames waiting in a port's batch
+ * @np: the port
+ *
+ * For a stalled ring, and before a port's buffers are zeroed or freed: a
+ * frame left waiting would go out with a new owner's (zeroed) bytes, or
+ * hold a buffer of a pool being freed.
+ *
+ * Context: the core that owns @np, or @np's queue stopped.
+ */
+void ixm_loop_tx_discard(struct ixm_net_port *np)
+{
+	unsigned int i;
+
+	for (i = 0; i < np->ntx; i++)
+		ixm_net_drop(np, np->tx[i], IXM_DROP_TX_FULL);
+	np->ntx = 0;
+	np->tx_stall_ns = 0;
 }
 
 /**

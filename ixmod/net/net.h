@@ -160,7 +160,10 @@ struct ixm_queue;
  * @tx_offload: IXM_TXO_* the port's NIC does on transmit
  * @now_ns: time at the start of the iteration (ixm_now_ns())
  * @ntx: frames queued in @tx
- * @tx: frames to transmit at the end of the iteration
+ * @tx_stall_ns: while frames wait in @tx for a full ring, when the ring
+ *	last took or finished one (ixm_loop_iterate()); 0 otherwise
+ * @tx: frames to transmit at the end of the iteration, and those a full
+ *	ring has not taken yet
  */
 struct ixm_net_port {
 	const struct ixm_if_config	*cfg;
@@ -175,6 +178,7 @@ struct ixm_net_port {
 	u16				tx_offload;
 	u64				now_ns;
 	unsigned int			ntx;
+	u64				tx_stall_ns;
 	struct ixm_mbuf			*tx[IXM_TX_BATCH];
 };
 

@@ -21,6 +21,7 @@
 
 extern unsigned int ixm_host_last_drop;	/* host.c */
 extern unsigned long ixm_host_notified;	/* host.c: ixm_app_notify() calls */
+extern unsigned long ixm_host_tx_held;	/* host.c: frames the ixm_tx_batch hook saw held */
 
 /* The port under test, 192.0.2.1/24 (RFC 5737 TEST-NET-1), and a peer. */
 static const u8 our_mac[6] = { 0x02, 0x00, 0x5e, 0x00, 0x00, 0x01 };

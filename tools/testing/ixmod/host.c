@@ -75,7 +75,7 @@ void ixm_net_trace_drop(const struct ixm_net_port *port, unsigned int reason,
 }
 
 /* The loop's hooks (net/loop.h, net/app.h): batches and notified contexts. */
-unsigned long ixm_host_rx_batches, ixm_host_tx_dropped, ixm_host_notified;
+unsigned long ixm_host_rx_batches, ixm_host_tx_held, ixm_host_notified;
 
 void ixm_net_trace_rx_batch(const struct ixm_net_port *port, unsigned int n)
 {
@@ -83,9 +83,9 @@ void ixm_net_trace_rx_batch(const struct ixm_net_port *port, unsigned int n)
 }
 
 void ixm_net_trace_tx_batch(const struct ixm_net_port *port, unsigned int sent,
-			    unsigned int dropped)
+			    unsigned int held)
 {
-	ixm_host_tx_dropped += dropped;
+	ixm_host_tx_held += held;
 }
 
 void ixm_app_notify(struct ixm_app *app)

@@ -7,7 +7,8 @@
  * ixm_loop_iterate(); these tests pin what it promises them: the receive
  * batch bound and histogram, frames answered and transmitted within the
  * same iteration, the device's calls in order (receive, refill, transmit,
- * reap), frames the ring did not take dropped and counted, the transmit
+ * reap), frames the ring did not take kept in order for the next
+ * iteration and dropped only when the ring stalls, the transmit
  * counters, and a context notified only when events were published.
  */
 #include <stdio.h>
@@ -32,6 +33,8 @@ struct fq {
 	unsigned int		offered;	/* frames the last tx_burst was given */
 	struct ixm_mbuf		*taken[IXM_TX_BATCH];
 	unsigned int		ntaken;
+	u16			seq_out[FQ_FRAMES];	/* ICMP sequence of each frame taken */
+	unsigned int		nseq_out;
 	unsigned int		reaped;
 	char			order[64];	/* R, F, T, P: one letter per call */
 };
@@ -75,10 +78,16 @@ static unsigned int fq_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
 				unsigned int n)
 {
 	struct fq *fq = container_of(q, struct fq, q);
-	unsigned int k = n < fq->take ? n : fq->take;
+	unsigned int i, k = n < fq->take ? n : fq->take;
 
 	fq_note(fq, 'T');
 	fq->offered = n;
+	for (i = 0; i < k && fq->nseq_out < FQ_FRAMES; i++) {
+		/* Ethernet 14, IPv4 20, then the echo's identifier and sequence */
+		const u8 *seq = m[i]->data + 14 + 20 + 6;
+
+		fq->seq_out[fq->nseq_out++] = (u16)(seq[0] << 8 | seq[1]);
+	}
 	memcpy(fq->taken + fq->ntaken, m, k * sizeof(*m));
 	fq->ntaken += k;
 	return k;
@@ -173,7 +182,7 @@ TEST(loop_rx_batch_answered_in_the_same_iteration)
 	tn_host_free(h);
 }
 
-TEST(loop_tx_ring_full_drops_the_rest)
+TEST(loop_tx_ring_full_keeps_the_rest_in_order)
 {
 	struct fq fq;
 	struct tn_host *h = fq_host(&fq);
@@ -185,10 +194,65 @@ TEST(loop_tx_ring_full_drops_the_rest)
 	ixm_loop_iterate(&h->stack, 64, ~0u);
 	EXPECT_EQ(3, fq.offered);
 	EXPECT_EQ(1, fq.reaped) TH_LOG("the ring took one");
-	EXPECT_EQ(2, h->stats.drops[IXM_DROP_TX_FULL]);
+	EXPECT_EQ(0, h->stats.drops[IXM_DROP_TX_FULL]) TH_LOG("a full ring drops nothing");
 	EXPECT_EQ(1, h->stats.tx_packets) TH_LOG("only what the ring took counts as sent");
-	EXPECT_EQ(0, h->port.ntx) TH_LOG("nothing stays queued for the next iteration");
+	EXPECT_EQ(2, h->port.ntx) TH_LOG("the other two wait for the next iteration");
+	EXPECT_EQ(2, ixm_host_tx_held) TH_LOG("the tracepoint hook sees them held");
+	EXPECT_TRUE(ixm_loop_busy(&h->stack)) TH_LOG("held frames are work: no sleep");
+
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(2, fq.offered) TH_LOG("the held frames are offered first");
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(1, fq.offered);
+	EXPECT_EQ(0, h->port.ntx);
+	EXPECT_EQ(3, h->stats.tx_packets);
+	ASSERT_EQ(3, fq.nseq_out);
+	/* the receive ring hands them over last first: replies 2, 1, 0 */
+	EXPECT_EQ(2, fq.seq_out[0]);
+	EXPECT_EQ(1, fq.seq_out[1]);
+	EXPECT_EQ(0, fq.seq_out[2]) TH_LOG("the replies leave in the order they were queued");
+	EXPECT_EQ(0, h->stats.drops[IXM_DROP_TX_FULL]);
 	EXPECT_EQ(h->nbufs, h->pool.nfree) TH_LOG("every buffer back in the pool");
+	EXPECT_FALSE(ixm_loop_busy(&h->stack));
+	tn_host_free(h);
+}
+
+TEST(loop_tx_ring_stalled_drops_after_100ms)
+{
+	const u64 ms = 1000000;
+	struct fq fq;
+	struct tn_host *h = fq_host(&fq);
+	unsigned int i;
+
+	fq.take = 0;
+	h->stack.now_ns = 1000 * ms;
+	for (i = 0; i < 3; i++)
+		fq_add_echo(&fq, (u16)i);
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(3, h->port.ntx);
+	h->stack.now_ns += 60 * ms;
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	h->stack.now_ns += 39 * ms;
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(3, h->port.ntx) TH_LOG("99 ms without progress: still waiting");
+	EXPECT_EQ(0, h->stats.drops[IXM_DROP_TX_FULL]);
+
+	/* the ring takes one: the clock starts again */
+	fq.take = 1;
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	fq.take = 0;
+	EXPECT_EQ(2, h->port.ntx);
+	h->stack.now_ns += 100 * ms;
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(2, h->port.ntx) TH_LOG("progress 100 ms ago, not more: waiting");
+
+	h->stack.now_ns += 1 * ms;
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(0, h->port.ntx) TH_LOG("no progress for over 100 ms: a stalled ring");
+	EXPECT_EQ(2, h->stats.drops[IXM_DROP_TX_FULL]) TH_LOG("dropped and counted as tx_full");
+	EXPECT_EQ(1, h->stats.tx_packets);
+	EXPECT_EQ(h->nbufs, h->pool.nfree) TH_LOG("every buffer back in the pool");
+	EXPECT_FALSE(ixm_loop_busy(&h->stack)) TH_LOG("so the core may sleep");
 	tn_host_free(h);
 }
 
