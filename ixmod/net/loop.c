@@ -47,9 +47,11 @@ static unsigned int ixm_loop_rx(struct ixm_stack *st, struct ixm_net_port *np,
  * How long frames may wait in a port's batch for a device ring that takes
  * none and finishes none before they are dropped: a ring that makes no
  * progress for this long is stalled (link down, a device that stopped),
- * not busy, and a core must not poll it for ever.
+ * not busy, and a core must not poll it for ever.  Long enough for an
+ * emulated device whose host thread is late (QEMU under TCG), short
+ * against TCP's timeouts.
  */
-#define IXM_TX_STALL_NS		(100ULL * 1000000ULL)
+#define IXM_TX_STALL_NS		1000000000ULL
 
 /*
  * Transmit half: what the protocols and the applications queued goes to
@@ -59,7 +61,7 @@ static unsigned int ixm_loop_rx(struct ixm_stack *st, struct ixm_net_port *np,
  * UDP_SEND retry, as a full qdisc stops a Linux socket, instead of losing
  * frames that TCP would have to retransmit.  Only a ring that took and
  * finished nothing for IXM_TX_STALL_NS gets its waiting frames dropped
- * (IXM_DROP_TX_FULL).
+ * (IXM_DROP_TX_STALL).
  */
 static unsigned int ixm_loop_tx(struct ixm_net_port *np)
 {
@@ -109,7 +111,7 @@ void ixm_loop_tx_discard(struct ixm_net_port *np)
 	unsigned int i;
 
 	for (i = 0; i < np->ntx; i++)
-		ixm_net_drop(np, np->tx[i], IXM_DROP_TX_FULL);
+		ixm_net_drop(np, np->tx[i], IXM_DROP_TX_STALL);
 	np->ntx = 0;
 	np->tx_stall_ns = 0;
 }

@@ -50,6 +50,7 @@ const char * const ixm_drop_names[] = {
 	[IXM_DROP_NO_ARP]		= "no_arp",
 	[IXM_DROP_NO_BUF]		= "no_buf",
 	[IXM_DROP_TX_FULL]		= "tx_full",
+	[IXM_DROP_TX_STALL]		= "tx_stall",
 };
 _Static_assert(ARRAY_SIZE(ixm_drop_names) == IXM_DROP_MAX,
 	       "ixm_drop_names[] must name every enum ixm_drop_reason");

@@ -67,6 +67,7 @@ enum ixm_drop_reason {
 	IXM_DROP_NO_ARP,	/* next hop unresolved (an ARP request went out) */
 	IXM_DROP_NO_BUF,	/* no buffer to build a frame */
 	IXM_DROP_TX_FULL,	/* the core's TX batch for the port was full */
+	IXM_DROP_TX_STALL,	/* waited for a TX ring that moved nothing (ixm_loop_tx()) */
 	IXM_DROP_MAX,
 };
 
