@@ -59,9 +59,11 @@ static unsigned int ixm_loop_rx(struct ixm_stack *st, struct ixm_net_port *np,
  * no room for stays queued, in order, for the next iteration: a batch
  * that stays full holds TCP's output back (ixm_tcp_seg_alloc()) and makes
  * UDP_SEND retry, as a full qdisc stops a Linux socket, instead of losing
- * frames that TCP would have to retransmit.  Only a ring that took and
- * finished nothing for IXM_TX_STALL_NS gets its waiting frames dropped
- * (IXM_DROP_TX_STALL).
+ * frames that TCP would have to retransmit.  A ring gains room only by
+ * reaping, so after a refusal the batch is offered again only once a
+ * reap freed something: a core waiting on a full ring polls its reap,
+ * nothing more.  Only a ring that took and finished nothing for
+ * IXM_TX_STALL_NS gets its waiting frames dropped (IXM_DROP_TX_STALL).
  */
 static unsigned int ixm_loop_tx(struct ixm_net_port *np)
 {
@@ -69,7 +71,7 @@ static unsigned int ixm_loop_tx(struct ixm_net_port *np)
 	unsigned int i, sent = 0, reaped, n = np->ntx;
 	u64 bytes = 0;
 
-	if (n) {
+	if (n && likely(!np->tx_blocked)) {
 		sent = ixm_queue_tx_burst(q, np->tx, n);
 		/* the buffers the device took are its until reaped below */
 		for (i = 0; i < sent; i++) {
@@ -80,12 +82,19 @@ static unsigned int ixm_loop_tx(struct ixm_net_port *np)
 		np->stats->tx_bytes += bytes;
 		ixm_net_trace_tx_batch(np, sent, n - sent);
 		np->ntx = n - sent;
-		if (unlikely(np->ntx) && sent)
-			memmove(np->tx, np->tx + sent, np->ntx * sizeof(np->tx[0]));
+		if (unlikely(np->ntx)) {
+			np->tx_blocked = true;
+			if (sent)
+				memmove(np->tx, np->tx + sent, np->ntx * sizeof(np->tx[0]));
+		}
 	}
 	reaped = ixm_queue_tx_reap(q);
-	if (likely(!np->ntx))
+	if (likely(!np->ntx)) {
+		np->tx_stall_ns = 0;
 		return sent + reaped;
+	}
+	if (reaped)
+		np->tx_blocked = false;
 	/* backpressure: when did the ring last move? */
 	if (sent || reaped || !np->tx_stall_ns) {
 		np->tx_stall_ns = np->now_ns;
@@ -114,6 +123,7 @@ void ixm_loop_tx_discard(struct ixm_net_port *np)
 		ixm_net_drop(np, np->tx[i], IXM_DROP_TX_STALL);
 	np->ntx = 0;
 	np->tx_stall_ns = 0;
+	np->tx_blocked = false;
 }
 
 /**

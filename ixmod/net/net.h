@@ -163,6 +163,8 @@ struct ixm_queue;
  * @ntx: frames queued in @tx
  * @tx_stall_ns: while frames wait in @tx for a full ring, when the ring
  *	last took or finished one (ixm_loop_iterate()); 0 otherwise
+ * @tx_blocked: the ring refused frames of @tx and has reaped nothing
+ *	since: no room to offer them into
  * @tx: frames to transmit at the end of the iteration, and those a full
  *	ring has not taken yet
  */
@@ -180,6 +182,7 @@ struct ixm_net_port {
 	u64				now_ns;
 	unsigned int			ntx;
 	u64				tx_stall_ns;
+	bool				tx_blocked;
 	struct ixm_mbuf			*tx[IXM_TX_BATCH];
 };
 

@@ -570,13 +570,31 @@ void ixm_tcp_pool_gone(struct ixm_tcp_table *t, const struct ixm_mbuf_pool *pool
 	}
 }
 
+/*
+ * Every port's TX batch is full of frames its ring refused: no segment
+ * can be queued, so the pending connections wait as they are rather than
+ * each trying (and marking itself pending again) on every pass of a core
+ * that waits for the ring.
+ */
+static bool ixm_tcp_tx_blocked(const struct ixm_stack *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nports; i++) {
+		if (st->ports[i]->ntx < IXM_TX_BATCH)
+			return false;
+	}
+	return st->nports;
+}
+
 /**
  * ixm_tcp_poll() - the core's TCP work of one iteration
  * @st: the core's protocol state
  *
  * Runs the timers that are due, then every connection with output or
  * events pending (ACKs coalesced over the iteration, data a full TX batch
- * held back, events a full ring held back).
+ * held back, events a full ring held back); those wait while every
+ * port's batch is full.
  *
  * Context: the core's dataplane thread, after the receive batch and the
  * calls, before the TX batch goes to the NIC.
@@ -589,6 +607,8 @@ void ixm_tcp_poll(struct ixm_stack *st)
 	if (!t)
 		return;
 	ixm_timer_run(&t->wheel, st->now_ns);
+	if (unlikely(ixm_tcp_tx_blocked(st)))
+		return;
 	i = t->pending;
 	t->pending = IXM_TCP_NONE;
 	while (i != IXM_TCP_NONE) {

@@ -36,6 +36,7 @@ struct fq {
 	u16			seq_out[FQ_FRAMES];	/* ICMP sequence of each frame taken */
 	unsigned int		nseq_out;
 	unsigned int		reaped;
+	bool			unfinished;	/* tx_reap finds nothing finished */
 	char			order[64];	/* R, F, T, P: one letter per call */
 };
 
@@ -99,6 +100,8 @@ static unsigned int fq_tx_reap(struct ixm_queue *q)
 	unsigned int i, n = fq->ntaken;
 
 	fq_note(fq, 'P');
+	if (fq->unfinished)
+		return 0;
 	for (i = 0; i < n; i++)
 		ixm_mbuf_free(fq->taken[i]);
 	fq->ntaken = 0;
@@ -214,6 +217,20 @@ TEST(loop_tx_ring_full_keeps_the_rest_in_order)
 	EXPECT_EQ(0, h->stats.drops[IXM_DROP_TX_FULL]);
 	EXPECT_EQ(h->nbufs, h->pool.nfree) TH_LOG("every buffer back in the pool");
 	EXPECT_FALSE(ixm_loop_busy(&h->stack));
+
+	/* long after, a ring that refuses at once: a new wait, not a stall */
+	h->stack.now_ns += 5000000000ULL;
+	fq.take = 0;
+	fq_add_echo(&fq, 7);
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(1, h->port.ntx) TH_LOG("the last wait's clock does not carry over");
+	EXPECT_EQ(0, h->stats.drops[IXM_DROP_TX_STALL]);
+	fq.take = 1;
+	fq.offered = 0;
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(1, h->port.ntx) TH_LOG("refused, nothing reaped since: not offered again");
+	EXPECT_EQ(0, fq.offered);
 	tn_host_free(h);
 }
 
@@ -224,34 +241,41 @@ TEST(loop_tx_ring_stalled_drops_after_a_second)
 	struct tn_host *h = fq_host(&fq);
 	unsigned int i;
 
-	fq.take = 0;
+	/* a ring with room for one frame that never finishes sending it */
+	fq.take = 1;
+	fq.unfinished = true;
 	h->stack.now_ns = 1000 * ms;
 	for (i = 0; i < 3; i++)
 		fq_add_echo(&fq, (u16)i);
 	ixm_loop_iterate(&h->stack, 64, ~0u);
-	EXPECT_EQ(3, h->port.ntx);
+	EXPECT_EQ(2, h->port.ntx);
 	h->stack.now_ns += 600 * ms;
 	ixm_loop_iterate(&h->stack, 64, ~0u);
 	h->stack.now_ns += 399 * ms;
 	ixm_loop_iterate(&h->stack, 64, ~0u);
-	EXPECT_EQ(3, h->port.ntx) TH_LOG("999 ms without progress: still waiting");
+	EXPECT_EQ(2, h->port.ntx) TH_LOG("999 ms without progress: still waiting");
+	EXPECT_EQ(3, fq.offered) TH_LOG("nothing reaped: the batch was not offered again");
 	EXPECT_EQ(0, h->stats.drops[IXM_DROP_TX_STALL]);
 
-	/* the ring takes one: the clock starts again */
-	fq.take = 1;
+	/* it finishes the one: the clock starts again, and one more goes */
+	fq.unfinished = false;
 	ixm_loop_iterate(&h->stack, 64, ~0u);
-	fq.take = 0;
-	EXPECT_EQ(2, h->port.ntx);
+	fq.unfinished = true;
+	ixm_loop_iterate(&h->stack, 64, ~0u);
+	EXPECT_EQ(2, fq.offered) TH_LOG("room reaped: offered again");
+	EXPECT_EQ(1, h->port.ntx);
 	h->stack.now_ns += 1000 * ms;
 	ixm_loop_iterate(&h->stack, 64, ~0u);
-	EXPECT_EQ(2, h->port.ntx) TH_LOG("progress a second ago, not more: waiting");
+	EXPECT_EQ(1, h->port.ntx) TH_LOG("progress a second ago, not more: waiting");
 
 	h->stack.now_ns += 1 * ms;
 	ixm_loop_iterate(&h->stack, 64, ~0u);
 	EXPECT_EQ(0, h->port.ntx) TH_LOG("no progress for over a second: a stalled ring");
-	EXPECT_EQ(2, h->stats.drops[IXM_DROP_TX_STALL]) TH_LOG("dropped and counted as tx_stall");
+	EXPECT_EQ(1, h->stats.drops[IXM_DROP_TX_STALL]) TH_LOG("dropped and counted as tx_stall");
 	EXPECT_EQ(0, h->stats.drops[IXM_DROP_TX_FULL]);
-	EXPECT_EQ(1, h->stats.tx_packets);
+	EXPECT_EQ(2, h->stats.tx_packets);
+	fq.unfinished = false;
+	ixm_loop_iterate(&h->stack, 64, ~0u);
 	EXPECT_EQ(h->nbufs, h->pool.nfree) TH_LOG("every buffer back in the pool");
 	EXPECT_FALSE(ixm_loop_busy(&h->stack)) TH_LOG("so the core may sleep");
 	tn_host_free(h);
