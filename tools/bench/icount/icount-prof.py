@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """icount-prof.py - where a window's instructions went, function by function.
 
-Usage: icount-prof.py [-n PER] [-t TOP] [-x WINDOW:SCALE] PROF KALLSYMS
-                      WINDOW[,WINDOW...]
+Usage: icount-prof.py [-n PER] [-t TOP] [-x WINDOW:SCALE] [-u MAPS]
+                      PROF KALLSYMS WINDOW[,WINDOW...]
 
 PROF is the icount plugin's profile (prof=PROF): for each window (the
 instructions of one vCPU between a mark and the one before it)
@@ -25,10 +25,19 @@ instructions went with the idle polling taken out, on the assumption
 that an idle iteration under load costs what one unloaded does.  A
 function can then come out slightly negative (the two windows' noise).
 
+-u names user-space functions too: MAPS is /proc/PID/maps of the one
+process that ran on the profiled vCPU, saved while it ran.  Each
+executable mapping's file is read on this machine (the guest of
+scripts/vm-run shares the host's files), its symbols listed with nm, and
+a user block is given to the nearest symbol at or below it, shown as
+"FUNCTION (FILE)"; "[vdso]" and "[user, no symbol]" otherwise.
+
 Standard library only.
 """
 import bisect
 import getopt
+import os
+import subprocess
 import sys
 
 KERNEL_BASE = 0xffff800000000000
@@ -75,15 +84,70 @@ def read_windows(path, wanted):
     return blocks
 
 
-def attribute(blocks, syms):
+def elf_is_exec(path):
+    """True for a position-dependent executable (ET_EXEC: no load bias)"""
+    with open(path, "rb") as f:
+        h = f.read(18)
+    return len(h) == 18 and h[:4] == b"\x7fELF" and h[16] == 2
+
+
+def nm_text(path):
+    """[(address in the file, name)] of path's text symbols"""
+    res = []
+    for args in (["nm", "--defined-only"], ["nm", "-D", "--defined-only"]):
+        r = subprocess.run(args + [path], capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            w = line.split()
+            if len(w) == 3 and w[1] in "tTwWiI":
+                res.append((int(w[0], 16), w[2]))
+        if res:
+            break
+    return res
+
+
+def read_user_syms(maps):
+    """[(address, name)] of the text symbols mapped in a /proc/PID/maps,
+    at the addresses they ran at, sorted; and [(start, end, label)] of
+    mappings without symbols"""
+    syms, areas, done = [], [], set()
+    with open(maps) as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 5 or "x" not in w[1]:
+                continue
+            start, end = (int(x, 16) for x in w[0].split("-"))
+            path = w[5] if len(w) > 5 else ""
+            if not path.startswith("/") or not os.path.exists(path):
+                areas.append((start, end, path or "[anonymous]"))
+                continue
+            if path in done:
+                continue
+            done.add(path)
+            bias = 0 if elf_is_exec(path) else start - int(w[2], 16)
+            base = os.path.basename(path)
+            syms += [(bias + a, "%s (%s)" % (n, base)) for a, n in nm_text(path)]
+    syms.sort()
+    return syms, areas
+
+
+def attribute(blocks, syms, usyms=None):
     """{function: instructions}"""
     addrs = [a for a, _ in syms]
+    uaddrs = [a for a, _ in usyms[0]] if usyms else []
     out = {}
     for a, n in blocks.items():
         if a == 0:
             name = "[blocks past the plugin's slots]"
         elif a < KERNEL_BASE:
             name = "[user]"
+            if usyms:
+                name = "[user, no symbol]"
+                area = [lab for s, e, lab in usyms[1] if s <= a < e]
+                i = bisect.bisect_right(uaddrs, a) - 1
+                if area:
+                    name = area[0]
+                elif i >= 0:
+                    name = usyms[0][i][1]
         else:
             i = bisect.bisect_right(addrs, a) - 1
             name = syms[i][1] if i >= 0 else "[kernel, no symbol]"
@@ -93,12 +157,14 @@ def attribute(blocks, syms):
 
 def main(argv):
     try:
-        opts, args = getopt.getopt(argv[1:], "n:t:x:")
+        opts, args = getopt.getopt(argv[1:], "n:t:x:u:")
     except getopt.GetoptError as e:
         sys.exit("icount-prof.py: %s\n%s" % (e, __doc__.split("\n\n")[1]))
-    per, top, sub = None, 40, None
+    per, top, sub, maps = None, 40, None, None
     for o, v in opts:
-        if o == "-n":
+        if o == "-u":
+            maps = v
+        elif o == "-n":
             per = float(v)
         elif o == "-x":
             try:
@@ -116,7 +182,8 @@ def main(argv):
         if sub:
             for a, n in read_windows(args[0], {sub[0]}).items():
                 blocks[a] = blocks.get(a, 0) - n * sub[1]
-        funcs = attribute(blocks, read_kallsyms(args[1]))
+        funcs = attribute(blocks, read_kallsyms(args[1]),
+                          read_user_syms(maps) if maps else None)
     except (OSError, ValueError) as e:
         print("icount-prof.py: %s" % e, file=sys.stderr)
         return 1
