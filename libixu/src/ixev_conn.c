@@ -22,7 +22,8 @@ void ixev_mark_dirty(struct ixev_conn *c)
 
 	if (c->dirty)
 		return;
-	if (ixev_grow((void **)&ev->dirty, &ev->dirty_cap, ev->ndirty + 1, sizeof(*ev->dirty)))
+	if (ev->ndirty == ev->dirty_cap &&
+	    ixev_grow((void **)&ev->dirty, &ev->dirty_cap, ev->ndirty + 1, sizeof(*ev->dirty)))
 		return;		/* stays clean: the next event of it retries */
 	c->dirty = true;
 	ev->dirty[ev->ndirty++] = c->idx;
