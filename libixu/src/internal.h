@@ -38,6 +38,7 @@ void ixu_unmap(struct ixu *ixu);
 
 #define UNIT		2048U		/* arena allocation unit */
 #define SEG_UNITS	8U		/* largest buffered segment: 16 KiB */
+#define UNIT_SPARES	64U		/* single units kept at hand for reuse */
 #define RESV_UNITS	2U		/* arena units any connection may hold: 4 KiB */
 #define SEGS		64U		/* send segments per connection */
 #define CALL_IOV	16U		/* struct ixmod_iov per sendv */
@@ -173,6 +174,8 @@ struct ixev {
 	__u32			nunits;
 	__u64			*bitmap;
 	__u32			hint;		/* first word that may have a free unit */
+	__u32			spare[UNIT_SPARES]; /* single units freed last */
+	unsigned int		nspare;
 	__u32			borrowed;	/* units of the second half (top) in use */
 
 	/* connections */
