@@ -330,6 +330,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		.call_region = ctx->call_region, .call_nr = calls,
 		.event_region = ctx->event_region, .event_nr = events,
 		.ev_ext = p.flags & IXMOD_SETUP_EVENT_EXT, .hold = ctx->hold,
+		.sent_in_recv = p.flags & IXMOD_SETUP_SENT_IN_RECV,
 		.txarena = ctx->txarena, .txarena_size = ctx->txarena_bytes,
 		.nslices = work->nr,
 	});

@@ -29,6 +29,7 @@ void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 	ixm_ring_init(&app->calls, r->call_region, r->call_nr);
 	ixm_ring_init(&app->events, r->event_region, r->event_nr);
 	app->ev_ext = r->ev_ext;
+	app->sent_in_recv = r->sent_in_recv;
 	app->hold = r->hold;
 	app->hold_nr = r->event_nr;
 	app->txarena = r->txarena;

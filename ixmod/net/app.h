@@ -99,6 +99,8 @@ struct ixm_app_txmap {
  * @nslices: receive-region slices, one per port the core served at setup
  * @ev_ext: the event ring's entries are struct ixmod_event_ext
  *	(IXMOD_SETUP_EVENT_EXT), else struct ixmod_event
+ * @sent_in_recv: a TCP_RECV may carry a TCP_SENT's bytes
+ *	(IXMOD_SETUP_SENT_IN_RECV)
  * @hold: hold-back queue for events the full ring could not take, with
  *	the handle each carries when @ev_ext
  * @hold_nr: its capacity (the event ring's size)
@@ -118,6 +120,7 @@ struct ixm_app {
 	struct ixm_app_txmap	*txmap;
 	u32			nslices;
 	bool			ev_ext;
+	bool			sent_in_recv;
 	struct ixmod_event_ext	*hold;
 	u32			hold_nr;
 	u32			hold_head;
@@ -152,6 +155,7 @@ void ixm_app_notify(struct ixm_app *app);
  * @event_region: the event ring region (zeroed)
  * @event_nr: its entries, a power of two
  * @ev_ext: the event ring's entries are struct ixmod_event_ext
+ * @sent_in_recv: IXMOD_SETUP_SENT_IN_RECV
  * @hold: @event_nr entries for the hold-back queue
  * @txarena: the transmit arena
  * @txarena_size: its bytes
@@ -163,6 +167,7 @@ struct ixm_app_regions {
 	void			*event_region;
 	u32			event_nr;
 	bool			ev_ext;
+	bool			sent_in_recv;
 	struct ixmod_event_ext	*hold;
 	const u8		*txarena;
 	u32			txarena_size;

@@ -102,8 +102,25 @@ static u64 ixm_tcp_event_cookie(const struct ixm_tcp_conn *c)
 	return 0;
 }
 
-/* Announce buffers received in order, oldest first, while the ring has room. */
-static bool ixm_tcp_post_recv(struct ixm_tcp_conn *c)
+/*
+ * Whether the TCP_SENT @c owes may ride on its next TCP_RECV
+ * (IXMOD_SETUP_SENT_IN_RECV): not while the application waits for send
+ * space, or when this TCP_SENT is the answer to that wait: only a
+ * TCP_SENT's win tells the space.
+ */
+static bool ixm_tcp_sent_folds(const struct ixm_tcp_conn *c)
+{
+	return c->app->sent_in_recv && (c->evpend & IXM_TCPE_SENT) &&
+	       !(c->flags & (IXM_TCPF_WANT_SPACE | IXM_TCPF_SENT_WIN)) &&
+	       c->pending_acked;
+}
+
+/*
+ * Announce buffers received in order, oldest first, while the ring has
+ * room; the first carries the acknowledged bytes @c owes when they fold
+ * (ixm_tcp_flush_events() checked that a frame no longer reads them).
+ */
+static bool ixm_tcp_post_recv(struct ixm_tcp_conn *c, bool fold)
 {
 	struct ixm_mbuf *m;
 
@@ -118,6 +135,13 @@ static bool ixm_tcp_post_recv(struct ixm_tcp_conn *c)
 			.user_data = c->cookie,
 			.off = ixm_app_rx_off(m),
 		};
+		if (fold) {
+			ev->flags = IXMOD_EVF_SENT;
+			ev->win = c->pending_acked;
+			c->pending_acked = 0;
+			c->evpend &= ~IXM_TCPE_SENT;
+			fold = false;
+		}
 		ixm_app_event_end(c->app, ev, &spare, ixm_tcp_handle(c));
 		m->owner = c;
 		c->app->stats.rx_bufs++;
@@ -152,7 +176,8 @@ void ixm_tcp_flush_events(struct ixm_tcp_conn *c)
 	}
 	if (!(c->flags & IXM_TCPF_ACCEPTED))
 		goto out;	/* data and the rest wait for the accept */
-	if (!(c->flags & IXM_TCPF_CLOSED_APP) && !ixm_tcp_post_recv(c))
+	if (!(c->flags & IXM_TCPF_CLOSED_APP) && c->rcv_posted &&
+	    !ixm_tcp_post_recv(c, ixm_tcp_sent_folds(c) && ixm_tcp_zc_settled(c)))
 		goto stuck;
 	if (c->evpend & IXM_TCPE_SENT) {
 		if (unlikely(!ixm_tcp_zc_settled(c))) {
@@ -162,6 +187,7 @@ void ixm_tcp_flush_events(struct ixm_tcp_conn *c)
 		if (!ixm_tcp_post(c, IXMOD_EV_TCP_SENT, c->pending_acked, cookie))
 			goto stuck;
 		c->pending_acked = 0;
+		c->flags &= ~IXM_TCPF_SENT_WIN;
 		c->evpend &= ~IXM_TCPE_SENT;
 	}
 	if ((c->evpend & IXM_TCPE_EOF) && !c->rcv_posted) {

@@ -407,7 +407,8 @@ static void ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
 		c->pending_acked += acked;
 		c->zc_gate = c->zc.built;	/* the frames out now may read them */
 		c->evpend |= IXM_TCPE_SENT;
-		c->flags &= ~IXM_TCPF_WANT_SPACE;
+		if (c->flags & IXM_TCPF_WANT_SPACE)
+			c->flags = (c->flags & ~IXM_TCPF_WANT_SPACE) | IXM_TCPF_SENT_WIN;
 	}
 
 	if (c->flags & IXM_TCPF_IN_RECOVERY) {
@@ -543,7 +544,7 @@ static __always_inline void ixm_tcp_update_window(struct ixm_tcp_conn *c, u32 se
 	c->snd_wl1 = seq;
 	c->snd_wl2 = ack;
 	if ((c->flags & IXM_TCPF_WANT_SPACE) && ixm_tcp_send_space(c)) {
-		c->flags &= ~IXM_TCPF_WANT_SPACE;
+		c->flags = (c->flags & ~IXM_TCPF_WANT_SPACE) | IXM_TCPF_SENT_WIN;
 		ixm_tcp_post_sent(c);
 	}
 }

@@ -3,7 +3,7 @@
  * ixev_rr - libixu's event layer (ixev) against a fake /dev/ixmod, for
  * counting its user-space instructions per request on the host
  *
- *   ixev_rr [-c CONNS] [-n BATCH] [-s SIZE] N
+ *   ixev_rr [-c CONNS] [-n BATCH] [-s SIZE] [-f] N
  *
  * A TCP echo server with the callbacks of examples/tcp-echo.c runs on
  * ixev, linked statically with libixu.a.  No module is needed: this
@@ -26,6 +26,12 @@
  * the round before, calls ixev_dispatch() once, and then runs every call
  * the library queued: a send's bytes must be the bytes the connection
  * received, in order; a recv_done must return no more than was received.
+ * A connection's acknowledgment (IXMOD_EV_TCP_SENT) comes with its next
+ * request, as a closed-loop client's ACK rides on its next request, and
+ * before its FIN.  With -f the fake offers IXMOD_FEAT_SENT_IN_RECV and,
+ * when the library asks for it (IXMOD_SETUP_SENT_IN_RECV), puts the
+ * acknowledgment on that request's TCP_RECV (IXMOD_EVF_SENT) instead of
+ * a TCP_SENT of its own, as the module does.
  * At the end each connection gets its peer's FIN, must close, and is told
  * dead.  Anything else (wrong bytes, a request not echoed, a call the
  * fake does not expect, an error counted by ixev) ends the program with
@@ -79,6 +85,7 @@ struct fconn {
 	__u32		rx_owed;	/* received, not yet returned by recv_done */
 	__u8		send_op;	/* the send to complete next round, or 0 */
 	__u32		send_len;
+	__u32		acked;		/* acknowledged, told with its next request */
 	unsigned long	requests;
 };
 
@@ -113,6 +120,7 @@ static struct {
 	unsigned int	batch;
 	unsigned int	size;
 	unsigned long	requests;
+	bool		fold;		/* -f: offer IXMOD_FEAT_SENT_IN_RECV */
 } opt = { .conns = 8, .batch = 1, .size = 64 };
 
 static unsigned int accepted, closed, close_errors;
@@ -342,6 +350,12 @@ static int fk_get_info(struct ixmod_info *info)
 	info->events = (1U << (IXMOD_EV_TCP_DEAD + 1)) - 1;
 	info->call_flags = IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT;
 	info->setup_flags = IXMOD_SETUP_CLAMP;
+#ifdef IXMOD_FEAT_SENT_IN_RECV
+	if (opt.fold) {
+		info->features |= IXMOD_FEAT_SENT_IN_RECV;
+		info->setup_flags |= IXMOD_SETUP_SENT_IN_RECV;
+	}
+#endif
 	info->ring_entries_max = RING_MAX;
 	info->txarena_max = ARENA_MAX;
 	info->sendv_max = 64;
@@ -362,9 +376,18 @@ static void ring_layout(struct ixmod_ring_offsets *o, struct ixmod_region *reg, 
 	reg->size = (192 + (__u64)nr * esize + 4095) & ~4095ULL;
 }
 
+static bool fk_folds;	/* the library asked for IXMOD_SETUP_SENT_IN_RECV */
+
 static int fk_setup(struct ixmod_setup *p)
 {
-	if (fk.setup.call_entries || p->flags || p->cpu)
+	__u32 flags = 0;
+
+#ifdef IXMOD_FEAT_SENT_IN_RECV
+	if (opt.fold)
+		flags = IXMOD_SETUP_SENT_IN_RECV;
+	fk_folds = p->flags & IXMOD_SETUP_SENT_IN_RECV;
+#endif
+	if (fk.setup.call_entries || p->flags & ~flags || p->cpu)
 		return -EINVAL;
 	p->call_entries = pow2(p->call_entries, 256);
 	p->event_entries = pow2(p->event_entries, 256);
@@ -598,9 +621,20 @@ static void fill(unsigned char *p, unsigned long q, unsigned int conn)
 		p[i] = (unsigned char)(q * 131 + i * 7 + conn);
 }
 
+/* The acknowledgment of what @c sent, in a TCP_SENT. */
+static void post_sent(struct fconn *c)
+{
+	struct ixmod_event *e = post(IXMOD_EV_TCP_SENT, c->cookie);
+
+	e->res = c->acked;
+	e->win = SEND_WIN;
+	c->acked = 0;
+}
+
 /*
- * One round: the completions and acknowledgments of the sends of the
- * round before, @nreq requests, one ixev_dispatch(), then its calls.
+ * One round: the completions of the sends of the round before, @nreq
+ * requests (each with its connection's acknowledgment), one
+ * ixev_dispatch(), then its calls.
  */
 static void round_trip(struct ixev *ev, unsigned long first, unsigned int nreq)
 {
@@ -609,15 +643,12 @@ static void round_trip(struct ixev *ev, unsigned long first, unsigned int nreq)
 
 	for (i = 0; i < fk.nconns; i++) {
 		struct fconn *c = &fk.conns[i];
-		struct ixmod_event *e;
 
 		if (!c->send_op)
 			continue;
 		post1(IXMOD_EV_CALL, c->send_op, c->send_len, c->cookie, 0);
-		e = post(IXMOD_EV_TCP_SENT, c->cookie);
-		e->res = c->send_len;
-		e->win = SEND_WIN;
 		c->send_op = 0;
+		c->acked += c->send_len;
 	}
 	for (i = 0; i < nreq; i++) {
 		unsigned long q = first + i;
@@ -633,9 +664,18 @@ static void round_trip(struct ixev *ev, unsigned long first, unsigned int nreq)
 		c->npend += opt.size;
 		c->rx_owed += opt.size;
 		c->requests++;
+		if (c->acked && !fk_folds)
+			post_sent(c);
 		e = post(IXMOD_EV_TCP_RECV, c->cookie);
 		e->res = opt.size;
 		e->off = fk.rx_next;
+#ifdef IXMOD_EVF_SENT
+		if (c->acked) {
+			e->flags = IXMOD_EVF_SENT;
+			e->win = c->acked;
+			c->acked = 0;
+		}
+#endif
 		fk.rx_next += stride;
 	}
 	dispatch(ev);
@@ -661,6 +701,8 @@ static void close_all(struct ixev *ev)
 	unsigned int i;
 
 	for (i = 0; i < fk.nconns; i++) {
+		if (fk.conns[i].acked)
+			post_sent(&fk.conns[i]);
 		fk.conns[i].fin = true;
 		post1(IXMOD_EV_TCP_RECV, 0, 0, fk.conns[i].cookie, 0);
 	}
@@ -676,7 +718,7 @@ static void close_all(struct ixev *ev)
 
 static void die_usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-c CONNS] [-n BATCH] [-s SIZE] N\n", prog);
+	fprintf(stderr, "usage: %s [-c CONNS] [-n BATCH] [-s SIZE] [-f] N\n", prog);
 	exit(2);
 }
 
@@ -699,8 +741,11 @@ int main(int argc, char **argv)
 	unsigned long done;
 	int o, ret;
 
-	while ((o = getopt(argc, argv, "c:n:s:")) != -1) {
+	while ((o = getopt(argc, argv, "c:n:s:f")) != -1) {
 		switch (o) {
+		case 'f':
+			opt.fold = true;
+			break;
 		case 'c':
 			opt.conns = number(optarg, argv[0]);
 			break;

@@ -189,6 +189,9 @@ int ixev_create(struct ixev **evp, unsigned int cpu, const struct ixev_params *p
 	ret = -EOPNOTSUPP;
 	if (!ixu_has_feature(&ev->ixu, IXMOD_FEAT_TCP | IXMOD_FEAT_UDP))
 		goto fail;
+	/* acknowledgments ride on received data: one event fewer a request */
+	if (ixu_has_feature(&ev->ixu, IXMOD_FEAT_SENT_IN_RECV))
+		up.flags |= IXMOD_SETUP_SENT_IN_RECV;
 	ret = ixu_attach(&ev->ixu, cpu, &up);
 	if (ret)
 		goto fail;

@@ -407,6 +407,17 @@ static void on_conn_call(struct ixev_conn *c, const struct ixmod_event *e)
 	ixev_mark_dirty(c);
 }
 
+/* @acked bytes acknowledged (a TCP_SENT, or a TCP_RECV with IXMOD_EVF_SENT) */
+static void on_sent(struct ixev_conn *c, __u32 acked)
+{
+	c->acked += acked;
+	c->ev->st.bytes_out += acked;
+	ixev_segs_acked(c);
+	if (c->held_n)
+		c->resume = true;
+	ixev_tell_writable(c);
+}
+
 void ixev_conn_event(struct ixev *ev, const struct ixmod_event *e)
 {
 	struct ixev_conn *c = ixev_conn_of(ev, e->user_data);
@@ -426,17 +437,14 @@ void ixev_conn_event(struct ixev *ev, const struct ixmod_event *e)
 			c->state = S_OPEN;
 		break;
 	case IXMOD_EV_TCP_RECV:
+		if (e->flags & IXMOD_EVF_SENT)
+			on_sent(c, e->win);
 		on_recv(c, e);
 		break;
 	case IXMOD_EV_TCP_SENT:
-		c->acked += e->res;
-		ev->st.bytes_out += e->res;
-		ixev_segs_acked(c);
 		if (e->win)
 			c->win_wait = false;
-		if (c->held_n)
-			c->resume = true;
-		ixev_tell_writable(c);
+		on_sent(c, (__u32)e->res);
 		break;
 	case IXMOD_EV_TCP_DEAD:
 		conn_dead(c, e->res);

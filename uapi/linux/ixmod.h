@@ -51,6 +51,8 @@ extern "C" {
  *	and limits the module takes (@ops to @backlog_max).
  * IXMOD_FEAT_EVENT_EXT: IXMOD_SETUP_EVENT_EXT, events of 64 bytes
  *	(struct ixmod_event_ext) that carry their object's handle.
+ * IXMOD_FEAT_SENT_IN_RECV: IXMOD_SETUP_SENT_IN_RECV, a TCP_RECV that
+ *	carries what a TCP_SENT would have (IXMOD_EVF_SENT).
  */
 #define IXMOD_FEAT_RINGS	(1ULL << 0)
 #define IXMOD_FEAT_UDP		(1ULL << 1)
@@ -60,6 +62,7 @@ extern "C" {
 #define IXMOD_FEAT_HANDLE_KIND	(1ULL << 5)
 #define IXMOD_FEAT_LIMITS	(1ULL << 6)
 #define IXMOD_FEAT_EVENT_EXT	(1ULL << 7)
+#define IXMOD_FEAT_SENT_IN_RECV	(1ULL << 8)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -151,6 +154,7 @@ enum {
  */
 #define IXMOD_SETUP_CLAMP	(1U << 0)	/* clamp sizes above the limits */
 #define IXMOD_SETUP_EVENT_EXT	(1U << 1)	/* events are struct ixmod_event_ext */
+#define IXMOD_SETUP_SENT_IN_RECV (1U << 2)	/* TCP_RECV may carry a TCP_SENT's bytes */
 
 /**
  * struct ixmod_setup - argument of IXMOD_IOC_SETUP
@@ -317,11 +321,22 @@ enum {
 	IXMOD_EV_TCP_DEAD,	/* the connection is gone: res 0 or -errno */
 };
 
+/*
+ * Event flags (ixmod_event.flags).
+ *
+ * IXMOD_EVF_SENT: on a TCP_RECV, with IXMOD_SETUP_SENT_IN_RECV: @win
+ *	holds bytes newly acknowledged, what a TCP_SENT's res would have
+ *	said; no TCP_SENT comes for them.  The module folds them only while
+ *	the connection is not waiting for send space (after a TCP_SENDV that
+ *	took less than asked, a TCP_SENT with @win comes as before).
+ */
+#define IXMOD_EVF_SENT		(1U << 0)
+
 /**
  * struct ixmod_event - one event, written by the kernel
  * @type: IXMOD_EV_*
  * @op: IXMOD_EV_CALL: the call's opcode (as the application wrote it)
- * @flags: zero (no flags are defined yet)
+ * @flags: IXMOD_EVF_* (IXMOD_EVF_SENT only, on a TCP_RECV); else zero
  * @res: IXMOD_EV_CALL: 0, a byte count or -errno; UDP_RECV, TCP_RECV:
  *	payload bytes; TCP_SENT: bytes newly acknowledged; TCP_CONNECTED,
  *	TCP_DEAD: 0 or -errno
@@ -333,7 +348,8 @@ enum {
  * @off: UDP_RECV, TCP_RECV: payload offset in the receive region
  *	(read-only); return a datagram's buffer with IXMOD_OP_RECV_DONE and
  *	TCP bytes with IXMOD_OP_TCP_RECV_DONE
- * @win: TCP_SENT: bytes a TCP_SENDV would accept now; otherwise zero
+ * @win: TCP_SENT: bytes a TCP_SENDV would accept now; TCP_RECV with
+ *	IXMOD_EVF_SENT: bytes newly acknowledged; otherwise zero
  * @addr: UDP_RECV, TCP_KNOCK: source IPv4 address, network order
  * @port: UDP_RECV, TCP_KNOCK: source port, network order
  * @lport: UDP_RECV, TCP_KNOCK: destination (local) port, network order

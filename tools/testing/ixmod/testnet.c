@@ -511,6 +511,7 @@ void tn_app_reset(struct tn_app *a)
 		.call_region = a->calls, .call_nr = a->call_nr,
 		.event_region = a->events, .event_nr = a->event_nr,
 		.ev_ext = a->ev_ext, .hold = a->hold,
+		.sent_in_recv = a->sent_in_recv,
 		.txarena = a->arena, .txarena_size = a->arena_size,
 		.nslices = 1,
 	});
@@ -657,6 +658,18 @@ bool tn_app_event_ext(struct tn_app *a, struct ixmod_event_ext *x)
 void tn_app_set_event_ext(struct tn_app *a, bool on)
 {
 	a->ev_ext = on;
+	tn_app_reset(a);
+}
+
+/**
+ * tn_app_set_sent_in_recv() - set the context up again with acknowledged
+ * bytes carried on TCP_RECV events (IXMOD_SETUP_SENT_IN_RECV), or not
+ * @a: the context, holding nothing on the core yet
+ * @on: the flag
+ */
+void tn_app_set_sent_in_recv(struct tn_app *a, bool on)
+{
+	a->sent_in_recv = on;
 	tn_app_reset(a);
 }
 

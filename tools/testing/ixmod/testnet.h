@@ -163,6 +163,7 @@ struct tn_app {
 	u8			*events;
 	struct ixmod_event_ext	*hold;
 	bool			ev_ext;
+	bool			sent_in_recv;
 	u8			*arena;
 	u32			arena_size;
 	u8			*devview;
@@ -299,6 +300,7 @@ u32 tn_app_nevents(const struct tn_app *a);
 bool tn_app_event(struct tn_app *a, struct ixmod_event *ev);
 bool tn_app_event_ext(struct tn_app *a, struct ixmod_event_ext *x);
 void tn_app_set_event_ext(struct tn_app *a, bool on);
+void tn_app_set_sent_in_recv(struct tn_app *a, bool on);
 int tn_app_call(struct tn_app *a, const struct ixmod_call *c, struct ixmod_event *ev);
 u32 *tn_ring_word(u8 *region, size_t off);
 

@@ -267,6 +267,70 @@ TEST(tcp_state_event_ext)
 }
 
 /*
+ * IXMOD_SETUP_SENT_IN_RECV: an ACK that comes with data is told on the
+ * data's TCP_RECV (IXMOD_EVF_SENT, win the bytes acknowledged), with no
+ * TCP_SENT; a bare ACK still gets its TCP_SENT, and so does one the
+ * application waits on for send space (a short sendv), which needs its
+ * win.  Without the flag every ACK gets its TCP_SENT and no RECV is
+ * flagged.
+ */
+TEST(tcp_state_sent_in_recv)
+{
+	const struct ixmod_event *ev;
+	struct tc *t = &T;
+	int res;
+
+	tc_init(t);
+	t->pwin = 1000;
+	tn_app_set_sent_in_recv(t->a, true);
+	ASSERT_TRUE(tc_passive(t, O_MSS));
+	ASSERT_EQ(5, tc_sendv(t, 0, 5));
+	t->rcv += 5;
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	ev = tc_ev(t, IXMOD_EV_TCP_RECV);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(100, ev->res);
+	EXPECT_EQ(IXMOD_EVF_SENT, ev->flags) TH_LOG("the ACK rides on the data's RECV");
+	EXPECT_EQ(5, ev->win) TH_LOG("win: the 5 bytes acknowledged");
+	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) TH_LOG("and no TCP_SENT of its own");
+	ASSERT_EQ(0, tc_recv_done(t, 100));
+
+	ASSERT_EQ(7, tc_sendv(t, 5, 7));
+	t->rcv += 7;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev) TH_LOG("a bare ACK: its TCP_SENT as before");
+	EXPECT_EQ(7, ev->res);
+
+	res = tc_sendv(t, 12, 3000);
+	ASSERT_GT(res, 0);
+	ASSERT_LT(res, 3000) TH_LOG("a window of 1000 takes part: the application waits for space");
+	t->rcv += (u32)res;
+	tc_send(t, TH_ACK | TH_PSH, data, 50);
+	ev = tc_ev(t, IXMOD_EV_TCP_RECV);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(0, ev->flags) TH_LOG("waiting for space: the RECV carries nothing");
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev) TH_LOG("the TCP_SENT with its win comes instead");
+	EXPECT_EQ(res, ev->res);
+	EXPECT_GT(ev->win, 0);
+	tc_fini(t);
+
+	tc_init(t);
+	ASSERT_TRUE(tc_passive(t, O_MSS));
+	ASSERT_EQ(5, tc_sendv(t, 0, 5));
+	t->rcv += 5;
+	tc_send(t, TH_ACK | TH_PSH, data, 100);
+	ev = tc_ev(t, IXMOD_EV_TCP_RECV);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(0, ev->flags) TH_LOG("without the flag: no RECV is flagged");
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev) TH_LOG("without the flag: the TCP_SENT");
+	EXPECT_EQ(5, ev->res);
+	tc_fini(t);
+}
+
+/*
  * IXMOD_OP_TCP_SEND: one buffer, no array in the arena.  Its bytes go out
  * as sendv's would; a bad length or range, or a handle of another kind,
  * is refused and sends nothing.
