@@ -381,6 +381,9 @@ static void on_conn_call(struct ixev_conn *c, const struct ixmod_event *e)
 		c->queued += e->res;
 		if ((__u32)e->res < c->asked)
 			c->win_wait = true;	/* a TCP_SENT with win > 0 comes */
+		/* all taken: a flush has work only for more bytes or a close */
+		if (c->queued == c->fill && !c->closing)
+			return;
 		break;
 	case IXMOD_OP_TCP_CONNECT:
 		if (e->res < 0) {	/* no connection: no other event comes */
