@@ -71,6 +71,7 @@ MARK = "bench-sat-mark-%d" % os.getpid()
 CALIB_S = 2
 SYSFS = "/sys/kernel/ixmod"
 STATS = "%s/dataplane/cpu%d/stats" % (SYSFS, SRV_CPU)
+SNAP_FILES = ("idle", "iterations", "busy", "rx_batch_hist")	# snapshot()'s, in order
 
 TCP_SERVERS = {
     "ixmod": "exec taskset -c 1 libixu/examples/tcp-echo -p 7 -c 1",
@@ -210,25 +211,28 @@ def host_mark(prm, label):
 # ---- the guest's view ---------------------------------------------------
 
 def snapshot(g):
-    """The server CPU's /proc/stat and ixmod's loop counters, read once:
-    {"t": host time, "cpu": (busy, total) jiffies, "idle": N, "iterations":
-    N, "busy": N, "hist": [8 counts]} (no ixmod keys without its core)"""
+    """The server CPU's /proc/stat and ixmod's loop counters, read once
+    (one cat: under TCG every process the guest starts costs time):
+    {"t": host time, "dt": how long reading took, "cpu": (busy, total)
+    jiffies, "idle": N, "iterations": N, "busy": N, "hist": [8 counts]}
+    (no ixmod keys without its core)"""
     t0 = time.monotonic()
-    out = g.check("grep '^cpu%d ' /proc/stat; d=%s; if [ -d $d ]; then "
-                  "for f in idle iterations busy rx_batch_hist; do echo $f $(cat $d/$f); "
-                  "done; fi" % (SRV_CPU, STATS))
-    s = {"t": (t0 + time.monotonic()) / 2}
-    for ln in out.splitlines():
+    r = g.run("exec cat /proc/stat %s" % " ".join("%s/%s" % (STATS, f) for f in SNAP_FILES))
+    t1 = time.monotonic()
+    s = {"t": (t0 + t1) / 2, "dt": t1 - t0}
+    vals = []
+    for ln in r["stdout"].splitlines():
         w = ln.split()
         if not w:
             continue
         if w[0] == "cpu%d" % SRV_CPU:
             v = [int(x) for x in w[1:9]]
             s["cpu"] = (sum(v) - v[3] - v[4], sum(v))
-        elif w[0] == "rx_batch_hist" and len(w) == 9:
-            s["hist"] = [int(x) for x in w[1:]]
-        elif len(w) == 2 and w[1].isdigit():
-            s[w[0]] = int(w[1])
+        elif w[0].isdigit():
+            vals.append([int(x) for x in w])
+    if r["rc"] == 0 and len(vals) == len(SNAP_FILES) and len(vals[-1]) == 8:
+        s.update(zip(("idle", "iterations", "busy"), (v[0] for v in vals)))
+        s["hist"] = vals[-1]
     return s
 
 
@@ -461,7 +465,7 @@ echo "" > $IXMOD_SYSFS/cores
             if self.prm["mode"] == "smoke":
                 top = subprocess.run(["top", "-H", "-b", "-n", "2", "-d", "1", "-w", "200"],
                                      capture_output=True, text=True).stdout
-            time.sleep(max(0.2, warm + secs - 0.2 - (time.monotonic() - t_start)))
+            time.sleep(max(0.1, warm + secs - 0.2 - s0["dt"] / 2 - (time.monotonic() - t_start)))
             s1 = snapshot(self.g)
             q1, w1, h1 = thread_ticks(self.qemu), time.monotonic(), host_busy()
             try:
@@ -607,12 +611,14 @@ echo "" > $IXMOD_SYSFS/cores
             for f in prm["fractions"]:
                 rate = max(1, int(round(f * ref)))
                 key = "%s-lat-%d" % (name, round(100 * f))
-                self.point(key, name, "tcp", self.tcp_argv(
+                res = self.point(key, name, "tcp", self.tcp_argv(
                     ip, ["-c", str(prm["lat_conns"]), "-r", str(rate), "-w", str(prm["warm"]),
                          "-d", str(prm["lsecs"])], key),
                     prm["lsecs"], prm["warm"], job, calib,
                     {"kind": "open", "fraction": f, "offered": rate, "conns": prm["lat_conns"]})
                 self.alive(job)
+                if not kept_up(res, rate):
+                    self.settle(name)
         except (ServerFailed, bench_ctl.GuestError) as e:
             self.fail(name, "tcp", str(e))
         finally:
@@ -648,22 +654,7 @@ echo "" > $IXMOD_SYSFS/cores
                 self.alive(job)
                 if r.returncode != 0:
                     raise ServerFailed("kvload --preload failed (status %d)" % r.returncode)
-                # saturation: an open-loop ramp, doubling until achieved falls
-                # below 90% of offered (kvload has no closed loop)
-                rate, best = prm["ramp0"], 0.0
-                while rate <= prm["ramp_max"]:
-                    key = "%s-%s-ramp-%d" % (name, wl, rate)
-                    res = self.point(key, name, "kv", self.kv_argv(
-                        ip, wl, key, rate, prm["secs"], prm["warm"]),
-                        prm["secs"], prm["warm"], job, calib,
-                        {"kind": "ramp", "workload": wl, "offered": rate})
-                    self.alive(job)
-                    if not res or not res.get("achieved"):
-                        raise ServerFailed("no reply at %s %d/s" % (wl, rate))
-                    best = max(best, res["achieved"])
-                    if res["achieved"] < 0.9 * rate:
-                        break
-                    rate *= 2
+                best = self.kv_ramp(name, wl, ip, job, calib)
                 self.raw["saturation"]["%s-%s" % (wl, name)] = best
                 say("[%s %s] saturation %.0f requests/s" % (name, wl, best))
                 loads = [(f, "open", "%s-%s-lat-%d" % (name, wl, round(100 * f)))
@@ -674,11 +665,13 @@ echo "" > $IXMOD_SYSFS/cores
                     loads.append((0.9 * mc / best, "mc90", "%s-%s-mc90" % (name, wl)))
                 for f, kind, key in loads:
                     rate = max(1, int(round(f * best)))
-                    self.point(key, name, "kv", self.kv_argv(
+                    res = self.point(key, name, "kv", self.kv_argv(
                         ip, wl, key, rate, prm["lsecs"], prm["warm"]),
                         prm["lsecs"], prm["warm"], job, calib,
                         {"kind": kind, "workload": wl, "fraction": f, "offered": rate})
                     self.alive(job)
+                    if not kept_up(res, rate):
+                        self.settle(name)
         except (ServerFailed, bench_ctl.GuestError, subprocess.TimeoutExpired) as e:
             self.fail(name, "kv", str(e))
         finally:
@@ -687,8 +680,76 @@ echo "" > $IXMOD_SYSFS/cores
             elif is_ixmod(name):
                 self.ixmod_down()
 
+    def kv_ramp(self, name, wl, ip, job, calib):
+        """The saturation of a key-value server, open loop (kvload has no
+        closed loop): from ramp0 requests/s, doubled while at least 90%
+        of the offered rate is achieved (halved while not, if the first
+        rate is too high), then two steps of bisection between the last
+        rate kept up with and the first not; the rate achieved at the
+        highest rate kept up with"""
+        prm = self.prm
+
+        def run(rate):
+            key = "%s-%s-ramp-%d" % (name, wl, rate)
+            res = self.point(key, name, "kv", self.kv_argv(
+                ip, wl, key, rate, prm["secs"], prm["warm"]),
+                prm["secs"], prm["warm"], job, calib,
+                {"kind": "ramp", "workload": wl, "offered": rate})
+            self.alive(job)
+            if not res:
+                raise ServerFailed("no result at %s %d/s" % (wl, rate))
+            if not kept_up(res, rate):
+                self.settle(name)
+            return res
+
+        good, bad = {}, None
+        rate = prm["ramp0"]
+        while rate <= prm["ramp_max"]:
+            res = run(rate)
+            if kept_up(res, rate):
+                good[rate] = res["achieved"]
+                if bad is not None:
+                    break
+                rate *= 2
+            else:
+                bad = rate
+                if good or rate < 500:
+                    break
+                rate //= 2
+        for _ in range(2 if good and bad else 0):
+            lo, hi = max(r for r in good), min(bad, prm["ramp_max"])
+            rate = (lo + hi) // 2
+            res = run(rate)
+            if kept_up(res, rate):
+                good[rate] = res["achieved"]
+            else:
+                bad = rate
+        if not good:
+            raise ServerFailed("kept up with no offered rate of %s" % wl)
+        return good[max(good)]
+
+    def settle(self, name):
+        """After an overloaded point: wait (up to 20 s) for the server to
+        drain what it left queued, until its CPU 1 is below 20% busy over
+        a second (ixmod, whose core polls: under 100 busy iterations a
+        second)"""
+        end = time.monotonic() + 20
+        s0 = snapshot(self.g)
+        while time.monotonic() < end:
+            time.sleep(1)
+            s1 = snapshot(self.g)
+            m = moved(s0, s1)
+            if is_ixmod(name):
+                idle = m.get("loop_busy") is not None and m["loop_busy"] / m["secs"] < 100
+            else:
+                idle = (m.get("guest_busy_pct") or 0) < 20
+            if idle:
+                return
+            s0 = s1
+        say("[%s] still busy 20 s after an overloaded point" % name)
+
     def plan(self):
-        """How many points the run will have, about (the ramps guessed at 4)"""
+        """How many points the run will have, about (a ramp guessed at 6)"""
         prm = self.prm
         if prm["mode"] == "smoke":
             return len(prm["tcp_servers"]) * len(prm["loads"])
@@ -697,7 +758,7 @@ echo "" > $IXMOD_SYSFS/cores
             n += len(prm["tcp_servers"]) * (len(prm["nlist"]) * len(prm["clist"]) +
                                            len(prm["fractions"]))
         if "kv" in prm["parts"]:
-            n += len(prm["kv_servers"]) * len(prm["workloads"]) * (4 + len(prm["fractions"]))
+            n += len(prm["kv_servers"]) * len(prm["workloads"]) * (7 + len(prm["fractions"]))
         return n
 
     def run(self):
@@ -748,6 +809,11 @@ rmmod ixmod
 def arg_of(args, opt, default):
     """The value of option opt in the argument list args, else default"""
     return args[args.index(opt) + 1] if opt in args[:-1] else default
+
+
+def kept_up(res, rate):
+    """Whether an open-loop point achieved at least 90% of its rate"""
+    return bool(res) and (res.get("achieved", res.get("rate")) or 0) >= 0.9 * rate
 
 
 def smoke_ok(res):
