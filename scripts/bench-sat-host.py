@@ -698,8 +698,8 @@ echo "" > $IXMOD_SYSFS/cores
             self.alive(job)
             if not res:
                 raise ServerFailed("no result at %s %d/s" % (wl, rate))
-            if not kept_up(res, rate):
-                self.settle(name)
+            # near saturation even a rate kept up with leaves a queue
+            self.settle(name)
             return res
 
         good, bad = {}, None
