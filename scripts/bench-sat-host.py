@@ -568,6 +568,22 @@ echo "" > $IXMOD_SYSFS/cores
 
     # ---- TCP echo ----
 
+    def serve(self, part, name, cmd, port, points):
+        """Start a server, run points(name, job, ip, calibration) against
+        it, stop it; a failure (of the server, the guest, a client that
+        hangs) is recorded and the run goes on"""
+        job = None
+        try:
+            job, ip = self.start(part, name, cmd, port)
+            points(name, job, ip, self.calibrate("%s-%s" % (name, part), name))
+        except (ServerFailed, bench_ctl.GuestError, subprocess.TimeoutExpired) as e:
+            self.fail(name, part, str(e))
+        finally:
+            if job:
+                self.stop(job, name)
+            elif is_ixmod(name):
+                self.ixmod_down()
+
     def tcp_argv(self, ip, args, key):
         argv = [TCPLOAD, "-a", ip, "-p", str(TCP_PORT), "-s", "64", "-L", str(TCP_TIMEOUT_MS),
                 "-H", os.path.join(self.out, "hist-%s.txt" % key)] + args
@@ -576,56 +592,48 @@ echo "" > $IXMOD_SYSFS/cores
         return argv
 
     def tcp_server(self, name):
+        self.serve("tcp", name, TCP_SERVERS[name], TCP_PORT, self.tcp_points)
+
+    def tcp_points(self, name, job, ip, calib):
         prm = self.prm
-        job = None
-        try:
-            job, ip = self.start("tcp", name, TCP_SERVERS[name], TCP_PORT)
-            calib = self.calibrate("%s-tcp" % name, name)
-            if prm["mode"] == "smoke":
-                for i, args in enumerate(prm["loads"]):
-                    key = name if i == 0 else "%s-%d" % (name, i)
-                    res = self.point(key, name, "tcp", self.tcp_argv(ip, args, key),
-                                     float(arg_of(args, "-d", 5)), float(arg_of(args, "-w", 0)),
-                                     job, calib, {"args": args})
-                    self.alive(job)
-                    if not smoke_ok(res):
-                        raise ServerFailed("load %d gave no clean result" % i)
-                return
-            sat = {}
-            for n in prm["nlist"]:
-                for c in prm["clist"]:
-                    key = "%s-n%d-c%d" % (name, n, c)
-                    res = self.point(key, name, "tcp", self.tcp_argv(
-                        ip, ["-c", str(c), "-n", str(n), "-w", str(prm["warm"]),
-                             "-d", str(prm["secs"])], key),
-                        prm["secs"], prm["warm"], job, calib,
-                        {"kind": "closed", "n": n, "conns": c})
-                    self.alive(job)
-                    if not res or not res.get("msgs"):
-                        raise ServerFailed("no message echoed at n=%d c=%d" % (n, c))
-                    sat[(n, c)] = res["rate"]
-            ref = sat.get((prm["lat_n"], prm["lat_conns"]))
-            if not ref:
-                return
-            self.raw["saturation"]["tcp-" + name] = ref
-            for f in prm["fractions"]:
-                rate = max(1, int(round(f * ref)))
-                key = "%s-lat-%d" % (name, round(100 * f))
-                res = self.point(key, name, "tcp", self.tcp_argv(
-                    ip, ["-c", str(prm["lat_conns"]), "-r", str(rate), "-w", str(prm["warm"]),
-                         "-d", str(prm["lsecs"])], key),
-                    prm["lsecs"], prm["warm"], job, calib,
-                    {"kind": "open", "fraction": f, "offered": rate, "conns": prm["lat_conns"]})
+        if prm["mode"] == "smoke":
+            for i, args in enumerate(prm["loads"]):
+                key = name if i == 0 else "%s-%d" % (name, i)
+                res = self.point(key, name, "tcp", self.tcp_argv(ip, args, key),
+                                 float(arg_of(args, "-d", 5)), float(arg_of(args, "-w", 0)),
+                                 job, calib, {"args": args})
                 self.alive(job)
-                if not kept_up(res, rate):
-                    self.settle(name)
-        except (ServerFailed, bench_ctl.GuestError) as e:
-            self.fail(name, "tcp", str(e))
-        finally:
-            if job:
-                self.stop(job, name)
-            elif is_ixmod(name):
-                self.ixmod_down()
+                if not smoke_ok(res):
+                    raise ServerFailed("load %d gave no clean result" % i)
+            return
+        sat = {}
+        for n in prm["nlist"]:
+            for c in prm["clist"]:
+                key = "%s-n%d-c%d" % (name, n, c)
+                res = self.point(key, name, "tcp", self.tcp_argv(
+                    ip, ["-c", str(c), "-n", str(n), "-w", str(prm["warm"]),
+                         "-d", str(prm["secs"])], key),
+                    prm["secs"], prm["warm"], job, calib,
+                    {"kind": "closed", "n": n, "conns": c})
+                self.alive(job)
+                if not res or not res.get("msgs"):
+                    raise ServerFailed("no message echoed at n=%d c=%d" % (n, c))
+                sat[(n, c)] = res["rate"]
+        ref = sat.get((prm["lat_n"], prm["lat_conns"]))
+        if not ref:
+            return
+        self.raw["saturation"]["tcp-" + name] = ref
+        for f in prm["fractions"]:
+            rate = max(1, int(round(f * ref)))
+            key = "%s-lat-%d" % (name, round(100 * f))
+            res = self.point(key, name, "tcp", self.tcp_argv(
+                ip, ["-c", str(prm["lat_conns"]), "-r", str(rate), "-w", str(prm["warm"]),
+                     "-d", str(prm["lsecs"])], key),
+                prm["lsecs"], prm["warm"], job, calib,
+                {"kind": "open", "fraction": f, "offered": rate, "conns": prm["lat_conns"]})
+            self.alive(job)
+            if not kept_up(res, rate):
+                self.settle(name)
 
     # ---- key-value ----
 
@@ -639,46 +647,38 @@ echo "" > $IXMOD_SYSFS/cores
         return argv
 
     def kv_server(self, name):
+        self.serve("kv", name, KV_SERVERS[name], KV_PORT, self.kv_points)
+
+    def kv_points(self, name, job, ip, calib):
         prm = self.prm
-        job = None
-        try:
-            job, ip = self.start("kv", name, KV_SERVERS[name], KV_PORT)
-            calib = self.calibrate("%s-kv" % name, name)
-            for wl in prm["workloads"]:
-                key = "%s-%s-preload" % (name, wl)
-                say("[%s] preloading %d keys" % (key, prm["keys"]))
-                argv = self.kv_argv(ip, wl, key, 100, 1, 0, ["--preload"])
-                with open(os.path.join(self.out, "load-%s.log" % name), "a") as err:
-                    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=err,
-                                       timeout=300)
+        for wl in prm["workloads"]:
+            key = "%s-%s-preload" % (name, wl)
+            say("[%s] preloading %d keys" % (key, prm["keys"]))
+            argv = self.kv_argv(ip, wl, key, 100, 1, 0, ["--preload"])
+            with open(os.path.join(self.out, "load-%s.log" % name), "a") as err:
+                r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=err,
+                                   timeout=300)
+            self.alive(job)
+            if r.returncode != 0:
+                raise ServerFailed("kvload --preload failed (status %d)" % r.returncode)
+            best = self.kv_ramp(name, wl, ip, job, calib)
+            self.raw["saturation"]["%s-%s" % (wl, name)] = best
+            say("[%s %s] saturation %.0f requests/s" % (name, wl, best))
+            loads = [(f, "open", "%s-%s-lat-%d" % (name, wl, round(100 * f)))
+                     for f in prm["fractions"]]
+            # IX's target: p99 at 90% of memcached's saturation load
+            mc = self.raw["saturation"].get("%s-memcached" % wl)
+            if mc and name != "memcached":
+                loads.append((0.9 * mc / best, "mc90", "%s-%s-mc90" % (name, wl)))
+            for f, kind, key in loads:
+                rate = max(1, int(round(f * best)))
+                res = self.point(key, name, "kv", self.kv_argv(
+                    ip, wl, key, rate, prm["lsecs"], prm["warm"]),
+                    prm["lsecs"], prm["warm"], job, calib,
+                    {"kind": kind, "workload": wl, "fraction": f, "offered": rate})
                 self.alive(job)
-                if r.returncode != 0:
-                    raise ServerFailed("kvload --preload failed (status %d)" % r.returncode)
-                best = self.kv_ramp(name, wl, ip, job, calib)
-                self.raw["saturation"]["%s-%s" % (wl, name)] = best
-                say("[%s %s] saturation %.0f requests/s" % (name, wl, best))
-                loads = [(f, "open", "%s-%s-lat-%d" % (name, wl, round(100 * f)))
-                         for f in prm["fractions"]]
-                # IX's target: p99 at 90% of memcached's saturation load
-                mc = self.raw["saturation"].get("%s-memcached" % wl)
-                if mc and name != "memcached":
-                    loads.append((0.9 * mc / best, "mc90", "%s-%s-mc90" % (name, wl)))
-                for f, kind, key in loads:
-                    rate = max(1, int(round(f * best)))
-                    res = self.point(key, name, "kv", self.kv_argv(
-                        ip, wl, key, rate, prm["lsecs"], prm["warm"]),
-                        prm["lsecs"], prm["warm"], job, calib,
-                        {"kind": kind, "workload": wl, "fraction": f, "offered": rate})
-                    self.alive(job)
-                    if not kept_up(res, rate):
-                        self.settle(name)
-        except (ServerFailed, bench_ctl.GuestError, subprocess.TimeoutExpired) as e:
-            self.fail(name, "kv", str(e))
-        finally:
-            if job:
-                self.stop(job, name)
-            elif is_ixmod(name):
-                self.ixmod_down()
+                if not kept_up(res, rate):
+                    self.settle(name)
 
     def kv_ramp(self, name, wl, ip, job, calib):
         """The saturation of a key-value server, open loop (kvload has no
