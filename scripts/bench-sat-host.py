@@ -36,11 +36,14 @@ result line) or kv-KEY.json (kvload's JSON), hist-KEY.txt (tcp-load's
 histogram), and in raw.json, rewritten after every point, everything
 measured: the client's result, the client's CPU share (its own cpu_pct),
 QEMU's busy threads over the window (CPU 1/TCG: the server vCPU's), the
-guest CPU 1's busy share (its /proc/stat over the run), for ixmod the
-loop's idle and busy iterations and its rx_batch_hist moved over the run,
-and with -i the server vCPU's instructions per request, kernel and user,
-between the client's two marks, and ixmod's idle polling share
-(calibrated: 2 s unloaded between two host marks per ixmod server).
+host's CPU time neither QEMU nor the client took, the guest CPU 1's busy
+share (its /proc/stat), for ixmod the loop's idle and busy iterations and
+its rx_batch_hist (the guest's counters read inside the window), and with
+-i the server vCPU's instructions per request, kernel and user, between
+the client's two marks, and ixmod's idle polling share (calibrated: 2 s
+unloaded between two host marks per ixmod server).  Key-value saturation
+is a ramp (kv_ramp()); after an overloaded point the server drains
+(settle()).
 Also load-NAME.log (the clients' stderr), server-NAME.log,
 ixmod-stats.txt, dmesg.txt; smoke mode also cpu-NAME.txt and top-NAME.txt.
 Exit status 0 when every server ran every point, 1 when a server failed
