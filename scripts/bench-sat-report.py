@@ -42,6 +42,7 @@ KV_RUNS = [("ixmod", "ixmod kv-ixev", "#c0392b"),
 NIC = {"virtio": "virtio-net", "igb": "igb (82576)"}
 BUCKETS = ("1", "2-3", "4-7", "8-15", "16-31", "32-63", "64-127", "128+")
 MIDPOINTS = (1, 2.5, 5.5, 11.5, 23.5, 47.5, 95.5, 128)
+OTHER_MAX = 20		# % of a host core other work may take before a point is marked
 
 
 def batch_mean(h):
@@ -65,10 +66,17 @@ def rate_of(pt):
     return r.get("rate", r.get("achieved", float("nan")))
 
 
+def disturbed(pt):
+    """'!' when other work on the host took more than OTHER_MAX% of a core
+    during the point (the emulation, and so the rate, slowed by it)"""
+    return "!" if get(pt, "host_other_pct") > OTHER_MAX else ""
+
+
 def sat_row(pt, w, label):
     """A saturation point's line"""
     return "  %-*s %9s %7s %7s %7s %9s %7s %6s %6s %6s %6s %6s" % (
-        w, label, num(rate_of(pt), "%.0f"), num(get(pt, "result", "p50_us"), "%.0f"),
+        w, label, num(rate_of(pt), "%.0f") + disturbed(pt),
+        num(get(pt, "result", "p50_us"), "%.0f"),
         num(get(pt, "result", "p99_us"), "%.0f"), num(get(pt, "result", "p999_us"), "%.0f"),
         num(get(pt, "ins", "kernel"), "%.0f"), num(get(pt, "ins", "user"), "%.0f"),
         num(get(pt, "client_cpu_pct"), "%.0f"), num(get(pt, "vcpu_host_pct"), "%.0f"),
@@ -113,7 +121,7 @@ def lat_rows(pts, w, label):
                                                        "lost") if r.get(k))
         lines.append("  %-*s %5s %9s %9s %8s %8s %9s %6s %s" % (
             w, label, "mc90" if pt.get("kind") == "mc90" else "%.0f%%" % (100 * pt["fraction"]),
-            num(float(pt["offered"]), "%.0f"), num(rate_of(pt), "%.0f"),
+            num(float(pt["offered"]), "%.0f"), num(rate_of(pt), "%.0f") + disturbed(pt),
             num(get(pt, "result", "p50_us"), "%.0f"), num(get(pt, "result", "p99_us"), "%.0f"),
             num(get(pt, "result", "p999_us"), "%.0f"),
             num(batch_mean(pt["guest"].get("rx_batch_hist")), "%.1f"), bad))
@@ -265,7 +273,10 @@ def main(outdir):
         "/proc/stat; for ixmod, whose core "
         "polls, 100 less the idle polling's share of its instructions when measured: "
         "above 95, the server is the bottleneck).  batch: ixmod's mean rx batch over "
-        "the point (rx_batch_hist)." % (prm["secs"], prm["warm"], prm["lsecs"]), 78)
+        "the point (rx_batch_hist).  '!' after a rate: other work on the host took "
+        "more than %d%% of a core during the point, slowing the emulation: the rate is "
+        "low by an unknown amount (instructions per request do not depend on it)."
+        % (prm["secs"], prm["warm"], prm["lsecs"], OTHER_MAX), 78)
     if raw.get("failures"):
         text += ["", "FAILURES:"] + ["  %s (%s): %s" % (f["server"], f["part"], f["why"])
                                      for f in raw["failures"]]
