@@ -186,7 +186,7 @@ def latency_plot(outdir, prm, curves):
     fig, axes = plt.subplots(1, len(curves), figsize=(5.4 * len(curves), 4.6), squeeze=False)
     for ax, (title, runs, cv) in zip(axes[0], curves):
         for name, t, colour in runs:
-            pts = sorted((p for p in cv.get(name, []) if p["result"]), key=rate_of)
+            pts = sorted((p for p in cv.get(name, []) if p["result"]), key=lambda p: p["fraction"])
             if not pts:
                 continue
             xs = [rate_of(p) / 1000 for p in pts]
