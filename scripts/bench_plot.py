@@ -117,7 +117,7 @@ def bar_axes(ax, groups, series, title, ylabel, label=None):
             ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=1)
     ax.set_xticks(range(len(groups)), [g[0] for g in groups])
     ax.set_xlim(-0.5, len(groups) - 0.5)
-    ax.set_ylim(0, top * 1.3 if top > 0 else 1)
+    ax.set_ylim(0, top * (1.5 if label else 1.3) if top > 0 else 1)
     ax.set_title(title, fontsize=11)
     ax.set_ylabel(ylabel)
     ax.grid(True, axis="y", color="#dddddd")
