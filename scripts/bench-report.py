@@ -70,7 +70,6 @@ Needs python3-matplotlib (Debian's; scripts/bootstrap installs it).  Run
 by a python3 without it (pyenv, a venv), the script runs itself again
 with /usr/bin/python3.
 """
-import importlib.util
 import json
 import math
 import os
@@ -78,40 +77,10 @@ import re
 import sys
 import textwrap
 
-DEB_PYTHON = "/usr/bin/python3"
-
-
-def reexec_for_matplotlib():
-    """Run again under Debian's python3 when this python3 lacks matplotlib."""
-    if importlib.util.find_spec("matplotlib") is not None:
-        return
-    if os.environ.get("BENCH_REPORT_REEXEC") or not os.access(DEB_PYTHON, os.X_OK):
-        return
-    # Debian's own, outside any venv (a venv of it, such as virtme-ng's
-    # that scripts/lib.sh puts first in PATH, hides its packages)
-    if (os.path.realpath(sys.executable) == os.path.realpath(DEB_PYTHON) and
-            sys.prefix == sys.base_prefix):
-        return
-    os.environ["BENCH_REPORT_REEXEC"] = "1"
-    os.execv(DEB_PYTHON, [DEB_PYTHON, os.path.abspath(sys.argv[0])] + sys.argv[1:])
-
-
-def pyplot():
-    """matplotlib.pyplot on the Agg backend; exits with a hint when missing.
-
-    Imported only when a plot is drawn, so that the text report and
-    results.json are written first either way.
-    """
-    try:
-        import matplotlib
-    except ImportError:
-        sys.exit("bench-report.py: no plots: python3-matplotlib is missing "
-                 "(scripts/bootstrap installs it); the text report is written")
-    matplotlib.use("Agg")
-    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "ixmod",
-                                "font.size": 10})
-    import matplotlib.pyplot as plt
-    return plt
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_plot import (bar_axes, fmt_ratio, is_ixmod, kernel_user_bar,  # noqa: E402
+                        kernel_user_legend, num, pyplot, ratio_of, reexec_for_matplotlib,
+                        save, short, write_json)
 
 
 def percentile(xs, p):
@@ -120,17 +89,6 @@ def percentile(xs, p):
         return float("nan")
     k = max(0, min(len(xs) - 1, int(round(p / 100.0 * len(xs) + 0.5)) - 1))
     return xs[k]
-
-
-def ratio_of(a, b):
-    """a / b, NaN when either is missing or b is 0."""
-    if a is None or b is None or a != a or b != b or not b:
-        return float("nan")
-    return a / b
-
-
-def fmt_ratio(v):
-    return "%.2f" % v if v == v else "-"
 
 
 def load_rtt(path):
@@ -142,36 +100,6 @@ def load_flood(path):
     with open(path) as f:
         sent, recv, secs = f.read().split()
     return int(sent), int(recv), float(secs)
-
-
-def json_clean(v):
-    """v with NaN and infinities turned into None, for strict JSON."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: json_clean(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [json_clean(x) for x in v]
-    return v
-
-
-def write_json(outdir, obj):
-    """OUTDIR/results.json: obj, NaN written as null."""
-    path = "%s/results.json" % outdir
-    with open(path, "w") as f:
-        json.dump(json_clean(obj), f, indent=1, allow_nan=False)
-        f.write("\n")
-    print("results: %s" % path)
-
-
-def save(fig, outdir, base):
-    """Write fig as OUTDIR/BASE.png and OUTDIR/BASE.svg, then close it."""
-    fig.tight_layout()
-    for ext in ("png", "svg"):
-        path = "%s/%s.%s" % (outdir, base, ext)
-        fig.savefig(path, dpi=100, metadata={"Date": None} if ext == "svg" else None)
-        print("plot: %s" % path)
-    pyplot().close(fig)
 
 
 def cdf_axes(ax, series, title, xlabel):
@@ -208,37 +136,6 @@ def cdf_axes(ax, series, title, xlabel):
         ax.legend(loc="lower right", fontsize=9)
     else:
         ax.text(0.5, 0.5, "no samples", transform=ax.transAxes, ha="center")
-
-
-def bar_axes(ax, groups, series, title, ylabel):
-    """Grouped bars on ax, each labelled with its value; NaN values are left out.
-
-    groups: [(label, {name: value})]; series: [(name, label, colour)].  A
-    server keeps its place in a group where it has no value.
-    """
-    from matplotlib.patches import Patch
-
-    width = 0.8 / max(len(series), 1)
-    top = 0.0
-    for i, (name, label, colour) in enumerate(series):
-        xs, hs = [], []
-        for g, (_, vals) in enumerate(groups):
-            v = vals.get(name, float("nan"))
-            if v == v:
-                xs.append(g - 0.4 + (i + 0.5) * width)
-                hs.append(v)
-                top = max(top, v)
-        bars = ax.bar(xs, hs, width * 0.9, color=colour)
-        ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=1)
-    ax.set_xticks(range(len(groups)), [g[0] for g in groups])
-    ax.set_xlim(-0.5, len(groups) - 0.5)
-    ax.set_ylim(0, top * 1.3 if top > 0 else 1)
-    ax.set_title(title, fontsize=11)
-    ax.set_ylabel(ylabel)
-    ax.grid(True, axis="y", color="#dddddd")
-    ax.set_axisbelow(True)
-    ax.legend(handles=[Patch(color=c, label=t) for _, t, c in series],
-              loc="upper right", fontsize=9)
 
 
 RUNS = [("ixmod", "ixmod poll", "#c0392b"),
@@ -292,11 +189,6 @@ def icmp(outdir, kernel):
     save(fig, outdir, "rtt-cdf")
 
 
-def is_ixmod(name):
-    """Whether server name is an ixmod variant (the rest are Linux's)."""
-    return name == "ixmod" or name.startswith("ixmod-")
-
-
 def ixmod_pairs(runs):
     """(ixmod variant, Linux server) for each pair the ratios compare."""
     return [(b, o) for b, _, _ in runs if is_ixmod(b)
@@ -307,10 +199,6 @@ def val(r, k):
     """Figure k of a server's results r, NaN when r or the figure is missing."""
     v = r.get(k) if r else None
     return v if v is not None else float("nan")
-
-
-def num(v, fmt):
-    return fmt % v if v == v else "-"
 
 
 def ratio_table(title, head, rows, pairs, pair_w, get):
@@ -413,14 +301,6 @@ def icount_calibration(ic, runs, rounds):
                         "iterations": c.get("iterations"),
                         "per_iteration": c.get("per_iteration")})
     return out
-
-
-def short(v):
-    """A count in 3 or 4 characters: 950, 12.3k, 1.2M."""
-    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(v) >= div:
-            return "%.3g%s" % (v / div, unit)
-    return "%.0f" % v
 
 
 def icount_plot(outdir, runs, groups, ic_pts, cpu, what, both=False):
@@ -1326,8 +1206,6 @@ def kv_latency_plot(outdir, runs, workloads, pts):
 
 def kv_icount_plot(outdir, runs, workloads, rates, ic_pts, cpu):
     """icount.png/.svg: per workload, per rate, kernel and user stacked per server."""
-    from matplotlib.patches import Patch
-
     plt = pyplot()
     fig, axes = plt.subplots(1, len(workloads), squeeze=False,
                              figsize=(max(6.4, 0.3 * len(runs) * len(rates) + 2.5)
@@ -1341,12 +1219,7 @@ def kv_icount_plot(outdir, runs, workloads, rates, ic_pts, cpu):
                 if not d:
                     continue
                 x = g - 0.4 + (i + 0.5) * width
-                ax.bar(x, d["kernel"], width * 0.9, color=colour)
-                ax.bar(x, d["user"], width * 0.9, bottom=d["kernel"], color=colour,
-                       alpha=0.45)
-                ax.text(x, d["total"], short(d["total"]), ha="center", va="bottom",
-                        fontsize=6, rotation=90)
-                top = max(top, d["total"])
+                top = max(top, kernel_user_bar(ax, x, width, colour, d["kernel"], d["user"]))
         ax.set_xticks(range(len(rates)), ["%s/s" % r for r in rates])
         ax.set_xlim(-0.5, len(rates) - 0.5)
         ax.set_ylim(0, top * 1.4 if top > 0 else 1)
@@ -1356,10 +1229,7 @@ def kv_icount_plot(outdir, runs, workloads, rates, ic_pts, cpu):
                      "icount plugin, one VM run, QEMU TCG" % (wl.upper(), cpu), fontsize=10)
         ax.grid(True, axis="y", color="#dddddd")
         ax.set_axisbelow(True)
-        handles = [Patch(color=c, label=t) for _, t, c in runs]
-        handles += [Patch(color="#777777", label="kernel"),
-                    Patch(color="#777777", alpha=0.45, label="user")]
-        ax.legend(handles=handles, loc="upper left", fontsize=7, ncol=2)
+        kernel_user_legend(ax, runs)
     save(fig, outdir, "icount")
 
 
