@@ -262,7 +262,7 @@ struct ixm_tcp_ooo_hold {
 #define IXM_TCPF_WANT_SPACE	0x20000	/* sendv took less than asked: say when */
 #define IXM_TCPF_NEED_ARP	0x40000	/* @dmac not resolved yet */
 #define IXM_TCPF_OOO_FIN	0x80000	/* a queued segment carried a FIN at @ooo_fin */
-#define IXM_TCPF_SENT_WIN	0x100000 /* the TCP_SENT owed answers WANT_SPACE: its win */
+#define IXM_TCPF_SENT_WIN	0x100000 /* the app waits for a TCP_SENT with win > 0 */
 
 /* struct ixm_tcp_conn.evpend: events owed to the application */
 #define IXM_TCPE_KNOCK		0x01

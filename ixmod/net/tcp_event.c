@@ -105,8 +105,8 @@ static u64 ixm_tcp_event_cookie(const struct ixm_tcp_conn *c)
 /*
  * Whether the TCP_SENT @c owes may ride on its next TCP_RECV
  * (IXMOD_SETUP_SENT_IN_RECV): not while the application waits for send
- * space, or when this TCP_SENT is the answer to that wait: only a
- * TCP_SENT's win tells the space.
+ * space, which only a TCP_SENT's win tells: from a sendv that took less
+ * than asked until a TCP_SENT with win above 0 was posted.
  */
 static bool ixm_tcp_sent_folds(const struct ixm_tcp_conn *c)
 {
@@ -187,7 +187,9 @@ void ixm_tcp_flush_events(struct ixm_tcp_conn *c)
 		if (!ixm_tcp_post(c, IXMOD_EV_TCP_SENT, c->pending_acked, cookie))
 			goto stuck;
 		c->pending_acked = 0;
-		c->flags &= ~IXM_TCPF_SENT_WIN;
+		/* the wait is over once a TCP_SENT said there is room */
+		if (ixm_tcp_send_space(c))
+			c->flags &= ~IXM_TCPF_SENT_WIN;
 		c->evpend &= ~IXM_TCPE_SENT;
 	}
 	if ((c->evpend & IXM_TCPE_EOF) && !c->rcv_posted) {

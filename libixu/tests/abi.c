@@ -114,6 +114,9 @@ _Static_assert(offsetof(struct ixmod_event_ext, handle) == 32, "ixmod_event_ext.
 _Static_assert(offsetof(struct ixmod_event_ext, resv) == 40, "ixmod_event_ext.resv");
 _Static_assert(IXMOD_SETUP_EVENT_EXT == 2, "IXMOD_SETUP_EVENT_EXT");
 _Static_assert(IXMOD_FEAT_EVENT_EXT == 128, "IXMOD_FEAT_EVENT_EXT");
+_Static_assert(IXMOD_SETUP_SENT_IN_RECV == 4, "IXMOD_SETUP_SENT_IN_RECV");
+_Static_assert(IXMOD_FEAT_SENT_IN_RECV == 256, "IXMOD_FEAT_SENT_IN_RECV");
+_Static_assert(IXMOD_EVF_SENT == 1, "IXMOD_EVF_SENT");
 
 int main(void)
 {

@@ -326,9 +326,9 @@ enum {
  *
  * IXMOD_EVF_SENT: on a TCP_RECV, with IXMOD_SETUP_SENT_IN_RECV: @win
  *	holds bytes newly acknowledged, what a TCP_SENT's res would have
- *	said; no TCP_SENT comes for them.  The module folds them only while
- *	the connection is not waiting for send space (after a TCP_SENDV that
- *	took less than asked, a TCP_SENT with @win comes as before).
+ *	said; no TCP_SENT comes for them.  Not while the application waits
+ *	for send space: from a TCP_SENDV that took less than asked until a
+ *	TCP_SENT with @win above 0, every acknowledgment comes as a TCP_SENT.
  */
 #define IXMOD_EVF_SENT		(1U << 0)
 

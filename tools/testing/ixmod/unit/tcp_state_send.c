@@ -316,6 +316,44 @@ TEST(tcp_state_sent_in_recv)
 	EXPECT_GT(ev->win, 0);
 	tc_fini(t);
 
+	/*
+	 * A short sendv, then an ACK of part of it that leaves no room (a
+	 * TCP_SENT with win 0), then data with the ACK that opens the window:
+	 * the application still waits for a win above 0, so that ACK gets a
+	 * TCP_SENT of its own too (a bulk echo stalled for good without it).
+	 */
+	tc_init(t);
+	t->pwin = 1000;
+	tn_app_set_sent_in_recv(t->a, true);
+	ASSERT_TRUE(tc_passive(t, O_MSS));
+	res = tc_sendv(t, 0, 3000);
+	ASSERT_EQ(1000, res);
+	t->rcv += 500;
+	t->pwin = 500;
+	tc_send(t, TH_ACK, NULL, 0);
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(500, ev->res);
+	EXPECT_EQ(0, ev->win) TH_LOG("half acknowledged, the window full: win 0");
+	t->rcv += 500;
+	t->pwin = 4000;
+	tc_send(t, TH_ACK | TH_PSH, data, 60);
+	ev = tc_ev(t, IXMOD_EV_TCP_RECV);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(0, ev->flags) TH_LOG("still waiting for room: nothing rides on the RECV");
+	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
+	ASSERT_NE(NULL, ev) TH_LOG("the TCP_SENT that says there is room");
+	EXPECT_EQ(500, ev->res);
+	EXPECT_GT(ev->win, 0);
+	ASSERT_EQ(0, tc_recv_done(t, 60));
+	ASSERT_EQ(5, tc_sendv(t, 1000, 5));
+	t->rcv += 5;
+	tc_send(t, TH_ACK | TH_PSH, data, 10);
+	ev = tc_ev(t, IXMOD_EV_TCP_RECV);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(IXMOD_EVF_SENT, ev->flags) TH_LOG("the wait over: ACKs ride again");
+	tc_fini(t);
+
 	tc_init(t);
 	ASSERT_TRUE(tc_passive(t, O_MSS));
 	ASSERT_EQ(5, tc_sendv(t, 0, 5));

@@ -55,7 +55,8 @@ TEST_F(dev, get_info)
 	EXPECT_EQ((1ULL << (IXMOD_OP_TCP_SEND + 1)) - 1, info.ops);
 	EXPECT_EQ((1U << (IXMOD_EV_TCP_DEAD + 1)) - 1, info.events);
 	EXPECT_EQ(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT, info.call_flags);
-	EXPECT_EQ(IXMOD_SETUP_CLAMP | IXMOD_SETUP_EVENT_EXT, info.setup_flags);
+	EXPECT_EQ(IXMOD_SETUP_CLAMP | IXMOD_SETUP_EVENT_EXT | IXMOD_SETUP_SENT_IN_RECV,
+		  info.setup_flags);
 	EXPECT_EQ(4096, info.ring_entries_max);
 	EXPECT_EQ(64U << 20, info.txarena_max);
 	EXPECT_EQ(64, info.sendv_max);
