@@ -14,6 +14,12 @@
 
 #include "internal.h"
 
+/*
+ * Acknowledged segments leave the send buffer.  The last one, when it is
+ * a single buffered unit, stays as an empty segment for the next send to
+ * write into: a request-response connection then takes and frees no unit
+ * per response (its bytes are no frame's any more once acknowledged).
+ */
 void ixev_segs_acked(struct ixev_conn *c)
 {
 	while (c->seg_n) {
@@ -22,6 +28,10 @@ void ixev_segs_acked(struct ixev_conn *c)
 		if (c->base + g->len > c->acked)
 			break;
 		c->base += g->len;
+		if (c->seg_n == 1 && g->units == 1 && c->state == S_OPEN && !c->closing) {
+			g->len = 0;
+			break;
+		}
 		ixev_seg_pop(c);
 	}
 }
