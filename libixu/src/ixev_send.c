@@ -15,10 +15,24 @@
 #include "internal.h"
 
 /*
+ * Whether an open connection may keep its acknowledged last unit for its
+ * next send: only while most of the arena is free and nobody waits for
+ * units, so that thousands of idle connections cannot pin it.
+ */
+static bool keep_unit(const struct ixev_conn *c)
+{
+	const struct ixev *ev = c->ev;
+
+	return c->state == S_OPEN && !c->closing && !ev->nstarved &&
+	       ev->st.arena_used < (unsigned long long)ev->nunits * UNIT / 2;
+}
+
+/*
  * Acknowledged segments leave the send buffer.  The last one, when it is
  * a single buffered unit, stays as an empty segment for the next send to
- * write into: a request-response connection then takes and frees no unit
- * per response (its bytes are no frame's any more once acknowledged).
+ * write into (keep_unit()): a request-response connection then takes and
+ * frees no unit per response (its bytes are no frame's any more once
+ * acknowledged).
  */
 void ixev_segs_acked(struct ixev_conn *c)
 {
@@ -28,7 +42,7 @@ void ixev_segs_acked(struct ixev_conn *c)
 		if (c->base + g->len > c->acked)
 			break;
 		c->base += g->len;
-		if (c->seg_n == 1 && g->units == 1 && c->state == S_OPEN && !c->closing) {
+		if (c->seg_n == 1 && g->units == 1 && keep_unit(c)) {
 			g->len = 0;
 			break;
 		}
