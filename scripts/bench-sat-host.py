@@ -19,6 +19,12 @@ OUTDIR/params.json (written by scripts/bench-sat) says what to run:
   fractions   the latency curve's loads, fractions of saturation
   workloads, kv_conns, keys, ramp0, ramp_max   the key-value part
   loads       smoke mode: tcp-load's arguments, one list per load
+  light_frac, light_rate, light_secs, light_only, light_idle_us
+              the light-load point of every server, after its others
+              (light()): at light_rate requests/s, else at light_frac of
+              epoll's TCP saturation (memcached's for key-value: they run
+              first), for light_secs, ixmod at the module's own idle_us
+              (or at each of light_idle_us); light_only: no other point
   ctl, icount, hostmark   with -i: the plugin's ctl FIFO, its out= file,
               and build/icount/icount-host-mark
 The TCP servers (guest CPU 1, with their kernel work): ixmod (libixu's
@@ -30,8 +36,9 @@ tcp-echo, the dataplane core's kernel thread running the loop), ixmod-colo
 idle_us 0), Linux's the second (198.18.0.3, interrupts on CPU 1); the
 client is the host (198.18.0.2).
 
-Per point (KEY names it: NAME-nN-cC, NAME-lat-PCT, NAME-WL-ramp-RATE,
-NAME-WL-lat-PCT; smoke: NAME, NAME-1, ...): res-KEY.txt (tcp-load's
+Per point (KEY names it: NAME-nN-cC, NAME-lat-PCT, NAME-light[-US],
+NAME-WL-ramp-RATE, NAME-WL-lat-PCT, NAME-WL-light[-US]; smoke: NAME,
+NAME-1, ...): res-KEY.txt (tcp-load's
 result line) or kv-KEY.json (kvload's JSON), hist-KEY.txt (tcp-load's
 histogram), and in raw.json, rewritten after every point, everything
 measured: the client's result, the client's CPU share (its own cpu_pct),
@@ -74,7 +81,7 @@ MARK = "bench-sat-mark-%d" % os.getpid()
 CALIB_S = 2
 SYSFS = "/sys/kernel/ixmod"
 STATS = "%s/dataplane/cpu%d/stats" % (SYSFS, SRV_CPU)
-SNAP_FILES = ("idle", "iterations", "busy", "rx_batch_hist")	# snapshot()'s, in order
+SNAP_FILES = ("idle", "iterations", "busy", "sleeps", "rx_batch_hist")	# snapshot()'s, in order
 
 TCP_SERVERS = {
     "ixmod": "exec taskset -c 1 libixu/examples/tcp-echo -p 7 -c 1",
@@ -234,7 +241,7 @@ def snapshot(g):
         elif w[0].isdigit():
             vals.append([int(x) for x in w])
     if r["rc"] == 0 and len(vals) == len(SNAP_FILES) and len(vals[-1]) == 8:
-        s.update(zip(("idle", "iterations", "busy"), (v[0] for v in vals)))
+        s.update(zip(SNAP_FILES[:-1], (v[0] for v in vals)))
         s["hist"] = vals[-1]
     return s
 
@@ -245,7 +252,7 @@ def moved(s0, s1):
     if "cpu" in s0 and "cpu" in s1:
         busy, total = s1["cpu"][0] - s0["cpu"][0], s1["cpu"][1] - s0["cpu"][1]
         res["guest_busy_pct"] = round(100.0 * busy / total, 1) if total else None
-    for k in ("idle", "iterations", "busy"):
+    for k in SNAP_FILES[:-1]:
         if k in s0 and k in s1:
             res["loop_" + k] = s1[k] - s0[k]
     if res.get("loop_iterations"):
@@ -338,17 +345,20 @@ echo "$LINIF"
         if any(is_ixmod(s) for s in servers):
             say("ixmod: %s bound at %s, dataplane core %d while an ixmod server runs, idle_us 0"
                 % (self.dut, DUT_IP, SRV_CPU))
-            g.check(bench_ctl.PRELUDE + """
+            out = g.check(bench_ctl.PRELUDE + """
 DUT=%s
 export IXMOD_KO=%s
 modprobe "$NIC_DRIVER"
 ixmod_load || exit 1
 echo "" > $IXMOD_SYSFS/cores
+cat $IXMOD_SYSFS/idle_us
 echo 0 > $IXMOD_SYSFS/idle_us
 "$IXMOD_BIND" bind $DUT > /dev/null || exit 1
 echo %s/24 > "$(port_dir)/ipv4" || exit 1
 """ % (self.dut, self.ko, DUT_IP), 120)
             self.ixmod_loaded = True
+            # the module's own idle policy, for the light-load points
+            self.idle_default = int(out.split()[-1])
 
     def ixmod_up(self):
         self.g.check(bench_ctl.PRELUDE + """
@@ -609,6 +619,11 @@ echo "" > $IXMOD_SYSFS/cores
                 if not smoke_ok(res):
                     raise ServerFailed("load %d gave no clean result" % i)
             return
+        if prm.get("light_only"):
+            self.light(name, "tcp", job, lambda key, rate: self.tcp_argv(ip, [
+                "-c", str(prm["lat_conns"]), "-r", str(rate), "-w", str(prm["warm"]),
+                "-d", str(prm["light_secs"])], key))
+            return
         sat = {}
         for n in prm["nlist"]:
             for c in prm["clist"]:
@@ -637,6 +652,57 @@ echo "" > $IXMOD_SYSFS/cores
             self.alive(job)
             if not kept_up(res, rate):
                 self.settle(name)
+        self.light(name, "tcp", job, lambda key, rate: self.tcp_argv(ip, [
+            "-c", str(prm["lat_conns"]), "-r", str(rate), "-w", str(prm["warm"]),
+            "-d", str(prm["light_secs"])], key))
+
+    # ---- light load ----
+
+    def light_rate(self, part, wl=None):
+        """A light-load point's rate: light_rate when given, else
+        light_frac of the reference Linux server's saturation (TCP:
+        epoll's closed-loop rate at n=lat_n, c=lat_conns; key-value:
+        memcached's), which ran first; None when unknown"""
+        prm = self.prm
+        if prm.get("light_rate"):
+            return prm["light_rate"]
+        ref = self.raw["saturation"].get("tcp-epoll" if part == "tcp" else
+                                         "%s-memcached" % wl)
+        if not ref or not prm.get("light_frac"):
+            return None
+        return max(1, int(round(prm["light_frac"] * ref)))
+
+    def light(self, name, part, job, argv_of, wl=None):
+        """Light load: one open-loop point at light_rate() (the same for
+        every server) with the idle policy a user gets: ixmod's idle_us
+        at the module's default (or each of light_idle_us in turn), so
+        that the vCPU's whole instructions per request, idle polling
+        included, compare with a Linux server's halted vCPU.  argv_of(key,
+        rate): the client's command"""
+        prm = self.prm
+        rate = self.light_rate(part, wl)
+        if not rate:
+            return
+        idles = [None]
+        if is_ixmod(name):
+            idles = prm.get("light_idle_us") or [self.idle_default]
+        for us in idles:
+            key = "%s-%slight" % (name, wl + "-" if wl else "")
+            if us is not None and prm.get("light_idle_us"):
+                key += "-%d" % us
+            if us is not None:
+                self.g.check("echo %d > %s/idle_us" % (us, SYSFS))
+            try:
+                res = self.point(key, name, part, argv_of(key, rate), prm["light_secs"],
+                                 prm["warm"], job, None,
+                                 {"kind": "light", "offered": rate, "idle_us": us,
+                                  "workload": wl})
+            finally:
+                if us is not None:
+                    self.g.check("echo 0 > %s/idle_us" % SYSFS)
+            self.alive(job)
+            if not kept_up(res, rate):
+                self.settle(name)
 
     # ---- key-value ----
 
@@ -655,6 +721,8 @@ echo "" > $IXMOD_SYSFS/cores
     def kv_points(self, name, job, ip, calib):
         prm = self.prm
         for wl in prm["workloads"]:
+            argv_of = (lambda w: lambda key, rate: self.kv_argv(
+                ip, w, key, rate, prm["light_secs"], prm["warm"]))(wl)
             key = "%s-%s-preload" % (name, wl)
             say("[%s] preloading %d keys" % (key, prm["keys"]))
             argv = self.kv_argv(ip, wl, key, 100, 1, 0, ["--preload"])
@@ -664,6 +732,9 @@ echo "" > $IXMOD_SYSFS/cores
             self.alive(job)
             if r.returncode != 0:
                 raise ServerFailed("kvload --preload failed (status %d)" % r.returncode)
+            if prm.get("light_only"):
+                self.light(name, "kv", job, argv_of, wl)
+                continue
             best = self.kv_ramp(name, wl, ip, job, calib)
             self.raw["saturation"]["%s-%s" % (wl, name)] = best
             say("[%s %s] saturation %.0f requests/s" % (name, wl, best))
@@ -682,6 +753,7 @@ echo "" > $IXMOD_SYSFS/cores
                 self.alive(job)
                 if not kept_up(res, rate):
                     self.settle(name)
+            self.light(name, "kv", job, argv_of, wl)
 
     def kv_ramp(self, name, wl, ip, job, calib):
         """The saturation of a key-value server, open loop (kvload has no
@@ -756,12 +828,20 @@ echo "" > $IXMOD_SYSFS/cores
         prm = self.prm
         if prm["mode"] == "smoke":
             return len(prm["tcp_servers"]) * len(prm["loads"])
+        if prm.get("light_only"):
+            nidle = max(1, len(prm.get("light_idle_us") or []))
+            per = sum(nidle if is_ixmod(s) else 1 for s in prm["tcp_servers"])
+            n = per if "tcp" in prm["parts"] else 0
+            if "kv" in prm["parts"]:
+                n += len(prm["workloads"]) * sum(nidle if is_ixmod(s) else 1
+                                                 for s in prm["kv_servers"])
+            return n
         n = 0
         if "tcp" in prm["parts"]:
             n += len(prm["tcp_servers"]) * (len(prm["nlist"]) * len(prm["clist"]) +
-                                           len(prm["fractions"]))
+                                           len(prm["fractions"]) + 1)
         if "kv" in prm["parts"]:
-            n += len(prm["kv_servers"]) * len(prm["workloads"]) * (7 + len(prm["fractions"]))
+            n += len(prm["kv_servers"]) * len(prm["workloads"]) * (8 + len(prm["fractions"]))
         return n
 
     def run(self):

@@ -18,6 +18,8 @@ curves) and the plots, SVG and PNG:
                 connections, ETC, USR): IX's figure 4
   sat-icount    with -i, the server vCPU's instructions per request,
                 kernel and user stacked, at each saturation point
+The light-load points (one per server at one rate, each server's idle
+policy as loaded) are a table and ratios to epoll (TCP) or memcached.
 A figure that is missing is '-' (null in results.json).
 """
 import json
@@ -142,6 +144,50 @@ def lat_rows(pts, w, label):
 
 LAT_HEAD = "  %-*s %5s %9s %9s %8s %8s %9s %6s"
 
+LIGHT_HEAD = ("  %-*s %7s %8s %8s %8s %8s %9s %7s %8s %7s %6s %6s",
+              ("server", "idle_us", "achieved", "p50 us", "p99 us", "p99.9 us", "ins kern",
+               "user", "total", "sleeps", "vCPU", "busy"))
+
+
+def light_rows(pts, w, runs):
+    """The light-load points: every instruction the vCPU ran per request
+    (ixmod's idle polling included), sleeps: the core's per request"""
+    fmt, cols = LIGHT_HEAD
+    lines = [fmt % ((w,) + cols)]
+    for s, t, _ in runs:
+        for pt in sorted(pts.get(s, []), key=lambda p: p.get("idle_us") or 0):
+            n = get(pt, "ins", "requests")
+            lines.append(fmt % (
+                w, t, "-" if pt.get("idle_us") is None else pt["idle_us"],
+                num(rate_of(pt), "%.0f") + disturbed(pt),
+                num(get(pt, "result", "p50_us"), "%.0f"),
+                num(get(pt, "result", "p99_us"), "%.0f"),
+                num(get(pt, "result", "p999_us"), "%.0f"),
+                num(get(pt, "ins", "kernel"), "%.0f"), num(get(pt, "ins", "user"), "%.0f"),
+                num(get(pt, "ins", "total"), "%.0f"),
+                num(get(pt, "guest", "loop_sleeps") / n if n == n and n else float("nan"),
+                    "%.2f"),
+                num(get(pt, "vcpu_host_pct"), "%.0f"), num(get(pt, "server_busy_pct"), "%.0f")))
+    return lines
+
+
+def light_ratios(pts, runs, base):
+    """ixmod's light-load figures over base's: p99 and the whole vCPU's
+    instructions per request (below 1 favours ixmod)"""
+    res = {}
+    if not pts.get(base):
+        return res
+    b = pts[base][0]
+    for s, _, _ in runs:
+        if not is_ixmod(s):
+            continue
+        for pt in pts.get(s, []):
+            res["%s%s/%s" % (s, "" if pt.get("idle_us") is None else "@%d" % pt["idle_us"],
+                             base)] = {
+                "p99": ratio_of(get(pt, "result", "p99_us"), get(b, "result", "p99_us")),
+                "ins_total": ratio_of(get(pt, "ins", "total"), get(b, "ins", "total"))}
+    return res
+
 
 def lat_head(w):
     return LAT_HEAD % (w, "server", "load", "offered", "achieved", "p50 us", "p99 us",
@@ -247,6 +293,11 @@ def main(outdir):
     for p in points:
         if p["part"] == "tcp" and p.get("kind") == "open":
             tcp_lat.setdefault(p["server"], []).append(p)
+    tcp_light, kv_light = {}, {}
+    for p in points:
+        if p.get("kind") == "light":
+            d = tcp_light if p["part"] == "tcp" else kv_light.setdefault(p["workload"], {})
+            d.setdefault(p["server"], []).append(p)
     kv_ramp, kv_lat, kv_mc90 = {}, {}, {}
     for p in points:
         if p["part"] != "kv":
@@ -264,8 +315,9 @@ def main(outdir):
         ok = [p for p in v if rate_of(p) >= 0.9 * p["offered"]]
         kv_sat_pt[k] = max(ok, key=lambda p: p["offered"]) if ok else max(v, key=rate_of)
         kv[k] = rate_of(kv_sat_pt[k])
-    tcp_runs = [r for r in TCP_RUNS if any(k[0] == r[0] for k in tcp)]
-    kv_runs = [r for r in KV_RUNS if any(k[1] == r[0] for k in kv)]
+    tcp_runs = [r for r in TCP_RUNS if any(k[0] == r[0] for k in tcp) or r[0] in tcp_light]
+    kv_runs = [r for r in KV_RUNS if any(k[1] == r[0] for k in kv) or
+               any(r[0] in d for d in kv_light.values())]
     w = 22
     nic = NIC.get(prm["nic"], prm["nic"])
     text = ["bench-sat: %s, kernel %s, commit %s, %s" % (nic, prm["kernel"], prm["commit"],
@@ -348,6 +400,27 @@ def main(outdir):
                 if (wl, s) in kv_mc90:
                     pts.append(kv_mc90[(wl, s)])
                 text += lat_rows(pts, w, t)
+    light = [("TCP 64-byte echo", "tcp", tcp_light, tcp_runs, "epoll")]
+    light += [("Key-value %s" % wl.upper(), wl, kv_light[wl], kv_runs, "memcached")
+              for wl in prm["workloads"] if wl in kv_light]
+    derived["light"] = {}
+    for title, part, pts, runs, base in light:
+        if not pts:
+            continue
+        rate = next(iter(pts.values()))[0]["offered"]
+        text += ["", "%s at light load: open loop, %d requests/s for every server (%s), "
+                 "%g s; the idle policy as a user gets it: ixmod's idle_us as loaded "
+                 "(or as given), Linux's vCPU halts.  ins: all the vCPU executed per "
+                 "request, idle polling included; sleeps: the core's, per request:"
+                 % (title, rate, "--light-rate" if prm.get("light_rate") else
+                    "%g of %s's saturation" % (prm.get("light_frac", 0), base),
+                    prm.get("light_secs", 0))]
+        text += light_rows(pts, w, runs)
+        q = light_ratios(pts, runs, base)
+        text += ["  %-*s p99 %s, instructions %s" % (w + 10, k, fmt_ratio(v["p99"]),
+                                                     fmt_ratio(v["ins_total"]))
+                 for k, v in q.items()]
+        derived["light"][part] = {"rate": rate, "ratios": q}
     # the issue's headline figures
     hl = derived["headline"]
     key = (prm["lat_n"], prm["lat_conns"])
@@ -373,6 +446,9 @@ def main(outdir):
         # memcached's own, the figure the target halves
         hl["%s_p99_us_at_90pct_of_memcached_memcached" % wl] = \
             hl.get("%s_p99_us_at_90pct_memcached" % wl, float("nan"))
+    for part, d in derived["light"].items():
+        for pair, v in d["ratios"].items():
+            hl["light_%s_%s" % (part, pair)] = v
     for wl, q in derived["kv_ratios"].items():
         for pair, v in q.items():
             hl["%s_%s" % (wl, pair)] = v
