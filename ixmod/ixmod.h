@@ -215,6 +215,10 @@ struct ixm_ctx {
  *	work; whoever runs the loop)
  * @alive_gen: the &struct ixm_core_work.gen its contexts were last
  *	checked against (ixm_core_check_alive(); whoever runs the loop)
+ * @work_ns: the time (&struct ixm_stack.now_ns) of the last iteration
+ *	that found work (whoever runs the loop)
+ * @idled: an iteration found nothing, or the core slept, since then
+ * @gap_ns: the core's idle periods, averaged (ixm_core_idle_expired())
  * @stats: loop counters, on their own cache line (written by the thread)
  * @stack: the protocols' state of this core (ports, sockets, contexts,
  *	receive batch sizes)
@@ -265,6 +269,9 @@ struct ixm_core {
 	struct ixm_core_work __rcu *work;
 	unsigned int		looks;
 	u64			alive_gen;
+	u64			work_ns;
+	bool			idled;
+	u64			gap_ns;
 
 	struct ixm_core_stats	stats ____cacheline_aligned_in_smp;
 

@@ -303,8 +303,12 @@ static void ixm_port_free_qpairs(struct ixm_port *port)
 
 		if (!qp)
 			continue;
-		if (qp->q->vector >= 0 && port->pdev)
-			free_irq(pci_irq_vector(port->pdev, qp->q->vector), qp);
+		if (qp->q->vector >= 0 && port->pdev) {
+			unsigned int irq = pci_irq_vector(port->pdev, qp->q->vector);
+
+			irq_update_affinity_hint(irq, NULL);
+			free_irq(irq, qp);
+		}
 		/* frames a full ring left waiting go back to the pool */
 		ixm_loop_tx_discard(&qp->net);
 		ixm_port_fold_stats(port, qp);
@@ -419,6 +423,13 @@ static int ixm_port_up_locked(struct ixm_port *port)
 			goto err_free;
 		}
 		port->qp[i]->q->vector = i;
+		/*
+		 * It only wakes the queue pair's core: taken on the core's
+		 * CPU, the wake-up is local (no IPI, no second CPU woken).
+		 * A refusal only costs that.
+		 */
+		irq_set_affinity_and_hint(pci_irq_vector(port->pdev, i),
+					  cpumask_of(port->qp[i]->core->cpu));
 	}
 
 	for (i = 0; i < n; i++) {

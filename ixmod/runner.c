@@ -27,6 +27,7 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 #include <linux/wait.h>
 
 #include "ixmod.h"
@@ -221,21 +222,68 @@ static void ixm_core_arm_irqs(struct ixm_core *core)
 }
 
 /*
- * Has @core found no work since @idle_since for idle_us?  Against the
- * iteration's own time (&struct ixm_stack.now_ns): an idle iteration
- * reads the clock once, in ixm_core_iterate().
+ * The idle policy.  Polling pays when work comes back sooner than a
+ * sleep and a wake-up would cost; at light load it only burns the CPU
+ * (and, on a shared host, the time of whoever else needs it).  So a core
+ * polls for idle_us only while its idle periods (from the last iteration
+ * that found work to the next, when at least one found nothing between)
+ * average at most IXM_IDLE_GAP_DIV times less; otherwise it sleeps after
+ * its first idle iteration, and wakes per frame as a Linux NIC's
+ * interrupt does.  The average moves an eighth of the way to each new
+ * period, a period counted at most four times the bound: a burst after a
+ * long sleep brings polling back within a dozen idle periods, and at
+ * light load the short periods (a kernel thread woken by its
+ * application's calls) do not pull it under the bound.
+ */
+#define IXM_IDLE_GAP_DIV	8
+#define IXM_IDLE_GAP_SHIFT	3
+
+static void ixm_core_note_work(struct ixm_core *core)
+{
+	u64 gap, cap = (u64)READ_ONCE(ixm_idle_us) * (4 * NSEC_PER_USEC / IXM_IDLE_GAP_DIV);
+
+	if (core->idled) {
+		gap = min(core->stack.now_ns - core->work_ns, cap);
+		core->gap_ns = core->gap_ns - (core->gap_ns >> IXM_IDLE_GAP_SHIFT) +
+			       (gap >> IXM_IDLE_GAP_SHIFT);
+		core->idled = false;
+	}
+	core->work_ns = core->stack.now_ns;
+}
+
+/**
+ * ixm_core_idle_expired() - time for an idle core to sleep?
+ * @core: the core
+ * @idle_since: the time of the last iteration that found work, or of the
+ *	runner's last wake-up or entry
+ *
+ * Against the iteration's own time (&struct ixm_stack.now_ns): an idle
+ * iteration reads the clock once, in ixm_core_iterate().  Yes at once
+ * when the core's idle periods are long (above) and, for the kernel
+ * thread, when another task waits for its CPU (the application in the
+ * kernel-thread mode: polling would only delay the calls it is about to
+ * make, as KVM's halt polling stops for a runnable task); else after
+ * idle_us of polling.
+ *
+ * Return: true when the core should sleep now; never with idle_us 0
+ * (poll forever).
  */
 bool ixm_core_idle_expired(struct ixm_core *core, u64 idle_since)
 {
 	unsigned int idle_us = READ_ONCE(ixm_idle_us);
 
+	if (!idle_us)
+		return false;
+	if (core->gap_ns > (u64)idle_us * (NSEC_PER_USEC / IXM_IDLE_GAP_DIV))
+		return true;
+	if (current == core->task && !single_task_running())
+		return true;
 	/*
-	 * idle_us == 0: never sleep, poll forever.  @now_ns is the last whole
-	 * iteration's: after looks (ixm_core_look_idle()) it may predate
-	 * @idle_since, which is then not expired.
+	 * @now_ns is the last whole iteration's: after looks
+	 * (ixm_core_look_idle()) it may predate @idle_since, which is then
+	 * not expired.
 	 */
-	return idle_us && (s64)(core->stack.now_ns - idle_since) >=
-			  (s64)idle_us * NSEC_PER_USEC;
+	return (s64)(core->stack.now_ns - idle_since) >= (s64)idle_us * NSEC_PER_USEC;
 }
 
 /*
@@ -282,6 +330,7 @@ bool ixm_core_sleep(struct ixm_core *core, long timeout)
 	ixm_core_set_need_wakeup(core, true);
 	rcu_read_unlock();
 	if (ixm_core_iterate(core)) {
+		ixm_core_note_work(core);
 		rcu_read_lock();
 		ixm_core_set_need_wakeup(core, false);
 		rcu_read_unlock();
@@ -367,10 +416,12 @@ unsigned int ixm_core_run_once(struct ixm_core *core, u64 *idle_since)
 	work = ixm_core_iterate(core);
 	if (work) {
 		core->stats.busy++;
+		ixm_core_note_work(core);
 		*idle_since = core->stack.now_ns;
 		core->looks = 0;
 	} else {
 		core->stats.idle++;
+		core->idled = true;
 		core->looks = 1;
 	}
 	return work;

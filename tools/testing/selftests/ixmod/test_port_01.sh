@@ -9,7 +9,7 @@
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
 
-tap_plan 23
+tap_plan 25
 dmesg_mark
 if ! ports_setup; then
 	for _ in $(seq 1 22); do tap_fail "port setup" "setup failed (# lines above)"; done
@@ -43,6 +43,22 @@ busywait 10000 asleep
 w0=$(wakeups)
 check "sleeping cores answer pings" peer ping -c 3 -i 0.5 -W 2 $DUT_IP
 check "the queue interrupt woke a core ($w0 -> $(wakeups) wakeups)" test "$(wakeups)" -gt "$w0"
+# The idle policy adapts (runner.c): with idle_us 10000 a core polls
+# 10 ms only while its idle periods average under 1.25 ms.  Pings 5 ms
+# apart: it sleeps between them (a fixed 10 ms of polling would never
+# sleep); a flood (each ping waits for the last one's reply): it polls.
+sleeps() { echo $(($(cat $IXMOD_SYSFS/dataplane/cpu1/stats/sleeps) +
+	$(cat $IXMOD_SYSFS/dataplane/cpu2/stats/sleeps))); }
+echo 10000 > $IXMOD_SYSFS/idle_us
+s0=$(sleeps)
+peer ping -q -c 60 -i 0.005 -W 2 $DUT_IP > /dev/null
+s1=$(sleeps)
+check "60 pings 5 ms apart, idle_us 10000: the core sleeps between them ($((s1 - s0)) sleeps)" \
+	test $((s1 - s0)) -ge 30
+peer ping -q -f -c 2000 -W 2 $DUT_IP > /dev/null
+s2=$(sleeps)
+check "a flood of 2000 pings: the core polls ($((s2 - s1)) sleeps, at most 500)" \
+	test $((s2 - s1)) -le 500
 idle_default
 check "arping gets answers" peer arping -c 3 -w 5 -I "$PEERIF" $DUT_IP
 check "arp_replies_out counted" test "$(port_stat stats/arp_replies_out)" -ge 3
