@@ -400,8 +400,8 @@ def main(outdir):
                 if (wl, s) in kv_mc90:
                     pts.append(kv_mc90[(wl, s)])
                 text += lat_rows(pts, w, t)
-    light = [("TCP 64-byte echo", "tcp", tcp_light, tcp_runs, "epoll")]
-    light += [("Key-value %s" % wl.upper(), wl, kv_light[wl], kv_runs, "memcached")
+    light = [("TCP 64-byte echo", "tcp", tcp_light, tcp_runs, ("epoll", "uring"))]
+    light += [("Key-value %s" % wl.upper(), wl, kv_light[wl], kv_runs, ("memcached", "epoll"))
               for wl in prm["workloads"] if wl in kv_light]
     derived["light"] = {}
     for title, part, pts, runs, base in light:
@@ -413,10 +413,12 @@ def main(outdir):
                  "(or as given), Linux's vCPU halts.  ins: all the vCPU executed per "
                  "request, idle polling included; sleeps: the core's, per request:"
                  % (title, rate, "--light-rate" if prm.get("light_rate") else
-                    "%g of %s's saturation" % (prm.get("light_frac", 0), base),
+                    "%g of %s's saturation" % (prm.get("light_frac", 0), base[0]),
                     prm.get("light_secs", 0))]
         text += light_rows(pts, w, runs)
-        q = light_ratios(pts, runs, base)
+        q = {}
+        for b in base:
+            q.update(light_ratios(pts, runs, b))
         text += ["  %-*s p99 %s, instructions %s" % (w + 10, k, fmt_ratio(v["p99"]),
                                                      fmt_ratio(v["ins_total"]))
                  for k, v in q.items()]
