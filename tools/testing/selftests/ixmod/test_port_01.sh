@@ -9,7 +9,7 @@
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
 
-tap_plan 25
+tap_plan 27
 dmesg_mark
 if ! ports_setup; then
 	for _ in $(seq 1 22); do tap_fail "port setup" "setup failed (# lines above)"; done
@@ -116,6 +116,21 @@ check "$NIC_DRIVER owns the NIC again" test -n "$dutif"
 ip addr add $DUT_IP/24 dev "$dutif"
 ip link set "$dutif" up
 check "Linux networking works on it" busywait 15000 ping -c 1 -W 1 $PEER_IP
+# up with an address, the interface carries traffic: ixmod-bind refuses
+# it (a remote machine's only NIC) unless --force, and says why
+bind_refused() {
+	local out rc=0
+	out=$("$IXMOD_BIND" bind "$DUT" 2>&1) && rc=1
+	echo "# ixmod-bind said: $out"
+	grep -qF "is $dutif, which is up,$DUT_IP/24: " <<<"$out" || rc=1
+	grep -qF "take it down first" <<<"$out" || rc=1
+	test "$(basename "$(readlink -f /sys/bus/pci/devices/$DUT/driver)")" != ixmod || rc=1
+	test -e "/sys/class/net/$dutif" || rc=1
+	return $rc
+}
+check "ixmod-bind refuses $dutif while it is up with an address" bind_refused
+check "ixmod-bind list names $dutif, up, with its address" \
+	bash -c "'$IXMOD_BIND' list | grep -qF ' $dutif (up,$DUT_IP/24)'"
 ip link set "$dutif" down
 ip addr flush dev "$dutif"
 
