@@ -94,7 +94,7 @@ static void __maybe_unused ixm_abi_check(void)
 	IXM_CHECK_FIELD(ixmod_call, addr, 28);
 	IXM_CHECK_FIELD(ixmod_call, port, 32);
 	IXM_CHECK_FIELD(ixmod_call, resv1, 34);
-	IXM_CHECK_FIELD(ixmod_call, resv2, 36);
+	IXM_CHECK_FIELD(ixmod_call, pos, 36);
 	IXM_CHECK_FIELD(ixmod_call, resv3, 40);
 
 	BUILD_BUG_ON(sizeof(struct ixmod_event) != 32);

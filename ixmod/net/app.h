@@ -255,13 +255,19 @@ void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats 
 #define IXM_CALL_RETRY		(-4096)	/* below every errno */
 
 /*
+ * What an op sets in its completion event's type for "no event": a send
+ * with IXMOD_CALL_F_POS that took every byte (no event type has it)
+ */
+#define IXM_EV_NONE		0xff
+
+/*
  * What this module takes, reported by IXMOD_IOC_GET_INFO (the uapi fixes
  * none of it, so it can grow): opcodes and event types (their count),
  * call flags, and the limits of sendv and listen.
  */
 #define IXM_OP_NR		(IXMOD_OP_TCP_SEND + 1)
 #define IXM_EV_NR		(IXMOD_EV_TCP_DEAD + 1)
-#define IXM_CALL_F_ALL		(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT)
+#define IXM_CALL_F_ALL		(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT | IXMOD_CALL_F_POS)
 #define IXM_SENDV_MAX		64
 #define IXM_BACKLOG_MAX		4096
 

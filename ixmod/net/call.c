@@ -162,6 +162,29 @@ static int ixm_op_tcp_connect(struct ixm_app *app, const struct ixmod_call *c,
 	return 0;
 }
 
+/*
+ * A send, with IXMOD_CALL_F_POS its offset checked: one that took every
+ * byte has no event (IXM_EV_NONE), the others say in @off where the
+ * connection's next send must start.
+ */
+static int ixm_op_tcp_sendv_at(struct ixm_app *app, const struct ixmod_call *c,
+			       struct ixmod_event *ev, const struct ixmod_iov *iov, u32 niov)
+{
+	struct ixm_tcp_pos p = { .on = c->flags & IXMOD_CALL_F_POS, .pos = c->pos };
+	int res = ixm_tcp_sendv(app->stack->tcp, app, c->handle, iov, niov, &p);
+	u64 asked = 0;
+	u32 i;
+
+	if (!p.on)
+		return res;
+	for (i = 0; i < niov; i++)
+		asked += iov[i].len;
+	ev->off = p.next;
+	if (res >= 0 && (u64)res == asked)
+		ev->type = IXM_EV_NONE;
+	return res;
+}
+
 static int ixm_op_tcp_sendv(struct ixm_app *app, const struct ixmod_call *c,
 			    struct ixmod_event *ev)
 {
@@ -179,7 +202,7 @@ static int ixm_op_tcp_sendv(struct ixm_app *app, const struct ixmod_call *c,
 		if (ixm_add_overflow(iov[i].off, iov[i].len, &end) ||
 		    end > app->txarena_size)
 			return -EINVAL;
-	return ixm_tcp_sendv(app->stack->tcp, app, c->handle, iov, c->len);
+	return ixm_op_tcp_sendv_at(app, c, ev, iov, c->len);
 }
 
 /* One buffer: a sendv of one entry, without the array in the arena. */
@@ -191,7 +214,7 @@ static int ixm_op_tcp_send(struct ixm_app *app, const struct ixmod_call *c,
 
 	if (!c->len || ixm_add_overflow(c->off, c->len, &end) || end > app->txarena_size)
 		return -EINVAL;
-	return ixm_tcp_sendv(app->stack->tcp, app, c->handle, &iov, 1);
+	return ixm_op_tcp_sendv_at(app, c, ev, &iov, 1);
 }
 
 static int ixm_op_tcp_recv_done(struct ixm_app *app, const struct ixmod_call *c,
@@ -203,8 +226,16 @@ static int ixm_op_tcp_recv_done(struct ixm_app *app, const struct ixmod_call *c,
 static int ixm_op_tcp_close(struct ixm_app *app, const struct ixmod_call *c,
 			    struct ixmod_event *ev)
 {
-	return ixm_tcp_close(app->stack->tcp, app, c->handle,
-			     c->flags & IXMOD_CALL_F_ABORT);
+	struct ixm_tcp_pos p = { .on = c->flags & IXMOD_CALL_F_POS, .pos = c->pos };
+	int res;
+
+	if (p.on && (c->flags & IXMOD_CALL_F_ABORT))
+		return -EINVAL;	/* a reset drops the data: no offset to keep */
+	res = ixm_tcp_close(app->stack->tcp, app, c->handle,
+			    c->flags & IXMOD_CALL_F_ABORT, &p);
+	if (p.on)
+		ev->off = p.next;
+	return res;
 }
 
 static const struct ixm_opdef ixm_opdefs[] = {
@@ -217,13 +248,13 @@ static const struct ixm_opdef ixm_opdefs[] = {
 	[IXMOD_OP_TCP_LISTEN]	= { IXM_F_PORT | IXM_F_LEN, 0, true, ixm_op_tcp_listen },
 	[IXMOD_OP_TCP_ACCEPT]	= { IXM_F_HANDLE, 0, false, ixm_op_tcp_accept },
 	[IXMOD_OP_TCP_CONNECT]	= { IXM_F_ADDR | IXM_F_PORT, 0, true, ixm_op_tcp_connect },
-	[IXMOD_OP_TCP_SENDV]	= { IXM_F_HANDLE | IXM_F_OFF | IXM_F_LEN, 0, true,
+	[IXMOD_OP_TCP_SENDV]	= { IXM_F_HANDLE | IXM_F_OFF | IXM_F_LEN, IXMOD_CALL_F_POS, true,
 				    ixm_op_tcp_sendv },
 	[IXMOD_OP_TCP_RECV_DONE] = { IXM_F_HANDLE | IXM_F_LEN, 0, false,
 				     ixm_op_tcp_recv_done },
-	[IXMOD_OP_TCP_CLOSE]	= { IXM_F_HANDLE, IXMOD_CALL_F_ABORT, false,
+	[IXMOD_OP_TCP_CLOSE]	= { IXM_F_HANDLE, IXMOD_CALL_F_ABORT | IXMOD_CALL_F_POS, false,
 				    ixm_op_tcp_close },
-	[IXMOD_OP_TCP_SEND]	= { IXM_F_HANDLE | IXM_F_OFF | IXM_F_LEN, 0, true,
+	[IXMOD_OP_TCP_SEND]	= { IXM_F_HANDLE | IXM_F_OFF | IXM_F_LEN, IXMOD_CALL_F_POS, true,
 				    ixm_op_tcp_send },
 };
 
@@ -256,7 +287,7 @@ int ixm_call_check(const struct ixmod_call *c)
 	def = &ixm_opdefs[ixm_index_nospec(c->opcode, IXM_OP_NR)];
 	if (c->flags & ~(IXMOD_CALL_F_NOTIFY | def->flags))
 		return -EINVAL;
-	if (c->resv0 || c->resv1 || c->resv2 ||
+	if (c->resv0 || c->resv1 || (c->pos && !(c->flags & IXMOD_CALL_F_POS)) ||
 	    c->resv3[0] || c->resv3[1] || c->resv3[2])
 		return -EINVAL;
 	if ((!(def->fields & IXM_F_LEN) && c->len) ||
@@ -338,13 +369,16 @@ unsigned int ixm_app_run_calls(struct ixm_app *app, unsigned int budget)
 		if (res < 0)
 			app->stats.call_errors++;
 		if (res < 0 || (c.flags & IXMOD_CALL_F_NOTIFY) ||
-		    ixm_call_always_completes(c.opcode)) {
+		    (ixm_call_always_completes(c.opcode) && ev.type != IXM_EV_NONE)) {
+			/* a new handle, or the call's (@off shares the bytes of @handle) */
+			u64 h = (c.flags & IXMOD_CALL_F_POS) || !ev.handle ? c.handle : ev.handle;
+
 			ev.type = IXMOD_EV_CALL;
 			ev.op = c.opcode;
 			ev.res = res;
 			ev.user_data = c.user_data;
 			/* cannot fail: checked above */
-			ixm_app_post(app, &ev, ev.handle ? ev.handle : c.handle);
+			ixm_app_post(app, &ev, h);
 		}
 	}
 	if (i)

@@ -536,6 +536,7 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  *	out-of-order queues gave theirs back (ixm_tcp_ooo_relieve())
  * @zero_window_probes: probes sent to a peer's zero window
  * @window_stalls: times sendv found no window open
+ * @pos_refused: IXMOD_CALL_F_POS calls refused: not at the stream's offset
  * @delayed_acks: ACKs the delayed-ACK timer sent
  * @tw_recycled: TIME_WAIT entries reused early (table bound)
  * @conn_full: opens refused because the connection table was full
@@ -592,6 +593,7 @@ struct ixm_tcp_stats {
 	u64	rcv_drops;
 	u64	zero_window_probes;
 	u64	window_stalls;
+	u64	pos_refused;
 	u64	delayed_acks;
 	u64	tw_recycled;
 	u64	conn_full;
@@ -676,12 +678,22 @@ int ixm_tcp_accept(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 		   u64 cookie);
 int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
 		    __be32 daddr, __be16 dport, u64 cookie, u64 *handle);
+/*
+ * IXMOD_CALL_F_POS (uapi): @on, the offset @pos the call expects; @next
+ * the connection's offset after the call, for its event (when it has one)
+ */
+struct ixm_tcp_pos {
+	bool	on;
+	u32	pos;
+	u32	next;
+};
+
 int ixm_tcp_sendv(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
-		  const struct ixmod_iov *iov, u32 niov);
+		  const struct ixmod_iov *iov, u32 niov, struct ixm_tcp_pos *p);
 int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
 		      u64 handle, u32 len);
 int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
-		  bool abort);
+		  bool abort, struct ixm_tcp_pos *p);
 void ixm_tcp_close_all(struct ixm_tcp_table *t, struct ixm_app *app);
 void ixm_tcp_pool_gone(struct ixm_tcp_table *t, const struct ixm_mbuf_pool *pool);
 struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
@@ -695,6 +707,12 @@ u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c);
 static inline u32 ixm_tcp_idx(const struct ixm_tcp_conn *c)
 {
 	return (u32)(c - c->table->conns);
+}
+
+/* The stream offset of the application's next byte (IXMOD_CALL_F_POS) */
+static inline u32 ixm_tcp_app_pos(const struct ixm_tcp_conn *c)
+{
+	return c->snd_end - c->iss - 1;
 }
 
 static inline u64 ixm_tcp_handle(const struct ixm_tcp_conn *c)

@@ -190,12 +190,14 @@ int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
  * @handle: the connection
  * @iov: the pieces (the caller copied and checked them against the arena)
  * @niov: how many
+ * @p: IXMOD_CALL_F_POS's offset, and the offset after the call (out)
  *
  * Return: bytes accepted (the first ones of @iov), possibly 0; -EBADF;
- * -ENOTCONN (not yet established); -EPIPE (closed for sending).
+ * -ENOTCONN (not yet established); -EPIPE (closed for sending); -EAGAIN
+ * (@p's offset is not the connection's: nothing taken).
  */
 int ixm_tcp_sendv(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
-		  const struct ixmod_iov *iov, u32 niov)
+		  const struct ixmod_iov *iov, u32 niov, struct ixm_tcp_pos *p)
 {
 	struct ixm_tcp_conn *c = ixm_tcp_conn_get(t, app, handle);
 	u32 space, asked = 0, took = 0, i;
@@ -207,6 +209,13 @@ int ixm_tcp_sendv(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 		return -ENOTCONN;
 	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
 		return -EPIPE;
+	if (p->on) {
+		p->next = ixm_tcp_app_pos(c);
+		if (p->pos != p->next) {
+			t->stats.pos_refused++;
+			return -EAGAIN;	/* behind a send that fell short */
+		}
+	}
 	space = ixm_tcp_send_space(c);
 	for (i = 0; i < niov; i++) {
 		u32 len = iov[i].len;
@@ -237,6 +246,7 @@ next:
 			break;
 	}
 	c->snd_end += took;
+	p->next += took;
 	if (took < asked) {
 		/* tell the application when the window opens */
 		c->flags |= IXM_TCPF_WANT_SPACE;
@@ -311,27 +321,41 @@ int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
  * @app: the context
  * @handle: a connection or a listener
  * @abort: reset the connection instead (RFC 9293 §3.10.5 ABORT)
+ * @p: IXMOD_CALL_F_POS (graceful only): the stream offset its FIN must
+ *	follow, and the connection's (out)
  *
  * A graceful close sends FIN after the queued data (§3.10.4); TCP_SENT
  * events keep coming for that data and TCP_DEAD follows.  Receive
  * buffers the application still held are taken back.
  *
- * Return: 0; -EBADF (a stale handle, one closed before included).
+ * Return: 0; -EBADF (a stale handle, one closed before included);
+ * -EAGAIN (a connection that may still send is not at @p's offset:
+ * nothing done); -EINVAL (@p on a listener).
  */
 int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
-		  bool abort)
+		  bool abort, struct ixm_tcp_pos *p)
 {
 	struct ixm_tcp_listener *l;
 	struct ixm_tcp_conn *c;
 
 	l = ixm_tcp_listener_get(t, app, handle);
 	if (l) {
+		if (p->on)
+			return -EINVAL;	/* a listener has no stream */
 		ixm_tcp_listener_close(t, l);
 		return 0;
 	}
 	c = ixm_tcp_conn_get(t, app, handle);
 	if (!c)
 		return -EBADF;
+	if (p->on && (c->flags & IXM_TCPF_ACCEPTED) && !(c->flags & IXM_TCPF_CLOSED_APP) &&
+	    (c->state == IXM_TCP_ESTABLISHED || c->state == IXM_TCP_CLOSE_WAIT)) {
+		p->next = ixm_tcp_app_pos(c);
+		if (p->pos != p->next) {
+			t->stats.pos_refused++;
+			return -EAGAIN;	/* its data is not all sent yet */
+		}
+	}
 	c->flags |= IXM_TCPF_CLOSED_APP;
 	c->flags &= ~IXM_TCPF_WANT_SPACE;
 	ixm_tcp_rcv_purge(c);

@@ -67,7 +67,8 @@ _Static_assert(offsetof(struct ixmod_call, off) == 24, "ixmod_call.off");
 _Static_assert(offsetof(struct ixmod_call, addr) == 28, "ixmod_call.addr");
 _Static_assert(offsetof(struct ixmod_call, port) == 32, "ixmod_call.port");
 _Static_assert(offsetof(struct ixmod_call, resv1) == 34, "ixmod_call.resv1");
-_Static_assert(offsetof(struct ixmod_call, resv2) == 36, "ixmod_call.resv2");
+_Static_assert(offsetof(struct ixmod_call, pos) == 36, "ixmod_call.pos");
+_Static_assert(IXMOD_CALL_F_POS == 4, "IXMOD_CALL_F_POS");
 _Static_assert(offsetof(struct ixmod_call, resv3) == 40, "ixmod_call.resv3");
 
 _Static_assert(sizeof(struct ixmod_iov) == 8, "ixmod_iov size");

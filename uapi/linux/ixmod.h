@@ -252,6 +252,19 @@ enum {
 /* ixmod_call.flags */
 #define IXMOD_CALL_F_NOTIFY	(1U << 0)	/* post IXMOD_EV_CALL on success too */
 #define IXMOD_CALL_F_ABORT	(1U << 1)	/* TCP_CLOSE only: send RST, drop data */
+/*
+ * IXMOD_CALL_F_POS: TCP_SEND, TCP_SENDV and a graceful TCP_CLOSE only.
+ * The call's @pos is the stream offset (bytes the connection's sends took
+ * before it, modulo 2^32) it expects to start at, so that an application
+ * may have several in flight and still learn nothing of a send that went
+ * whole.  A call whose @pos is not the connection's offset does nothing
+ * and fails with -EAGAIN.  A send takes what fits, as without the flag,
+ * but posts no IXMOD_EV_CALL when it took every byte; when it took fewer
+ * (0 too) its event's res says how many, and a TCP_SENT with @win above
+ * 0 comes when there is room.  Every event of such a call has in @off the
+ * offset the connection's next send must start at.
+ */
+#define IXMOD_CALL_F_POS	(1U << 2)
 
 /**
  * struct ixmod_iov - one piece of the data an IXMOD_OP_TCP_SENDV sends
@@ -292,7 +305,8 @@ struct ixmod_iov {
  * @port: UDP_BIND, TCP_LISTEN: local port; UDP_SEND, TCP_CONNECT:
  *	destination port (network order)
  * @resv1: zero
- * @resv2: zero
+ * @pos: with IXMOD_CALL_F_POS: the stream offset the call expects
+ *	(above); otherwise zero
  * @resv3: zero
  */
 struct ixmod_call {
@@ -306,7 +320,7 @@ struct ixmod_call {
 	__be32	addr;
 	__be16	port;
 	__u16	resv1;
-	__u32	resv2;
+	__u32	pos;
 	__u64	resv3[3];
 };
 
@@ -347,7 +361,9 @@ enum {
  *	handle; TCP_KNOCK, TCP_CONNECTED, TCP_DEAD: the connection
  * @off: UDP_RECV, TCP_RECV: payload offset in the receive region
  *	(read-only); return a datagram's buffer with IXMOD_OP_RECV_DONE and
- *	TCP bytes with IXMOD_OP_TCP_RECV_DONE
+ *	TCP bytes with IXMOD_OP_TCP_RECV_DONE; IXMOD_EV_CALL of a call with
+ *	IXMOD_CALL_F_POS: the stream offset the connection's next send
+ *	must start at
  * @win: TCP_SENT: bytes a TCP_SENDV would accept now; TCP_RECV with
  *	IXMOD_EVF_SENT: bytes newly acknowledged; otherwise zero
  * @addr: UDP_RECV, TCP_KNOCK: source IPv4 address, network order

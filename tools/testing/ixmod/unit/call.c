@@ -273,7 +273,7 @@ TEST(call_check_opcode)
 			ok = false;
 		/* even with other faults, the opcode is what is reported */
 		c.flags = 0x80;
-		c.resv2 = 1;
+		c.pos = 1;
 		c.len = 1;
 		if (ixm_call_check(&c) != -EOPNOTSUPP)
 			ok = false;
@@ -292,7 +292,10 @@ TEST(call_check_flags)
 
 			if ((1u << bit) == IXMOD_CALL_F_NOTIFY ||
 			    ((1u << bit) == IXMOD_CALL_F_ABORT &&
-			     ops[i].op == IXMOD_OP_TCP_CLOSE))
+			     ops[i].op == IXMOD_OP_TCP_CLOSE) ||
+			    ((1u << bit) == IXMOD_CALL_F_POS &&
+			     (ops[i].op == IXMOD_OP_TCP_SEND || ops[i].op == IXMOD_OP_TCP_SENDV ||
+			      ops[i].op == IXMOD_OP_TCP_CLOSE)))
 				continue;
 			c.flags = (u8)(1u << bit);
 			if (ixm_call_check(&c) != -EINVAL) {
@@ -312,7 +315,7 @@ TEST(call_check_flags)
 enum { R0, R1, R2, R3_0, R3_1, R3_2, R_NR };
 
 static const char * const resv_names[R_NR] = {
-	"resv0", "resv1", "resv2", "resv3[0]", "resv3[1]", "resv3[2]",
+	"resv0", "resv1", "pos (without IXMOD_CALL_F_POS)", "resv3[0]", "resv3[1]", "resv3[2]",
 };
 
 static void set_resv(struct ixmod_call *c, unsigned int r, u64 v)
@@ -325,7 +328,7 @@ static void set_resv(struct ixmod_call *c, unsigned int r, u64 v)
 		c->resv1 = (u16)v;
 		break;
 	case R2:
-		c->resv2 = (u32)v;
+		c->pos = (u32)v;
 		break;
 	default:
 		c->resv3[r - R3_0] = v;
@@ -439,7 +442,7 @@ TEST(call_nop)
 		TH_LOG("the call ring's consumer index moved; calls and events counted");
 	}
 
-	call.resv2 = 7;
+	call.pos = 7;
 	call.user_data = 42;
 	res = tn_app_call(c.a, &call, &ev);
 	EXPECT_EQ(-EINVAL, res);

@@ -206,6 +206,7 @@ TEST(handle_tcp_conns_and_listeners)
 	u64 secret[4] = { 1, 2, (u64)(GEN + 100) << 32 | GEN, 4 };
 	struct ixm_tcp_config cfg;
 	struct ixm_stack st = { 0 };
+	struct ixm_tcp_pos nopos = { 0 };
 	struct ixm_tcp_conn *c;
 	u64 hl, hl2, hc, hc2;
 	u32 idx;
@@ -252,13 +253,13 @@ TEST(handle_tcp_conns_and_listeners)
 	EXPECT_EQ(c, ixm_tcp_conn_get(t, &app_a, hc2));
 	ixm_tcp_conn_free(c);
 
-	EXPECT_EQ(-EBADF, ixm_tcp_close(t, &app_b, hl, false));
-	EXPECT_EQ(0, ixm_tcp_close(t, &app_a, hl, false));
-	EXPECT_EQ(-EBADF, ixm_tcp_close(t, &app_a, hl, false)) TH_LOG("closed: stale");
+	EXPECT_EQ(-EBADF, ixm_tcp_close(t, &app_b, hl, false, &nopos));
+	EXPECT_EQ(0, ixm_tcp_close(t, &app_a, hl, false, &nopos));
+	EXPECT_EQ(-EBADF, ixm_tcp_close(t, &app_a, hl, false, &nopos)) TH_LOG("closed: stale");
 	ASSERT_EQ(0, ixm_tcp_listen(t, &app_a, ixm_htons(80), 4, 1, &hl2));
 	EXPECT_EQ(ixm_handle(IXMOD_HANDLE_LISTENER, 0, GEN + 101), hl2);
 	EXPECT_EQ(NULL, ixm_tcp_listener_get(t, &app_a, hl));
-	EXPECT_EQ(0, ixm_tcp_close(t, &app_a, hl2, false));
+	EXPECT_EQ(0, ixm_tcp_close(t, &app_a, hl2, false, &nopos));
 	free(t);
 }
 

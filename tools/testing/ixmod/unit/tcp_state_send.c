@@ -653,4 +653,105 @@ TEST(tcp_state_event_ring_full)
 	tc_fini(t);
 }
 
+static struct ixmod_call at_pos(struct ixmod_call c, u32 pos)
+{
+	c.flags |= IXMOD_CALL_F_POS;
+	c.pos = pos;
+	return c;
+}
+
+static u32 tc_sent_bytes(const struct tc *t, bool *fin)
+{
+	u32 n = 0, i;
+
+	for (i = 0; i < t->nseg; i++) {
+		n += t->seg[i].dlen;
+		*fin |= !!(t->seg[i].flags & TH_FIN);
+	}
+	return n;
+}
+
+/*
+ * IXMOD_CALL_F_POS: calls that carry the stream offset they expect, so
+ * that an application may keep several in flight without hearing of each.
+ * A send that goes whole posts no event; one that falls short says in res
+ * how much it took and in @off where the next must start; the sends and
+ * the graceful close behind it (at offsets past that) take nothing and
+ * fail with -EAGAIN, so the stream keeps the application's order; once
+ * the window opens the send at the right offset, then the close, go.
+ */
+TEST(tcp_state_send_at_pos)
+{
+	struct tc *t = &T;
+	struct ixmod_call c;
+	bool fin = false;
+	unsigned int i;
+	u32 n;
+
+	tc_init(t);
+	t->pwin = 3000;
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	for (i = 0; i < 8000; i++)
+		t->a->arena[i] = (u8)(i * 13 + 5);
+
+	c = at_pos(tn_call_send(t->ch, 0, 1000, 1), 0);
+	tn_app_submit(t->a, &c);
+	tc_run(t);
+	n = tc_sent_bytes(t, &fin);
+	EXPECT_EQ(0, tc_nev(t, IXMOD_EV_CALL));
+	EXPECT_EQ(1000, n) TH_LOG("a send at its offset that goes whole: sent, no event");
+
+	/* the window has 2000 bytes left: 2500 fall short, what follows waits */
+	c = at_pos(tn_call_send(t->ch, 1000, 2500, 2), 1000);
+	tn_app_submit(t->a, &c);
+	c = at_pos(tn_call_send(t->ch, 3500, 500, 3), 3500);
+	tn_app_submit(t->a, &c);
+	c = at_pos(tn_call_close(t->ch, false), 4000);
+	c.user_data = 4;
+	tn_app_submit(t->a, &c);
+	tc_run(t);
+	n = tc_sent_bytes(t, &fin);
+	ASSERT_EQ(3, tc_nev(t, IXMOD_EV_CALL));
+	EXPECT_EQ(2, t->ev[0].user_data);
+	EXPECT_EQ(2000, t->ev[0].res);
+	EXPECT_EQ(3000, t->ev[0].off) TH_LOG("short: res 2000 taken, the next send at 3000");
+	EXPECT_EQ(3, t->ev[1].user_data);
+	EXPECT_EQ(-EAGAIN, t->ev[1].res);
+	EXPECT_EQ(3000, t->ev[1].off) TH_LOG("the send behind it, at 3500: -EAGAIN");
+	EXPECT_EQ(4, t->ev[2].user_data);
+	EXPECT_EQ(IXMOD_OP_TCP_CLOSE, t->ev[2].op);
+	EXPECT_EQ(-EAGAIN, t->ev[2].res) TH_LOG("the close at 4000: -EAGAIN");
+	EXPECT_EQ(2000, n);
+	EXPECT_FALSE(fin) TH_LOG("2000 bytes sent and no FIN");
+	EXPECT_EQ(2, stats(t)->pos_refused);
+	EXPECT_EQ(0, memcmp(t->seg[t->nseg - 1].data + t->seg[t->nseg - 1].dlen - 10,
+			    t->a->arena + 2990, 10)) TH_LOG("the stream ends at byte 3000");
+
+	c = tn_call_send(t->ch, 3000, 1, 5);
+	c.pos = 1;
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("pos without IXMOD_CALL_F_POS: -EINVAL");
+	c = at_pos(tn_call_close(t->ch, true), 3000);
+	EXPECT_EQ(-EINVAL, tc_call(t, &c)) TH_LOG("IXMOD_CALL_F_POS on an abort: -EINVAL");
+
+	t->rcv += 3000;
+	tc_send(t, TH_ACK, NULL, 0);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_SENT));
+	EXPECT_GT(tc_ev(t, IXMOD_EV_TCP_SENT)->win, 0) TH_LOG("the ACK: SENT with win > 0");
+
+	c = at_pos(tn_call_send(t->ch, 3000, 1000, 6), 3000);
+	tn_app_submit(t->a, &c);
+	c = at_pos(tn_call_close(t->ch, false), 4000);
+	tn_app_submit(t->a, &c);
+	tc_run(t);
+	fin = false;
+	n = tc_sent_bytes(t, &fin);
+	EXPECT_EQ(0, tc_nev(t, IXMOD_EV_CALL));
+	EXPECT_EQ(1000, n);
+	EXPECT_TRUE(fin) TH_LOG("the send at 3000, the close at 4000: no event, 1000 bytes, FIN");
+	EXPECT_EQ(0, memcmp(t->seg[0].data, t->a->arena + 3000, t->seg[0].dlen)) {
+		TH_LOG("the stream goes on at byte 3000, in order");
+	}
+	tc_fini(t);
+}
+
 TEST_HARNESS_MAIN

@@ -54,7 +54,7 @@ TEST_F(dev, get_info)
 	/* what this module takes: opcodes and events from 0 without a gap */
 	EXPECT_EQ((1ULL << (IXMOD_OP_TCP_SEND + 1)) - 1, info.ops);
 	EXPECT_EQ((1U << (IXMOD_EV_TCP_DEAD + 1)) - 1, info.events);
-	EXPECT_EQ(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT, info.call_flags);
+	EXPECT_EQ(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT | IXMOD_CALL_F_POS, info.call_flags);
 	EXPECT_EQ(IXMOD_SETUP_CLAMP | IXMOD_SETUP_EVENT_EXT | IXMOD_SETUP_SENT_IN_RECV,
 		  info.setup_flags);
 	EXPECT_EQ(4096, info.ring_entries_max);

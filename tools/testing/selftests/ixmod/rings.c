@@ -762,9 +762,9 @@ TEST_F(ctx, forged_handles_and_bounds)
 	c.addr = htonl(0x7f000001);
 	EXPECT_EQ(-EINVAL, call_res(self, c, NULL));
 	c.addr = peer;
-	c.resv2 = 1;
+	c.pos = 1;	/* without IXMOD_CALL_F_POS */
 	EXPECT_EQ(-EINVAL, call_res(self, c, NULL));
-	c.resv2 = 0;
+	c.pos = 0;
 	c.opcode = (uint8_t)op_nr();
 	EXPECT_EQ(-EOPNOTSUPP, call_res(self, c, NULL));
 	EXPECT_EQ(-EADDRINUSE, call_res(self, (struct ixmod_call){
