@@ -31,7 +31,10 @@
  * before its FIN.  With -f the fake offers IXMOD_FEAT_SENT_IN_RECV and,
  * when the library asks for it (IXMOD_SETUP_SENT_IN_RECV), puts the
  * acknowledgment on that request's TCP_RECV (IXMOD_EVF_SENT) instead of
- * a TCP_SENT of its own, as the module does.
+ * a TCP_SENT of its own, as the module does.  With -p it offers
+ * IXMOD_CALL_F_POS and checks each positional call's offset: a send that
+ * has it gets no IXMOD_EV_CALL (the fake takes it whole), a graceful
+ * close one with res 0.
  * At the end each connection gets its peer's FIN, must close, and is told
  * dead.  Anything else (wrong bytes, a request not echoed, a call the
  * fake does not expect, an error counted by ixev) ends the program with
@@ -84,7 +87,9 @@ struct fconn {
 	size_t		pend_cap;
 	__u32		rx_owed;	/* received, not yet returned by recv_done */
 	__u8		send_op;	/* the send to complete next round, or 0 */
+	bool		send_pos;	/* it was positional: no completion */
 	__u32		send_len;
+	__u32		pos;		/* bytes its sends took */
 	__u32		acked;		/* acknowledged, told with its next request */
 	unsigned long	requests;
 };
@@ -121,6 +126,7 @@ static struct {
 	unsigned int	size;
 	unsigned long	requests;
 	bool		fold;		/* -f: offer IXMOD_FEAT_SENT_IN_RECV */
+	bool		pos;		/* -p: offer IXMOD_CALL_F_POS */
 } opt = { .conns = 8, .batch = 1, .size = 64 };
 
 static unsigned int accepted, closed, close_errors;
@@ -204,6 +210,12 @@ static void publish(void)
 	__atomic_store_n(fk.events.prod, fk.ev_prod, __ATOMIC_RELEASE);
 }
 
+/* The event post() wrote last */
+static struct ixmod_event *fk_last_event(void)
+{
+	return (struct ixmod_event *)fk.events.entries + ((fk.ev_prod - 1) & (fk.events.nr - 1));
+}
+
 static void post1(__u8 type, __u8 op, __s32 res, __u64 user_data, __u64 handle)
 {
 	struct ixmod_event *e = post(type, user_data);
@@ -245,7 +257,8 @@ static void run_send(const struct ixmod_call *call)
 	struct fconn *c = conn_of(call->handle);
 	__u32 total = 0, i;
 
-	if (!c->accepted || c->closed || c->send_op || call->flags || !call->len)
+	if (!c->accepted || c->closed || c->send_op || !call->len ||
+	    (call->flags & ~(opt.pos ? IXMOD_CALL_F_POS : 0)))
 		fail("a send the kernel would refuse (connection %u)",
 		     (unsigned int)(c - fk.conns));
 	if (call->opcode == IXMOD_OP_TCP_SEND) {
@@ -264,6 +277,10 @@ static void run_send(const struct ixmod_call *call)
 	}
 	if (call->user_data != c->cookie)
 		fail("a send with another cookie than the accept's");
+	c->send_pos = call->flags & IXMOD_CALL_F_POS;
+	if (c->send_pos && call->pos != c->pos)
+		fail("a send at offset %u, the stream is at %u", call->pos, c->pos);
+	c->pos += total;
 	c->send_op = call->opcode;
 	c->send_len = total;
 }
@@ -299,10 +316,17 @@ static void run_call(const struct ixmod_call *call)
 		return;
 	case IXMOD_OP_TCP_CLOSE:
 		c = conn_of(call->handle);
-		if (!c->fin || c->closed || c->send_op || c->npend || call->flags)
+		if (!c->fin || c->closed || c->send_op || c->npend ||
+		    (call->flags & ~(opt.pos ? IXMOD_CALL_F_POS | IXMOD_CALL_F_NOTIFY : 0)))
 			fail("connection %u closed early or twice", (unsigned int)(c - fk.conns));
+		if ((call->flags & IXMOD_CALL_F_POS) && call->pos != c->pos)
+			fail("a close at offset %u, the stream is at %u", call->pos, c->pos);
 		c->closed = true;
 		c->rx_owed = 0;		/* a close takes back what was not returned */
+		if (call->flags & IXMOD_CALL_F_NOTIFY) {
+			post1(IXMOD_EV_CALL, call->opcode, 0, call->user_data, 0);
+			fk_last_event()->off = c->pos;
+		}
 		post1(IXMOD_EV_TCP_DEAD, 0, 0, c->cookie, c->handle);
 		return;
 	default:
@@ -349,6 +373,10 @@ static int fk_get_info(struct ixmod_info *info)
 	info->ops = (1ULL << (IXMOD_OP_TCP_SEND + 1)) - 1;
 	info->events = (1U << (IXMOD_EV_TCP_DEAD + 1)) - 1;
 	info->call_flags = IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT;
+#ifdef IXMOD_CALL_F_POS
+	if (opt.pos)
+		info->call_flags |= IXMOD_CALL_F_POS;
+#endif
 	info->setup_flags = IXMOD_SETUP_CLAMP;
 #ifdef IXMOD_FEAT_SENT_IN_RECV
 	if (opt.fold) {
@@ -646,7 +674,8 @@ static void round_trip(struct ixev *ev, unsigned long first, unsigned int nreq)
 
 		if (!c->send_op)
 			continue;
-		post1(IXMOD_EV_CALL, c->send_op, c->send_len, c->cookie, 0);
+		if (!c->send_pos)
+			post1(IXMOD_EV_CALL, c->send_op, c->send_len, c->cookie, 0);
 		c->send_op = 0;
 		c->acked += c->send_len;
 	}
@@ -718,7 +747,7 @@ static void close_all(struct ixev *ev)
 
 static void die_usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-c CONNS] [-n BATCH] [-s SIZE] [-f] N\n", prog);
+	fprintf(stderr, "usage: %s [-c CONNS] [-n BATCH] [-s SIZE] [-f] [-p] N\n", prog);
 	exit(2);
 }
 
@@ -741,10 +770,13 @@ int main(int argc, char **argv)
 	unsigned long done;
 	int o, ret;
 
-	while ((o = getopt(argc, argv, "c:n:s:f")) != -1) {
+	while ((o = getopt(argc, argv, "c:n:s:fp")) != -1) {
 		switch (o) {
 		case 'f':
 			opt.fold = true;
+			break;
+		case 'p':
+			opt.pos = true;
 			break;
 		case 'c':
 			opt.conns = number(optarg, argv[0]);

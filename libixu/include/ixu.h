@@ -787,6 +787,36 @@ static inline void ixu_prep_tcp_close(struct ixmod_call *c, __u64 handle,
 	c->user_data = user_data;
 }
 
+/*
+ * ixu_prep_at - make a send or a graceful close positional
+ *
+ * SYNOPSIS
+ *	void ixu_prep_at(struct ixmod_call *c, __u32 pos);
+ *
+ * DESCRIPTION
+ *	Sets IXMOD_CALL_F_POS on a call filled by ixu_prep_tcp_send(),
+ *	ixu_prep_tcp_sendv() or ixu_prep_tcp_close() (not an abort), with
+ *	@pos the stream offset it must start at: the bytes the connection's
+ *	sends took before it, modulo 2^32.  An application may then keep
+ *	several such calls of a connection in flight without hearing of
+ *	those that go well.  Needs IXMOD_CALL_F_POS in
+ *	@ixu->info.call_flags.
+ *
+ * RETURN VALUE
+ *	A send that took every byte posts no event.  One that took fewer
+ *	(0 too) posts its IXMOD_EV_CALL with res the bytes taken; an
+ *	IXMOD_EV_TCP_SENT with win above 0 comes when there is room.  A
+ *	call whose @pos is not the connection's offset (behind a send that
+ *	fell short) does nothing and answers -EAGAIN.  Every event of a
+ *	positional call has in @off the offset the connection's next send
+ *	must start at; the other errors are the plain call's.
+ */
+static inline void ixu_prep_at(struct ixmod_call *c, __u32 pos)
+{
+	c->flags |= IXMOD_CALL_F_POS;
+	c->pos = pos;
+}
+
 #ifdef __cplusplus
 }
 #endif

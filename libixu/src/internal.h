@@ -100,7 +100,7 @@ struct ixev_conn {
 	bool				closing;	/* the application closed it */
 	bool				abort;
 	bool				close_queued;	/* TCP_CLOSE is in the ring */
-	bool				sending;	/* a send call in flight */
+	bool				sending;	/* a send call in flight (not positional) */
 	bool				win_wait;	/* a send took less: wait for TCP_SENT */
 	bool				want_write;	/* tell writable() when room comes */
 	bool				resume;		/* offer held bytes again */
@@ -115,7 +115,7 @@ struct ixev_conn {
 	unsigned int			seg_n;
 	__u64				base;		/* stream position of segs[seg_head] */
 	__u64				fill;		/* written */
-	__u64				queued;		/* accepted by the kernel */
+	__u64				queued;		/* accepted by the kernel (sent positional: until an event says fewer) */
 	__u64				acked;		/* acknowledged */
 	__u32				asked;		/* bytes of the send in flight */
 
@@ -167,6 +167,7 @@ struct ixev {
 	unsigned int		sndbuf;
 	bool			stop;
 	int			err;		/* -ENETDOWN once the context died */
+	bool			pos_calls;	/* sends and closes carry their offset */
 	struct ixev_stats	st;
 
 	/* arena */

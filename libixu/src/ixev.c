@@ -195,6 +195,8 @@ int ixev_create(struct ixev **evp, unsigned int cpu, const struct ixev_params *p
 	ret = ixu_attach(&ev->ixu, cpu, &up);
 	if (ret)
 		goto fail;
+	/* several sends of a connection in flight, no event for those that go whole */
+	ev->pos_calls = ev->ixu.info.call_flags & IXMOD_CALL_F_POS;
 	iov_area = ev->ixu.setup.call_entries * CALL_IOV * sizeof(struct ixmod_iov);
 	ev->unit_base = (iov_area + UNIT - 1) / UNIT * UNIT;
 	ret = -EINVAL;

@@ -329,7 +329,14 @@ void ixev_conn_flush(struct ixev_conn *c)
 		ixev_conn_send(c);
 	if (c->closing && !c->close_queued && c->handle &&
 	    (c->abort || (c->queued == c->fill && !c->sending))) {
-		ixu_prep_tcp_close(next_call(ev), c->handle, c->abort, conn_cookie(c));
+		struct ixmod_call *call = next_call(ev);
+
+		ixu_prep_tcp_close(call, c->handle, c->abort, conn_cookie(c));
+		if (ev->pos_calls && !c->abort) {
+			/* after the last byte, or refused; answered either way */
+			ixu_prep_at(call, (__u32)c->queued);
+			call->flags |= IXMOD_CALL_F_NOTIFY;
+		}
 		c->close_queued = true;
 	}
 }
@@ -365,10 +372,46 @@ static void on_knock(struct ixev *ev, const struct ixmod_event *e)
 	ixev_mark_dirty(c);
 }
 
+/*
+ * The event of a positional call (IXMOD_CALL_F_POS): a send that fell
+ * short (res: what it took; a TCP_SENT with win > 0 comes) or a graceful
+ * close; @off is where the kernel's stream is.  A send refused behind one
+ * that fell short (-EAGAIN) says nothing new: the short one's event came
+ * first and took c->queued back.  Return: true when the connection has
+ * nothing to flush now.
+ */
+static bool on_pos_call(struct ixev_conn *c, const struct ixmod_event *e)
+{
+	if (e->op == IXMOD_OP_TCP_CLOSE) {
+		if (e->res == -EAGAIN)
+			c->close_queued = false;	/* again after the data */
+		else if (e->res < 0)
+			c->ev->st.errors++;
+		return e->res == 0;
+	}
+	if (e->res == -EAGAIN)
+		return true;
+	if (e->res < 0) {
+		if (e->res != -EPIPE)	/* -EPIPE: its DEAD comes */
+			c->ev->st.errors++;
+		return false;
+	}
+	c->queued -= (__u32)((__u32)c->queued - e->off);
+	c->win_wait = true;
+	return true;
+}
+
 static void on_conn_call(struct ixev_conn *c, const struct ixmod_event *e)
 {
 	struct ixev *ev = c->ev;
 
+	if (ev->pos_calls && (e->op == IXMOD_OP_TCP_SEND || e->op == IXMOD_OP_TCP_SENDV ||
+			      (e->op == IXMOD_OP_TCP_CLOSE && !c->abort))) {
+		if (on_pos_call(c, e))
+			return;
+		ixev_mark_dirty(c);
+		return;
+	}
 	switch (e->op) {
 	case IXMOD_OP_TCP_SEND:
 	case IXMOD_OP_TCP_SENDV:

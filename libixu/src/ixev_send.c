@@ -280,6 +280,12 @@ void ixev_conn_send(struct ixev_conn *c)
 		memcpy(ixu_tx_ptr(&ev->ixu, iov_off), piece, n * sizeof(piece[0]));
 		ixu_prep_tcp_sendv(call, c->handle, iov_off, n, conn_cookie(c));
 	}
+	if (ev->pos_calls) {
+		/* taken whole unless its event says otherwise (on_pos_call()) */
+		ixu_prep_at(call, (__u32)c->queued);
+		c->queued += total;
+		return;
+	}
 	c->asked = total;
 	c->sending = true;
 }
