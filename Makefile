@@ -16,6 +16,11 @@
 #   make demo-softport   the same with no NIC: a software port (ixsw0)
 #   make lint            checkpatch, kernel-doc, shellcheck, sparse on libixu,
 #                        the man pages and the docs against the code
+#   make install         the module for KDIR's kernel (modules_install into
+#                        /lib/modules/RELEASE/updates, then depmod: modprobe
+#                        ixmod works), libixu (make -C libixu install) and
+#                        ixmod-bind, ixmod-stat in PREFIX/sbin; DESTDIR
+#                        stages it all under another root
 #
 # KDIR defaults to the running kernel's build tree, and when that is absent
 # (this is a build host, not the target) to the newest Debian 6.12 headers.
@@ -40,7 +45,10 @@ ifneq ($(IXMOD_DEBUG),)
 IXM_KCONFIG += CONFIG_IXMOD_DEBUG=y
 endif
 
-.PHONY: all modules modules-debian libixu check check-debug demo demo-softport lint clean help
+.PHONY: all modules modules-debian libixu check check-debug demo demo-softport lint clean help \
+	install modules_install
+
+PREFIX ?= /usr/local
 
 all: modules libixu
 
@@ -57,6 +65,18 @@ libixu:
 
 check:
 	scripts/check
+
+# kbuild installs external modules under updates/ of KDIR's release; depmod
+# for that release (with DESTDIR, in the staging root) so modprobe finds it
+modules_install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(IXM_KCONFIG) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) \
+		INSTALL_MOD_DIR=updates DEPMOD=true modules_install
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $$(cat $(KDIR)/include/config/kernel.release)
+
+install: modules_install libixu
+	$(MAKE) -C libixu install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -d $(DESTDIR)$(PREFIX)/sbin
+	install -m 755 scripts/ixmod-bind scripts/ixmod-stat $(DESTDIR)$(PREFIX)/sbin/
 
 check-debug:
 	scripts/check-debug $(if $(PART),--part $(PART))
