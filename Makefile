@@ -90,8 +90,13 @@ demo-softport:
 lint:
 	scripts/lint
 
+# not kbuild's clean: for an external module it deletes every *.s under
+# M=, tools/bench/icount/selftest-fw.s among them
 clean:
-	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
+	find ixmod uapi \( -name '*.o' -o -name '*.ko' -o -name '*.ko.*' -o -name '.*.cmd' \
+		-o -name '*.mod' -o -name '*.mod.c' -o -name '*.a' -o -name '*.dwo' \) -delete
+	rm -f Module.symvers modules.order .*.cmd .module-common.o
+	rm -rf .tmp_versions
 	$(MAKE) -C libixu clean
 	$(MAKE) -C tools/testing/ixmod clean
 	rm -rf build
