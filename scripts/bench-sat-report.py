@@ -19,7 +19,9 @@ curves) and the plots, SVG and PNG:
   sat-icount    with -i, the server vCPU's instructions per request,
                 kernel and user stacked, at each saturation point
 The light-load points (one per server at one rate, each server's idle
-policy as loaded) are a table and ratios to epoll (TCP) or memcached.
+policy as loaded) are a table, ratios to the Linux servers and the plot
+  sat-light     the whole vCPU's instructions per request (idle polling
+                included), kernel and user stacked, with each p99
 A figure that is missing is '-' (null in results.json).
 """
 import json
@@ -281,6 +283,41 @@ def icount_plot(outdir, prm, groups):
     save(fig, outdir, "sat-icount")
 
 
+def light_plot(outdir, prm, groups):
+    """groups: [(label, {server: [points]})]: at light load, every
+    instruction the vCPU ran per request (kernel and user stacked, idle
+    polling included), each bar with its p99 written inside"""
+    groups = [g for g in groups if any("ins" in p for v in g[1].values() for p in v)]
+    if not groups:
+        return
+    plt = pyplot()
+    runs = TCP_RUNS + [r for r in KV_RUNS if r[0] == "memcached"]
+    fig, ax = plt.subplots(figsize=(max(6.4, 1.6 * len(groups) + 3), 4.6))
+    width = 0.8 / len(runs)
+    top = 0.0
+    for g, (_, pts) in enumerate(groups):
+        for i, (name, _, colour) in enumerate(runs):
+            p = (pts.get(name) or [None])[0]
+            if not p or "ins" not in p:
+                continue
+            x = g - 0.4 + (i + 0.5) * width
+            h = kernel_user_bar(ax, x, width, colour, p["ins"]["kernel"], p["ins"]["user"])
+            top = max(top, h)
+            ax.text(x, h * 0.45, "p99 %.1f ms" % (get(p, "result", "p99_us") / 1000.0),
+                    ha="center", va="center", rotation=90, fontsize=7, color="white")
+    ax.set_xticks(range(len(groups)), [g[0] for g in groups], fontsize=8)
+    ax.set_xlim(-0.5, len(groups) - 0.5)
+    ax.set_ylim(0, top * 1.35 if top else 1)
+    ax.set_ylabel("guest instructions per request, idle included")
+    ax.set_title("light load (%s): the whole vCPU per request and p99, one rate for all\n"
+                 "ixmod at its own idle policy (idle_us as loaded); Linux halts when idle"
+                 % NIC.get(prm["nic"], prm["nic"]), fontsize=10)
+    ax.grid(True, axis="y", color="#dddddd")
+    ax.set_axisbelow(True)
+    kernel_user_legend(ax, runs)
+    save(fig, outdir, "sat-light")
+
+
 def main(outdir):
     with open(os.path.join(outdir, "params.json")) as f:
         prm = json.load(f)
@@ -480,6 +517,10 @@ def main(outdir):
     groups += [(wl.upper(), kv_runs, {s: kv_sat_pt[(wl, s)] for s, _, _ in kv_runs
                                       if (wl, s) in kv_sat_pt}) for wl in prm["workloads"]]
     icount_plot(outdir, prm, groups)
+    lights = [("TCP %d/s" % derived["light"]["tcp"]["rate"], tcp_light)] if tcp_light else []
+    lights += [("%s %d/s" % (wl.upper(), derived["light"][wl]["rate"]), kv_light[wl])
+               for wl in prm["workloads"] if wl in kv_light]
+    light_plot(outdir, prm, lights)
 
 
 if __name__ == "__main__":
