@@ -35,7 +35,7 @@ ok "make install DESTDIR=<root> KDIR=$(basename "$KDIR")" \
 	make -s -C "$TOP" install DESTDIR="$root" KDIR="$KDIR" PREFIX=/usr/local
 # kbuild names it after the tree (updates/ixmod/) and compresses it as
 # the kernel's modules are (ixmod.ko.xz on Debian)
-ko=$(find "$root/lib/modules/$rel/updates" -name 'ixmod.ko*' 2>/dev/null | head -n1)
+ko=$(find "$root/lib/modules/$rel/updates" -name 'ixmod.ko*' -print -quit 2>/dev/null)
 ok "the module is under lib/modules/$rel/updates/ (${ko#"$root"}), its modinfo says ixmod" \
 	bash -c "[ -n '$ko' ] && modinfo -F name '$ko' | grep -x ixmod"
 ok "modprobe, pointed at the root, resolves ixmod to it (depmod ran)" \
