@@ -223,6 +223,7 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 	IXM_TCP_STAT(zero_window_probes),
 	IXM_TCP_STAT(window_stalls),
 	IXM_TCP_STAT(pos_refused),
+	IXM_TCP_STAT(sent_held),
 	IXM_TCP_STAT(delayed_acks),
 	IXM_TCP_STAT(tw_recycled),
 	IXM_TCP_STAT(conn_full),

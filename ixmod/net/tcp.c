@@ -92,6 +92,7 @@ void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 		ixm_timer_init(&c->timer, ixm_tcp_timer_fn);
 		ixm_timer_init(&c->delack, ixm_tcp_delack_fn);
 	}
+	ixm_timer_init(&t->sent_timer, ixm_tcp_sent_timer_fn);
 	for (i = 0; i < IXM_TCP_LISTENERS; i++)
 		ixm_slot_init(&t->listeners[i].slot, lgen);
 	t->free = 0;
@@ -623,4 +624,7 @@ void ixm_tcp_poll(struct ixm_stack *st)
 		if (c->app)
 			ixm_tcp_flush_events(c);
 	}
+	/* held TCP_SENTs go with the events their contexts get anyway */
+	if (t->sent_nheld)
+		ixm_tcp_sent_release(t, false);
 }

@@ -80,6 +80,13 @@
  * (tcp_ofo.c).
  */
 #define IXM_TCP_OOO_CORE	256
+/*
+ * IXMOD_SETUP_SENT_IN_RECV: TCP_SENTs of connections whose every byte was
+ * acknowledged wait, at most this many and this long, for an event the
+ * context gets anyway (tcp_event.c)
+ */
+#define IXM_TCP_SENT_HOLD	64
+#define IXM_TCP_SENT_HOLD_NS	(10 * 1000 * 1000ULL)
 #define IXM_TCP_RCV_BUFS	128	/* receive buffers a connection may hold */
 #define IXM_TCP_NONE		0xffffffffU
 
@@ -263,6 +270,7 @@ struct ixm_tcp_ooo_hold {
 #define IXM_TCPF_NEED_ARP	0x40000	/* @dmac not resolved yet */
 #define IXM_TCPF_OOO_FIN	0x80000	/* a queued segment carried a FIN at @ooo_fin */
 #define IXM_TCPF_SENT_WIN	0x100000 /* the app waits for a TCP_SENT with win > 0 */
+#define IXM_TCPF_SENT_HELD	0x200000 /* its TCP_SENT waits on @sent_held */
 
 /* struct ixm_tcp_conn.evpend: events owed to the application */
 #define IXM_TCPE_KNOCK		0x01
@@ -537,6 +545,7 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @zero_window_probes: probes sent to a peer's zero window
  * @window_stalls: times sendv found no window open
  * @pos_refused: IXMOD_CALL_F_POS calls refused: not at the stream's offset
+ * @sent_held: TCP_SENTs held for an event the context got anyway
  * @delayed_acks: ACKs the delayed-ACK timer sent
  * @tw_recycled: TIME_WAIT entries reused early (table bound)
  * @conn_full: opens refused because the connection table was full
@@ -594,6 +603,7 @@ struct ixm_tcp_stats {
 	u64	zero_window_probes;
 	u64	window_stalls;
 	u64	pos_refused;
+	u64	sent_held;
 	u64	delayed_acks;
 	u64	tw_recycled;
 	u64	conn_full;
@@ -630,6 +640,12 @@ struct ixm_tcp_stats {
  * @ooo_hold: every connection holding out-of-order buffers, searched for
  *	the largest holder when room must be made (at most IXM_TCP_OOO_CORE:
  *	each holds one buffer at least)
+ * @sent_nheld: entries of @sent_held
+ * @sent_held: connections whose TCP_SENT is held (index and generation:
+ *	one freed since is skipped)
+ * @sent_timer: posts every held TCP_SENT IXM_TCP_SENT_HOLD_NS after the
+ *	first was held
+ * @sent_releasing: ixm_tcp_sent_release() posts them: none is held again
  * @stats: counters
  * @listeners: listening ports
  * @conns: the connection slots
@@ -651,6 +667,13 @@ struct ixm_tcp_table {
 	u32				ooo_bufs;
 	u32				ooo_nhold;
 	struct ixm_tcp_ooo_hold		ooo_hold[IXM_TCP_OOO_CORE];
+	u32				sent_nheld;
+	struct {
+		u32	idx;
+		u32	gen;
+	}				sent_held[IXM_TCP_SENT_HOLD];
+	struct ixm_timer		sent_timer;
+	bool				sent_releasing;
 	struct ixm_tcp_stats		stats;
 	struct ixm_tcp_listener		listeners[IXM_TCP_LISTENERS];
 	struct ixm_tcp_conn		conns[IXM_TCP_CONNS];
@@ -747,6 +770,8 @@ void ixm_tcp_done(struct ixm_tcp_conn *c, int err);
 void ixm_tcp_enter_time_wait(struct ixm_tcp_conn *c);
 void ixm_tcp_mark_pending(struct ixm_tcp_conn *c);
 void ixm_tcp_flush_events(struct ixm_tcp_conn *c);
+void ixm_tcp_sent_release(struct ixm_tcp_table *t, bool all);
+void ixm_tcp_sent_timer_fn(struct ixm_timer *tm, u64 now_ns);
 void ixm_tcp_zombie_check(struct ixm_tcp_conn *c);
 void ixm_tcp_rcv_purge(struct ixm_tcp_conn *c);
 void ixm_tcp_listener_unqueue(struct ixm_tcp_conn *c);

@@ -116,6 +116,78 @@ static bool ixm_tcp_sent_folds(const struct ixm_tcp_conn *c)
 }
 
 /*
+ * A TCP_SENT that only says "everything you sent arrived" may wait
+ * (IXMOD_SETUP_SENT_IN_RECV): a client acknowledges a response on its
+ * own (a delayed ACK), and posting that at once wakes the application
+ * once more per request.  Held, it rides on the connection's next
+ * TCP_RECV, or goes out with the first event the context gets anyway
+ * (ixm_tcp_poll()), or IXM_TCP_SENT_HOLD_NS later.  Not while the
+ * application waits for room, bytes are unacknowledged (a sender needs
+ * its acknowledgments to go on), the connection is closing or owes
+ * anything else; at most IXM_TCP_SENT_HOLD connections.
+ */
+static bool ixm_tcp_sent_hold(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	if (!c->app->sent_in_recv || t->sent_releasing ||
+	    (c->flags & (IXM_TCPF_WANT_SPACE | IXM_TCPF_SENT_WIN | IXM_TCPF_CLOSED_APP |
+			 IXM_TCPF_FIN_QUEUED)) ||
+	    (c->evpend & ~IXM_TCPE_SENT) || c->snd_una != c->snd_end ||
+	    (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT))
+		return false;
+	if (c->flags & IXM_TCPF_SENT_HELD)
+		return true;
+	if (t->sent_nheld == IXM_TCP_SENT_HOLD)
+		return false;
+	if (!t->sent_nheld)
+		ixm_timer_arm(&t->wheel, &t->sent_timer,
+			      t->stack->now_ns + IXM_TCP_SENT_HOLD_NS);
+	t->sent_held[t->sent_nheld].idx = ixm_tcp_idx(c);
+	t->sent_held[t->sent_nheld++].gen = c->gen;
+	c->flags |= IXM_TCPF_SENT_HELD;
+	t->stats.sent_held++;
+	return true;
+}
+
+/**
+ * ixm_tcp_sent_release() - post held TCP_SENTs
+ * @t: the core's table
+ * @all: every one; else those of contexts that have events to publish
+ *	in this iteration anyway
+ *
+ * Context: the core's loop (ixm_tcp_poll(), the hold's timer).
+ */
+void ixm_tcp_sent_release(struct ixm_tcp_table *t, bool all)
+{
+	u32 i, kept = 0;
+
+	t->sent_releasing = true;
+	for (i = 0; i < t->sent_nheld; i++) {
+		struct ixm_tcp_conn *c = &t->conns[t->sent_held[i].idx];
+
+		if (c->gen != t->sent_held[i].gen || !(c->flags & IXM_TCPF_SENT_HELD))
+			continue;	/* freed, or it rode on a TCP_RECV */
+		if (!all && c->app && !c->app->dirty) {
+			t->sent_held[kept++] = t->sent_held[i];
+			continue;
+		}
+		c->flags &= ~IXM_TCPF_SENT_HELD;
+		if (c->app)
+			ixm_tcp_flush_events(c);
+	}
+	t->sent_nheld = kept;
+	t->sent_releasing = false;
+	if (!kept)
+		ixm_timer_cancel(&t->wheel, &t->sent_timer);
+}
+
+void ixm_tcp_sent_timer_fn(struct ixm_timer *tm, u64 now_ns)
+{
+	ixm_tcp_sent_release(container_of(tm, struct ixm_tcp_table, sent_timer), true);
+}
+
+/*
  * Announce buffers received in order, oldest first, while the ring has
  * room; the first carries the acknowledged bytes @c owes when they fold
  * (ixm_tcp_flush_events() checked that a frame no longer reads them).
@@ -184,6 +256,8 @@ void ixm_tcp_flush_events(struct ixm_tcp_conn *c)
 			c->table->stats.zc_waits++;
 			goto stuck;	/* a frame still reads the acknowledged bytes */
 		}
+		if (ixm_tcp_sent_hold(c))
+			goto out;	/* nothing else is owed: see there */
 		if (!ixm_tcp_post(c, IXMOD_EV_TCP_SENT, c->pending_acked, cookie))
 			goto stuck;
 		c->pending_acked = 0;

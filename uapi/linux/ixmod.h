@@ -343,6 +343,9 @@ enum {
  *	said; no TCP_SENT comes for them.  Not while the application waits
  *	for send space: from a TCP_SENDV that took less than asked until a
  *	TCP_SENT with @win above 0, every acknowledgment comes as a TCP_SENT.
+ *	An acknowledgment without data of every byte sent may wait for the
+ *	connection's next TCP_RECV, or the context's next event, 10 ms at
+ *	most; one that leaves bytes unacknowledged comes at once.
  */
 #define IXMOD_EVF_SENT		(1U << 0)
 

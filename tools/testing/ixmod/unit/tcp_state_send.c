@@ -278,6 +278,7 @@ TEST(tcp_state_sent_in_recv)
 {
 	const struct ixmod_event *ev;
 	struct tc *t = &T;
+	u64 waited;
 	int res;
 
 	tc_init(t);
@@ -295,14 +296,37 @@ TEST(tcp_state_sent_in_recv)
 	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) TH_LOG("and no TCP_SENT of its own");
 	ASSERT_EQ(0, tc_recv_done(t, 100));
 
+	/*
+	 * A bare ACK of everything sent (a client's delayed ACK): its
+	 * TCP_SENT is held, for the next RECV or IXM_TCP_SENT_HOLD_NS
+	 */
 	ASSERT_EQ(7, tc_sendv(t, 5, 7));
 	t->rcv += 7;
 	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_SENT));
+	EXPECT_EQ(1, stats(t)->sent_held) TH_LOG("a bare ACK of everything: its TCP_SENT held");
+	waited = tc_wait_ev(t, IXMOD_EV_TCP_SENT, 3 * IXM_TCP_SENT_HOLD_NS, 1000000);
+	EXPECT_GE(waited, IXM_TCP_SENT_HOLD_NS);
+	EXPECT_LE(waited, IXM_TCP_SENT_HOLD_NS + 2 * IXM_TIMER_TICK_NS + 1000000);
 	ev = tc_ev(t, IXMOD_EV_TCP_SENT);
-	ASSERT_NE(NULL, ev) TH_LOG("a bare ACK: its TCP_SENT as before");
+	ASSERT_NE(NULL, ev) TH_LOG("no other event came: the TCP_SENT %llu ns later",
+				   (unsigned long long)waited);
 	EXPECT_EQ(7, ev->res);
+	ASSERT_EQ(9, tc_sendv(t, 12, 9));
+	t->rcv += 9;
+	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_EQ(NULL, tc_ev(t, IXMOD_EV_TCP_SENT)) TH_LOG("the next bare ACK: held");
+	tc_send(t, TH_ACK | TH_PSH, data, 20);
+	ev = tc_ev(t, IXMOD_EV_TCP_RECV);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(IXMOD_EVF_SENT, ev->flags);
+	EXPECT_EQ(9, ev->win) TH_LOG("then data: the held acknowledgment rides on its RECV");
+	ASSERT_EQ(0, tc_recv_done(t, 20));
+	EXPECT_EQ(0, tc_wait_ev(t, IXMOD_EV_TCP_SENT, 3 * IXM_TCP_SENT_HOLD_NS, 1000000)) {
+		TH_LOG("and no TCP_SENT comes for it later");
+	}
 
-	res = tc_sendv(t, 12, 3000);
+	res = tc_sendv(t, 21, 3000);
 	ASSERT_GT(res, 0);
 	ASSERT_LT(res, 3000) TH_LOG("a window of 1000 takes part: the application waits for space");
 	t->rcv += (u32)res;
