@@ -388,12 +388,15 @@ echo "" > $IXMOD_SYSFS/cores
         if is_ixmod(name):
             self.ixmod_up()
         say("[%s %s] server: %s" % (name, part, cmd.replace("exec ", "")))
-        self.g.bg(job, cmd)
+        pid = self.g.bg(job, cmd).get("pid")
         if is_ixmod(name):
             if not self.g.wait_output(job, "ready", 60):
                 raise ServerFailed("never became ready: %s" % self.tail(job))
         if not reachable(ip, port, 60):
             raise ServerFailed("%s:%d never accepted a connection: %s" % (ip, port, self.tail(job)))
+        if self.prm.get("profile") and pid:
+            # its executable mappings name user-space blocks (icount-prof.py -u)
+            self.g.run("cat /proc/%d/maps > %s/maps-%s.txt" % (pid, self.out, job))
         return job, ip
 
     def tail(self, job):
@@ -861,6 +864,9 @@ echo "" > $IXMOD_SYSFS/cores
         say("guest NICs: ixmod's %s, Linux's %s, the agent's %s" % tuple(self.devs))
         self.ixmod_loaded = False
         self.setup()
+        if self.prm.get("profile"):
+            # the kernel's symbols, ixmod's among them: read as root, now loaded
+            g.check("cat /proc/kallsyms > %s/kallsyms.txt" % self.out)
         self.planned = self.plan()
         t_run = time.monotonic()
         if "tcp" in self.prm["parts"]:
