@@ -252,70 +252,58 @@ def latency_plot(outdir, prm, curves):
     save(fig, outdir, "sat-latency")
 
 
-def icount_plot(outdir, prm, groups):
-    """groups: [(label, runs, {server: point})]: kernel and user stacked"""
-    groups = [g for g in groups if any("ins" in p for p in g[2].values())]
-    if not groups:
-        return
+def ins_bars(outdir, prm, groups, name, ylabel, title, headroom, note=None):
+    """groups: [(label, {server: point})]: each point's instructions per
+    request, kernel and user stacked, a bar per server in a group;
+    note(point): text written inside its bar, or None"""
     plt = pyplot()
     runs = TCP_RUNS + [r for r in KV_RUNS if r[0] == "memcached"]
-    fig, ax = plt.subplots(figsize=(max(6.4, 1.0 * len(groups) + 3), 4.6))
+    fig, ax = plt.subplots(figsize=(max(6.4, 1.2 * len(groups) + 3), 4.6))
     width = 0.8 / len(runs)
     top = 0.0
-    for g, (_, _, pts) in enumerate(groups):
-        for i, (name, _, colour) in enumerate(runs):
-            p = pts.get(name)
+    for g, (_, pts) in enumerate(groups):
+        for i, (server, _, colour) in enumerate(runs):
+            p = pts.get(server)
             if not p or "ins" not in p:
                 continue
             x = g - 0.4 + (i + 0.5) * width
-            top = max(top, kernel_user_bar(ax, x, width, colour, p["ins"]["kernel"],
-                                           p["ins"]["user"]))
+            h = kernel_user_bar(ax, x, width, colour, p["ins"]["kernel"], p["ins"]["user"])
+            top = max(top, h)
+            if note:
+                ax.text(x, h * 0.45, note(p), ha="center", va="center", rotation=90,
+                        fontsize=7, color="white")
     ax.set_xticks(range(len(groups)), [g[0] for g in groups], fontsize=8)
     ax.set_xlim(-0.5, len(groups) - 0.5)
-    ax.set_ylim(0, top * 1.3 if top else 1)
-    ax.set_ylabel("guest instructions per request")
-    ax.set_title("instructions per request on the server vCPU at saturation (%s)\n"
-                 "icount plugin, host marks; kv-* servers for KV, memcached grey"
-                 % NIC.get(prm["nic"], prm["nic"]), fontsize=10)
+    ax.set_ylim(0, top * headroom if top else 1)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title % NIC.get(prm["nic"], prm["nic"]), fontsize=10)
     ax.grid(True, axis="y", color="#dddddd")
     ax.set_axisbelow(True)
     kernel_user_legend(ax, runs)
-    save(fig, outdir, "sat-icount")
+    save(fig, outdir, name)
+
+
+def icount_plot(outdir, prm, groups):
+    """groups: [(label, runs, {server: point})]: kernel and user stacked"""
+    groups = [(g[0], g[2]) for g in groups if any("ins" in p for p in g[2].values())]
+    if groups:
+        ins_bars(outdir, prm, groups, "sat-icount", "guest instructions per request",
+                 "instructions per request on the server vCPU at saturation (%s)\n"
+                 "icount plugin, host marks; kv-* servers for KV, memcached grey", 1.3)
 
 
 def light_plot(outdir, prm, groups):
     """groups: [(label, {server: [points]})]: at light load, every
     instruction the vCPU ran per request (kernel and user stacked, idle
     polling included), each bar with its p99 written inside"""
-    groups = [g for g in groups if any("ins" in p for v in g[1].values() for p in v)]
-    if not groups:
-        return
-    plt = pyplot()
-    runs = TCP_RUNS + [r for r in KV_RUNS if r[0] == "memcached"]
-    fig, ax = plt.subplots(figsize=(max(6.4, 1.6 * len(groups) + 3), 4.6))
-    width = 0.8 / len(runs)
-    top = 0.0
-    for g, (_, pts) in enumerate(groups):
-        for i, (name, _, colour) in enumerate(runs):
-            p = (pts.get(name) or [None])[0]
-            if not p or "ins" not in p:
-                continue
-            x = g - 0.4 + (i + 0.5) * width
-            h = kernel_user_bar(ax, x, width, colour, p["ins"]["kernel"], p["ins"]["user"])
-            top = max(top, h)
-            ax.text(x, h * 0.45, "p99 %.1f ms" % (get(p, "result", "p99_us") / 1000.0),
-                    ha="center", va="center", rotation=90, fontsize=7, color="white")
-    ax.set_xticks(range(len(groups)), [g[0] for g in groups], fontsize=8)
-    ax.set_xlim(-0.5, len(groups) - 0.5)
-    ax.set_ylim(0, top * 1.35 if top else 1)
-    ax.set_ylabel("guest instructions per request, idle included")
-    ax.set_title("light load (%s): the whole vCPU per request and p99, one rate for all\n"
-                 "ixmod at its own idle policy (idle_us as loaded); Linux halts when idle"
-                 % NIC.get(prm["nic"], prm["nic"]), fontsize=10)
-    ax.grid(True, axis="y", color="#dddddd")
-    ax.set_axisbelow(True)
-    kernel_user_legend(ax, runs)
-    save(fig, outdir, "sat-light")
+    groups = [(label, {s: v[0] for s, v in pts.items() if v}) for label, pts in groups]
+    groups = [g for g in groups if any("ins" in p for p in g[1].values())]
+    if groups:
+        ins_bars(outdir, prm, groups, "sat-light",
+                 "guest instructions per request, idle included",
+                 "light load (%s): the whole vCPU per request and p99, one rate for all\n"
+                 "ixmod at its own idle policy (idle_us as loaded); Linux halts when idle",
+                 1.35, lambda p: "p99 %.1f ms" % (get(p, "result", "p99_us") / 1000.0))
 
 
 def main(outdir):
