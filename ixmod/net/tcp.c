@@ -625,6 +625,14 @@ void ixm_tcp_poll(struct ixm_stack *st)
 			ixm_tcp_flush_events(c);
 	}
 	/* held TCP_SENTs go with the events their contexts get anyway */
-	if (t->sent_nheld)
-		ixm_tcp_sent_release(t, false);
+	if (t->sent_nheld) {
+		struct ixm_app *app;
+
+		ixm_stack_for_each_app(app, st) {
+			if (app->dirty) {
+				ixm_tcp_sent_release(t, false);
+				break;
+			}
+		}
+	}
 }

@@ -887,11 +887,15 @@ static int random_call(struct ixmod_call *c, uint64_t handle, uint32_t arena,
 		c->port = htons(9);
 		c->flags = IXMOD_CALL_F_NOTIFY;
 		return 1;
-	case 7:		/* flag bits the opcode does not take (ABORT is TCP_CLOSE's) */
+	case 7:		/* flag bits the opcode does not take (ABORT is TCP_CLOSE's,
+			 * POS TCP_SEND's, TCP_SENDV's and TCP_CLOSE's) */
 		c->opcode = (uint8_t)(random() % op_nr());
 		do
 			c->flags = (uint8_t)(2 << (random() % 7));
-		while (c->opcode == IXMOD_OP_TCP_CLOSE && c->flags == IXMOD_CALL_F_ABORT);
+		while ((c->opcode == IXMOD_OP_TCP_CLOSE && c->flags == IXMOD_CALL_F_ABORT) ||
+		       (c->flags == IXMOD_CALL_F_POS && (c->opcode == IXMOD_OP_TCP_SEND ||
+							  c->opcode == IXMOD_OP_TCP_SENDV ||
+							  c->opcode == IXMOD_OP_TCP_CLOSE)));
 		return -EINVAL;
 	case 8:		/* binds anywhere */
 		c->opcode = IXMOD_OP_UDP_BIND;
