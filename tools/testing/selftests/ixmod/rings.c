@@ -887,8 +887,7 @@ static int random_call(struct ixmod_call *c, uint64_t handle, uint32_t arena,
 		c->port = htons(9);
 		c->flags = IXMOD_CALL_F_NOTIFY;
 		return 1;
-	case 7:		/* flag bits the opcode does not take (ABORT is TCP_CLOSE's,
-			 * POS TCP_SEND's, TCP_SENDV's and TCP_CLOSE's) */
+	case 7:		/* flag bits the opcode does not take (ABORT: TCP_CLOSE's; POS: sends', closes') */
 		c->opcode = (uint8_t)(random() % op_nr());
 		do
 			c->flags = (uint8_t)(2 << (random() % 7));
