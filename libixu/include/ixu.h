@@ -807,9 +807,9 @@ static inline void ixu_prep_tcp_close(struct ixmod_call *c, __u64 handle,
  *	(0 too) posts its IXMOD_EV_CALL with res the bytes taken; an
  *	IXMOD_EV_TCP_SENT with win above 0 comes when there is room.  A
  *	call whose @pos is not the connection's offset (behind a send that
- *	fell short) does nothing and answers -EAGAIN.  Every event of a
- *	positional call has in @off the offset the connection's next send
- *	must start at; the other errors are the plain call's.
+ *	fell short) does nothing and answers -EAGAIN.  Both events have
+ *	in @off the offset the connection's next send must start at; the
+ *	other errors are the plain call's.
  */
 static inline void ixu_prep_at(struct ixmod_call *c, __u32 pos)
 {

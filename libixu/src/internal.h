@@ -115,7 +115,8 @@ struct ixev_conn {
 	unsigned int			seg_n;
 	__u64				base;		/* stream position of segs[seg_head] */
 	__u64				fill;		/* written */
-	__u64				queued;		/* accepted by the kernel (sent positional: until an event says fewer) */
+	/* accepted by the kernel; positional sends count until an event says fewer */
+	__u64				queued;
 	__u64				acked;		/* acknowledged */
 	__u32				asked;		/* bytes of the send in flight */
 

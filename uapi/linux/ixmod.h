@@ -261,8 +261,9 @@ enum {
  * and fails with -EAGAIN.  A send takes what fits, as without the flag,
  * but posts no IXMOD_EV_CALL when it took every byte; when it took fewer
  * (0 too) its event's res says how many, and a TCP_SENT with @win above
- * 0 comes when there is room.  Every event of such a call has in @off the
- * offset the connection's next send must start at.
+ * 0 comes when there is room.  The event of such a call that reached an
+ * open connection (short, or -EAGAIN) has in @off the offset the
+ * connection's next send must start at.
  */
 #define IXMOD_CALL_F_POS	(1U << 2)
 

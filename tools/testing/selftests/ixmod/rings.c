@@ -840,6 +840,17 @@ TEST_F(ctx, tampered_indices)
 }
 
 /* Errors every call of this shape must get, or 1 for "any answer". */
+/* ABORT is TCP_CLOSE's; POS the sends' and TCP_CLOSE's */
+static bool flag_taken(uint8_t op, uint8_t flag)
+{
+	if (flag == IXMOD_CALL_F_ABORT)
+		return op == IXMOD_OP_TCP_CLOSE;
+	if (flag == IXMOD_CALL_F_POS)
+		return op == IXMOD_OP_TCP_SEND || op == IXMOD_OP_TCP_SENDV ||
+		       op == IXMOD_OP_TCP_CLOSE;
+	return false;
+}
+
 static int random_call(struct ixmod_call *c, uint64_t handle, uint32_t arena,
 		       uint32_t rxsize)
 {
@@ -887,14 +898,11 @@ static int random_call(struct ixmod_call *c, uint64_t handle, uint32_t arena,
 		c->port = htons(9);
 		c->flags = IXMOD_CALL_F_NOTIFY;
 		return 1;
-	case 7:		/* flag bits the opcode does not take (ABORT: TCP_CLOSE's; POS: sends', closes') */
+	case 7:		/* flag bits the opcode does not take */
 		c->opcode = (uint8_t)(random() % op_nr());
-		do
+		do {
 			c->flags = (uint8_t)(2 << (random() % 7));
-		while ((c->opcode == IXMOD_OP_TCP_CLOSE && c->flags == IXMOD_CALL_F_ABORT) ||
-		       (c->flags == IXMOD_CALL_F_POS && (c->opcode == IXMOD_OP_TCP_SEND ||
-							  c->opcode == IXMOD_OP_TCP_SENDV ||
-							  c->opcode == IXMOD_OP_TCP_CLOSE)));
+		} while (flag_taken(c->opcode, c->flags));
 		return -EINVAL;
 	case 8:		/* binds anywhere */
 		c->opcode = IXMOD_OP_UDP_BIND;
