@@ -21,6 +21,13 @@
 #                        ixmod works), libixu (make -C libixu install) and
 #                        ixmod-bind, ixmod-stat in PREFIX/sbin; DESTDIR
 #                        stages it all under another root
+#   make dkms-install    the module's sources in /usr/src/ixmod-VERSION and
+#                        dkms add, build, install (for the running kernel;
+#                        KVER= another): DKMS rebuilds it for each new kernel
+#   make dkms-uninstall  dkms remove --all, and the sources go
+#   make deb             Debian packages in build/deb/ (dpkg-buildpackage on
+#                        a copy of the tree): ixmod-dkms, libixu0,
+#                        libixu-dev, ixmod-tools
 #
 # KDIR defaults to the running kernel's build tree, and when that is absent
 # (this is a build host, not the target) to the newest Debian 6.12 headers.
@@ -46,7 +53,7 @@ IXM_KCONFIG += CONFIG_IXMOD_DEBUG=y
 endif
 
 .PHONY: all modules modules-debian libixu check check-debug demo demo-softport lint clean help \
-	install modules_install
+	install modules_install dkms-src dkms-install dkms-uninstall deb
 
 PREFIX ?= /usr/local
 
@@ -77,6 +84,60 @@ install: modules_install libixu
 	$(MAKE) -C libixu install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	install -d $(DESTDIR)$(PREFIX)/sbin
 	install -m 755 scripts/ixmod-bind scripts/ixmod-stat $(DESTDIR)$(PREFIX)/sbin/
+
+# ---- DKMS and Debian packages (Documentation/admin-guide/ixmod.rst) ----
+
+# The version of the packages and of the DKMS module: VERSION, which
+# debian/changelog's top entry must repeat (debian/rules checks).
+VERSION := $(shell cat $(CURDIR)/VERSION)
+
+# What the module's build needs, and only that: the kbuild files and the
+# sources (not the objects or *.mod.c of an in-tree build).  DKMS runs
+# kbuild on a copy of it with the options the MAKE line of dkms.conf sets.
+DKMS_SOURCES = $(shell find Kbuild ixmod uapi -type f \( -name Kbuild -o -name '*.[ch]' \) \
+		 ! -name '*.mod.c' | LC_ALL=C sort)
+# dkms's --sourcetree (default /usr/src) and any further dkms options:
+# --dkmstree, --installtree, --no-depmod put it all somewhere else
+DKMS_SOURCETREE ?= /usr/src
+DKMS_FLAGS ?=
+DKMS_SRCDIR = $(DKMS_SOURCETREE)/ixmod-$(VERSION)
+DKMS = dkms $(1) -m ixmod -v $(VERSION) --sourcetree $(DKMS_SOURCETREE) $(DKMS_FLAGS)
+
+# the sources and dkms.conf (its version filled in) into
+# DESTDIR/DKMS_SRCDIR; debian/rules uses it for ixmod-dkms
+dkms-src:
+	rm -rf $(DESTDIR)$(DKMS_SRCDIR)
+	install -d $(DESTDIR)$(DKMS_SRCDIR)
+	for f in $(DKMS_SOURCES); do \
+		install -D -m 644 $$f $(DESTDIR)$(DKMS_SRCDIR)/$$f || exit 1; done
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf
+
+# again over an earlier dkms-install of this version: that one goes first
+dkms-install:
+	$(MAKE) dkms-uninstall
+	$(MAKE) dkms-src
+	$(call DKMS,add)
+	$(call DKMS,build) $(if $(KVER),-k $(KVER))
+	$(call DKMS,install) $(if $(KVER),-k $(KVER))
+
+dkms-uninstall:
+	if [ -n "$$($(call DKMS,status))" ]; then $(call DKMS,remove) --all; fi
+	rm -rf $(DKMS_SRCDIR)
+
+# dpkg-buildpackage writes into the directory above the tree it builds:
+# it builds a copy in build/deb/ixmod-VERSION, of the files git has or
+# would add (not the build's outputs, which .gitignore names), and the
+# packages land in build/deb/.  The copy goes once they are built.
+DEB_DIR = $(CURDIR)/build/deb
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/ixmod-$(VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+		tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)/ixmod-$(VERSION)
+	cd $(DEB_DIR)/ixmod-$(VERSION) && dpkg-buildpackage -us -uc -b
+	rm -rf $(DEB_DIR)/ixmod-$(VERSION)
+	ls $(DEB_DIR)
 
 check-debug:
 	scripts/check-debug $(if $(PART),--part $(PART))
