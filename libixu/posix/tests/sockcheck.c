@@ -55,7 +55,7 @@ static const char *local_str;
 static int ctl_fd = -1;
 static const char *cur = "sockcheck";	/* the case running */
 static int failed;
-static volatile sig_atomic_t sigpipes;
+static int sigpipes;		/* SIGPIPEs caught (atomic: a handler counts) */
 static jmp_buf bail_jmp;
 
 /* The case's descriptors, closed after it whatever happened. */
@@ -262,7 +262,7 @@ static void close_all(void)
 static void on_sigpipe(int sig)
 {
 	(void)sig;
-	sigpipes++;
+	__atomic_fetch_add(&sigpipes, 1, __ATOMIC_RELAXED);
 }
 
 static void on_alarm(int sig)
@@ -277,13 +277,18 @@ static void on_alarm(int sig)
 	_exit(1);
 }
 
+static int nr_sigpipes(void)
+{
+	return __atomic_load_n(&sigpipes, __ATOMIC_RELAXED);
+}
+
 /* A result and whether SIGPIPE came since @before. */
 static const char *with_sigpipe(const char *r, int before)
 {
 	char *b = strbuf();
 
 	snprintf(b, 256, "%s, %s", r,
-		 sigpipes != before ? "SIGPIPE delivered" : "no SIGPIPE");
+		 nr_sigpipes() != before ? "SIGPIPE delivered" : "no SIGPIPE");
 	return b;
 }
 
@@ -406,10 +411,10 @@ static char *ctl(const char *fmt, ...)
 	char c;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 1, fmt, ap);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
-	strcat(cmd, "\n");
 	ctl_send(cmd);
+	ctl_send("\n");
 	for (;;) {
 		if (!(wait_fd(ctl_fd, POLLIN, CTL_MS) & (POLLIN | POLLHUP)))
 			fatal("no answer to %s", cmd);
@@ -421,10 +426,8 @@ static char *ctl(const char *fmt, ...)
 			line[n++] = c;
 	}
 	line[n] = 0;
-	if (strncmp(line, "ok", 2) || (line[2] && line[2] != ' ')) {
-		cmd[strlen(cmd) - 1] = 0;
+	if (strncmp(line, "ok", 2) || (line[2] && line[2] != ' '))
 		bail("peer: %s: %s", cmd, line);
-	}
 	return line[2] ? line + 3 : line + 2;
 }
 
@@ -831,11 +834,11 @@ static void case_halfclose(void)
 	ctl("write after");
 	check("read what the peer sent after our FIN", read_exact(fd, 5),
 	      "after");
-	sp = sigpipes;
+	sp = nr_sigpipes();
 	check("send MSG_NOSIGNAL after SHUT_WR",
 	      with_sigpipe(R(send(fd, "x", 1, MSG_NOSIGNAL)), sp),
 	      "-1 EPIPE, no SIGPIPE");
-	sp = sigpipes;
+	sp = nr_sigpipes();
 	check("write after SHUT_WR", with_sigpipe(R(write(fd, "x", 1)), sp),
 	      "-1 EPIPE, SIGPIPE delivered");
 	check("shutdown SHUT_WR again", R(shutdown(fd, SHUT_WR)), "0");
@@ -870,11 +873,11 @@ static void case_rst_read(void)
 	check("read", R(read(fd, buf, sizeof(buf))), "-1 ECONNRESET");
 	check("read again", R(read(fd, buf, sizeof(buf))), "0");
 	check("poll", poll_now(fd, POLLIN | POLLOUT | POLLRDHUP), CLOSED_POLL);
-	sp = sigpipes;
+	sp = nr_sigpipes();
 	check("send MSG_NOSIGNAL",
 	      with_sigpipe(R(send(fd, "x", 1, MSG_NOSIGNAL)), sp),
 	      "-1 EPIPE, no SIGPIPE");
-	sp = sigpipes;
+	sp = nr_sigpipes();
 	check("write", with_sigpipe(R(write(fd, "x", 1)), sp),
 	      "-1 EPIPE, SIGPIPE delivered");
 	check("SO_ERROR", so_error(fd), "0");
@@ -890,11 +893,11 @@ static void case_rst_write(void)
 	fd = accept_pair();
 	ctl("rst");
 	wait_rst(fd);
-	sp = sigpipes;
+	sp = nr_sigpipes();
 	check("write after the peer's RST",
 	      with_sigpipe(R(write(fd, "x", 1)), sp),
 	      "-1 ECONNRESET, no SIGPIPE");
-	sp = sigpipes;
+	sp = nr_sigpipes();
 	check("write again", with_sigpipe(R(write(fd, "x", 1)), sp),
 	      "-1 EPIPE, SIGPIPE delivered");
 	check("read", R(read(fd, buf, sizeof(buf))), "0");
@@ -945,7 +948,7 @@ static void case_fin_rst(void)
 	check("poll after FIN and RST", wait_rst(fd), RST_POLL);
 	check("read", R(read(fd, buf, sizeof(buf))), "0");
 	check("SO_ERROR", so_error(fd), "EPIPE");
-	sp = sigpipes;
+	sp = nr_sigpipes();
 	check("write", with_sigpipe(R(write(fd, "x", 1)), sp),
 	      "-1 EPIPE, SIGPIPE delivered");
 }
@@ -1038,11 +1041,11 @@ static void case_notconn(void)
 	      "POLLOUT|POLLHUP");
 	check("read", R(read(fd, buf, 1)), "-1 ENOTCONN");
 	check("recv", R(recv(fd, buf, 1, 0)), "-1 ENOTCONN");
-	sp = sigpipes;
+	sp = nr_sigpipes();
 	check("send MSG_NOSIGNAL",
 	      with_sigpipe(R(send(fd, "x", 1, MSG_NOSIGNAL)), sp),
 	      "-1 EPIPE, no SIGPIPE");
-	sp = sigpipes;
+	sp = nr_sigpipes();
 	check("write", with_sigpipe(R(write(fd, "x", 1)), sp),
 	      "-1 EPIPE, SIGPIPE delivered");
 	check("getpeername", R(getpeername(fd, SA(&sa), &len)), "-1 ENOTCONN");
@@ -1887,7 +1890,7 @@ static void run(const struct tcase *c)
 	close_all();
 }
 
-static void usage(void)
+static void bad_args(void)
 {
 	fprintf(stderr,
 		"usage: sockcheck LOCAL_ADDR PEER_ADDR CTL_PORT [CASE...]\n"
@@ -1907,21 +1910,21 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 4)
-		usage();
+		bad_args();
 	local_str = argv[1];
 	local_sa.sin_family = AF_INET;
 	peer_sa.sin_family = AF_INET;
 	if (inet_pton(AF_INET, argv[1], &local_sa.sin_addr) != 1 ||
 	    inet_pton(AF_INET, argv[2], &peer_sa.sin_addr) != 1 ||
 	    atoi(argv[3]) <= 0)
-		usage();
+		bad_args();
 	for (a = 4; a < argc; a++) {
 		for (i = 0; i < ARRAY_SIZE(cases); i++)
 			if (!strcmp(argv[a], cases[i].name))
 				break;
 		if (i == ARRAY_SIZE(cases)) {
 			fprintf(stderr, "sockcheck: no case %s\n", argv[a]);
-			usage();
+			bad_args();
 		}
 	}
 	sigaction(SIGPIPE, &sa, NULL);

@@ -33,6 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+: > "$tmp/peer"
 python3 ./sockpeer.py "$ADDR" 0 > "$tmp/peer" 2> "$tmp/peer.err" &
 peer=$!
 port=
