@@ -298,6 +298,15 @@ machine check-ok
 installed
 run --check
 t "--check with nothing missing: exit 0" status 0
+# the packaging tools (issue 38: make deb, make dkms-install)
+machine check-pkg
+installed
+rm "$M/dpkg/dkms" "$M/dpkg/dh-dkms" "$M/dpkg/lintian"
+run --check
+t "--check: dkms, dh-dkms and lintian missing: exit 1, all three named" \
+	eval 'status 1 && said "missing: dkms dh-dkms lintian"'
+t "the Debian packages include dkms, dh-dkms, debhelper and lintian" \
+	eval '(for p in dkms dh-dkms debhelper lintian; do [[ " ${BASE_PKGS[*]} " == *" $p "* ]] || exit 1; done)'
 
 # --- failures say which step and how to retry -------------------------------
 machine aptfail
