@@ -37,6 +37,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -589,6 +590,7 @@ static void case_echo(void)
 	struct sockaddr_in sa, sb, sl;
 	socklen_t len, lenb;
 	char b1[2], b2[3], b3[4], buf[64], name[32];
+	static struct iovec many[1025];	/* IOV_MAX is 1024 */
 	struct iovec iov[3];
 	struct msghdr msg;
 	int lfd, fd, port;
@@ -635,6 +637,9 @@ static void case_echo(void)
 	check("readv 2+3+4", R(readv(fd, iov, 3)), "9");
 	snprintf(buf, sizeof(buf), "%.2s|%.3s|%.4s", b1, b2, b3);
 	check("readv's buffers", buf, "AB|CDE|FGHI");
+	check("writev of 0 iovecs", R(writev(fd, iov, 0)), "0");
+	check("writev of IOV_MAX + 1 iovecs", R(writev(fd, many, 1025)),
+	      "-1 EINVAL");
 
 	check("send 5", R(send(fd, "send1", 5, 0)), "5");
 	check("peer read", ctl("recv 5"), "send1");
@@ -687,6 +692,8 @@ static void case_echo(void)
 static void case_accept4(void)
 {
 	int lfd, fd, fd2, port, on = 1, off = 0;
+	struct sockaddr_in sa;
+	socklen_t len;
 	char c;
 
 	lfd = tcp_listener(&port);
@@ -724,9 +731,14 @@ static void case_accept4(void)
 
 	ctl("connect %d", port);
 	wait_in(lfd);
-	fd2 = keep(accept(lfd, NULL, NULL));
+	len = 4;
+	memset(&sa, 0, sizeof(sa));
+	fd2 = keep(accept(lfd, SA(&sa), &len));
 	if (fd2 < 0)
 		bail("accept: %s", errname(errno));
+	check_int("accept with addrlen 4: addrlen after", len, sizeof(sa));
+	fact("the address cut to 4 bytes", sa.sin_family == AF_INET &&
+	     !sa.sin_addr.s_addr, 1);
 	fact("accept from a nonblocking listener: O_NONBLOCK",
 	     has_fl(fd2, O_NONBLOCK), 0);
 	fact("accept: FD_CLOEXEC", has_fd(fd2, FD_CLOEXEC), 0);
@@ -864,12 +876,17 @@ static const char *wait_rst(int fd)
 /* 6. A RST, seen first by a read. */
 static void case_rst_read(void)
 {
+	struct epoll_event ev = { .events = EPOLLIN };
 	char buf[8];
-	int fd, sp;
+	int fd, sp, ep;
 
 	fd = accept_pair();
+	ep = keep(epoll_create1(0));
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 	ctl("rst");
 	check("poll after the peer's RST", wait_rst(fd), RST_POLL);
+	check("epoll_wait EPOLLIN", R(epoll_wait(ep, &ev, 1, 0)), "1");
+	check("its events", EPOLLMASK(ev.events), "EPOLLIN|EPOLLERR|EPOLLHUP");
 	check("read", R(read(fd, buf, sizeof(buf))), "-1 ECONNRESET");
 	check("read again", R(read(fd, buf, sizeof(buf))), "0");
 	check("poll", poll_now(fd, POLLIN | POLLOUT | POLLRDHUP), CLOSED_POLL);
@@ -951,6 +968,26 @@ static void case_fin_rst(void)
 	sp = nr_sigpipes();
 	check("write", with_sigpipe(R(write(fd, "x", 1)), sp),
 	      "-1 EPIPE, SIGPIPE delivered");
+}
+
+/* The peer connects and resets before we accept: accept still gives it. */
+static void case_accept_reset(void)
+{
+	char buf[8];
+	int lfd, fd, port;
+
+	lfd = tcp_listener(&port);
+	set_nonblock(lfd, 1);
+	ctl("connect %d", port);
+	ctl("rst");
+	wait_in(lfd);
+	fd = keep(accept(lfd, NULL, NULL));
+	fact("accept gives the reset connection", fd >= 0, 1);
+	if (fd < 0)
+		return;
+	check("poll it", wait_rst(fd), RST_POLL);
+	check("read", R(read(fd, buf, sizeof(buf))), "-1 ECONNRESET");
+	check("accept again", R(accept(lfd, NULL, NULL)), "-1 EAGAIN");
 }
 
 /* 7. Nonblocking connect that succeeds. */
@@ -1182,6 +1219,42 @@ static void case_epoll_et(void)
 	      R(epoll_wait(ep, &ev, 1, WAIT_MS)), "1");
 	check("its events", EPOLLMASK(ev.events), "EPOLLIN");
 	check("epoll_wait again", R(epoll_wait(ep, &ev, 1, QUIET_MS)), "0");
+}
+
+/* Both directions and EPOLLRDHUP, edge-triggered (nginx's registration). */
+static void case_epoll_et_rdhup(void)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+	};
+	int fd, ep;
+
+	fd = accept_pair();
+	ep = keep(epoll_create1(0));
+	check("EPOLL_CTL_ADD EPOLLIN|EPOLLOUT|EPOLLRDHUP|EPOLLET",
+	      R(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev)), "0");
+	check("epoll_wait", R(epoll_wait(ep, &ev, 1, WAIT_MS)), "1");
+	check("its events", EPOLLMASK(ev.events), "EPOLLOUT");
+	check("epoll_wait again", R(epoll_wait(ep, &ev, 1, QUIET_MS)), "0");
+	ctl("fill 10");
+	wait_avail(fd, 10);
+	check("epoll_wait once the peer sent", R(epoll_wait(ep, &ev, 1, WAIT_MS)),
+	      "1");
+	check("its events", EPOLLMASK(ev.events), "EPOLLIN|EPOLLOUT");
+	check("epoll_wait again", R(epoll_wait(ep, &ev, 1, QUIET_MS)), "0");
+	ctl("shut");
+	poll_settled(fd, POLLIN | POLLRDHUP, POLLRDHUP);
+	check("epoll_wait after the peer's FIN",
+	      R(epoll_wait(ep, &ev, 1, WAIT_MS)), "1");
+	check("its events", EPOLLMASK(ev.events),
+	      "EPOLLIN|EPOLLOUT|EPOLLRDHUP");
+	check("epoll_wait again", R(epoll_wait(ep, &ev, 1, QUIET_MS)), "0");
+	ctl("rst");
+	wait_rst(fd);
+	check("epoll_wait after its RST", R(epoll_wait(ep, &ev, 1, WAIT_MS)),
+	      "1");
+	check("its events", EPOLLMASK(ev.events),
+	      "EPOLLIN|EPOLLOUT|EPOLLERR|EPOLLHUP|EPOLLRDHUP");
 }
 
 /* EPOLLONESHOT: once, then nothing until EPOLL_CTL_MOD. */
@@ -1575,6 +1648,10 @@ static void case_bind(void)
 	port = ntohs(sa.sin_port);
 	fact("getsockname: LOCAL_ADDR and a port",
 	     same_addr(&sa, len, &local_sa, -1) && port, 1);
+	len = 4;
+	check("getsockname with addrlen 4", R(getsockname(a, SA(&sa), &len)),
+	      "0");
+	check_int("addrlen after", len, sizeof(sa));
 	check("bind again", R(bind(a, SA(&local_sa), sizeof(local_sa))),
 	      "-1 EINVAL");
 	check("accept on a socket not listening", R(accept(a, NULL, NULL)),
@@ -1656,6 +1733,35 @@ static void case_dup(void)
 	check("read on the last one", read_exact(t2, 1), "q");
 	check("close the last one", R(closefd(t2)), "0");
 	check("the peer reads to the end", ctl("read_eof"), "eof 0");
+}
+
+/* sendfile() from a file to a connection, with and without an offset. */
+static void case_sendfile(void)
+{
+	char path[] = "/tmp/sockcheck.XXXXXX";
+	unsigned char buf[4 * 251];	/* the stream pattern goes on across */
+	off_t off = 0;
+	int fd, f;
+
+	f = keep(mkstemp(path));
+	if (f < 0)
+		bail("mkstemp: %s", errname(errno));
+	unlink(path);
+	pattern(buf, sizeof(buf));
+	if (write(f, buf, sizeof(buf)) != sizeof(buf))
+		bail("write %s: %s", path, errname(errno));
+	lseek(f, 0, SEEK_SET);
+	fd = accept_pair();
+	check("sendfile 1004 bytes from offset 0",
+	      R(sendfile(fd, f, &off, sizeof(buf))), "1004");
+	check_int("the offset after", off, 1004);
+	check("the file position (not moved)", R(lseek(f, 0, SEEK_CUR)), "0");
+	check("sendfile 2000 bytes, no offset", R(sendfile(fd, f, NULL, 2000)),
+	      "1004");
+	check("the file position", R(lseek(f, 0, SEEK_CUR)), "1004");
+	check("sendfile at the end of the file", R(sendfile(fd, f, NULL, 10)),
+	      "0");
+	check("the peer reads", ctl("drain 2008"), "2008 good");
 }
 
 /* 14. Closing with unread data sends a RST. */
@@ -1852,6 +1958,7 @@ static const struct tcase cases[] = {
 	{ "rst_write", case_rst_write },
 	{ "rst_sockopt", case_rst_sockopt },
 	{ "rst_data", case_rst_data },
+	{ "accept_reset", case_accept_reset },
 	{ "fin_rst", case_fin_rst },
 	{ "nbconnect", case_nbconnect },
 	{ "nbconnect_refused", case_nbconnect_refused },
@@ -1861,6 +1968,7 @@ static const struct tcase cases[] = {
 	{ "partial", case_partial },
 	{ "epoll_lt", case_epoll_lt },
 	{ "epoll_et", case_epoll_et },
+	{ "epoll_et_rdhup", case_epoll_et_rdhup },
 	{ "epoll_oneshot", case_epoll_oneshot },
 	{ "epoll_out", case_epoll_out },
 	{ "epoll_errors", case_epoll_errors },
@@ -1870,6 +1978,7 @@ static const struct tcase cases[] = {
 	{ "rcvtimeo", case_rcvtimeo },
 	{ "bind", case_bind },
 	{ "dup", case_dup },
+	{ "sendfile", case_sendfile },
 	{ "close_unread", case_close_unread },
 	{ "close_linger0", case_close_linger0 },
 	{ "udp", case_udp },
