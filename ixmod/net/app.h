@@ -265,7 +265,7 @@ void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats 
  * none of it, so it can grow): opcodes and event types (their count),
  * call flags, and the limits of sendv and listen.
  */
-#define IXM_OP_NR		(IXMOD_OP_TCP_SEND + 1)
+#define IXM_OP_NR		(IXMOD_OP_TCP_SHUTDOWN + 1)
 #define IXM_EV_NR		(IXMOD_EV_TCP_DEAD + 1)
 #define IXM_CALL_F_ALL		(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT | IXMOD_CALL_F_POS)
 #define IXM_SENDV_MAX		64

@@ -238,6 +238,18 @@ static int ixm_op_tcp_close(struct ixm_app *app, const struct ixmod_call *c,
 	return res;
 }
 
+static int ixm_op_tcp_shutdown(struct ixm_app *app, const struct ixmod_call *c,
+			       struct ixmod_event *ev)
+{
+	struct ixm_tcp_pos p = { .on = c->flags & IXMOD_CALL_F_POS, .pos = c->pos };
+	int res;
+
+	res = ixm_tcp_shutdown(app->stack->tcp, app, c->handle, &p);
+	if (p.on)
+		ev->off = p.next;
+	return res;
+}
+
 static const struct ixm_opdef ixm_opdefs[] = {
 	[IXMOD_OP_NOP]		= { 0, 0, true, ixm_op_nop },
 	[IXMOD_OP_UDP_BIND]	= { IXM_F_PORT, 0, true, ixm_op_udp_bind },
@@ -256,6 +268,7 @@ static const struct ixm_opdef ixm_opdefs[] = {
 				    ixm_op_tcp_close },
 	[IXMOD_OP_TCP_SEND]	= { IXM_F_HANDLE | IXM_F_OFF | IXM_F_LEN, IXMOD_CALL_F_POS, true,
 				    ixm_op_tcp_send },
+	[IXMOD_OP_TCP_SHUTDOWN]	= { IXM_F_HANDLE, IXMOD_CALL_F_POS, false, ixm_op_tcp_shutdown },
 };
 
 /**

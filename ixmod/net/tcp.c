@@ -338,7 +338,7 @@ static void ixm_tcp_unhash(struct ixm_tcp_conn *c)
  * @rport: remote port
  *
  * When every slot is taken, the oldest TIME_WAIT connection gives its
- * slot up (counted in tw_recycled).
+ * slot up (counted in tw_recycled; ixm_tcp_tw_release()).
  *
  * Return: the connection, or NULL (conn_full counted).  Injectable (NULL).
  */
@@ -349,9 +349,10 @@ noinline struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32
 	u32 i, gen;
 	u32 b;
 
-	if (t->free == IXM_TCP_NONE && t->tw_head != IXM_TCP_NONE) {
+	/* each leaves the TIME_WAIT list, not always the table (a shutdown's) */
+	while (t->free == IXM_TCP_NONE && t->tw_head != IXM_TCP_NONE) {
 		t->stats.tw_recycled++;
-		ixm_tcp_conn_free(&t->conns[t->tw_head]);
+		ixm_tcp_tw_release(&t->conns[t->tw_head]);
 	}
 	if (t->free == IXM_TCP_NONE) {
 		t->stats.conn_full++;
@@ -516,8 +517,25 @@ void ixm_tcp_enter_time_wait(struct ixm_tcp_conn *c)
 	}
 	if (t->tw_count > IXM_TCP_TW_MAX && t->tw_head != i) {
 		t->stats.tw_recycled++;
-		ixm_tcp_conn_free(&t->conns[t->tw_head]);
+		ixm_tcp_tw_release(&t->conns[t->tw_head]);
 	}
+}
+
+/**
+ * ixm_tcp_tw_release() - a TIME_WAIT connection's 2 MSL are over, or its
+ * slot is wanted
+ * @c: the connection, in TIME_WAIT
+ *
+ * The slot goes, unless the application has not closed the handle yet (it
+ * shut the connection down and was told DEAD): then the connection leaves
+ * TIME_WAIT for CLOSED and lives until that close (ixm_tcp_zombie_check()).
+ */
+void ixm_tcp_tw_release(struct ixm_tcp_conn *c)
+{
+	if ((c->flags & (IXM_TCPF_ACCEPTED | IXM_TCPF_CLOSED_APP)) == IXM_TCPF_ACCEPTED)
+		ixm_tcp_done(c, 0);
+	else
+		ixm_tcp_conn_free(c);
 }
 
 /* Does @c hold a buffer of @pool, received in order or out of order? */

@@ -717,6 +717,8 @@ int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
 		      u64 handle, u32 len);
 int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 		  bool abort, struct ixm_tcp_pos *p);
+int ixm_tcp_shutdown(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		     struct ixm_tcp_pos *p);
 void ixm_tcp_close_all(struct ixm_tcp_table *t, struct ixm_app *app);
 void ixm_tcp_pool_gone(struct ixm_tcp_table *t, const struct ixm_mbuf_pool *pool);
 struct ixm_tcp_conn *ixm_tcp_conn_get(struct ixm_tcp_table *t,
@@ -768,6 +770,7 @@ void ixm_tcp_post_eof(struct ixm_tcp_conn *c);
 void ixm_tcp_post_sent(struct ixm_tcp_conn *c);
 void ixm_tcp_done(struct ixm_tcp_conn *c, int err);
 void ixm_tcp_enter_time_wait(struct ixm_tcp_conn *c);
+void ixm_tcp_tw_release(struct ixm_tcp_conn *c);
 void ixm_tcp_mark_pending(struct ixm_tcp_conn *c);
 void ixm_tcp_flush_events(struct ixm_tcp_conn *c);
 void ixm_tcp_sent_release(struct ixm_tcp_table *t, bool all);

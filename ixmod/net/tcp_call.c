@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tcp_call.c - the application's TCP calls: listen, accept, connect,
- * sendv, recv_done, close, and the close of everything a context holds
+ * sendv, recv_done, shutdown, close, and the close of everything a
+ * context holds
  *
  * Each call names its connection or listener by handle (index and
  * generation, tcp.c's tables), checks everything it reads before it
@@ -193,7 +194,8 @@ int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
  * @p: IXMOD_CALL_F_POS's offset, and the offset after the call (out)
  *
  * Return: bytes accepted (the first ones of @iov), possibly 0; -EBADF;
- * -ENOTCONN (not yet established); -EPIPE (closed for sending); -EAGAIN
+ * -ENOTCONN (not yet established); -EPIPE (closed for sending: a FIN
+ * queued by a shutdown or a close, or the connection is over); -EAGAIN
  * (@p's offset is not the connection's: nothing taken).
  */
 int ixm_tcp_sendv(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
@@ -207,7 +209,8 @@ int ixm_tcp_sendv(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 		return -EBADF;
 	if (c->state == IXM_TCP_SYN_SENT || c->state == IXM_TCP_SYN_RECEIVED)
 		return -ENOTCONN;
-	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
+	if ((c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT) ||
+	    (c->flags & IXM_TCPF_FIN_QUEUED))
 		return -EPIPE;
 	if (p->on) {
 		p->next = ixm_tcp_app_pos(c);
@@ -308,10 +311,102 @@ int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
 		ixm_tcp_zombie_check(c);
 		return 0;
 	}
+	if (c->state == IXM_TCP_TIME_WAIT)
+		return 0;	/* after a shutdown: nothing more comes, no update */
 	if (ixm_tcp_rcv_window(c) >= old_wnd + min_t(u32, c->rcv_buf / 2, 2 * c->mss)) {
 		c->flags |= IXM_TCPF_ACK_NOW;
 		ixm_tcp_mark_pending(c);
 	}
+	return 0;
+}
+
+/*
+ * IXMOD_CALL_F_POS on a call that queues the FIN: the application's
+ * stream must be at @p's offset (-EAGAIN, counted, if not).
+ */
+static int ixm_tcp_fin_pos(struct ixm_tcp_conn *c, struct ixm_tcp_pos *p)
+{
+	if (!p->on)
+		return 0;
+	p->next = ixm_tcp_app_pos(c);
+	if (p->pos != p->next) {
+		c->table->stats.pos_refused++;
+		return -EAGAIN;	/* its data is not all sent yet */
+	}
+	return 0;
+}
+
+/*
+ * RFC 9293 §3.10.4 CLOSE, for the sending half: a FIN after the queued
+ * data, ESTABLISHED (or SYN-RECEIVED) to FIN-WAIT-1, CLOSE-WAIT to
+ * LAST-ACK; in the other states a FIN is queued or sent already.
+ */
+static void ixm_tcp_queue_fin(struct ixm_tcp_conn *c)
+{
+	switch (c->state) {
+	case IXM_TCP_SYN_RECEIVED:
+	case IXM_TCP_ESTABLISHED:
+		ixm_tcp_set_state(c, IXM_TCP_FIN_WAIT_1);
+		break;
+	case IXM_TCP_CLOSE_WAIT:
+		ixm_tcp_set_state(c, IXM_TCP_LAST_ACK);
+		break;
+	default:
+		return;
+	}
+	c->flags |= IXM_TCPF_FIN_QUEUED;
+	ixm_tcp_output(c);
+}
+
+/**
+ * ixm_tcp_shutdown() - half-close: the application sends no more
+ * @t: the core's table
+ * @app: the context
+ * @handle: a connection
+ * @p: IXMOD_CALL_F_POS: the stream offset the FIN must follow, and the
+ *	connection's (out)
+ *
+ * Queues a FIN after the data already accepted, as a graceful close does,
+ * but the application keeps the connection: TCP_RECV events go on (the
+ * peer's data, then its FIN as res 0), TCP_SENT events for the queued
+ * data too, and TCP_DEAD follows when both directions are over; the
+ * handle lives until TCP_CLOSE.  Sends fail with -EPIPE from now on.  A
+ * shutdown once the FIN is queued does nothing.
+ *
+ * Return: 0; -EINVAL (a listener); -EBADF (stale, closed by the
+ * application, or a knock not accepted); -ENOTCONN (not yet established,
+ * or over without a FIN of ours); -EAGAIN (not at @p's offset: nothing
+ * done).
+ */
+int ixm_tcp_shutdown(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
+		     struct ixm_tcp_pos *p)
+{
+	struct ixm_tcp_conn *c;
+	int err;
+
+	if (ixm_tcp_listener_get(t, app, handle))
+		return -EINVAL;	/* a listener has no stream */
+	c = ixm_tcp_conn_get(t, app, handle);
+	if (!c || !(c->flags & IXM_TCPF_ACCEPTED))
+		return -EBADF;
+	switch (c->state) {
+	case IXM_TCP_ESTABLISHED:
+	case IXM_TCP_CLOSE_WAIT:
+		break;
+	case IXM_TCP_SYN_SENT:
+	case IXM_TCP_SYN_RECEIVED:
+		return -ENOTCONN;
+	case IXM_TCP_CLOSED:	/* dead: shut down before, or reset */
+		return c->flags & IXM_TCPF_FIN_QUEUED ? 0 : -ENOTCONN;
+	default:
+		return 0;	/* the FIN is queued already */
+	}
+	err = ixm_tcp_fin_pos(c, p);
+	if (err)
+		return err;
+	/* no sendv will wait for room again */
+	c->flags &= ~(IXM_TCPF_WANT_SPACE | IXM_TCPF_SENT_WIN);
+	ixm_tcp_queue_fin(c);
 	return 0;
 }
 
@@ -326,7 +421,8 @@ int ixm_tcp_recv_done(struct ixm_tcp_table *t, struct ixm_app *app,
  *
  * A graceful close sends FIN after the queued data (§3.10.4); TCP_SENT
  * events keep coming for that data and TCP_DEAD follows.  Receive
- * buffers the application still held are taken back.
+ * buffers the application still held are taken back.  After a shutdown
+ * it only does that, and lets FIN-WAIT-2 time out.
  *
  * Return: 0; -EBADF (a stale handle, one closed before included);
  * -EAGAIN (a connection that may still send is not at @p's offset:
@@ -348,13 +444,12 @@ int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 	c = ixm_tcp_conn_get(t, app, handle);
 	if (!c)
 		return -EBADF;
-	if (p->on && (c->flags & IXM_TCPF_ACCEPTED) && !(c->flags & IXM_TCPF_CLOSED_APP) &&
+	if ((c->flags & IXM_TCPF_ACCEPTED) &&
 	    (c->state == IXM_TCP_ESTABLISHED || c->state == IXM_TCP_CLOSE_WAIT)) {
-		p->next = ixm_tcp_app_pos(c);
-		if (p->pos != p->next) {
-			t->stats.pos_refused++;
-			return -EAGAIN;	/* its data is not all sent yet */
-		}
+		int err = ixm_tcp_fin_pos(c, p);
+
+		if (err)
+			return err;
 	}
 	c->flags |= IXM_TCPF_CLOSED_APP;
 	c->flags &= ~IXM_TCPF_WANT_SPACE;
@@ -373,26 +468,21 @@ int ixm_tcp_close(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 		return 0;
 	}
 	if (abort || c->state == IXM_TCP_SYN_SENT) {
-		if (c->state != IXM_TCP_SYN_SENT)
+		/* after a shutdown, TIME_WAIT: nothing left to reset */
+		if (c->state != IXM_TCP_SYN_SENT && c->state != IXM_TCP_TIME_WAIT)
 			ixm_tcp_send_rst(c);
 		c->evpend &= ~IXM_TCPE_CONNECTED;
 		c->conn_err = -ECONNABORTED;
 		ixm_tcp_done(c, -ECONNABORTED);
 		return 0;
 	}
-	switch (c->state) {
-	case IXM_TCP_SYN_RECEIVED:
-	case IXM_TCP_ESTABLISHED:
-		ixm_tcp_set_state(c, IXM_TCP_FIN_WAIT_1);
-		break;
-	case IXM_TCP_CLOSE_WAIT:
-		ixm_tcp_set_state(c, IXM_TCP_LAST_ACK);
-		break;
-	default:
-		return 0;	/* a FIN is queued or sent already */
-	}
-	c->flags |= IXM_TCPF_FIN_QUEUED;
-	ixm_tcp_output(c);
+	/*
+	 * FIN-WAIT-2 after a shutdown waited for the peer as long as it
+	 * liked; now nobody will read: time it out (ixm_tcp_rcv_ack())
+	 */
+	if (c->state == IXM_TCP_FIN_WAIT_2)
+		ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + t->cfg.tw_ns);
+	ixm_tcp_queue_fin(c);
 	return 0;
 }
 

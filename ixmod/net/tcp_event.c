@@ -301,7 +301,9 @@ stuck:
  * until its application closes its handle (the handle stays valid until
  * then: calls on it answer -EPIPE, and bytes it holds go back with
  * recv_done or the close); one never accepted goes at once.  One in
- * TIME_WAIT lives until the timer.
+ * TIME_WAIT lives until the timer, and then, when its application shut
+ * it down and has not closed it yet, on as a CLOSED one
+ * (ixm_tcp_tw_release()).
  */
 void ixm_tcp_zombie_check(struct ixm_tcp_conn *c)
 {

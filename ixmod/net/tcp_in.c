@@ -801,8 +801,15 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
 		switch (c->state) {
 		case IXM_TCP_FIN_WAIT_1:
 			ixm_tcp_set_state(c, IXM_TCP_FIN_WAIT_2);
-			/* nobody will close the other half for us: time it out */
-			ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + t->cfg.tw_ns);
+			/*
+			 * Closed: nobody will read the other half, time it out.
+			 * Shut down only: the application reads until the
+			 * peer's FIN, however long (Linux's FIN-WAIT-2 limit
+			 * is for orphans too); keepalive's timer stays.
+			 */
+			if (c->flags & IXM_TCPF_CLOSED_APP)
+				ixm_timer_arm(&t->wheel, &c->timer,
+					      t->stack->now_ns + t->cfg.tw_ns);
 			break;
 		case IXM_TCP_CLOSING:
 			ixm_tcp_enter_time_wait(c);
@@ -1110,6 +1117,8 @@ void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 	/* a new SYN may take over a TIME_WAIT pair (RFC 9293 §3.10.7.4, RFC 6191) */
 	if (c && c->state == IXM_TCP_TIME_WAIT && (th->flags & IXM_TCP_SYN) &&
 	    !(th->flags & (IXM_TCP_ACK | IXM_TCP_RST)) &&
+	    /* not while a shutdown's application holds the handle */
+	    (c->flags & (IXM_TCPF_ACCEPTED | IXM_TCPF_CLOSED_APP)) != IXM_TCPF_ACCEPTED &&
 	    ixm_seq_gt(ixm_ntohl(th->seq), c->rcv_nxt) &&
 	    ixm_tcp_listener_find(t, th->dest) != IXM_TCP_NONE) {
 		ixm_tcp_conn_free(c);

@@ -115,10 +115,11 @@ void ixm_tcp_timer_fn(struct ixm_timer *tm, u64 now_ns)
 	case IXM_TCP_CLOSED:
 		return;
 	case IXM_TCP_TIME_WAIT:
-		ixm_tcp_conn_free(c);
+		ixm_tcp_tw_release(c);
 		return;
 	case IXM_TCP_FIN_WAIT_2:
-		if (c->snd_una == c->snd_max) {
+		/* the limit of a closed one; one shut down keeps its keepalive */
+		if (c->snd_una == c->snd_max && (c->flags & IXM_TCPF_CLOSED_APP)) {
 			ixm_tcp_done(c, 0);
 			return;
 		}

@@ -53,6 +53,8 @@ extern "C" {
  *	(struct ixmod_event_ext) that carry their object's handle.
  * IXMOD_FEAT_SENT_IN_RECV: IXMOD_SETUP_SENT_IN_RECV, a TCP_RECV that
  *	carries what a TCP_SENT would have (IXMOD_EVF_SENT).
+ * IXMOD_FEAT_SHUTDOWN: IXMOD_OP_TCP_SHUTDOWN, the half-close: a FIN
+ *	after the data, the connection still receiving.
  */
 #define IXMOD_FEAT_RINGS	(1ULL << 0)
 #define IXMOD_FEAT_UDP		(1ULL << 1)
@@ -63,6 +65,7 @@ extern "C" {
 #define IXMOD_FEAT_LIMITS	(1ULL << 6)
 #define IXMOD_FEAT_EVENT_EXT	(1ULL << 7)
 #define IXMOD_FEAT_SENT_IN_RECV	(1ULL << 8)
+#define IXMOD_FEAT_SHUTDOWN	(1ULL << 9)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -229,6 +232,7 @@ enum {
 	IXMOD_OP_TCP_RECV_DONE,	/* handle, len: bytes consumed */
 	IXMOD_OP_TCP_CLOSE,	/* handle; IXMOD_CALL_F_ABORT: reset */
 	IXMOD_OP_TCP_SEND,	/* handle, off, len: bytes in the arena */
+	IXMOD_OP_TCP_SHUTDOWN,	/* handle: FIN after the data, still receiving */
 };
 
 /*
@@ -253,7 +257,8 @@ enum {
 #define IXMOD_CALL_F_NOTIFY	(1U << 0)	/* post IXMOD_EV_CALL on success too */
 #define IXMOD_CALL_F_ABORT	(1U << 1)	/* TCP_CLOSE only: send RST, drop data */
 /*
- * IXMOD_CALL_F_POS: TCP_SEND, TCP_SENDV and a graceful TCP_CLOSE only.
+ * IXMOD_CALL_F_POS: TCP_SEND, TCP_SENDV, a graceful TCP_CLOSE and
+ * TCP_SHUTDOWN only.
  * The call's @pos is the stream offset (bytes the connection's sends took
  * before it, modulo 2^32) it expects to start at, so that an application
  * may have several in flight and still learn nothing of a send that went
@@ -296,8 +301,8 @@ struct ixmod_iov {
  *	TCP_LISTEN: the cookie of its knock events; TCP_ACCEPT and
  *	TCP_CONNECT: the cookie of every event of the connection
  * @handle: UDP_SEND, UDP_CLOSE: the socket; TCP_ACCEPT: the handle of a
- *	knock; TCP_SENDV, TCP_SEND, TCP_RECV_DONE, TCP_CLOSE: a connection (TCP_CLOSE
- *	also takes a listener)
+ *	knock; TCP_SENDV, TCP_SEND, TCP_RECV_DONE, TCP_CLOSE, TCP_SHUTDOWN: a
+ *	connection (TCP_CLOSE also takes a listener)
  * @off: UDP_SEND: payload offset in the transmit arena; RECV_DONE: the
  *	@off of the IXMOD_EV_UDP_RECV event whose buffer is returned;
  *	TCP_SENDV: offset of the ixmod_iov array in the transmit arena;

@@ -766,6 +766,15 @@ struct ixmod_call tn_call_close(u64 handle, bool abort)
 	return c;
 }
 
+struct ixmod_call tn_call_shutdown(u64 handle, u64 user_data)
+{
+	struct ixmod_call c = {
+		.opcode = IXMOD_OP_TCP_SHUTDOWN, .handle = handle, .user_data = user_data,
+	};
+
+	return c;
+}
+
 /**
  * tn_link_new() - join two hosts
  * @a: end 0

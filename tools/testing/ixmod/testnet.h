@@ -312,6 +312,7 @@ struct ixmod_call tn_call_sendv(u64 handle, u32 iov_off, u32 niov, u64 user_data
 struct ixmod_call tn_call_send(u64 handle, u32 off, u32 len, u64 user_data);
 struct ixmod_call tn_call_recv_done(u64 handle, u32 len);
 struct ixmod_call tn_call_close(u64 handle, bool abort);
+struct ixmod_call tn_call_shutdown(u64 handle, u64 user_data);
 
 /* Links */
 struct tn_link *tn_link_new(struct tn_host *a, struct tn_host *b,

@@ -205,6 +205,7 @@ static const struct {
 	{ IXMOD_OP_TCP_RECV_DONE, "TCP_RECV_DONE", F_HANDLE | F_LEN },
 	{ IXMOD_OP_TCP_CLOSE, "TCP_CLOSE", F_HANDLE },
 	{ IXMOD_OP_TCP_SEND, "TCP_SEND", F_HANDLE | F_OFF | F_LEN },
+	{ IXMOD_OP_TCP_SHUTDOWN, "TCP_SHUTDOWN", F_HANDLE },
 };
 
 /* @op's call with every field it uses set to @v (1, all ones, ...). */
@@ -255,8 +256,38 @@ TEST(call_check_valid)
 			       ops[i].name);
 		}
 	}
+	EXPECT_EQ(IXM_OP_NR, ARRAY_SIZE(ops)) TH_LOG("the table names every opcode taken");
 	EXPECT_EQ(64, sizeof(struct ixmod_call)) TH_LOG("struct ixmod_call is 64 bytes");
 	EXPECT_EQ(32, sizeof(struct ixmod_event)) TH_LOG("struct ixmod_event is 32 bytes");
+}
+
+/* The calls IXMOD_CALL_F_POS applies to take it, with any @pos, and NOTIFY. */
+TEST(call_check_pos)
+{
+	static const u8 pos_ops[] = {
+		IXMOD_OP_TCP_SENDV, IXMOD_OP_TCP_CLOSE, IXMOD_OP_TCP_SEND, IXMOD_OP_TCP_SHUTDOWN,
+	};
+	unsigned int i, k, v;
+	bool ok = true;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		for (k = 0; k < ARRAY_SIZE(pos_ops) && pos_ops[k] != ops[i].op; k++)
+			;
+		if (k == ARRAY_SIZE(pos_ops))
+			continue;
+		for (v = 0; v < ARRAY_SIZE(values); v++) {
+			struct ixmod_call c;
+
+			c = full_call(i, 1, IXMOD_CALL_F_POS | IXMOD_CALL_F_NOTIFY);
+
+			c.pos = (u32)values[v];
+			if (ixm_call_check(&c)) {
+				TH_LOG("%s: IXMOD_CALL_F_POS, pos %x refused", ops[i].name, c.pos);
+				ok = false;
+			}
+		}
+	}
+	EXPECT_TRUE(ok) TH_LOG("TCP_SEND(V), TCP_CLOSE, TCP_SHUTDOWN: F_POS with any pos passes");
 }
 
 TEST(call_check_opcode)
@@ -295,7 +326,8 @@ TEST(call_check_flags)
 			     ops[i].op == IXMOD_OP_TCP_CLOSE) ||
 			    ((1u << bit) == IXMOD_CALL_F_POS &&
 			     (ops[i].op == IXMOD_OP_TCP_SEND || ops[i].op == IXMOD_OP_TCP_SENDV ||
-			      ops[i].op == IXMOD_OP_TCP_CLOSE)))
+			      ops[i].op == IXMOD_OP_TCP_CLOSE ||
+			      ops[i].op == IXMOD_OP_TCP_SHUTDOWN)))
 				continue;
 			c.flags = (u8)(1u << bit);
 			if (ixm_call_check(&c) != -EINVAL) {

@@ -25,8 +25,9 @@
  * sequence, RST, SYN, PAWS, and the ACKs that answer a rejected segment),
  * tcp_state_send.c (ACK processing, send and receive windows, sendv and
  * its events), tcp_state_data.c (the text and FIN: in order, out of order,
- * delayed ACKs), tcp_state_timer.c (retransmission and the idle timers)
- * and tcp_state_opts.c (hostile options).  Everything here is static, so
+ * delayed ACKs), tcp_state_timer.c (retransmission and the idle timers),
+ * tcp_state_shutdown.c (the half-close, IXMOD_OP_TCP_SHUTDOWN) and
+ * tcp_state_opts.c (hostile options).  Everything here is static, so
  * each program has its own host and peer.
  */
 #ifndef _IXM_TEST_TCP_STATE_H

@@ -51,8 +51,10 @@ TEST_F(dev, get_info)
 	EXPECT_EQ(IXMOD_ABI_VERSION, info.abi_version);
 	EXPECT_TRUE(info.features & IXMOD_FEAT_LIMITS)
 		TH_LOG("features 0x%llx", (unsigned long long)info.features);
+	EXPECT_TRUE(info.features & IXMOD_FEAT_SHUTDOWN)
+		TH_LOG("features 0x%llx", (unsigned long long)info.features);
 	/* what this module takes: opcodes and events from 0 without a gap */
-	EXPECT_EQ((1ULL << (IXMOD_OP_TCP_SEND + 1)) - 1, info.ops);
+	EXPECT_EQ((1ULL << (IXMOD_OP_TCP_SHUTDOWN + 1)) - 1, info.ops);
 	EXPECT_EQ((1U << (IXMOD_EV_TCP_DEAD + 1)) - 1, info.events);
 	EXPECT_EQ(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT | IXMOD_CALL_F_POS, info.call_flags);
 	EXPECT_EQ(IXMOD_SETUP_CLAMP | IXMOD_SETUP_EVENT_EXT | IXMOD_SETUP_SENT_IN_RECV,

@@ -840,14 +840,14 @@ TEST_F(ctx, tampered_indices)
 }
 
 /* Errors every call of this shape must get, or 1 for "any answer". */
-/* ABORT is TCP_CLOSE's; POS the sends' and TCP_CLOSE's */
+/* ABORT is TCP_CLOSE's; POS the sends', TCP_CLOSE's and TCP_SHUTDOWN's */
 static bool flag_taken(uint8_t op, uint8_t flag)
 {
 	if (flag == IXMOD_CALL_F_ABORT)
 		return op == IXMOD_OP_TCP_CLOSE;
 	if (flag == IXMOD_CALL_F_POS)
 		return op == IXMOD_OP_TCP_SEND || op == IXMOD_OP_TCP_SENDV ||
-		       op == IXMOD_OP_TCP_CLOSE;
+		       op == IXMOD_OP_TCP_CLOSE || op == IXMOD_OP_TCP_SHUTDOWN;
 	return false;
 }
 
