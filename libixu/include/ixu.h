@@ -788,6 +788,39 @@ static inline void ixu_prep_tcp_close(struct ixmod_call *c, __u64 handle,
 }
 
 /*
+ * ixu_prep_tcp_shutdown - fill an IXMOD_OP_TCP_SHUTDOWN call
+ *
+ * SYNOPSIS
+ *	void ixu_prep_tcp_shutdown(struct ixmod_call *c, __u64 handle,
+ *				   __u64 user_data);
+ *
+ * DESCRIPTION
+ *	Half-closes the connection @handle, as shutdown(2) with SHUT_WR: a
+ *	FIN follows the data already accepted, and the application sends
+ *	no more, but it keeps receiving: IXMOD_EV_TCP_RECV events go on
+ *	with the peer's data and then its FIN (res 0), IXMOD_EV_TCP_SENT
+ *	events for the data in flight, and IXMOD_EV_TCP_DEAD comes once
+ *	both directions are over.  The handle lives until
+ *	ixu_prep_tcp_close(), which still works as it does without a
+ *	shutdown (graceful or @abort).  A shutdown once the FIN is queued
+ *	does nothing.  ixu_prep_at() makes it positional: the FIN must
+ *	follow that offset.  Needs IXMOD_FEAT_SHUTDOWN.
+ *
+ * RETURN VALUE
+ *	No event on success (unless IXMOD_CALL_F_NOTIFY).  An IXMOD_EV_CALL
+ *	with @user_data and -EBADF (stale handle, or closed by the
+ *	application), -EINVAL (a listener's handle), -ENOTCONN (not yet
+ *	established, or reset before a shutdown) or, positional, -EAGAIN.
+ */
+static inline void ixu_prep_tcp_shutdown(struct ixmod_call *c, __u64 handle,
+					 __u64 user_data)
+{
+	c->opcode = IXMOD_OP_TCP_SHUTDOWN;
+	c->handle = handle;
+	c->user_data = user_data;
+}
+
+/*
  * ixu_prep_at - make a send or a graceful close positional
  *
  * SYNOPSIS

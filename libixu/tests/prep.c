@@ -113,5 +113,13 @@ int main(void)
 	w.flags = IXMOD_CALL_F_ABORT;
 	ixu_prep_tcp_close(&c, 7, true, 45);
 	same(&c, &w, "close with abort");
+
+	c = zeroed();
+	w = zeroed();
+	ixu_prep_tcp_shutdown(&c, 8, 47);
+	w.opcode = IXMOD_OP_TCP_SHUTDOWN;
+	w.handle = 8;
+	w.user_data = 47;
+	same(&c, &w, "shutdown");
 	return T_EXIT_PASS;
 }
