@@ -821,14 +821,15 @@ static inline void ixu_prep_tcp_shutdown(struct ixmod_call *c, __u64 handle,
 }
 
 /*
- * ixu_prep_at - make a send or a graceful close positional
+ * ixu_prep_at - make a send, a graceful close or a shutdown positional
  *
  * SYNOPSIS
  *	void ixu_prep_at(struct ixmod_call *c, __u32 pos);
  *
  * DESCRIPTION
  *	Sets IXMOD_CALL_F_POS on a call filled by ixu_prep_tcp_send(),
- *	ixu_prep_tcp_sendv() or ixu_prep_tcp_close() (not an abort), with
+ *	ixu_prep_tcp_sendv(), ixu_prep_tcp_close() (not an abort) or
+ *	ixu_prep_tcp_shutdown(), with
  *	@pos the stream offset it must start at: the bytes the connection's
  *	sends took before it, modulo 2^32.  An application may then keep
  *	several such calls of a connection in flight without hearing of

@@ -107,6 +107,9 @@ struct ixev_conn {
 	bool				eof;		/* the peer's FIN is held */
 	bool				in_readable;
 	bool				starved;	/* on ev->starved: the arena was full */
+	bool				wr_shut;	/* ixev_shutdown(): FIN after the data */
+	bool				shut_queued;	/* TCP_SHUTDOWN is in the ring */
+	__be16				lport;		/* local port (knock, connected) */
 	__u32				units;		/* arena units of its send buffer */
 
 	/* transmit: byte positions since the start of the stream */
@@ -213,6 +216,13 @@ struct ixev {
 	unsigned int		timer_cap;
 
 	unsigned int		queued;		/* calls since the last submit */
+
+	/*
+	 * libixu-posix: called when bytes or the peer's FIN are held behind
+	 * bytes the application has not consumed (readable() is not called
+	 * for them); NULL for everyone else
+	 */
+	void			(*rx_hook)(struct ixev_conn *c);
 };
 
 /* The next call entry, counted for submit and stats; NULL: the ring is full. */
@@ -255,6 +265,30 @@ struct ixev_conn *ixev_conn_of(struct ixev *ev, __u64 ck);
 void ixev_conn_event(struct ixev *ev, const struct ixmod_event *e);
 void ixev_listener_event(struct ixev *ev, const struct ixmod_event *e);
 void ixev_conn_flush(struct ixev_conn *c);
+
+/*
+ * For libixu-posix, which reads held bytes when the application calls
+ * read() rather than in readable(): the @i-th held segment (its length;
+ * 0 past the last), and the first @n held bytes consumed (they go back
+ * with the next flush's recv_done).  ixev_held_eof(): the peer's FIN
+ * came and no byte is held.
+ */
+size_t ixev_held_peek(const struct ixev_conn *c, unsigned int i, const void **p);
+void ixev_held_consume(struct ixev_conn *c, size_t n);
+size_t ixev_held_bytes(const struct ixev_conn *c);
+bool ixev_held_eof(const struct ixev_conn *c);
+/* the peer's FIN came (bytes before it may still be held) */
+bool ixev_fin_seen(const struct ixev_conn *c);
+/*
+ * The half-close (IXMOD_FEAT_SHUTDOWN): a FIN after the bytes sent, and
+ * received bytes keep coming.  0, -EPIPE (closed), -ENOTCONN (not
+ * established), -EOPNOTSUPP (the module has no TCP_SHUTDOWN).
+ */
+int ixev_shutdown(struct ixev_conn *c);
+/* the connection's local port, network order (0 until known) */
+__be16 ixev_conn_lport(const struct ixev_conn *c);
+/* stop the listener ixev_listen() made with @fn and @arg; -ENOENT: none */
+int ixev_unlisten(struct ixev *ev, ixev_accept_fn fn, void *arg);
 
 /* ixev_send.c */
 void ixev_segs_acked(struct ixev_conn *c);

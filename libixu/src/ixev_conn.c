@@ -192,6 +192,8 @@ static void on_recv(struct ixev_conn *c, const struct ixmod_event *e)
 		c->eof = true;
 		if (!c->held_n)
 			tell_eof(c);
+		else if (c->ev->rx_hook)
+			c->ev->rx_hook(c);
 		return;
 	}
 	c->ev->st.bytes_in += e->res;
@@ -202,11 +204,85 @@ static void on_recv(struct ixev_conn *c, const struct ixmod_event *e)
 	if (c->held_n) {		/* behind bytes the application left */
 		if (held_push(c, e->off, e->res))
 			ixev_abort(c);
+		else if (c->ev->rx_hook)
+			c->ev->rx_hook(c);
 		return;
 	}
 	n = offer(c, e->off, e->res);
 	if (n < (__u32)e->res && held_push(c, e->off + n, e->res - n))
 		ixev_abort(c);
+}
+
+int ixev_shutdown(struct ixev_conn *c)
+{
+	if (!(c->ev->ixu.info.features & IXMOD_FEAT_SHUTDOWN))
+		return -EOPNOTSUPP;
+	if (c->closing || c->state == S_ZOMBIE)
+		return -EPIPE;
+	if (c->state != S_OPEN && c->state != S_ACCEPT)
+		return -ENOTCONN;
+	if (!c->wr_shut) {
+		c->wr_shut = true;
+		c->want_write = false;
+		ixev_mark_dirty(c);
+	}
+	return 0;
+}
+
+__be16 ixev_conn_lport(const struct ixev_conn *c)
+{
+	return c->lport;
+}
+
+size_t ixev_held_peek(const struct ixev_conn *c, unsigned int i, const void **p)
+{
+	const struct rxseg *h;
+
+	if (i >= c->held_n)
+		return 0;
+	h = &c->held[(c->held_head + i) % c->held_cap];
+	*p = ixu_rx_ptr(&c->ev->ixu, h->off);
+	return h->len;
+}
+
+size_t ixev_held_bytes(const struct ixev_conn *c)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->held_n; i++)
+		n += c->held[(c->held_head + i) % c->held_cap].len;
+	return n;
+}
+
+void ixev_held_consume(struct ixev_conn *c, size_t n)
+{
+	if (!n)
+		return;
+	while (n && c->held_n) {
+		struct rxseg *h = &c->held[c->held_head];
+		__u32 k = n < h->len ? (__u32)n : h->len;
+
+		h->off += k;
+		h->len -= k;
+		c->rx_owed += k;
+		n -= k;
+		if (!h->len) {
+			c->held_head = (c->held_head + 1) % c->held_cap;
+			c->held_n--;
+		}
+	}
+	ixev_mark_dirty(c);
+}
+
+bool ixev_held_eof(const struct ixev_conn *c)
+{
+	return c->eof && !c->held_n;
+}
+
+bool ixev_fin_seen(const struct ixev_conn *c)
+{
+	return c->eof;
 }
 
 /*
@@ -327,6 +403,15 @@ void ixev_conn_flush(struct ixev_conn *c)
 	if (c->state == S_OPEN && !c->abort && !c->close_queued && !c->sending &&
 	    !c->win_wait && c->queued < c->fill)
 		ixev_conn_send(c);
+	if (c->wr_shut && !c->shut_queued && !c->closing && c->state == S_OPEN &&
+	    c->queued == c->fill && !c->sending) {
+		struct ixmod_call *call = next_call(ev);
+
+		ixu_prep_tcp_shutdown(call, c->handle, conn_cookie(c));
+		if (ev->pos_calls)	/* after the last byte; refused (-EAGAIN) otherwise */
+			ixu_prep_at(call, (__u32)c->queued);
+		c->shut_queued = true;
+	}
 	if (c->closing && !c->close_queued && c->handle &&
 	    (c->abort || (c->queued == c->fill && !c->sending))) {
 		struct ixmod_call *call = next_call(ev);
@@ -351,12 +436,15 @@ static void on_knock(struct ixev *ev, const struct ixmod_event *e)
 	struct ixev_conn *c;
 
 	if (!l || !l->handle) {
+		/* its listener is closed (ixev_unlisten()): reset it */
 		ev->st.errors++;
+		add_orphan(ev, e->handle, true);
 		return;
 	}
 	c = ixev_conn_alloc(ev);
 	if (c) {
 		c->handle = e->handle;
+		c->lport = e->lport;
 		c->state = S_ACCEPT;
 		ops = l->fn(c, e->addr, e->port, l->arg);
 	}
@@ -382,6 +470,13 @@ static void on_knock(struct ixev *ev, const struct ixmod_event *e)
  */
 static bool on_pos_call(struct ixev_conn *c, const struct ixmod_event *e)
 {
+	if (e->op == IXMOD_OP_TCP_SHUTDOWN) {
+		if (e->res == -EAGAIN)
+			c->shut_queued = false;		/* again after the data */
+		else if (e->res < 0 && e->res != -EPIPE)
+			c->ev->st.errors++;
+		return e->res == 0;
+	}
 	if (e->op == IXMOD_OP_TCP_CLOSE) {
 		if (e->res == -EAGAIN)
 			c->close_queued = false;	/* again after the data */
@@ -406,6 +501,7 @@ static void on_conn_call(struct ixev_conn *c, const struct ixmod_event *e)
 	struct ixev *ev = c->ev;
 
 	if (ev->pos_calls && (e->op == IXMOD_OP_TCP_SEND || e->op == IXMOD_OP_TCP_SENDV ||
+			      e->op == IXMOD_OP_TCP_SHUTDOWN ||
 			      (e->op == IXMOD_OP_TCP_CLOSE && !c->abort))) {
 		if (on_pos_call(c, e))
 			return;
@@ -438,6 +534,10 @@ static void on_conn_call(struct ixev_conn *c, const struct ixmod_event *e)
 		c->handle = e->handle;
 		c->state = S_CONNECTING;
 		ev->st.conns++;
+		break;
+	case IXMOD_OP_TCP_SHUTDOWN:
+		if (e->res < 0 && e->res != -EPIPE)
+			ev->st.errors++;
 		break;
 	case IXMOD_OP_TCP_ACCEPT:
 		/* it died before the accept ran; its DEAD came with the listener's cookie */
@@ -479,8 +579,10 @@ void ixev_conn_event(struct ixev *ev, const struct ixmod_event *e)
 	case IXMOD_EV_TCP_CONNECTED:
 		if (c->ops && c->ops->connected && !c->closing)
 			c->ops->connected(c, e->res);
-		if (e->res == 0 && c->state == S_CONNECTING)
+		if (e->res == 0 && c->state == S_CONNECTING) {
 			c->state = S_OPEN;
+			c->lport = e->lport;
+		}
 		break;
 	case IXMOD_EV_TCP_RECV:
 		if (e->flags & IXMOD_EVF_SENT)
@@ -541,22 +643,53 @@ void ixev_listener_event(struct ixev *ev, const struct ixmod_event *e)
 int ixev_listen(struct ixev *ev, __be16 port, unsigned int backlog, ixev_accept_fn fn,
 		void *arg)
 {
-	unsigned int cap = ev->nlisteners, idx = ev->nlisteners;
+	unsigned int cap = ev->nlisteners, idx;
 	struct ixmod_call *call;
 	int ret;
 
 	if (!fn)
 		return -EINVAL;
-	ret = ixev_grow((void **)&ev->listeners, &cap, idx + 1, sizeof(*ev->listeners));
-	if (ret)
-		return ret;
+	for (idx = 0; idx < ev->nlisteners; idx++)	/* a slot ixev_unlisten() freed */
+		if (!ev->listeners[idx].fn)
+			break;
+	if (idx == ev->nlisteners) {
+		ret = ixev_grow((void **)&ev->listeners, &cap, idx + 1, sizeof(*ev->listeners));
+		if (ret)
+			return ret;
+	}
 	call = next_call(ev);
 	if (!call)
 		return -EAGAIN;
 	ev->listeners[idx] = (struct listener){ .status = 1, .fn = fn, .arg = arg };
-	ev->nlisteners++;
+	if (idx == ev->nlisteners)
+		ev->nlisteners++;
 	ixu_prep_tcp_listen(call, port, backlog ? backlog : 128, cookie(CK_LISTENER, 0, idx));
-	return ixev_wait_answer(ev, &ev->listeners[idx].status);
+	ret = ixev_wait_answer(ev, &ev->listeners[idx].status);
+	if (ret)
+		ev->listeners[idx].fn = NULL;
+	return ret;
+}
+
+int ixev_unlisten(struct ixev *ev, ixev_accept_fn fn, void *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < ev->nlisteners; i++) {
+		struct listener *l = &ev->listeners[i];
+		struct ixmod_call *call;
+
+		if (l->fn != fn || l->arg != arg || l->status == 1)
+			continue;
+		if (l->handle) {
+			call = next_call(ev);
+			if (!call)
+				return -EAGAIN;
+			ixu_prep_tcp_close(call, l->handle, false, cookie(CK_LIB, 0, 0));
+		}
+		*l = (struct listener){ 0 };
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /*

@@ -99,7 +99,7 @@ void ixev_wake_starved(struct ixev *ev)
 
 static bool conn_sendable(const struct ixev_conn *c)
 {
-	return c->state != S_ZOMBIE && !c->closing;
+	return c->state != S_ZOMBIE && !c->closing && !c->wr_shut;
 }
 
 /*
