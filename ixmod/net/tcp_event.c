@@ -80,7 +80,8 @@ static bool ixm_tcp_post(struct ixm_tcp_conn *c, u8 type, s32 res, u64 user_data
 		.res = res,
 		.user_data = user_data,
 	};
-	if (type == IXMOD_EV_TCP_KNOCK) {
+	/* CONNECTED too: the local port is the one the connect chose */
+	if (type == IXMOD_EV_TCP_KNOCK || type == IXMOD_EV_TCP_CONNECTED) {
 		ev->addr = c->raddr;
 		ev->port = c->rport;
 		ev->lport = c->lport;

@@ -375,9 +375,12 @@ enum {
  *	must start at
  * @win: TCP_SENT: bytes a TCP_SENDV would accept now; TCP_RECV with
  *	IXMOD_EVF_SENT: bytes newly acknowledged; otherwise zero
- * @addr: UDP_RECV, TCP_KNOCK: source IPv4 address, network order
- * @port: UDP_RECV, TCP_KNOCK: source port, network order
- * @lport: UDP_RECV, TCP_KNOCK: destination (local) port, network order
+ * @addr: UDP_RECV, TCP_KNOCK: source IPv4 address, network order;
+ *	TCP_CONNECTED: the remote address
+ * @port: UDP_RECV, TCP_KNOCK: source port, network order;
+ *	TCP_CONNECTED: the remote port
+ * @lport: UDP_RECV, TCP_KNOCK: destination (local) port, network order;
+ *	TCP_CONNECTED: the local port the connection was given
  *
  * @handle and @off/@win share their bytes: which holds depends on @type.
  */

@@ -187,9 +187,11 @@ TEST(tcp_state_active_open)
 	EXPECT_FALSE(ev->res);
 	EXPECT_EQ(0xc0, ev->user_data);
 	EXPECT_EQ(t->ch, ev->handle);
+	EXPECT_EQ(ixm_htons(t->hport), ev->lport);
+	EXPECT_EQ(ixm_htons(t->pport), ev->port);
 	EXPECT_EQ(1, t->nev);
 	EXPECT_EQ(1, stats(t)->established) {
-		TH_LOG("active: CONNECTED res 0 with the handle and cookie; established");
+		TH_LOG("active: CONNECTED res 0 with the handle, cookie, ports; established");
 	}
 	EXPECT_EQ(100, tc_sendv(t, 0, 100));
 	ASSERT_TRUE(one_seg(t, TH_ACK | TH_PSH, t->rcv, t->snd, 100));
