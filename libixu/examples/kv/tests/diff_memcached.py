@@ -318,6 +318,16 @@ def random_op(rng, p):
 # is read up to the VERSION that follows (or the close).  Only cases whose
 # answer does not depend on how memcached's reads cut the bytes.
 BIG = 2000000
+# Two lines above 2048 bytes that are not gets: memcached answers them when
+# they come in one read, and closes the connection when their first 2048
+# bytes come without the newline (try_read_command_ascii()).  On loopback
+# (MTU 64 KiB) they come whole; across a NIC (1460-byte segments) memcached
+# itself may read them in pieces: --segmented leaves them out.
+GAT_100 = (b"set k0_3456789012345678901234567 0 0 1\r\na\r\n"
+           b"gat 0" + b" k0_3456789012345678901234567" * 100 + b"\r\n")
+LINE_16K = b"a" * 16382 + b"\r\n"
+SPLIT_SENSITIVE = (GAT_100, LINE_16K)
+
 MALFORMED = [
     b"foo\r\n", b"GET k0\r\n", b"\r\n", b"   \r\n", b"get\r\n", b"gets\r\n",
     b"set k0 0 0\r\n", b"set k0 0 0 x\r\n", b"set k0 0 0 1 noreply extra\r\na\r\n",
@@ -361,12 +371,11 @@ MALFORMED = [
     # long lines that come in one read: memcached answers them up to its
     # 16 KiB read buffer (a 100-key gat, a get of 3 KB with a 251-byte key:
     # the error alone), a NUL ends a get line however long
-    b"set k0_3456789012345678901234567 0 0 1\r\na\r\n"
-    b"gat 0" + b" k0_3456789012345678901234567" * 100 + b"\r\n",
+    GAT_100,
     # (the key was set by the case before: memcached drops the replies before
     # the error in the same read)
     b"gets" + b" k0_3456789012345678901234567" * 90 + b" " + b"a" * 251 + b" k0\r\n",
-    b"a" * 16382 + b"\r\n",
+    LINE_16K,
     b"set k0 0 0 1\r\na\r\nset k1 0 0 1\r\nb\r\n"
     b"get" + b" k0" * 6000 + b" \0 k1 k0\r\n",
     b"set k0 0 0 1\r\na\r\nset k1 0 0 1\r\nb\r\n"
@@ -378,9 +387,16 @@ MALFORMED = [
 CLOSING = [b"a" * 17000, b"set k0 0 0 1 " + b"b" * 17000, b"a" * 16383 + b"\r\n"]
 
 
-def malformed(ref, tst):
+def split_sensitive(case):
+    """Whether memcached's answer to @case depends on how it was cut into reads"""
+    return case in SPLIT_SENSITIVE
+
+
+def malformed(ref, tst, whole_lines=True):
     bad = []
     for case in MALFORMED:
+        if not whole_lines and split_sensitive(case):
+            continue
         out = []
         for addr in (ref, tst):
             r = Raw(addr)
@@ -401,10 +417,13 @@ def malformed(ref, tst):
             r.close()
         if out[0] != out[1]:
             bad.append((case, out))
-    return len(MALFORMED) + len(CLOSING), bad
+    n = len(MALFORMED) + len(CLOSING)
+    if not whole_lines:
+        n -= sum(split_sensitive(c) for c in MALFORMED)
+    return n, bad
 
 
-def run(ref, tst, name, ops, seed, tap):
+def run(ref, tst, name, ops, seed, tap, whole_lines=True):
     rng = random.Random(seed)
     p = Pair(ref, tst)
     p.mc[0].flush_all()
@@ -423,7 +442,7 @@ def run(ref, tst, name, ops, seed, tap):
                % (name, ops, seed))
     for i, desc, a, b in diffs:
         print("#   op %d: %s\n#     memcached: %r\n#     tested:    %r" % (i, desc, a, b))
-    n, bad = malformed(ref, tst)
+    n, bad = malformed(ref, tst, whole_lines)
     tap.result(not bad, "%s: %d malformed requests answer as memcached" % (name, n))
     for case, (a, b) in bad[:10]:
         print("#   %r\n#     memcached: %r\n#     tested:    %r" % (case[:80], a[:200], b[:200]))
@@ -448,6 +467,10 @@ def main():
     ap.add_argument("--ref", type=hostport, help="HOST:PORT of a running memcached")
     ap.add_argument("--ops", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--segmented", action="store_true",
+                    help="the tested server is memcached itself across a NIC: leave out the "
+                    "malformed requests whose answer depends on how the line was cut into "
+                    "reads (long lines that are not gets)")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
     print("# seed %d (rerun with --seed %d)" % (seed, seed))
@@ -467,7 +490,7 @@ def main():
             procs.append(proc)
             targets.append((os.path.basename(path), addr))
         for name, addr in targets:
-            run(ref, addr, name, args.ops, seed, tap)
+            run(ref, addr, name, args.ops, seed, tap, not args.segmented)
     finally:
         for proc in procs:
             proc.kill()

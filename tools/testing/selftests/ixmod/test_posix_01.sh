@@ -49,7 +49,7 @@ ref=$!
 busywait 10000 peer bash -c "exec 3<>/dev/tcp/127.0.0.1/$REF_PORT" ||
 	echo "# memcached did not start in the peer namespace"
 check "pymemcache: 2000 random operations and malformed requests answer as memcached on Linux does" \
-	peer timeout 600 "$PY" "$KV/tests/diff_memcached.py" --ops 2000 --seed 38 \
+	peer timeout 600 "$PY" "$KV/tests/diff_memcached.py" --ops 2000 --seed 38 --segmented \
 		--ref 127.0.0.1:$REF_PORT --server $DUT_IP:11211
 kill "$ref" 2>/dev/null
 wait "$ref" 2>/dev/null
