@@ -577,12 +577,11 @@ void ixev_conn_event(struct ixev *ev, const struct ixmod_event *e)
 		on_conn_call(c, e);
 		return;
 	case IXMOD_EV_TCP_CONNECTED:
+		c->lport = e->lport;	/* what connected() may ask for */
 		if (c->ops && c->ops->connected && !c->closing)
 			c->ops->connected(c, e->res);
-		if (e->res == 0 && c->state == S_CONNECTING) {
+		if (e->res == 0 && c->state == S_CONNECTING)
 			c->state = S_OPEN;
-			c->lport = e->lport;
-		}
 		break;
 	case IXMOD_EV_TCP_RECV:
 		if (e->flags & IXMOD_EVF_SENT)
