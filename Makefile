@@ -130,6 +130,8 @@ dkms-uninstall:
 # packages land in build/deb/.  The copy goes once they are built.
 DEB_DIR = $(CURDIR)/build/deb
 deb:
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { \
+		echo "make deb: not a git checkout (it builds a copy of the files git has)"; exit 1; }
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_DIR)/ixmod-$(VERSION)
 	git ls-files -z --cached --others --exclude-standard | \
