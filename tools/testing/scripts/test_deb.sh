@@ -197,7 +197,7 @@ else
 		dkms_make dkms-install || return 1
 		ko=$(find "$S/lib/$rel/updates/dkms" -name 'ixmod.ko*' -print -quit 2>/dev/null)
 		[ -n "$ko" ] || { echo "nothing in $S/lib/$rel/updates/dkms"; return 1; }
-		modinfo -F vermagic "$ko" | grep "^$rel " &&
+		modinfo -F vermagic "$ko" > "$WORK/vermagic" && grep "^$rel " "$WORK/vermagic" &&
 			diff <(cd "$S/src/ixmod-$VER" && find . -type f ! -name dkms.conf | sed 's|^\./||' | sort) \
 			     <(module_sources)
 	}
