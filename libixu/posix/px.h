@@ -231,6 +231,7 @@ struct px_sock {
  * @rdl: the registrations that may be ready, oldest first
  * @nsocks: ixmod sockets registered
  * @epis: their registrations
+ * @next_all: in px.eps
  */
 struct px_ep {
 	struct px_file	f;
@@ -241,6 +242,7 @@ struct px_ep {
 	struct px_epi	**rdl_tail;
 	unsigned int	nsocks;
 	struct px_epi	*epis;
+	struct px_ep	*next_all;
 };
 
 /**
@@ -291,6 +293,8 @@ struct px_global {
 	unsigned int		sndbuf;
 	bool			debug;
 	bool			forked;		/* a child of fork(): see px_main.c */
+	bool			dead;		/* the contexts lost their port */
+	struct px_ep		*eps;		/* every epoll that holds ixmod sockets */
 };
 
 extern struct px_global px;
@@ -318,6 +322,7 @@ struct px_file *px_file_get(int fd);
 int px_file_set(int fd, struct px_file *f);
 void px_file_clear(int fd);
 int px_ensure_contexts(void);
+void px_read_ports(void);
 bool px_is_port_addr(struct in_addr a);
 bool px_in_port_subnet(struct in_addr a);
 void px_pump(void);

@@ -116,11 +116,12 @@ static int read_small(const char *path, char *buf, size_t size)
 }
 
 /* Every up port's "A.B.C.D/N" (ports/NAME/ipv4 and up) */
-static void read_ports(void)
+void px_read_ports(void)
 {
 	DIR *d = opendir("/sys/kernel/ixmod/ports");
 	struct dirent *de;
 
+	px.naddrs = 0;
 	if (!d)
 		return;
 	while ((de = readdir(d)) && px.naddrs < PX_MAX_ADDRS) {
@@ -164,7 +165,7 @@ static void read_config(void)
 	v = getenv("IXU_POSIX_SNDBUF");
 	px.sndbuf = v ? (unsigned int)strtoul(v, NULL, 0) : 0;
 	if (px.route != PX_ROUTE_OFF)
-		read_ports();
+		px_read_ports();
 }
 
 bool px_is_port_addr(struct in_addr a)
@@ -227,8 +228,7 @@ int px_ensure_contexts(void)
 		if (ret) {
 			fprintf(stderr, "libixu-posix: cannot attach to dataplane core %u: %s\n",
 				cpus[i], strerror(-ret));
-			px.init_err = ret;
-			return ret;
+			goto fail;
 		}
 		core->cpu = cpus[i];
 		core->ev->rx_hook = px_rx_hook;
@@ -236,11 +236,17 @@ int px_ensure_contexts(void)
 	}
 	px.placeholder = px_libc.socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (px.placeholder < 0) {
-		px.init_err = -errno;
-		return px.init_err;
+		ret = -errno;
+		goto fail;
 	}
 	px_debug("attached %u cores", px.ncores);
 	return 0;
+fail:
+	/* nothing stays attached: the port is not the process's */
+	while (px.ncores)
+		ixev_destroy(px.cores[--px.ncores].ev);
+	px.init_err = ret;
+	return ret;
 }
 
 /* An fd for a new socket: the placeholder dup'd (@flags: SOCK_CLOEXEC) */
@@ -249,9 +255,38 @@ int px_placeholder(int flags)
 	return px_libc.fcntl(px.placeholder, flags & SOCK_CLOEXEC ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
 }
 
+/*
+ * A context lost its port (IXMOD_RING_DEAD: the port went down or away):
+ * every ixmod socket now reports an error (ENETDOWN) and is ready, and
+ * nobody waits on the contexts' files any more (they poll as EPOLLERR).
+ */
+static void contexts_dead(void)
+{
+	struct px_ep *ep;
+	unsigned int i;
+
+	if (px.dead)
+		return;
+	px.dead = true;
+	fprintf(stderr, "libixu-posix: ixmod's port went down: its sockets fail with ENETDOWN\n");
+	for (ep = px.eps; ep; ep = ep->next_all) {
+		__u64 one = 1;
+		struct px_epi *epi;
+
+		for (i = 0; i < px.ncores; i++)
+			px_libc.epoll_ctl(ep->epfd, EPOLL_CTL_DEL, ixev_fd(px.cores[i].ev), NULL);
+		for (epi = ep->epis; epi; epi = epi->enext)
+			px_epi_ready(epi);
+		if (ep->efd >= 0 && px_libc.write(ep->efd, &one, sizeof(one)) < 0)
+			continue;	/* full: readable anyway */
+	}
+	px_wake_all();
+}
+
 void px_pump_core(struct px_core *core)
 {
-	ixev_dispatch(core->ev);
+	if (ixev_dispatch(core->ev) == -ENETDOWN)
+		contexts_dead();
 }
 
 /* Run every context's events and flush every context's calls. */
@@ -260,7 +295,7 @@ void px_pump(void)
 	unsigned int i;
 
 	for (i = 0; i < px.ncores; i++)
-		ixev_dispatch(px.cores[i].ev);
+		px_pump_core(&px.cores[i]);
 }
 
 /* ---- the fd table: two levels of 1024, filled as fds appear ---- */
@@ -387,7 +422,7 @@ int px_sleep(int timeout_ms, const struct pollfd *extra, unsigned int nextra,
 		pf = big;
 	}
 	pf[n++] = (struct pollfd){ .fd = w->efd, .events = POLLIN };
-	for (i = 0; i < px.ncores; i++)
+	for (i = 0; i < px.ncores && !px.dead; i++)
 		pf[n++] = (struct pollfd){ .fd = ixev_fd(px.cores[i].ev), .events = POLLIN };
 	for (i = 0; i < nextra; i++)
 		pf[n + i] = extra[i];

@@ -111,10 +111,17 @@ void px_epis_drop(struct px_sock *s)
 /* The epoll's last fd closed: its registrations go; called with the lock held. */
 void px_ep_put(struct px_ep *ep)
 {
+	struct px_ep **pp;
+
 	if (--ep->f.refs)
 		return;
 	while (ep->epis)
 		epi_free(ep->epis);
+	for (pp = &px.eps; *pp; pp = &(*pp)->next_all)
+		if (*pp == ep) {
+			*pp = ep->next_all;
+			break;
+		}
 	if (ep->efd >= 0)
 		px_libc.close(ep->efd);
 	free(ep);
@@ -180,7 +187,7 @@ static int ep_arm(struct px_ep *ep)
 		return -errno;
 	if (px_libc.epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->efd, &e))
 		return -errno;
-	for (i = 0; i < px.ncores; i++) {
+	for (i = 0; i < px.ncores && !px.dead; i++) {
 		e = (struct epoll_event){ .events = EPOLLIN, .data.u64 = PX_EP_CORE + i };
 		if (px_libc.epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ixev_fd(px.cores[i].ev), &e))
 			return -errno;
@@ -203,6 +210,8 @@ static struct px_ep *ep_new(int epfd)
 		free(ep);
 		return NULL;
 	}
+	ep->next_all = px.eps;
+	px.eps = ep;
 	return ep;
 }
 

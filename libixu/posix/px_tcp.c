@@ -146,6 +146,8 @@ unsigned int px_revents(struct px_sock *s)
 {
 	unsigned int m = 0;
 
+	if (px.dead && s->ixm)	/* as a reset: every call fails with ENETDOWN */
+		return EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLRDNORM | EPOLLWRNORM;
 	if (s->udp)
 		return px_udp_revents(s);
 	switch (s->state) {
@@ -401,8 +403,7 @@ int socket(int domain, int type, int protocol)
 
 	px_init_libc();
 	fd = px_libc.socket(domain, type, protocol);
-	if (fd < 0 || px.route == PX_ROUTE_OFF || domain != AF_INET ||
-	    (px.route == PX_ROUTE_ADDR && !px.naddrs))
+	if (fd < 0 || px.route == PX_ROUTE_OFF || domain != AF_INET)
 		return fd;
 	if (!((type & 0xf) == SOCK_STREAM && (!protocol || protocol == IPPROTO_TCP)) &&
 	    !((type & 0xf) == SOCK_DGRAM && (!protocol || protocol == IPPROTO_UDP)))
@@ -520,6 +521,11 @@ int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		return px_ret(-EINVAL);
 	if (sin->sin_family != AF_INET)
 		return px_ret(-EAFNOSUPPORT);
+	if (!px_is_port_addr(sin->sin_addr) && !px.inited) {
+		px_lock();
+		px_read_ports();	/* a port may have come up since the start */
+		px_unlock();
+	}
 	if (!px_is_port_addr(sin->sin_addr) &&
 	    !(px.route == PX_ROUTE_ALL && sin->sin_addr.s_addr == htonl(INADDR_ANY))) {
 		drop_candidate(fd, s);
@@ -907,12 +913,16 @@ static int sleep_until(long long end)
 {
 	int left = -1, ret;
 
+	if (px.dead)
+		return -ENETDOWN;
 	if (end) {
 		left = (int)(end - px_now_ms());
 		if (left <= 0)
 			return -EAGAIN;
 	}
 	ret = px_sleep(left, NULL, 0, NULL);
+	if (!ret && px.dead)
+		ret = -ENETDOWN;
 	if (!ret && end && px_now_ms() >= end)
 		ret = -EAGAIN;
 	return ret;
@@ -989,6 +999,8 @@ static ssize_t do_recv(struct px_sock *s, const struct iovec *iov, int iovcnt, i
 {
 	if (iovcnt < 0 || iovcnt > IOV_MAX)
 		return -EINVAL;
+	if (px.dead)
+		return -ENETDOWN;
 	if (s->udp)
 		return px_udp_recv(s, iov, iovcnt, flags, from, mflags);
 	if (mflags)
@@ -1160,6 +1172,8 @@ static ssize_t do_send(struct px_sock *s, const struct iovec *iov, int iovcnt, i
 {
 	if (iovcnt < 0 || iovcnt > IOV_MAX)
 		return -EINVAL;
+	if (px.dead)
+		return -ENETDOWN;
 	if (s->udp) {
 		if (to && tolen < sizeof(struct sockaddr_in))
 			return -EINVAL;
@@ -1473,6 +1487,9 @@ int fcntl(int fd, int cmd, ...)
 		return px_libc.fcntl(fd, cmd, arg);
 	}
 }
+
+/* glibc 2.28 and later name it fcntl64 for programs built with 64-bit offsets */
+int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
 int ioctl(int fd, unsigned long req, ...)
 {

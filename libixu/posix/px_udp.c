@@ -139,7 +139,8 @@ ssize_t px_udp_recv(struct px_sock *s, const struct iovec *iov, int iovcnt, int 
 			px_unlock();
 			return -EAGAIN;
 		}
-		ret = px_sleep(end ? (int)(end - px_now_ms()) : -1, NULL, 0, NULL);
+		ret = px.dead ? -ENETDOWN :
+		      px_sleep(end ? (int)(end - px_now_ms()) : -1, NULL, 0, NULL);
 		if (!ret && (s->gone || s->released))
 			ret = -EBADF;
 		if (ret) {
