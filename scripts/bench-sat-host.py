@@ -32,7 +32,8 @@ tcp-echo, the dataplane core's kernel thread running the loop), ixmod-colo
 (tcp-echo -C: its thread runs the loop), epoll (tcp-echo-epoll -e), uring
 (tcp-echo-uring -B -D); the key-value servers: ixmod, ixmod-colo (kv-ixev,
 -C), epoll (kv-epoll -t 1), uring (kv-uring -t 1), memcached (Debian's, -t
-1).  ixmod's port is the guest's first NIC (198.18.0.1, dataplane core 1,
+1), ixmod-memcached (the same memcached on ixmod through libixu-posix,
+the LD_PRELOAD sockets layer).  ixmod's port is the guest's first NIC (198.18.0.1, dataplane core 1,
 idle_us 0), Linux's the second (198.18.0.3, interrupts on CPU 1); the
 client is the host (198.18.0.2).
 
@@ -97,6 +98,12 @@ KV_SERVERS = {
     "uring": "exec taskset -c 1 %s/kv-uring -p 11211 -t 1 -l %s" % (KV, LIN_IP),
     "memcached": ("exec taskset -c 1 /usr/bin/memcached -p 11211 -t 1 -U 0 -u nobody "
                   "-l %s -m 64" % LIN_IP),
+    # the same memcached on ixmod through the sockets layer (libixu-posix);
+    # root: it opens /dev/ixmod when it binds, after memcached's setuid
+    "ixmod-memcached": ("exec taskset -c 1 sh -c 'echo ready; exec env "
+                        "LD_PRELOAD=libixu/libixu-posix.so IXU_POSIX_CORES=1 "
+                        "/usr/bin/memcached -p 11211 -t 1 -U 0 -u root -l %s -m 64'"
+                        % DUT_IP),
 }
 
 

@@ -42,7 +42,8 @@ KV_RUNS = [("ixmod", "ixmod kv-ixev", "#c0392b"),
            ("ixmod-colo", "ixmod kv-ixev -C", "#8e44ad"),
            ("epoll", "Linux kv-epoll", "#2471a3"),
            ("uring", "Linux kv-uring", "#27ae60"),
-           ("memcached", "memcached", "#7f8c8d")]
+           ("memcached", "memcached", "#7f8c8d"),
+           ("ixmod-memcached", "memcached on ixmod (libixu-posix)", "#d35400")]
 NIC = {"virtio": "virtio-net", "igb": "igb (82576)"}
 BUCKETS = ("1", "2-3", "4-7", "8-15", "16-31", "32-63", "64-127", "128+")
 MIDPOINTS = (1, 2.5, 5.5, 11.5, 23.5, 47.5, 95.5, 128)
