@@ -95,7 +95,8 @@ void px_debug(const char *fmt, ...)
 	if (n > (int)sizeof(buf) - 2)
 		n = sizeof(buf) - 2;
 	buf[n++] = '\n';
-	px_libc.write(2, buf, n);
+	if (px_libc.write(2, buf, n) < 0)
+		return;		/* stderr is gone: nothing to tell */
 }
 
 /* ---- configuration: the ports' addresses ---- */
