@@ -42,7 +42,7 @@ skip() {	# skip DESCRIPTION REASON
 	echo "ok $n - $1 # SKIP $2"
 }
 echo "TAP version 13"
-echo "1..13"
+echo "1..14"
 
 VER=$(cat "$TOP/VERSION")
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
@@ -126,6 +126,16 @@ libixu0_soname() {
 	[ "$so" = libixu.so.0 ]
 }
 ok "libixu0: usr/lib/$MA/libixu.so.0, whose SONAME is libixu.so.0" libixu0_soname
+
+# libixu0 also carries the sockets layer, a preload object exporting libc's names
+libixu0_posix() {
+	local f=$WORK/libixu0/usr/lib/$MA/ixmod/libixu-posix.so
+	[ -f "$f" ] || { echo "no usr/lib/$MA/ixmod/libixu-posix.so"; return 1; }
+	nm -D --defined-only "$f" > "$WORK/posix.syms" || return 1
+	awk '$3 == "socket" || $3 == "epoll_wait" || $3 == "accept4" {n++} END {exit n != 3}' \
+		"$WORK/posix.syms"
+}
+ok "libixu0: usr/lib/$MA/ixmod/libixu-posix.so, which defines socket, accept4, epoll_wait" libixu0_posix
 
 libixu_dev() {
 	local f
