@@ -32,6 +32,7 @@
 
 static const struct ixev_conn_ops px_conn_ops;
 static int sleep_until(long long end);
+static int sock_wait(struct px_sock *s, long long end);
 
 /* now + @ms, or 0 (no deadline) for 0 */
 static long long deadline(int ms)
@@ -651,9 +652,7 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 			px_unlock();
 			return px_ret(-EAGAIN);
 		}
-		ret = sleep_until(end);
-		if (!ret && closed_meanwhile(l))
-			ret = -EBADF;
+		ret = sock_wait(l, end);
 		if (ret) {
 			px_unlock();
 			return px_ret(ret);
@@ -693,13 +692,11 @@ static int wait_connected(struct px_sock *s)
 	int ret;
 
 	while (s->state == PX_CONNECTING) {
-		ret = sleep_until(end);
+		ret = sock_wait(s, end);
 		if (ret == -EAGAIN) {
 			s->connect_pending = true;	/* it goes on, as in Linux */
 			return -EINPROGRESS;
 		}
-		if (!ret && closed_meanwhile(s))
-			ret = -EBADF;
 		if (ret)
 			return ret;
 		px_pump();
@@ -929,6 +926,20 @@ static int sleep_until(long long end)
 }
 
 /*
+ * A blocking call on @s sleeps: 0, or why it must stop: -EAGAIN (its
+ * timeout), -EBADF (the application closed @s meanwhile), -EINTR,
+ * -ENETDOWN.
+ */
+static int sock_wait(struct px_sock *s, long long end)
+{
+	int ret = sleep_until(end);
+
+	if (!ret && closed_meanwhile(s))
+		ret = -EBADF;
+	return ret;
+}
+
+/*
  * tcp_recvmsg()'s order: bytes first; with none, the peer's FIN (0)
  * before a pending error, then the error once, then 0 for good.
  */
@@ -979,9 +990,7 @@ static ssize_t px_recv(struct px_sock *s, const struct iovec *iov, int iovcnt, i
 			px_unlock();
 			return -EAGAIN;
 		}
-		ret = sleep_until(end);
-		if (!ret && closed_meanwhile(s))
-			ret = -EBADF;
+		ret = sock_wait(s, end);
 		if (ret) {
 			if (got && ret != -EBADF)
 				break;
@@ -1151,9 +1160,7 @@ static ssize_t px_send(struct px_sock *s, const struct iovec *iov, int iovcnt, i
 			px_unlock();
 			return -EAGAIN;
 		}
-		ret = sleep_until(end);
-		if (!ret && closed_meanwhile(s))
-			ret = -EBADF;
+		ret = sock_wait(s, end);
 		if (ret) {
 			if (done && ret != -EBADF)
 				break;
