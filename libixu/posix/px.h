@@ -327,8 +327,7 @@ bool px_is_port_addr(struct in_addr a);
 bool px_in_port_subnet(struct in_addr a);
 void px_pump(void);
 void px_pump_core(struct px_core *core);
-int px_sleep(int timeout_ms, const struct pollfd *extra, unsigned int nextra,
-	     short *extra_revents);
+int px_sleep(int timeout_ms, const struct pollfd *extra, unsigned int nextra);
 void px_wake_all(void);
 int px_ret(int err);
 long long px_now_ms(void);

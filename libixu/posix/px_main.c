@@ -402,10 +402,9 @@ void px_wake_all(void)
  * Sleep until a socket changed (px_changed() -> px_wake_all()), a context
  * has events, one of @extra (Linux fds) is ready, or @timeout_ms passed.
  * Called with the lock held, which it releases while asleep.  Returns 0,
- * or -EINTR, -ENOMEM.  @extra_revents gets @extra's revents.
+ * or -EINTR, -ENOMEM.  The caller asks @extra again, without waiting.
  */
-int px_sleep(int timeout_ms, const struct pollfd *extra, unsigned int nextra,
-	     short *extra_revents)
+int px_sleep(int timeout_ms, const struct pollfd *extra, unsigned int nextra)
 {
 	struct pollfd fds[PX_MAX_CORES + 1 + 64], *pf = fds;
 	struct pollfd *big = NULL;
@@ -440,8 +439,6 @@ int px_sleep(int timeout_ms, const struct pollfd *extra, unsigned int nextra,
 	w->sleeping = false;
 	if (!--px.sleepers)
 		px_grave_empty();
-	for (i = 0; i < nextra; i++)
-		extra_revents[i] = pf[n + i].revents;
 	free(big);
 	return err;
 }

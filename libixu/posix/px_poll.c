@@ -19,6 +19,7 @@
  * ixmod sockets' readiness, and sleep in px_sleep() with the Linux fds.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -443,22 +444,26 @@ static bool any_ixm(const struct pollfd *fds, nfds_t n)
 	return false;
 }
 
-/* poll() with ixmod sockets among @fds; ts: NULL or the timeout */
+/*
+ * poll() with ixmod sockets among @fds.  @mask (ppoll, pselect): the
+ * thread's signal mask while it waits, restored after; unlike the
+ * kernel's, the swap is not atomic with the wait's start.
+ */
 static int px_poll(struct pollfd *fds, nfds_t n, int timeout, const sigset_t *mask)
 {
 	long long end = timeout > 0 ? px_now_ms() + timeout : 0;
 	struct pollfd *lx = NULL;
-	short *lx_rev = NULL;
 	unsigned int *lx_idx = NULL;
 	unsigned int nlx = 0;
 	int ready, ret = 0;
+	sigset_t old;
 	nfds_t i;
 
-	(void)mask;
+	if (mask)
+		pthread_sigmask(SIG_SETMASK, mask, &old);
 	lx = calloc(n ? n : 1, sizeof(*lx));
-	lx_rev = calloc(n ? n : 1, sizeof(*lx_rev));
 	lx_idx = calloc(n ? n : 1, sizeof(*lx_idx));
-	if (!lx || !lx_rev || !lx_idx) {
+	if (!lx || !lx_idx) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -508,14 +513,15 @@ static int px_poll(struct pollfd *fds, nfds_t n, int timeout, const sigset_t *ma
 			ret = 0;
 			break;
 		}
-		ret = px_sleep(timeout < 0 ? -1 : (int)(end - px_now_ms()), lx, nlx, lx_rev);
+		ret = px_sleep(timeout < 0 ? -1 : (int)(end - px_now_ms()), lx, nlx);
 		if (ret)
 			break;
 	}
 	px_unlock();
 out:
+	if (mask)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	free(lx);
-	free(lx_rev);
 	free(lx_idx);
 	return px_ret(ret);
 }
@@ -544,7 +550,8 @@ int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_
 }
 
 /* select() as poll(): the sets to pollfds and back */
-static int px_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int timeout)
+static int px_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int timeout,
+		     const sigset_t *mask)
 {
 	struct pollfd *pf;
 	int i, n = 0, ret, count = 0;
@@ -564,7 +571,7 @@ static int px_select(int nfds, fd_set *r, fd_set *w, fd_set *x, int timeout)
 		if (ev)
 			pf[n++] = (struct pollfd){ .fd = i, .events = ev };
 	}
-	ret = px_poll(pf, n, timeout, NULL);
+	ret = px_poll(pf, n, timeout, mask);
 	if (ret < 0) {
 		free(pf);
 		return ret;
@@ -621,7 +628,7 @@ int select(int nfds, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv)
 	if (nfds <= 0 || nfds > FD_SETSIZE || !any_ixm_set(nfds, r, w, x))
 		return px_libc.select(nfds, r, w, x, tv);
 	return px_select(nfds, r, w, x,
-			 tv ? (int)(tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000) : -1);
+			 tv ? (int)(tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000) : -1, NULL);
 }
 
 int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct timespec *ts,
@@ -630,5 +637,5 @@ int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct timespec *ts
 	px_init_libc();
 	if (nfds <= 0 || nfds > FD_SETSIZE || !any_ixm_set(nfds, r, w, x))
 		return px_libc.pselect(nfds, r, w, x, ts, mask);
-	return px_select(nfds, r, w, x, ts_ms(ts));
+	return px_select(nfds, r, w, x, ts_ms(ts), mask);
 }

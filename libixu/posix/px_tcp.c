@@ -917,7 +917,7 @@ static int sleep_until(long long end)
 		if (left <= 0)
 			return -EAGAIN;
 	}
-	ret = px_sleep(left, NULL, 0, NULL);
+	ret = px_sleep(left, NULL, 0);
 	if (!ret && px.dead)
 		ret = -ENETDOWN;
 	if (!ret && end && px_now_ms() >= end)

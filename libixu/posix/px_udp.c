@@ -140,7 +140,7 @@ ssize_t px_udp_recv(struct px_sock *s, const struct iovec *iov, int iovcnt, int 
 			return -EAGAIN;
 		}
 		ret = px.dead ? -ENETDOWN :
-		      px_sleep(end ? (int)(end - px_now_ms()) : -1, NULL, 0, NULL);
+		      px_sleep(end ? (int)(end - px_now_ms()) : -1, NULL, 0);
 		if (!ret && (s->gone || s->released))
 			ret = -EBADF;
 		if (ret) {
