@@ -237,6 +237,14 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 	IXM_TCP_STAT(ooo_drops),
 	IXM_TCP_STAT(ooo_pruned),
 	IXM_TCP_STAT(ooo_purged),
+	IXM_TCP_STAT(sacks_sent),
+	IXM_TCP_STAT(dsacks_sent),
+	IXM_TCP_STAT(sacks_rcvd),
+	IXM_TCP_STAT(dsacks_rcvd),
+	IXM_TCP_STAT(sack_recoveries),
+	IXM_TCP_STAT(rack_losses),
+	IXM_TCP_STAT(tlp_probes),
+	IXM_TCP_STAT(spurious_retrans),
 };
 static_assert(ARRAY_SIZE(ixm_tcp_stat_descs) == sizeof(struct ixm_tcp_stats) / sizeof(u64),
 	      "a file for every TCP counter");

@@ -55,3 +55,10 @@ void ixm_tcp_trace_stall(const struct ixm_tcp_conn *c, u32 asked)
 	trace_ixm_tcp_stall(raw_smp_processor_id(), ixm_tcp_idx(c), asked,
 			    c->snd_wnd, c->cwnd, c->snd_max - c->snd_una);
 }
+
+void ixm_tcp_trace_recovery(const struct ixm_tcp_conn *c, bool enter,
+			    unsigned int cause)
+{
+	trace_ixm_tcp_recovery(raw_smp_processor_id(), ixm_tcp_idx(c), enter,
+			       cause, c->snd_una, c->cwnd, c->ssthresh);
+}

@@ -174,6 +174,39 @@ TRACE_EVENT(ixm_tcp_retrans,
 		  __entry->timeout ? "timeout" : "fast", __entry->cwnd, __entry->rto_us)
 );
 
+/*
+ * Loss recovery began (@enter; @cause IXM_TCP_REC_*: three duplicate
+ * ACKs, RACK, a tail loss probe) or ended; cwnd and ssthresh after it.
+ */
+TRACE_EVENT(ixm_tcp_recovery,
+	TP_PROTO(unsigned int cpu, u32 conn, bool enter, unsigned int cause,
+		 u32 snd_una, u32 cwnd, u32 ssthresh),
+	TP_ARGS(cpu, conn, enter, cause, snd_una, cwnd, ssthresh),
+	TP_STRUCT__entry(
+		__field(unsigned int, cpu)
+		__field(u32, conn)
+		__field(bool, enter)
+		__field(unsigned int, cause)
+		__field(u32, snd_una)
+		__field(u32, cwnd)
+		__field(u32, ssthresh)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->conn = conn;
+		__entry->enter = enter;
+		__entry->cause = cause;
+		__entry->snd_una = snd_una;
+		__entry->cwnd = cwnd;
+		__entry->ssthresh = ssthresh;
+	),
+	TP_printk("cpu=%u conn=%u %s %s snd_una=%u cwnd=%u ssthresh=%u",
+		  __entry->cpu, __entry->conn, __entry->enter ? "enter" : "exit",
+		  __print_symbolic(__entry->cause, { 0, "dupacks" }, { 1, "rack" },
+				   { 2, "tlp" }, { 3, "done" }),
+		  __entry->snd_una, __entry->cwnd, __entry->ssthresh)
+);
+
 /* A sendv found no window open: @asked bytes waited (peer window, cwnd). */
 TRACE_EVENT(ixm_tcp_stall,
 	TP_PROTO(unsigned int cpu, u32 conn, u32 asked, u32 snd_wnd, u32 cwnd,

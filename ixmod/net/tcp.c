@@ -47,6 +47,8 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg)
 	cfg->rcv_buf = 128 * 1024;
 	cfg->syncookies = 1;
 	cfg->invalid_ratelimit_ns = 500000000ULL;	/* Linux's tcp_invalid_ratelimit */
+	cfg->sack = 1;
+	cfg->tlp_delack_us = 200000;	/* RFC 8985 §7.2's WCDelAckT */
 }
 
 static u32 ixm_tcp_hash(__be32 laddr, __be16 lport, __be32 raddr, __be16 rport)

@@ -17,6 +17,7 @@
  * out-of-order queue and its bounds), tcp_out.c (segments, options,
  * retransmission),
  * tcp_timer.c (RTO, delayed ACK, persist, keepalive, TIME_WAIT),
+ * tcp_sack.c (SACK blocks, the scoreboard, RACK-TLP loss detection),
  * tcp_cc.c (congestion control: NewReno), tcp_cookie.c (ISNs and SYN
  * cookies), siphash.c.
  */
@@ -50,8 +51,10 @@
 #define IXM_TCPOPT_MSS		2
 #define IXM_TCPOPT_WSCALE	3
 #define IXM_TCPOPT_SACK_OK	4
+#define IXM_TCPOPT_SACK		5
 #define IXM_TCPOPT_TS		8
 #define IXM_TCPOLEN_TS_ALIGNED	12	/* NOP NOP TS(10) */
+#define IXM_TCP_SACK_BLOCKS	4	/* RFC 2018 §3: at most 4 fit in 40 bytes */
 
 #define IXM_TCP_MTU		1500	/* the ports' MTU (no jumbo frames) */
 #define IXM_TCP_MSS_DEFAULT	536	/* RFC 9293 §3.7.1: no MSS option */
@@ -88,6 +91,12 @@
 #define IXM_TCP_SENT_HOLD	64
 #define IXM_TCP_SENT_HOLD_NS	(10 * 1000 * 1000ULL)
 #define IXM_TCP_RCV_BUFS	128	/* receive buffers a connection may hold */
+/*
+ * Segments of a SACK connection in flight, each remembered for the
+ * scoreboard and RACK (tcp_sack.c): when all are taken, new data waits
+ * for an acknowledgment (about 185 KB at a 1448-byte MSS).
+ */
+#define IXM_TCP_TXSEGS		128
 #define IXM_TCP_NONE		0xffffffffU
 
 /* Ephemeral ports (the IANA range is 49152-65535; Linux uses 32768-60999) */
@@ -185,10 +194,12 @@ static inline bool ixm_seq_leq(u32 a, u32 b)
  * @mss: MSS option value, 0 if absent
  * @wscale: window scale shift (clamped to 14), valid if @has_ws
  * @has_ws: a window scale option was present
- * @sack_ok: SACK-permitted was present (recorded; SACK is not used)
+ * @sack_ok: SACK-permitted was present (on a SYN)
  * @has_ts: a timestamps option was present
+ * @nsack: SACK blocks in @sack (RFC 2018 §3), at most IXM_TCP_SACK_BLOCKS
  * @tsval: TSval
  * @tsecr: TSecr
+ * @sack: the blocks as sent, [left edge, right edge) each
  */
 struct ixm_tcp_opts {
 	u16	mss;
@@ -196,8 +207,10 @@ struct ixm_tcp_opts {
 	bool	has_ws;
 	bool	sack_ok;
 	bool	has_ts;
+	u8	nsack;
 	u32	tsval;
 	u32	tsecr;
+	u32	sack[IXM_TCP_SACK_BLOCKS][2];
 };
 
 int ixm_tcp_parse_opts(const struct ixm_tcphdr *th, struct ixm_tcp_opts *o);
@@ -240,6 +253,28 @@ struct ixm_tcp_sndpiece {
 };
 
 /**
+ * struct ixm_tcp_txseg - a segment of a SACK connection in flight
+ * @seq: its first byte (moved up when an ACK covers part of it)
+ * @len: its data bytes
+ * @flags: IXM_TXSEG_*
+ * @rsvd: zero
+ * @xmit_us: when it was last sent, microseconds of the core's clock
+ */
+struct ixm_tcp_txseg {
+	u32	seq;
+	u16	len;
+	u8	flags;
+	u8	rsvd;
+	u32	xmit_us;
+};
+
+#define IXM_TXSEG_SACKED	0x01	/* the peer SACKed it */
+#define IXM_TXSEG_LOST		0x02	/* RACK (or a timeout) deemed it lost */
+#define IXM_TXSEG_RETRANS	0x04	/* sent again since; that copy is in flight */
+#define IXM_TXSEG_EVER_RETRANS	0x08	/* sent more than once: no clean RTT sample */
+#define IXM_TXSEG_LONE		0x10	/* sent with nothing else in flight */
+
+/**
  * struct ixm_tcp_ooo_hold - a connection that holds out-of-order buffers
  * @conn: its index in the table
  * @bufs: how many it holds (its @ooo_count)
@@ -271,6 +306,13 @@ struct ixm_tcp_ooo_hold {
 #define IXM_TCPF_OOO_FIN	0x80000	/* a queued segment carried a FIN at @ooo_fin */
 #define IXM_TCPF_SENT_WIN	0x100000 /* the app waits for a TCP_SENT with win > 0 */
 #define IXM_TCPF_SENT_HELD	0x200000 /* its TCP_SENT waits on @sent_held */
+#define IXM_TCPF_SACK		0x400000 /* SACK agreed (RFC 2018): RACK-TLP */
+#define IXM_TCPF_PTO		0x800000 /* the timer is the tail loss probe's */
+#define IXM_TCPF_REO		0x1000000 /* the timer is RACK's reordering wait */
+#define IXM_TCPF_DSACK		0x2000000 /* a D-SACK (@dsack) goes on the next ACK */
+#define IXM_TCPF_REORDER	0x4000000 /* the peer was seen to reorder */
+#define IXM_TCPF_TLP_OUT	0x8000000 /* a probe is out, up to @tlp_end */
+#define IXM_TCPF_TLP_RXT	0x10000000 /* ... and it was a retransmission */
 
 /* struct ixm_tcp_conn.evpend: events owed to the application */
 #define IXM_TCPE_KNOCK		0x01
@@ -353,6 +395,29 @@ struct ixm_tcp_ooo_hold {
  * @evpend: IXM_TCPE_* events owed to the application
  * @conn_err: res of the TCP_CONNECTED and TCP_DEAD owed
  * @tw_next: next on the TIME_WAIT list
+ * @sack_recent: the starts of the out-of-order segments received last,
+ *	the newest first: the order SACK blocks go in (RFC 2018 §4)
+ * @sack_nrecent: entries of @sack_recent
+ * @dsack: the duplicate range the next ACK reports first (RFC 2883)
+ * @seg_head: index of the oldest of @segs
+ * @seg_count: segments in flight in @segs
+ * @seg_bytes: their data bytes
+ * @sacked_bytes: of those, SACKed
+ * @lost_bytes: deemed lost and not sent again yet
+ * @rxt_bytes: sent again, not SACKed: in flight a second time
+ * @sack_high: the highest right edge the peer SACKed
+ * @rack_xmit_us: RACK.xmit_ts (RFC 8985 §6.1): when the most recently
+ *	sent of the segments delivered so far was sent
+ * @rack_end: RACK.end_seq, the end of that segment
+ * @rack_rtt_us: RACK.rtt: its round trip
+ * @min_rtt_us: the least round trip seen (RACK.min_RTT)
+ * @reo_mult: RACK.reo_wnd_mult (§6.2 step 4): grows with each D-SACK
+ * @reo_persist: recoveries left before @reo_mult goes back to 1
+ * @dsack_round: no second growth of @reo_mult before SND.UNA passes it
+ * @tlp_end: the sequence number the probe out ends at (TLP.end_seq)
+ * @rxt_lo: the start of what was sent again lately (D-SACKs in
+ *	[@rxt_lo, @rxt_hi) show a needless retransmission)
+ * @rxt_hi: its end
  * @rcv_posted: first buffer of @rcvq not yet announced in a TCP_RECV
  * @rcv_given: bytes announced and not yet returned
  * @cc: its congestion-control algorithm
@@ -367,6 +432,8 @@ struct ixm_tcp_ooo_hold {
  *	connection: a slot freed while frames are out (its context went
  *	away) keeps the counts, and the next connection in it waits for them
  *	too.
+ * @segs: the segments in flight of a SACK connection, oldest first (a
+ *	ring from @seg_head; not cleared with the rest of a new connection)
  */
 struct ixm_tcp_conn {
 	union {
@@ -439,6 +506,27 @@ struct ixm_tcp_conn {
 	u32				ooo_count;
 	u32				ooo_slot;
 	u32				ooo_fin;
+	u32				sack_recent[IXM_TCP_SACK_BLOCKS];
+	u32				sack_nrecent;
+	u32				dsack[2];
+
+	u32				seg_head;
+	u32				seg_count;
+	u32				seg_bytes;
+	u32				sacked_bytes;
+	u32				lost_bytes;
+	u32				rxt_bytes;
+	u32				sack_high;
+	u32				rack_xmit_us;
+	u32				rack_end;
+	u32				rack_rtt_us;
+	u32				min_rtt_us;
+	u32				reo_mult;
+	u32				reo_persist;
+	u32				dsack_round;
+	u32				tlp_end;
+	u32				rxt_lo;
+	u32				rxt_hi;
 
 	struct ixm_tcp_sndpiece		sndq[IXM_TCP_SNDQ];
 	u32				sndq_head;
@@ -453,6 +541,7 @@ struct ixm_tcp_conn {
 	struct ixm_tcp_table		*table;
 	struct ixm_mbuf_zc		zc;
 	u32				zc_gate;
+	struct ixm_tcp_txseg		segs[IXM_TCP_TXSEGS];
 };
 
 /**
@@ -495,6 +584,11 @@ struct ixm_tcp_listener {
  * @syncookies: 0 never, 1 when a listener's backlog is full, 2 always
  * @invalid_ratelimit_ns: the least time between two ACKs a connection
  *	sends to segments PAWS or the window check rejected; 0: no limit
+ * @sack: offer and accept SACK (RFC 2018), and with it RACK-TLP loss
+ *	recovery (RFC 8985); 0: NewReno alone (RFC 6582)
+ * @tlp_delack_us: what a tail loss probe adds for a peer's delayed ACK
+ *	when the segment it waits for was sent alone (RFC 8985 §7.2's
+ *	WCDelAckT)
  */
 struct ixm_tcp_config {
 	u32	delack_us;
@@ -509,6 +603,8 @@ struct ixm_tcp_config {
 	u32	rcv_buf;
 	u32	syncookies;
 	u64	invalid_ratelimit_ns;
+	u32	sack;
+	u32	tlp_delack_us;
 };
 
 void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
@@ -571,6 +667,14 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  *	connection holding the most, to make room for another segment
  * @ooo_purged: out-of-order buffers freed because no data can follow:
  *	the connection died or the peer's FIN arrived in order
+ * @sacks_sent: ACKs sent with SACK blocks (RFC 2018), D-SACKs included
+ * @dsacks_sent: of those, ACKs whose first block was a D-SACK (RFC 2883)
+ * @sacks_rcvd: segments received with SACK blocks
+ * @dsacks_rcvd: D-SACK blocks received
+ * @sack_recoveries: loss recoveries of SACK connections (RFC 6675 §5)
+ * @rack_losses: segments RACK deemed lost (RFC 8985 §6.2)
+ * @tlp_probes: tail loss probes sent (RFC 8985 §7.3)
+ * @spurious_retrans: retransmissions a D-SACK showed to have been needless
  *
  * Each is the file dataplane/cpuN/stats/tcp_NAME (the table in sysfs.c).
  */
@@ -617,6 +721,14 @@ struct ixm_tcp_stats {
 	u64	ooo_drops;
 	u64	ooo_pruned;
 	u64	ooo_purged;
+	u64	sacks_sent;
+	u64	dsacks_sent;
+	u64	sacks_rcvd;
+	u64	dsacks_rcvd;
+	u64	sack_recoveries;
+	u64	rack_losses;
+	u64	tlp_probes;
+	u64	spurious_retrans;
 };
 
 /**
@@ -688,6 +800,14 @@ void ixm_tcp_trace_state(const struct ixm_tcp_conn *c, unsigned int old,
 void ixm_tcp_trace_retrans(const struct ixm_tcp_conn *c, u32 seq, u32 len,
 			   bool timeout);
 void ixm_tcp_trace_stall(const struct ixm_tcp_conn *c, u32 asked);
+void ixm_tcp_trace_recovery(const struct ixm_tcp_conn *c, bool enter,
+			    unsigned int cause);
+
+/* ixm_tcp_trace_recovery()'s causes */
+#define IXM_TCP_REC_DUPACKS	0	/* three duplicate ACKs (NewReno) */
+#define IXM_TCP_REC_RACK	1	/* RACK deemed a segment lost */
+#define IXM_TCP_REC_TLP		2	/* a tail loss probe repaired a loss */
+#define IXM_TCP_REC_DONE	3	/* exit: the recovery point acknowledged */
 
 /* tcp.c, tcp_event.c, tcp_call.c: tables, events, the application's calls */
 void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
@@ -790,6 +910,7 @@ int ixm_tcp_send_rst(struct ixm_tcp_conn *c);
 int ixm_tcp_send_probe(struct ixm_tcp_conn *c);
 int ixm_tcp_send_keepalive(struct ixm_tcp_conn *c);
 void ixm_tcp_retransmit_head(struct ixm_tcp_conn *c);
+void ixm_tcp_rewind(struct ixm_tcp_conn *c);
 void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
 		       const struct ixm_tcphdr *th, u32 seglen);
 int ixm_tcp_send_synack_stateless(struct ixm_net_port *port,
@@ -819,6 +940,23 @@ static inline bool ixm_tcp_pool_room(const struct ixm_mbuf_pool *pool)
 {
 	return ixm_mbuf_pool_free_over(pool, IXM_POOL_RESERVE_TCP);
 }
+
+/* tcp_sack.c */
+unsigned int ixm_tcp_sack_put(struct ixm_tcp_conn *c, u8 *p, unsigned int room);
+void ixm_tcp_sack_ooo(struct ixm_tcp_conn *c, u32 seq);
+void ixm_tcp_sack_dup(struct ixm_tcp_conn *c, u32 seq, u32 end);
+void ixm_tcp_seg_sent(struct ixm_tcp_conn *c, u32 seq, u32 len);
+void ixm_tcp_seg_resent(struct ixm_tcp_conn *c, struct ixm_tcp_txseg *r);
+bool ixm_tcp_sack_acked(struct ixm_tcp_conn *c, u32 ack);
+void ixm_tcp_sack_rcv(struct ixm_tcp_conn *c, const struct ixm_tcp_opts *o,
+		      bool moved, bool dup);
+void ixm_tcp_sack_init(struct ixm_tcp_conn *c);
+void ixm_tcp_sack_all_lost(struct ixm_tcp_conn *c);
+u32 ixm_tcp_sack_pipe(const struct ixm_tcp_conn *c);
+struct ixm_tcp_txseg *ixm_tcp_sack_next_lost(struct ixm_tcp_conn *c);
+void ixm_tcp_arm_sack(struct ixm_tcp_conn *c);
+void ixm_tcp_pto_fn(struct ixm_tcp_conn *c);
+void ixm_tcp_reo_fn(struct ixm_tcp_conn *c);
 
 /* tcp_timer.c */
 void ixm_tcp_timer_fn(struct ixm_timer *t, u64 now_ns);

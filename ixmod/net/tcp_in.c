@@ -87,6 +87,19 @@ int ixm_tcp_parse_opts(const struct ixm_tcphdr *th, struct ixm_tcp_opts *o)
 			if (len == 2)
 				o->sack_ok = true;
 			break;
+		case IXM_TCPOPT_SACK:
+			/* RFC 2018 §3: 1 to 4 blocks of two edges; only the first option */
+			if (!(th->flags & IXM_TCP_SYN) && !o->nsack && (len - 2) % 8 == 0 &&
+			    len > 2 && (len - 2) / 8 <= IXM_TCP_SACK_BLOCKS) {
+				unsigned int i;
+
+				for (i = 0; i < (len - 2) / 8; i++) {
+					o->sack[i][0] = ixm_get_be32(p + 2 + 8 * i);
+					o->sack[i][1] = ixm_get_be32(p + 6 + 8 * i);
+				}
+				o->nsack = (u8)i;
+			}
+			break;
 		case IXM_TCPOPT_TS:
 			if (len == 10) {
 				o->has_ts = true;
@@ -118,9 +131,16 @@ static void ixm_tcp_set_mss(struct ixm_tcp_conn *c, u16 peer_mss)
 	c->mss = mss - optlen;
 }
 
-/* What the SYN (or SYN-ACK) we got says about window scaling and timestamps. */
+/*
+ * What the SYN (or SYN-ACK) we got says about window scaling, timestamps
+ * and SACK (offered on our SYN, answered on our SYN-ACK, when enabled).
+ */
 static void ixm_tcp_syn_options(struct ixm_tcp_conn *c, const struct ixm_tcp_opts *o)
 {
+	if (o->sack_ok && c->table->cfg.sack)
+		ixm_tcp_sack_init(c);
+	else
+		c->flags &= ~IXM_TCPF_SACK;
 	if (o->has_ws) {
 		c->flags |= IXM_TCPF_WS;
 		c->snd_wscale = o->wscale;
@@ -374,20 +394,26 @@ static bool ixm_tcp_rcv_untaken_room(const struct ixm_tcp_conn *c,
 	       ixm_mbuf_pool_free_over(m->pool, IXM_POOL_RESERVE_UNTAKEN);
 }
 
-/* New data acknowledged: RTT, the send queue, congestion control, timers. */
-static void ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
+/*
+ * New data acknowledged: RTT, the send queue, the scoreboard, congestion
+ * control, timers.  Return: whether RACK's most recent delivery moved.
+ */
+static bool ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
 {
 	struct ixm_tcp_table *t = c->table;
 	u32 data_lo = ixm_seq_gt(c->snd_una, c->iss + 1) ? c->snd_una : c->iss + 1;
 	u32 data_hi = ixm_seq_lt(ack, c->snd_end) ? ack : c->snd_end;
 	u32 acked = ixm_seq_gt(data_hi, data_lo) ? data_hi - data_lo : 0;
 	u32 bytes = acked;
+	bool moved = false;
 
 	if ((c->flags & IXM_TCPF_RTT_TIMING) && ixm_seq_geq(ack, c->rtt_seq)) {
 		c->flags &= ~IXM_TCPF_RTT_TIMING;
 		ixm_tcp_rtt_sample(c, (u32)((t->stack->now_ns - c->rtt_start_ns) / 1000));
 	}
 	c->backoff = 0;
+	if (c->flags & IXM_TCPF_SACK)
+		moved = ixm_tcp_sack_acked(c, ack);
 	c->snd_una = ack;
 	if (ixm_seq_lt(c->snd_nxt, ack))
 		c->snd_nxt = ack;
@@ -420,8 +446,9 @@ static void ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
 			c->flags &= ~IXM_TCPF_IN_RECOVERY;
 			c->dupacks = 0;
 			c->cc->on_recovery_exit(c);
-		} else {
-			/* step 5: partial acknowledgment */
+			ixm_tcp_trace_recovery(c, false, IXM_TCP_REC_DONE);
+		} else if (!(c->flags & IXM_TCPF_SACK)) {
+			/* step 5: partial acknowledgment (SACK's: RACK sees to it) */
 			ixm_tcp_retransmit_head(c);
 			c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
 			c->cwnd += c->mss;
@@ -436,15 +463,20 @@ static void ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
 			ixm_tcp_arm_idle(c);
 	} else {
 		c->flags &= ~IXM_TCPF_PERSIST;
-		ixm_tcp_arm_rexmit(c);	/* RFC 6298 §5.3 */
+		ixm_tcp_arm_sack(c);	/* RFC 6298 §5.3, or a tail loss probe */
 	}
 	ixm_tcp_mark_pending(c);
+	return moved;
 }
 
-/* RFC 5681 §3.2 fast retransmit, RFC 6582 fast recovery */
+/* RFC 5681 §3.2 fast retransmit, RFC 6582 fast recovery (SACK's: RACK) */
 static void ixm_tcp_dupack(struct ixm_tcp_conn *c)
 {
 	c->dupacks++;
+	if (c->flags & IXM_TCPF_SACK) {
+		ixm_tcp_mark_pending(c);
+		return;
+	}
 	if (!(c->flags & IXM_TCPF_IN_RECOVERY)) {
 		/* RFC 6582 §3.2 step 2: not again for losses of the last window */
 		if (c->dupacks != 3 || !ixm_seq_gt(c->snd_una, c->recover))
@@ -455,6 +487,7 @@ static void ixm_tcp_dupack(struct ixm_tcp_conn *c)
 		ixm_tcp_retransmit_head(c);
 		c->cwnd = c->ssthresh + 3 * c->mss;
 		c->flags |= IXM_TCPF_IN_RECOVERY;
+		ixm_tcp_trace_recovery(c, true, IXM_TCP_REC_DUPACKS);
 		return;
 	}
 	/* each further duplicate: a segment left the network */
@@ -531,7 +564,7 @@ static __always_inline void ixm_tcp_update_window(struct ixm_tcp_conn *c, u32 se
 {
 	if (nwnd && !c->snd_wnd && (c->flags & IXM_TCPF_PERSIST)) {
 		c->flags &= ~IXM_TCPF_PERSIST;
-		c->snd_nxt = c->snd_una;	/* a refused probe byte goes again first */
+		ixm_tcp_rewind(c);	/* a refused probe byte goes again first */
 		ixm_timer_cancel(&c->table->wheel, &c->timer);
 		if (c->snd_una != c->snd_max)
 			ixm_tcp_arm_rexmit(c);
@@ -570,8 +603,9 @@ static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 	if (c->state != IXM_TCP_ESTABLISHED ||
 	    (th->flags & ~IXM_TCP_PSH) != IXM_TCP_ACK || seq != c->rcv_nxt ||
 	    (c->flags & (IXM_TCPF_IN_RECOVERY | IXM_TCPF_PERSIST | IXM_TCPF_OOO_FIN |
-			 IXM_TCPF_CLOSED_APP | IXM_TCPF_ACCEPTED)) != IXM_TCPF_ACCEPTED ||
-	    c->ooo ||
+			 IXM_TCPF_CLOSED_APP | IXM_TCPF_ACCEPTED | IXM_TCPF_TLP_OUT |
+			 IXM_TCPF_REO)) != IXM_TCPF_ACCEPTED ||
+	    c->ooo || o->nsack || c->sacked_bytes || c->lost_bytes ||
 	    !nwnd || ixm_seq_gt(ack, c->snd_max) || ixm_seq_lt(ack, c->snd_una) ||
 	    (ack == c->snd_una && !dlen))
 		return -1;
@@ -663,10 +697,14 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_check_seq(struct ixm_tcp_conn *c,
 	}
 	if (!ixm_tcp_seq_ok(c, seq, seglen)) {
 		/* all of it received before: a duplicate, not out of window */
-		if (seglen && ixm_seq_leq(seq + seglen, c->rcv_nxt))
+		if (seglen && ixm_seq_leq(seq + seglen, c->rcv_nxt)) {
 			t->stats.dup_data++;
-		else
+			/* RFC 2883 §4: its data bytes, reported first */
+			ixm_tcp_sack_dup(c, seq, seq + seglen - !!(flags & IXM_TCP_SYN) -
+					 !!(flags & IXM_TCP_FIN));
+		} else {
 			t->stats.out_of_window++;
+		}
 		if (!(flags & IXM_TCP_RST))
 			ixm_tcp_ack_rejected(c, flags, seglen);
 		return IXM_TCP_RCV_DONE;
@@ -758,11 +796,13 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_validate(struct ixm_tcp_conn *c,
 static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
 					    const struct ixm_iphdr *ih,
 					    const struct ixm_tcphdr *th,
+					    const struct ixm_tcp_opts *o,
 					    u32 seq, u32 seglen)
 {
 	u32 nwnd = (u32)ixm_ntohs(th->window) << c->snd_wscale;
 	u32 ack = ixm_ntohl(th->ack_seq);
 	struct ixm_tcp_table *t = c->table;
+	bool moved = false, dup = false;
 
 	if (c->state == IXM_TCP_SYN_RECEIVED) {
 		if (ixm_seq_leq(ack, c->snd_una) || ixm_seq_gt(ack, c->snd_max)) {
@@ -785,16 +825,19 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
 		return IXM_TCP_RCV_DONE;
 	}
 	if (ixm_seq_gt(ack, c->snd_una)) {
-		ixm_tcp_ack_new(c, ack);
+		moved = ixm_tcp_ack_new(c, ack);
 	} else if (ack == c->snd_una && !seglen && c->snd_max != c->snd_una &&
 		   nwnd == c->snd_wnd) {
 		/* no data, no FIN (a SYN stopped at the fourth check) */
+		dup = true;
 		ixm_tcp_dupack(c);
 	}
 	/* the window update rule (RFC 9293 §3.10.7.4, fifth check) */
 	if (ixm_seq_lt(c->snd_wl1, seq) ||
 	    (c->snd_wl1 == seq && ixm_seq_leq(c->snd_wl2, ack)))
 		ixm_tcp_update_window(c, seq, ack, nwnd);
+	if (c->flags & IXM_TCPF_SACK)
+		ixm_tcp_sack_rcv(c, o, moved, dup);
 
 	/* our FIN acknowledged? */
 	if ((c->flags & IXM_TCPF_FIN_SENT) && c->snd_una == c->snd_end + 1) {
@@ -856,9 +899,11 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_data(struct ixm_tcp_conn *c, struct ixm_
 
 		if (skip >= *dlen) {
 			t->stats.dup_data++;
+			ixm_tcp_sack_dup(c, *seq, *seq + *dlen);
 			*dlen = 0;
 			c->flags |= IXM_TCPF_ACK_NOW;
 		} else {
+			ixm_tcp_sack_dup(c, *seq, c->rcv_nxt);
 			m->data += skip;
 			*dlen -= skip;
 			*seq += skip;
@@ -897,6 +942,10 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_data(struct ixm_tcp_conn *c, struct ixm_
 		return IXM_TCP_RCV_KEPT;
 	}
 	q = ixm_tcp_ooo_queue(c, m);
+	if (q == IXM_TCP_OOO_HAD)
+		ixm_tcp_sack_dup(c, *seq, *seq + *dlen);	/* RFC 2883 §4.1.3 */
+	else if (q != IXM_TCP_OOO_DROPPED)
+		ixm_tcp_sack_ooo(c, *seq);
 	if (q != IXM_TCP_OOO_DROPPED) {
 		t->stats.ooo++;
 		/* its FIN waits with it for the data before it */
@@ -1017,7 +1066,7 @@ static noinline bool ixm_tcp_rcv_other_states(struct ixm_tcp_conn *c, struct ixm
 		return false;
 	}
 	if (ixm_tcp_rcv_validate(c, th, o, seq, seglen) != IXM_TCP_RCV_CONT ||
-	    ixm_tcp_rcv_ack(c, ih, th, seq, seglen) != IXM_TCP_RCV_CONT)
+	    ixm_tcp_rcv_ack(c, ih, th, o, seq, seglen) != IXM_TCP_RCV_CONT)
 		return false;
 	res = IXM_TCP_RCV_CONT;
 	if (dlen) {

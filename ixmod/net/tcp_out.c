@@ -14,9 +14,14 @@
  * connection waits on the pending list for the next iteration, so a full
  * batch never loses an ACK or data.
  *
+ * Loss recovery: NewReno (RFC 6582) with a peer that does not SACK; with
+ * one that does, the segments RACK deemed lost go first, against pipe
+ * (RFC 6675 §5), and a tail loss probe may come before the RTO (RFC 8985
+ * §7.3; the scoreboard is tcp_sack.c's).
+ *
  * Deviations, all documented in Documentation/networking/ixmod-tcp.rst:
- * no Nagle (every sendv is pushed, as with TCP_NODELAY), no SACK, no
- * urgent data, no path MTU discovery beyond the MSS option.
+ * no Nagle (every sendv is pushed, as with TCP_NODELAY), no urgent data,
+ * no path MTU discovery beyond the MSS option.
  */
 #include "tcp.h"
 #include "app.h"
@@ -108,29 +113,51 @@ static unsigned int ixm_tcp_put_mss(u8 *p, u16 mss)
 	return 4;
 }
 
-/* The options of a segment of @c: SYN ones, or timestamps if agreed. */
-static unsigned int ixm_tcp_build_opts(struct ixm_tcp_conn *c, u8 *p, bool syn)
+/*
+ * The options of a segment of @c carrying @dlen data bytes: SYN ones, or
+ * timestamps if agreed, then SACK blocks if there are any to report and
+ * room for them (40 bytes of options in all; on a data segment, within
+ * the MSS, RFC 6691 §2).
+ */
+static unsigned int ixm_tcp_build_opts(struct ixm_tcp_conn *c, u8 *p, bool syn, u32 dlen)
 {
-	unsigned int n = 0;
-	bool offer;
+	unsigned int n = 0, room;
+	bool offer, sack;
 
 	if (syn) {
 		/* our MSS: what a 1500-byte MTU leaves (RFC 6691 §2) */
 		n += ixm_tcp_put_mss(p, IXM_TCP_MSS_MAX);
 		/* offered on a SYN; on a SYN-ACK only if the peer offered */
 		offer = c->state == IXM_TCP_SYN_SENT;
+		sack = offer ? c->table->cfg.sack : c->flags & IXM_TCPF_SACK;
 		if (offer || (c->flags & IXM_TCPF_WS)) {
 			p[n++] = IXM_TCPOPT_NOP;
 			p[n++] = IXM_TCPOPT_WSCALE;
 			p[n++] = 3;
 			p[n++] = c->rcv_wscale;
 		}
-		if (offer || (c->flags & IXM_TCPF_TS))
+		if (offer || (c->flags & IXM_TCPF_TS)) {
 			n += ixm_tcp_put_ts(p + n, ixm_tcp_ts_now(c->table), c->ts_recent);
+			if (sack) {	/* SACK-permitted in the NOPs' place (RFC 2018 §2) */
+				p[n - 12] = IXM_TCPOPT_SACK_OK;
+				p[n - 11] = 2;
+			}
+		} else if (sack) {
+			p[n++] = IXM_TCPOPT_NOP;
+			p[n++] = IXM_TCPOPT_NOP;
+			p[n++] = IXM_TCPOPT_SACK_OK;
+			p[n++] = 2;
+		}
 		return n;
 	}
 	if (c->flags & IXM_TCPF_TS)
 		n += ixm_tcp_put_ts(p, ixm_tcp_ts_now(c->table), c->ts_recent);
+	if ((c->flags & IXM_TCPF_SACK) && (c->ooo || (c->flags & IXM_TCPF_DSACK))) {
+		room = 40 - n;
+		if (dlen)
+			room = dlen < c->mss ? min_t(u32, room, c->mss - dlen) : 0;
+		n += ixm_tcp_sack_put(c, p + n, room);
+	}
 	return n;
 }
 
@@ -403,7 +430,7 @@ static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
 			.sport = c->lport, .dport = c->rport,
 			.seq = seq, .ack = (flags & IXM_TCP_ACK) ? c->rcv_nxt : 0,
 			.flags = flags, .win = ixm_tcp_window_field(c, syn),
-			.optlen = ixm_tcp_build_opts(c, ixm_tcp_seg_opts(m), syn),
+			.optlen = ixm_tcp_build_opts(c, ixm_tcp_seg_opts(m), syn, dlen),
 			.c = c, .dlen = dlen,
 		};
 
@@ -576,10 +603,78 @@ static __always_inline void ixm_tcp_sent(struct ixm_tcp_conn *c, u32 end, bool f
 		c->flags |= IXM_TCPF_FIN_SENT;
 	if (ixm_seq_gt(c->snd_nxt, c->snd_max))
 		c->snd_max = c->snd_nxt;
+	if (c->flags & IXM_TCPF_SACK)
+		return;		/* once for the burst: ixm_tcp_output_armed() */
 	if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PERSIST)) {
 		c->flags &= ~IXM_TCPF_PERSIST;
 		ixm_tcp_arm_rexmit(c);
 	}
+}
+
+/*
+ * RFC 6675 §5 (NextSeg's first rule, with RACK's marks): the segments
+ * deemed lost go again, oldest first, while pipe leaves cwnd room for
+ * them (one at least when nothing is in flight).  Return: 0, or -errno
+ * when one could not go (the connection is then on the pending list).
+ */
+static int ixm_tcp_output_lost(struct ixm_tcp_conn *c)
+{
+	u32 pipe = ixm_tcp_sack_pipe(c);
+	struct ixm_tcp_txseg *r;
+	bool sent = false;
+	int err = 0;
+
+	while ((r = ixm_tcp_sack_next_lost(c))) {
+		u8 flags = IXM_TCP_ACK | IXM_TCP_PSH;
+
+		if (pipe && pipe + r->len > c->cwnd)
+			break;
+		if ((c->flags & IXM_TCPF_FIN_SENT) && r->seq + r->len == c->snd_end)
+			flags |= IXM_TCP_FIN;
+		err = ixm_tcp_send_seg(c, r->seq, flags, r->len);
+		if (err)
+			break;
+		c->table->stats.retrans++;
+		ixm_tcp_trace_retrans(c, r->seq, r->len, c->backoff != 0);
+		ixm_tcp_seg_resent(c, r);
+		pipe += r->len;
+		sent = true;
+	}
+	if (sent) {
+		c->flags &= ~IXM_TCPF_RTT_TIMING;	/* Karn */
+		if (!ixm_timer_pending(&c->timer) || (c->flags & IXM_TCPF_PTO))
+			ixm_tcp_arm_rexmit(c);
+	}
+	return err;
+}
+
+/*
+ * A SACK connection sent new data: the probe's timer restarts (RFC 8985
+ * §7.2), or the RTO starts if it was not running (RFC 6298 §5.1).
+ */
+static void ixm_tcp_output_armed(struct ixm_tcp_conn *c)
+{
+	if (ixm_timer_pending(&c->timer) &&
+	    !(c->flags & (IXM_TCPF_PERSIST | IXM_TCPF_PTO)))
+		return;
+	c->flags &= ~IXM_TCPF_PERSIST;
+	ixm_tcp_arm_sack(c);
+}
+
+/**
+ * ixm_tcp_rewind() - what is in flight goes again (a timeout; a window
+ * that reopened after a probe)
+ * @c: the connection
+ *
+ * Without SACK, SND.NXT goes back to SND.UNA; with it, every segment is
+ * deemed lost, and a FIN alone is sent again from SND.NXT.
+ */
+void ixm_tcp_rewind(struct ixm_tcp_conn *c)
+{
+	if ((c->flags & IXM_TCPF_SACK) && c->seg_count)
+		ixm_tcp_sack_all_lost(c);
+	else
+		c->snd_nxt = c->snd_una;
 }
 
 /**
@@ -591,6 +686,7 @@ static __always_inline void ixm_tcp_sent(struct ixm_tcp_conn *c, u32 end, bool f
 void ixm_tcp_output(struct ixm_tcp_conn *c)
 {
 	struct ixm_tcp_table *t = c->table;
+	bool sent_new = false;
 	u32 wnd_end;
 
 	switch (c->state) {
@@ -614,10 +710,28 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 	}
 
 	wnd_end = c->snd_una + min_t(u32, c->snd_wnd, c->cwnd);
+	if (c->flags & IXM_TCPF_SACK) {
+		if (c->lost_bytes && ixm_tcp_output_lost(c))
+			return;
+		if (c->flags & IXM_TCPF_IN_RECOVERY) {
+			/* new data against pipe, a whole segment's room at least */
+			u32 pipe = ixm_tcp_sack_pipe(c);
+			u32 room = c->cwnd > pipe ? c->cwnd - pipe : 0;
+
+			wnd_end = c->snd_nxt + (room >= c->mss ? room : 0);
+			if (ixm_seq_gt(wnd_end, c->snd_una + c->snd_wnd))
+				wnd_end = c->snd_una + c->snd_wnd;
+		}
+	}
 	while (ixm_seq_lt(c->snd_nxt, c->snd_end) && ixm_seq_lt(c->snd_nxt, wnd_end)) {
 		u32 len = min_t(u32, c->snd_end - c->snd_nxt, c->mss);
 		u32 seq = c->snd_nxt;
 		u8 flags = IXM_TCP_ACK;
+
+		/* a SACK connection remembers each segment: while room lasts */
+		if ((c->flags & IXM_TCPF_SACK) && c->seg_count == IXM_TCP_TXSEGS &&
+		    !ixm_seq_lt(seq, c->snd_max))
+			break;
 
 		len = min_t(u32, len, wnd_end - seq);
 		if (seq + len == c->snd_end) {
@@ -630,27 +744,92 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 		if (ixm_seq_lt(seq, c->snd_max)) {
 			t->stats.retrans++;
 			ixm_tcp_trace_retrans(c, seq, len, true);
-		} else if (!(c->flags & IXM_TCPF_RTT_TIMING) && !c->backoff) {
-			c->flags |= IXM_TCPF_RTT_TIMING;
-			c->rtt_seq = seq + len;
-			c->rtt_start_ns = t->stack->now_ns;
+		} else {
+			if (c->flags & IXM_TCPF_SACK)
+				ixm_tcp_seg_sent(c, seq, len);
+			if (!(c->flags & IXM_TCPF_RTT_TIMING) && !c->backoff) {
+				c->flags |= IXM_TCPF_RTT_TIMING;
+				c->rtt_seq = seq + len;
+				c->rtt_start_ns = t->stack->now_ns;
+			}
 		}
 		ixm_tcp_sent(c, seq + len, flags & IXM_TCP_FIN);
+		sent_new = true;
 	}
 	/* a FIN with no data left to carry it (RFC 9293 §3.10.4) */
 	if ((c->flags & IXM_TCPF_FIN_QUEUED) && c->snd_nxt == c->snd_end) {
 		if (ixm_tcp_send_seg(c, c->snd_end, IXM_TCP_ACK | IXM_TCP_FIN, 0))
-			return;
+			goto out;
 		ixm_tcp_sent(c, c->snd_end, true);
+		sent_new = true;
 	}
 	/* data waits behind a closed window: probe it (RFC 9293 §3.8.6.1) */
 	if (!c->snd_wnd && ixm_seq_lt(c->snd_nxt, c->snd_end) &&
 	    c->snd_una == c->snd_max && !ixm_timer_pending(&c->timer)) {
-		c->flags |= IXM_TCPF_PERSIST;
 		ixm_tcp_arm_rexmit(c);
+		c->flags |= IXM_TCPF_PERSIST;
 	}
 	if (c->flags & IXM_TCPF_ACK_NOW)
 		ixm_tcp_send_ack(c);
+out:
+	if (sent_new && (c->flags & IXM_TCPF_SACK))
+		ixm_tcp_output_armed(c);
+}
+
+/**
+ * ixm_tcp_pto_fn() - a tail loss probe is due (RFC 8985 §7.3)
+ * @c: the connection, SACK agreed
+ *
+ * One segment: new data if the windows have room for it, else the last
+ * segment in flight again.  Then the RTO runs; no second probe until an
+ * acknowledgment covers this one (ixm_tcp_sack_rcv()).
+ */
+void ixm_tcp_pto_fn(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+	struct ixm_tcp_txseg *r;
+	u32 seq = c->snd_nxt;
+
+	c->flags &= ~IXM_TCPF_PTO;
+	if (c->snd_una == c->snd_max) {
+		ixm_tcp_arm_idle(c);
+		return;
+	}
+	if (ixm_seq_lt(seq, c->snd_end) && ixm_seq_lt(seq, c->snd_una + c->snd_wnd) &&
+	    c->seg_count < IXM_TCP_TXSEGS && seq == c->snd_max) {
+		u32 len = min_t(u32, min_t(u32, c->snd_end - seq, c->mss),
+				c->snd_una + c->snd_wnd - seq);
+		u8 flags = IXM_TCP_ACK;
+
+		if (seq + len == c->snd_end) {
+			flags |= IXM_TCP_PSH;
+			if (c->flags & IXM_TCPF_FIN_QUEUED)
+				flags |= IXM_TCP_FIN;
+		}
+		if (ixm_tcp_send_seg(c, seq, flags, len))
+			goto rto;
+		ixm_tcp_seg_sent(c, seq, len);
+		ixm_tcp_sent(c, seq + len, flags & IXM_TCP_FIN);
+		c->flags = (c->flags | IXM_TCPF_TLP_OUT) & ~IXM_TCPF_TLP_RXT;
+	} else if (c->seg_count) {
+		u8 flags = IXM_TCP_ACK | IXM_TCP_PSH;
+
+		r = &c->segs[(c->seg_head + c->seg_count - 1) % IXM_TCP_TXSEGS];
+		if ((c->flags & IXM_TCPF_FIN_SENT) && r->seq + r->len == c->snd_end)
+			flags |= IXM_TCP_FIN;
+		if (ixm_tcp_send_seg(c, r->seq, flags, r->len))
+			goto rto;
+		t->stats.retrans++;
+		ixm_tcp_trace_retrans(c, r->seq, r->len, false);
+		ixm_tcp_seg_resent(c, r);
+		c->flags |= IXM_TCPF_TLP_OUT | IXM_TCPF_TLP_RXT;
+	} else {
+		goto rto;	/* a FIN alone: the RTO sends it again */
+	}
+	c->tlp_end = c->snd_max;
+	t->stats.tlp_probes++;
+rto:
+	ixm_tcp_arm_rexmit(c);
 }
 
 /**
@@ -669,6 +848,9 @@ int ixm_tcp_send_probe(struct ixm_tcp_conn *c)
 	err = ixm_tcp_send_seg(c, seq, IXM_TCP_ACK, 1);
 	if (!err) {
 		c->table->stats.zero_window_probes++;
+		if ((c->flags & IXM_TCPF_SACK) && seq == c->snd_max &&
+		    c->seg_count < IXM_TCP_TXSEGS)
+			ixm_tcp_seg_sent(c, seq, 1);
 		if (ixm_seq_gt(seq + 1, c->snd_max))
 			c->snd_max = seq + 1;
 		if (ixm_seq_gt(seq + 1, c->snd_nxt))

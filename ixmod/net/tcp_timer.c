@@ -54,7 +54,45 @@ void ixm_tcp_arm_rexmit(struct ixm_tcp_conn *c)
 
 	if (us > t->cfg.rto_max_us)
 		us = t->cfg.rto_max_us;
+	c->flags &= ~(IXM_TCPF_PTO | IXM_TCPF_REO);
 	ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + us * 1000);
+}
+
+/**
+ * ixm_tcp_arm_sack() - the timer data in flight needs
+ * @c: the connection, data outstanding
+ *
+ * A SACK connection outside recovery, with nothing SACKed or lost, no
+ * probe out and an RTT measured gets the tail loss probe's: 2 SRTT on
+ * (RFC 8985 §7.2), plus the peer's delayed ACK (tlp_delack_us) when the
+ * one segment in flight went out alone, else two ticks; unless the RTO
+ * comes first.  RACK's reordering wait stays (it rearms the RTO).  Any
+ * other connection: the RTO.
+ */
+void ixm_tcp_arm_sack(struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_table *t = c->table;
+	u64 pto_us;
+
+	if (c->flags & IXM_TCPF_REO)
+		return;
+	if (!(c->flags & IXM_TCPF_SACK) || c->sacked_bytes || c->lost_bytes ||
+	    (c->flags & (IXM_TCPF_IN_RECOVERY | IXM_TCPF_TLP_OUT | IXM_TCPF_PERSIST)) ||
+	    c->backoff || !c->srtt_us || !c->seg_count) {
+		ixm_tcp_arm_rexmit(c);
+		return;
+	}
+	pto_us = 2ULL * c->srtt_us;
+	if (c->seg_count == 1 && (c->segs[c->seg_head].flags & IXM_TXSEG_LONE))
+		pto_us += t->cfg.tlp_delack_us;
+	else
+		pto_us += 2 * IXM_TIMER_TICK_NS / 1000;
+	if (pto_us >= c->rto_us) {
+		ixm_tcp_arm_rexmit(c);
+		return;
+	}
+	c->flags |= IXM_TCPF_PTO;
+	ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + pto_us * 1000);
 }
 
 static void ixm_tcp_arm_keepalive(struct ixm_tcp_conn *c, u64 now)
@@ -74,6 +112,7 @@ void ixm_tcp_arm_idle(struct ixm_tcp_conn *c)
 	struct ixm_tcp_table *t = c->table;
 
 	ixm_timer_cancel(&t->wheel, &c->timer);
+	c->flags &= ~(IXM_TCPF_PTO | IXM_TCPF_REO);
 	c->syn_retries = 0;
 	ixm_tcp_arm_keepalive(c, t->stack->now_ns);
 }
@@ -91,12 +130,14 @@ static void ixm_tcp_rto(struct ixm_tcp_conn *c)
 	}
 	c->ssthresh = c->cc->ssthresh(c);
 	c->cc->on_rto(c);
+	if (c->flags & IXM_TCPF_IN_RECOVERY)
+		ixm_tcp_trace_recovery(c, false, IXM_TCP_REC_DONE);
 	c->flags &= ~(IXM_TCPF_IN_RECOVERY | IXM_TCPF_RTT_TIMING);
 	c->recover = c->snd_max;
 	c->dupacks = 0;
 	/* go back: everything from SND.UNA is sent again as the window allows */
 	ixm_tcp_trace_retrans(c, c->snd_una, c->snd_max - c->snd_una, true);
-	c->snd_nxt = c->snd_una;
+	ixm_tcp_rewind(c);
 	ixm_tcp_arm_rexmit(c);
 	ixm_tcp_output(c);
 }
@@ -144,6 +185,14 @@ void ixm_tcp_timer_fn(struct ixm_timer *tm, u64 now_ns)
 		return;
 	default:
 		break;
+	}
+	if (c->flags & IXM_TCPF_PTO) {
+		ixm_tcp_pto_fn(c);
+		return;
+	}
+	if (c->flags & IXM_TCPF_REO) {
+		ixm_tcp_reo_fn(c);
+		return;
 	}
 	if (c->flags & IXM_TCPF_PERSIST) {
 		if (c->snd_wnd) {

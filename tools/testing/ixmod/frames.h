@@ -401,6 +401,8 @@ static inline size_t tcp_frame(u8 *f, const u8 *dst_mac, const u8 *src_mac,
  * @has_ts: timestamps present
  * @tsval: TSval
  * @tsecr: TSecr
+ * @nsack: SACK blocks (RFC 2018 §3)
+ * @sack: the blocks, [left edge, right edge) each
  * @data: the payload (points into the frame)
  * @dlen: its length
  */
@@ -416,6 +418,8 @@ struct tcp_seg {
 	bool sack_ok;
 	bool has_ts;
 	u32 tsval, tsecr;
+	unsigned int nsack;
+	u32 sack[4][2];
 	const u8 *data;
 	size_t dlen;
 };
@@ -484,6 +488,19 @@ static inline const char *tcp_parse(const u8 *f, size_t len, struct tcp_seg *s)
 			s->has_ts = true;
 			s->tsval = get32(t + i + 2);
 			s->tsecr = get32(t + i + 6);
+		} else if (kind == 5) {
+			unsigned int k;
+
+			/* RFC 2018 §3: 1 to 4 blocks, each a left edge below its right */
+			if (olen < 10 || (olen - 2) % 8 || s->nsack || (t[13] & 0x02))
+				return "SACK option";
+			s->nsack = (olen - 2) / 8;
+			for (k = 0; k < s->nsack; k++) {
+				s->sack[k][0] = get32(t + i + 2 + 8 * k);
+				s->sack[k][1] = get32(t + i + 6 + 8 * k);
+				if ((int32_t)(s->sack[k][1] - s->sack[k][0]) <= 0)
+					return "SACK block empty or reversed";
+			}
 		} else {
 			return "TCP option ixmod never sends";
 		}

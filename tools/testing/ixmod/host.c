@@ -95,6 +95,7 @@ void ixm_app_notify(struct ixm_app *app)
 
 /* TCP's tracepoint hooks: the host build counts them. */
 unsigned long ixm_host_tcp_state_changes, ixm_host_tcp_retrans, ixm_host_tcp_stalls;
+unsigned long ixm_host_tcp_recoveries[4];
 
 void ixm_tcp_trace_state(const struct ixm_tcp_conn *c, unsigned int old,
 			 unsigned int state)
@@ -111,4 +112,11 @@ void ixm_tcp_trace_retrans(const struct ixm_tcp_conn *c, u32 seq, u32 len,
 void ixm_tcp_trace_stall(const struct ixm_tcp_conn *c, u32 asked)
 {
 	ixm_host_tcp_stalls++;
+}
+
+void ixm_tcp_trace_recovery(const struct ixm_tcp_conn *c, bool enter,
+			    unsigned int cause)
+{
+	if (cause < 4)
+		ixm_host_tcp_recoveries[cause]++;
 }

@@ -920,6 +920,18 @@ static u16 tn_nic_rx_csum(const u8 *f, size_t len)
 	return flags;
 }
 
+/* Whether frame @f is a TCP/IPv4 segment with data (its lengths trusted). */
+static bool tn_tcp_data(const u8 *f, size_t len)
+{
+	size_t hlen, tot;
+
+	if (len < 14 + 40 || get16(f + 12) != 0x0800 || f[23] != 6)
+		return false;
+	hlen = (f[14] & 15) * 4u;
+	tot = get16(f + 16);
+	return tot > hlen + ((f[14 + hlen + 12] >> 4) * 4u);
+}
+
 /* Frame @copy from end @from goes on the wire, impaired. */
 static void tn_wire_send(struct tn_link *l, unsigned int from, u8 *copy, size_t len)
 {
@@ -930,6 +942,8 @@ static void tn_wire_send(struct tn_link *l, unsigned int from, u8 *copy, size_t 
 		l->tap(l->tap_arg, from, copy, len);
 	if (tn_chance(l, l->cfg.loss_ppm)) {
 		l->stats.lost++;
+		if (tn_tcp_data(copy, len))
+			l->stats.lost_data++;
 		return;
 	}
 	if (len > 14 && get16(copy + 12) == 0x0800 &&

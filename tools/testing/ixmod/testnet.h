@@ -226,6 +226,7 @@ struct tn_link_cfg {
  * @sent: frames the hosts queued
  * @delivered: frames handed to ixm_eth_input()
  * @lost: frames dropped by @loss_ppm
+ * @lost_data: of those, TCP segments that carried data
  * @duplicated: extra copies made
  * @reordered: copies held back
  * @corrupted: frames with a bit flipped
@@ -236,6 +237,7 @@ struct tn_link_stats {
 	u64	sent;
 	u64	delivered;
 	u64	lost;
+	u64	lost_data;
 	u64	duplicated;
 	u64	reordered;
 	u64	corrupted;

@@ -19,7 +19,10 @@
  *    (frames.h check_tx()), and lies inside its buffer;
  *  - every event is well formed: a TCP_RECV names bytes inside one
  *    buffer of the receive slice, no connection gets a second TCP_DEAD;
- *  - established <= conns.
+ *  - established <= conns;
+ *  - a SACK connection's scoreboard adds up: its segments are in order,
+ *    contiguous, inside [SND.UNA, SND.MAX], and the SACKed, lost and
+ *    resent byte counts are what its segments' flags say.
  *
  * At the end the context closes (ixm_app_release_all()): every buffer is
  * back in the pool and owned by nobody, and no connection is left.
@@ -97,6 +100,32 @@ static struct ixm_tcp_conn *conn_of(u64 handle)
 	return c->gen == ixm_handle_gen(handle) && c->app ? c : NULL;
 }
 
+/* The scoreboard of a SACK connection (tcp_sack.c) adds up. */
+static void check_scoreboard(const struct ixm_tcp_conn *c)
+{
+	u32 i, bytes = 0, sacked = 0, lost = 0, rxt = 0, next = c->snd_una;
+
+	check(c->seg_count <= IXM_TCP_TXSEGS && c->seg_head < IXM_TCP_TXSEGS);
+	for (i = 0; i < c->seg_count; i++) {
+		const struct ixm_tcp_txseg *r = &c->segs[(c->seg_head + i) % IXM_TCP_TXSEGS];
+
+		check(r->len && r->seq == next);
+		next += r->len;
+		bytes += r->len;
+		if (r->flags & IXM_TXSEG_SACKED) {
+			sacked += r->len;
+			continue;
+		}
+		if (r->flags & IXM_TXSEG_LOST)
+			lost += r->len;
+		if (r->flags & IXM_TXSEG_RETRANS)
+			rxt += r->len;
+	}
+	check(!c->seg_count || ixm_seq_leq(next, c->snd_max));
+	check(bytes == c->seg_bytes && sacked == c->sacked_bytes &&
+	      lost == c->lost_bytes && rxt == c->rxt_bytes);
+}
+
 /* Buffers: free + queued + held by connections == all of them. */
 static void check_buffers(void)
 {
@@ -109,6 +138,8 @@ static void check_buffers(void)
 		if (host->tcp->conns[i].app) {
 			held += host->tcp->conns[i].rcv_bufs;
 			seen++;
+			if (host->tcp->conns[i].flags & IXM_TCPF_SACK)
+				check_scoreboard(&host->tcp->conns[i]);
 		}
 	}
 	check(seen == host->tcp->stats.conns);

@@ -26,8 +26,9 @@
  * tcp_state_send.c (ACK processing, send and receive windows, sendv and
  * its events), tcp_state_data.c (the text and FIN: in order, out of order,
  * delayed ACKs), tcp_state_timer.c (retransmission and the idle timers),
- * tcp_state_shutdown.c (the half-close, IXMOD_OP_TCP_SHUTDOWN) and
- * tcp_state_opts.c (hostile options).  Everything here is static, so
+ * tcp_state_shutdown.c (the half-close, IXMOD_OP_TCP_SHUTDOWN),
+ * tcp_state_sack.c (SACK, D-SACK and RACK-TLP) and tcp_state_opts.c
+ * (hostile options).  Everything here is static, so
  * each program has its own host and peer.
  */
 #ifndef _IXM_TEST_TCP_STATE_H
@@ -81,6 +82,8 @@ struct tc {
 	u16			pwin;		/* window the peer advertises */
 	u8			pws;		/* window scale the peer offers */
 	u16			pmss;		/* MSS the peer's SYN or SYN-ACK names */
+	u32			psack[4][2];	/* SACK blocks the peer's segments carry */
+	unsigned int		npsack;		/* how many (0: no SACK option) */
 	struct tcp_seg		seg[MAXSEG];	/* what the host sent in the last run */
 	u8			frame[MAXSEG][IXM_MBUF_SIZE];
 	unsigned int		nseg;
@@ -282,8 +285,22 @@ static inline void tc_seg(struct tc *t, u8 flags, u32 seq, u32 ack, const u8 *d,
 		if (opts & O_TS)
 			olen += tcpopt_ts(o + olen, t->tsval++,
 					  flags & TH_ACK ? t->tsecr : 0);
-	} else if (t->ts) {
-		olen += tcpopt_ts(o + olen, t->tsval++, t->tsecr);
+	} else {
+		unsigned int i;
+
+		if (t->ts)
+			olen += tcpopt_ts(o + olen, t->tsval++, t->tsecr);
+		if (t->npsack) {
+			o[olen++] = 1;
+			o[olen++] = 1;
+			o[olen++] = 5;
+			o[olen++] = (u8)(2 + 8 * t->npsack);
+			for (i = 0; i < t->npsack; i++) {
+				put32(o + olen, t->psack[i][0]);
+				put32(o + olen + 4, t->psack[i][1]);
+				olen += 8;
+			}
+		}
 	}
 	a.opts = o;
 	a.optlen = olen;

@@ -56,7 +56,7 @@ TEST(tcp_state_passive_open)
 		       s->mss, s->wscale);
 	}
 	EXPECT_EQ(1, t->nseg);
-	EXPECT_FALSE(s->sack_ok) TH_LOG("passive: SACK-permitted is not answered (no SACK)");
+	EXPECT_TRUE(s->sack_ok) TH_LOG("passive: SACK-permitted is answered (RFC 2018 §2)");
 	t->hiss = s->seq;
 	t->rcv = s->seq + 1;
 	t->hws = s->wscale;

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp_state_sack.c - SACK (RFC 2018), D-SACK (RFC 2883) and RACK-TLP
+ * (RFC 8985), one crafted segment at a time (tcp_state.h)
+ *
+ * As a receiver: the blocks each ACK carries for out-of-order data, in
+ * RFC 2018 §4's order, and D-SACKs for duplicates.  As a sender: a hole
+ * the peer's SACKs show is sent again once RACK's reordering window
+ * passed, and only the hole; a lost tail is probed two round trips on,
+ * not after an RTO; a D-SACK for the probe is counted as needless; a
+ * timeout forgets what was SACKed.  And none of it without both ends
+ * agreeing, or with the tcp_sack knob off.
+ */
+#include <stdarg.h>
+
+#include "tcp_state.h"
+
+#define SEG	1448	/* the host's MSS with timestamps (1460 - 12) */
+
+/* The SACK-permitted answer and offer, and none where either end says no. */
+TEST(sack_negotiation)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+
+	tc_init(t);
+	ASSERT_TRUE(tc_passive(t, O_ALL));
+	EXPECT_TRUE(conn(t)->flags & IXM_TCPF_SACK) TH_LOG("passive, SACK offered: agreed");
+	tc_fini(t);
+
+	tc_init(t);
+	ASSERT_TRUE(tc_passive(t, O_MSS | O_WS | O_TS));
+	EXPECT_FALSE(conn(t)->flags & IXM_TCPF_SACK) TH_LOG("passive, not offered: not agreed");
+	tc_fini(t);
+
+	tc_init(t);
+	{
+		struct ixmod_call c = tn_call_connect(P_IP, P_PORT, 0xc0);
+
+		EXPECT_EQ(0, tc_call(t, &c));
+		ASSERT_EQ(1, t->nseg);
+		EXPECT_TRUE(t->seg[0].sack_ok) TH_LOG("active: the SYN offers SACK");
+		EXPECT_TRUE(t->seg[0].has_ts && t->seg[0].mss && t->seg[0].wscale >= 0) {
+			TH_LOG("active: beside MSS, window scale and timestamps");
+		}
+	}
+	tc_fini(t);
+
+	ixm_tcp_config_default(&cfg);
+	cfg.sack = 0;
+	tc_init_cfg(t, &cfg);
+	{
+		struct ixmod_call c = tn_call_connect(P_IP, P_PORT, 0xc0);
+
+		EXPECT_EQ(0, tc_call(t, &c));
+		ASSERT_EQ(1, t->nseg);
+		EXPECT_FALSE(t->seg[0].sack_ok) TH_LOG("tcp_sack 0: the SYN does not offer it");
+	}
+	tc_fini(t);
+
+	tc_init_cfg(t, &cfg);
+	t->hport = H_PORT;
+	{
+		struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
+
+		EXPECT_EQ(0, tc_call(t, &c));
+		t->snd = t->piss;
+		tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, O_ALL);
+		ASSERT_EQ(1, t->nseg);
+		EXPECT_FALSE(t->seg[0].sack_ok) {
+			TH_LOG("tcp_sack 0: the SYN-ACK does not answer it");
+		}
+	}
+	tc_fini(t);
+}
+
+FIXTURE(sack) {
+	struct tc *t;
+	u32 base;	/* the peer's next byte when the test starts */
+};
+
+FIXTURE_SETUP(sack)
+{
+	self->t = &T;
+	tc_init(self->t);
+	ASSERT_TRUE(tc_passive(self->t, O_ALL)) TH_LOG("the handshake");
+	ASSERT_TRUE(self->t->ts);
+	self->base = self->t->snd;
+}
+
+FIXTURE_TEARDOWN(sack)
+{
+	tc_fini(self->t);
+}
+
+/* The peer's bytes [@lo, @hi) past @base, whatever the host expects. */
+static void peer_data(struct tc *t, u32 base, u32 lo, u32 hi)
+{
+	tc_seg(t, TH_ACK, base + lo, t->rcv, data + lo, hi - lo, 0);
+}
+
+/*
+ * The host's one segment is a pure ACK of @ack with @n blocks, in this
+ * order: their edges follow, left and right of each.
+ */
+static bool acks_with(struct tc *t, u32 ack, unsigned int n, ...)
+{
+	const struct tcp_seg *s = &t->seg[0];
+	u32 blk[4][2];
+	unsigned int i;
+	va_list ap;
+
+	va_start(ap, n);
+	for (i = 0; i < n && i < 4; i++) {
+		blk[i][0] = va_arg(ap, u32);
+		blk[i][1] = va_arg(ap, u32);
+	}
+	va_end(ap);
+
+	if (t->nseg != 1 || s->dlen || s->ack != ack || s->nsack != n) {
+		ixm_diag("%u segments; ack %u (want %u), %u blocks (want %u)", t->nseg,
+			 t->nseg ? s->ack : 0, ack, t->nseg ? s->nsack : 0, n);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		if (s->sack[i][0] != blk[i][0] || s->sack[i][1] != blk[i][1]) {
+			ixm_diag("block %u: [%u, %u), want [%u, %u)", i, s->sack[i][0],
+				 s->sack[i][1], blk[i][0], blk[i][1]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * RFC 2018 §4: the block holding the segment that arrived last first,
+ * then the others most recent first; three at most beside timestamps;
+ * blocks go once the hole before them is filled.
+ */
+TEST_F(sack, receiver_blocks)
+{
+	struct tc *t = self->t;
+	u32 b = self->base;
+
+	peer_data(t, b, 100, 200);
+	EXPECT_TRUE(acks_with(t, b, 1, b + 100, b + 200)) {
+		TH_LOG("a segment past a hole: an ACK at once, its block");
+	}
+	peer_data(t, b, 300, 400);
+	EXPECT_TRUE(acks_with(t, b, 2, b + 300, b + 400, b + 100, b + 200)) {
+		TH_LOG("a second: its block first");
+	}
+	peer_data(t, b, 500, 600);
+	peer_data(t, b, 700, 800);
+	EXPECT_TRUE(acks_with(t, b, 3, b + 700, b + 800, b + 500, b + 600, b + 300, b + 400)) {
+		TH_LOG("four runs: three blocks fit beside timestamps, the newest three");
+	}
+	peer_data(t, b, 150, 300);
+	EXPECT_TRUE(acks_with(t, b, 3, b + 100, b + 400, b + 700, b + 800, b + 500, b + 600)) {
+		TH_LOG("a segment that joins two runs: the joined run first");
+	}
+	EXPECT_EQ(5, stats(t)->sacks_sent);
+	peer_data(t, b, 0, 100);
+	EXPECT_TRUE(acks_with(t, b + 400, 2, b + 700, b + 800, b + 500, b + 600)) {
+		TH_LOG("the hole filled: the ACK moves, the runs it passed go");
+	}
+	peer_data(t, b, 400, 500);
+	peer_data(t, b, 600, 700);
+	EXPECT_TRUE(acks_with(t, b + 800, 0)) {
+		TH_LOG("every hole filled: no block left");
+	}
+}
+
+/* RFC 2883 §4: a duplicate is reported first, below the ACK or inside a block. */
+TEST_F(sack, receiver_dsack)
+{
+	struct tc *t = self->t;
+	u32 b = self->base;
+
+	peer_data(t, b, 0, 100);
+	tc_advance(t, 50 * MS);		/* the delayed ACK */
+	peer_data(t, b, 0, 100);
+	EXPECT_TRUE(acks_with(t, b + 100, 1, b, b + 100)) {
+		TH_LOG("bytes had already: an ACK with them as a D-SACK");
+	}
+	peer_data(t, b, 200, 300);
+	peer_data(t, b, 200, 300);
+	EXPECT_TRUE(acks_with(t, b + 100, 2, b + 200, b + 300, b + 200, b + 300)) {
+		TH_LOG("out-of-order bytes had already: the D-SACK, then the block holding them");
+	}
+	peer_data(t, b, 50, 150);
+	EXPECT_TRUE(acks_with(t, b + 150, 2, b + 50, b + 100, b + 200, b + 300)) {
+		TH_LOG("in part had already: that part as the D-SACK");
+	}
+	EXPECT_EQ(3, stats(t)->dsacks_sent);
+}
+
+/* The host's data: @n bytes, sent at once (the initial window allowing). */
+static u32 host_sends(struct __test_metadata *_metadata, struct tc *t, u32 n)
+{
+	u32 before = t->rcv;
+
+	EXPECT_EQ((int)n, tc_sendv(t, t->rcv - t->hiss - 1, n));
+	return before;
+}
+
+/* Warm up: 100 bytes, acknowledged @rtt_ns later, so that SRTT is @rtt_ns. */
+static void rtt_sample(struct __test_metadata *_metadata, struct tc *t, u64 rtt_ns)
+{
+	host_sends(_metadata, t, 100);
+	tc_advance(t, rtt_ns);
+	t->rcv += 100;
+	t->tsecr = t->seg[0].tsval;
+	tc_seg(t, TH_ACK, t->snd, t->rcv, NULL, 0, 0);
+	EXPECT_TRUE(conn(t)->srtt_us) TH_LOG("an RTT sample");
+}
+
+/*
+ * RFC 8985 §6.2: the first segment is lost, the two after it SACKed; it
+ * goes again once RACK's reordering window (a quarter of the least RTT)
+ * has passed, with no duplicate ACK counting, no timeout, and only it.
+ */
+TEST_F(sack, rack_repairs_the_hole)
+{
+	struct tc *t = self->t;
+	u32 una, i;
+	u64 waited;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, 3 * SEG);
+	ASSERT_EQ(3, t->nseg);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(SEG, t->seg[i].dlen);
+	tc_advance(t, 4 * MS);
+	t->psack[0][0] = una + SEG;
+	t->psack[0][1] = una + 3 * SEG;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	EXPECT_FALSE(t->nseg) TH_LOG("two segments SACKed: the first may yet come, wait");
+	EXPECT_EQ(1, stats(t)->sacks_rcvd);
+	t->npsack = 0;
+	waited = tc_wait_seg(t, 100 * MS, 100000);
+	EXPECT_TRUE(waited && waited <= 2 * MS) {
+		TH_LOG("RACK: the hole goes again after about RTT/4 (%llu us)", waited / 1000);
+	}
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una, t->snd, SEG)) {
+		TH_LOG("only the hole, not what was SACKed");
+	}
+	EXPECT_EQ(1, stats(t)->rack_losses);
+	EXPECT_EQ(1, stats(t)->sack_recoveries);
+	EXPECT_EQ(1, stats(t)->retrans);
+	EXPECT_FALSE(stats(t)->fast_retrans);
+	EXPECT_FALSE(stats(t)->timeouts);
+	tc_advance(t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, una + 3 * SEG, NULL, 0, 0);
+	EXPECT_FALSE(conn(t)->flags & IXM_TCPF_IN_RECOVERY) {
+		TH_LOG("all acknowledged: recovery over");
+	}
+	EXPECT_EQ(0, conn(t)->seg_count);
+	EXPECT_EQ(0, conn(t)->sacked_bytes + conn(t)->lost_bytes + conn(t)->rxt_bytes);
+}
+
+/* Three segments' worth SACKed and no reordering seen: no wait at all. */
+TEST_F(sack, rack_no_wait_past_three)
+{
+	struct tc *t = self->t;
+	u32 una;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, t->rcv, NULL, 0, 0);
+	/* grow cwnd: acknowledge a first flight */
+	una = host_sends(_metadata, t, 3 * SEG);
+	tc_advance(t, 4 * MS);
+	t->rcv = una + 3 * SEG;
+	tc_seg(t, TH_ACK, t->snd, t->rcv, NULL, 0, 0);
+	una = host_sends(_metadata, t, 4 * SEG);
+	ASSERT_EQ(4, t->nseg);
+	tc_advance(t, 4 * MS);
+	t->psack[0][0] = una + SEG;
+	t->psack[0][1] = una + 4 * SEG;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	EXPECT_TRUE(t->nseg >= 1 && seg_is(&t->seg[0], TH_ACK | TH_PSH, una, t->snd, SEG)) {
+		TH_LOG("three SACKed past it: the hole goes at once");
+	}
+	EXPECT_EQ(1, stats(t)->rack_losses);
+}
+
+/*
+ * RFC 8985 §7: the last segment of a flight is lost, the one before it
+ * acknowledged: two round trips later the last goes again as a probe,
+ * long before the RTO (tcp_rto_min_ms, 200 ms).
+ */
+TEST_F(sack, tail_loss_probe)
+{
+	struct tc *t = self->t;
+	u32 una, end, cwnd;
+	u64 waited;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, 2 * SEG);
+	end = una + 2 * SEG;
+	ASSERT_EQ(2, t->nseg);
+	tc_advance(t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, una + SEG, NULL, 0, 0);
+	EXPECT_FALSE(t->nseg);
+	waited = tc_wait_seg(t, 300 * MS, 250000);
+	EXPECT_TRUE(waited >= 7 * MS && waited <= 12 * MS) {
+		TH_LOG("the probe: 2 SRTT after the last ACK (%llu us)", waited / 1000);
+	}
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una + SEG, t->snd, SEG)) {
+		TH_LOG("nothing new to send: the last segment again");
+	}
+	EXPECT_EQ(1, stats(t)->tlp_probes);
+	EXPECT_FALSE(stats(t)->timeouts);
+	/* the original had arrived after all: the peer D-SACKs the probe */
+	tc_advance(t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
+	cwnd = conn(t)->cwnd;
+	t->psack[0][0] = una + SEG;
+	t->psack[0][1] = end;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
+	t->npsack = 0;
+	EXPECT_EQ(1, stats(t)->dsacks_rcvd);
+	EXPECT_EQ(1, stats(t)->spurious_retrans) TH_LOG("a D-SACK of the probe: it was needless");
+	EXPECT_EQ(cwnd, conn(t)->cwnd) TH_LOG("and no loss to answer: cwnd stays");
+	EXPECT_FALSE(conn(t)->flags & IXM_TCPF_TLP_OUT);
+}
+
+/*
+ * A segment sent alone may wait for the peer's delayed ACK (RFC 8985
+ * §7.2's WCDelAckT, 200 ms): with the RTO no later, no probe, the RTO.
+ */
+TEST_F(sack, lone_segment_waits_for_the_rto)
+{
+	struct tc *t = self->t;
+	u32 una;
+	u64 waited;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, 100);
+	waited = tc_wait_seg(t, 1000 * MS, MS);
+	EXPECT_TRUE(waited >= 200 * MS) TH_LOG("a lone segment: the RTO (%llu ms)", waited / MS);
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una, t->snd, 100));
+	EXPECT_FALSE(stats(t)->tlp_probes);
+	EXPECT_EQ(1, stats(t)->timeouts);
+}
+
+/*
+ * RFC 2018 §8: after a timeout, what was SACKed is forgotten and the
+ * flight goes again from SND.UNA, one segment (cwnd) at first.
+ */
+TEST_F(sack, timeout_forgets_sacks)
+{
+	struct tc *t = self->t;
+	u32 una;
+	u64 waited;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, 3 * SEG);
+	tc_advance(t, MS);
+	t->psack[0][0] = una + 2 * SEG;
+	t->psack[0][1] = una + 3 * SEG;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	t->npsack = 0;
+	/* RACK repairs the first two; those are lost again */
+	waited = tc_wait_seg(t, 100 * MS, 100000);
+	ASSERT_TRUE(waited);
+	EXPECT_EQ(2, t->nseg);
+	EXPECT_EQ(SEG, conn(t)->sacked_bytes);
+	waited = tc_wait_seg(t, 2000 * MS, MS);
+	EXPECT_EQ(1, stats(t)->timeouts);
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una, t->snd, SEG)) {
+		TH_LOG("the timeout: SND.UNA's segment, one (cwnd 1 MSS)");
+	}
+	EXPECT_EQ(0, conn(t)->sacked_bytes) TH_LOG("the SACKed segment forgotten");
+	tc_seg(t, TH_ACK, t->snd, una + SEG, NULL, 0, 0);
+	EXPECT_EQ(2, t->nseg) TH_LOG("slow start: two segments next, the SACKed one among them");
+	tc_seg(t, TH_ACK, t->snd, una + 3 * SEG, NULL, 0, 0);
+	EXPECT_EQ(0, conn(t)->seg_count);
+}
+
+/* SACK blocks outside what was sent, or reversed, mark nothing. */
+TEST_F(sack, bogus_blocks_ignored)
+{
+	struct tc *t = self->t;
+	u32 una;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, 3 * SEG);
+	tc_advance(t, 4 * MS);
+	t->psack[0][0] = una + 3 * SEG;
+	t->psack[0][1] = una + 9 * SEG;		/* past SND.MAX */
+	t->psack[1][0] = una + 2 * SEG;
+	t->psack[1][1] = una + SEG;		/* reversed */
+	t->psack[2][0] = una - 3 * SEG;
+	t->psack[2][1] = una - 2 * SEG;		/* long acknowledged, not a D-SACK: under 2nd */
+	t->npsack = 3;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	t->npsack = 0;
+	EXPECT_FALSE(t->nseg);
+	EXPECT_EQ(0, conn(t)->sacked_bytes);
+	EXPECT_FALSE(stats(t)->rack_losses);
+	tc_seg(t, TH_ACK, t->snd, una + 3 * SEG, NULL, 0, 0);
+	EXPECT_EQ(0, conn(t)->seg_count);
+}
+
+/* Without SACK agreed, an out-of-order segment's ACK carries no block. */
+TEST(sack_not_agreed_no_blocks)
+{
+	struct tc *t = &T;
+	u32 b;
+
+	tc_init(t);
+	ASSERT_TRUE(tc_passive(t, O_MSS | O_TS));
+	b = t->snd;
+	tc_seg(t, TH_ACK, b + 100, t->rcv, data, 100, 0);
+	EXPECT_TRUE(is_ack(t));
+	EXPECT_EQ(0, t->seg[0].nsack);
+	EXPECT_FALSE(stats(t)->sacks_sent);
+	tc_fini(t);
+}
+
+TEST_HARNESS_MAIN
