@@ -245,6 +245,9 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 	IXM_TCP_STAT(rack_losses),
 	IXM_TCP_STAT(tlp_probes),
 	IXM_TCP_STAT(spurious_retrans),
+	IXM_TCP_STAT(ecn_conns),
+	IXM_TCP_STAT(ce_rcvd),
+	IXM_TCP_STAT(ece_cuts),
 };
 static_assert(ARRAY_SIZE(ixm_tcp_stat_descs) == sizeof(struct ixm_tcp_stats) / sizeof(u64),
 	      "a file for every TCP counter");

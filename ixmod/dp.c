@@ -68,6 +68,9 @@ MODULE_PARM_DESC(tcp_rcv_buf, "TCP receive buffer per connection in bytes, 4096-
 static unsigned int tcp_sack = 1;
 module_param(tcp_sack, uint, 0444);
 MODULE_PARM_DESC(tcp_sack, "TCP SACK (RFC 2018) with RACK-TLP loss recovery: 1 offer and accept it, 0 NewReno alone (default 1)");
+static unsigned int tcp_ecn = 2;
+module_param(tcp_ecn, uint, 0444);
+MODULE_PARM_DESC(tcp_ecn, "TCP ECN (RFC 3168) on NewReno ports: 0 never, 1 ask and accept, 2 accept when asked (default 2); DCTCP ports always ask");
 static unsigned int tcp_invalid_ratelimit_ms = 500;
 module_param(tcp_invalid_ratelimit_ms, uint, 0444);
 MODULE_PARM_DESC(tcp_invalid_ratelimit_ms, "Least ms between a TCP connection's ACKs to out-of-window or PAWS-rejected segments, 0-60000; 0: no limit (default 500)");
@@ -91,6 +94,7 @@ static const struct {
 	{ "tcp_rcv_buf", &tcp_rcv_buf, 4096, 1048576 },
 	{ "tcp_invalid_ratelimit_ms", &tcp_invalid_ratelimit_ms, 0, 60000 },
 	{ "tcp_sack", &tcp_sack, 0, 1 },
+	{ "tcp_ecn", &tcp_ecn, 0, 2 },
 };
 
 static int ixm_dp_check_params(void)
@@ -123,6 +127,7 @@ static void ixm_dp_tcp_init(struct ixm_core *core)
 	cfg.rcv_buf = tcp_rcv_buf;
 	cfg.invalid_ratelimit_ns = (u64)tcp_invalid_ratelimit_ms * NSEC_PER_MSEC;
 	cfg.sack = tcp_sack;
+	cfg.ecn = tcp_ecn;
 	get_random_bytes(secret, sizeof(secret));
 	core->stack.tcp = core->tcp;
 	core->stack.now_ns = ktime_get_ns();

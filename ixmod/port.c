@@ -728,6 +728,7 @@ static ssize_t ipv4_store(struct kobject *kobj, struct kobj_attribute *a,
 	mutex_lock(&port->lock);
 	old = rcu_dereference_protected(port->cfg, lockdep_is_held(&port->lock));
 	new->flags = old->flags;
+	new->cc = old->cc;
 	rcu_assign_pointer(port->cfg, new);
 	if (port->up && ip)
 		ixm_port_announce(port);
@@ -808,6 +809,52 @@ static ssize_t udp_reflect_store(struct kobject *kobj, struct kobj_attribute *a,
 }
 static struct kobj_attribute udp_reflect_attr = __ATTR_RW(udp_reflect);
 
+static const char * const ixm_cc_names[] = {
+	[IXM_CC_NEWRENO]	= "newreno",
+	[IXM_CC_DCTCP]		= "dctcp",
+};
+
+static ssize_t congestion_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	struct ixm_port *port = to_port(kobj);
+	u8 cc;
+
+	rcu_read_lock();
+	cc = rcu_dereference(port->cfg)->cc;
+	rcu_read_unlock();
+	return sysfs_emit(buf, "%s\n", ixm_cc_names[cc]);
+}
+
+/*
+ * The congestion control of the port's new TCP connections (those open
+ * keep theirs): NewReno, or DCTCP (RFC 8257), which asks for ECN on every
+ * connection and is meant for a datacenter whose switches mark CE.
+ */
+static ssize_t congestion_store(struct kobject *kobj, struct kobj_attribute *a,
+				const char *buf, size_t count)
+{
+	struct ixm_port *port = to_port(kobj);
+	struct ixm_if_config *new, *old;
+	int cc = sysfs_match_string(ixm_cc_names, buf);
+
+	if (cc < 0) {
+		pr_err("ports: %s: congestion: write newreno or dctcp\n", port->name);
+		return -EINVAL;
+	}
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&port->lock);
+	old = rcu_dereference_protected(port->cfg, lockdep_is_held(&port->lock));
+	*new = *old;
+	new->cc = (u8)cc;
+	rcu_assign_pointer(port->cfg, new);
+	mutex_unlock(&port->lock);
+	kfree_rcu(old, rcu);
+	return count;
+}
+static struct kobj_attribute congestion_attr = __ATTR_RW(congestion);
+
 static struct attribute *ixm_port_attrs[] = {
 	&mac_attr.attr,
 	&link_attr.attr,
@@ -818,6 +865,7 @@ static struct attribute *ixm_port_attrs[] = {
 	&ipv4_attr.attr,
 	&rss_key_attr.attr,
 	&udp_reflect_attr.attr,
+	&congestion_attr.attr,
 	NULL,
 };
 

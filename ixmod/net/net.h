@@ -114,6 +114,10 @@ struct ixm_net_stats {
  */
 #define IXM_IFF_UDP_REFLECT	0x01
 
+/* ixm_if_config.cc: the congestion control of the port's new connections */
+#define IXM_CC_NEWRENO		0	/* RFC 5681, 6582; ECN as tcp_ecn says */
+#define IXM_CC_DCTCP		1	/* RFC 8257, with ECN always */
+
 /**
  * struct ixm_if_config - a port's protocol configuration
  * @mac: the port's MAC address
@@ -121,6 +125,7 @@ struct ixm_net_stats {
  * @netmask: derived from the prefix length
  * @prefix: prefix length, 0-32 (0 only when @ip is 0)
  * @flags: IXM_IFF_*
+ * @cc: IXM_CC_*
  * @rcu: the old configuration is freed after a grace period
  *
  * Immutable once published: the control plane builds a new one and
@@ -130,6 +135,7 @@ struct ixm_if_config {
 	u8		mac[ETH_ALEN];
 	u8		prefix;
 	u8		flags;
+	u8		cc;
 	__be32		ip;
 	__be32		netmask;
 	struct rcu_head	rcu;

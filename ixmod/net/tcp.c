@@ -48,6 +48,7 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg)
 	cfg->syncookies = 1;
 	cfg->invalid_ratelimit_ns = 500000000ULL;	/* Linux's tcp_invalid_ratelimit */
 	cfg->sack = 1;
+	cfg->ecn = 2;			/* Linux's tcp_ecn default: accept when asked */
 	cfg->tlp_delack_us = 200000;	/* RFC 8985 §7.2's WCDelAckT */
 }
 

@@ -18,8 +18,8 @@
  * retransmission),
  * tcp_timer.c (RTO, delayed ACK, persist, keepalive, TIME_WAIT),
  * tcp_sack.c (SACK blocks, the scoreboard, RACK-TLP loss detection),
- * tcp_cc.c (congestion control: NewReno), tcp_cookie.c (ISNs and SYN
- * cookies), siphash.c.
+ * tcp_cc.c (congestion control: NewReno and DCTCP; ECN's signals),
+ * tcp_cookie.c (ISNs and SYN cookies), siphash.c.
  */
 #ifndef _IXM_NET_TCP_H
 #define _IXM_NET_TCP_H
@@ -227,6 +227,10 @@ struct ixm_tcp_table;
  *	the new slow-start threshold
  * @on_rto: a retransmission timeout (after @ssthresh)
  * @on_recovery_exit: loss recovery ended with a full acknowledgment
+ * @on_ecn: an acceptable ACK of an ECN connection, @acked new bytes
+ *	(maybe 0), with ECE or not
+ * @ce_echo: the receiver echoes each segment's CE exactly (RFC 8257
+ *	§3.2), not from the first CE until the sender's CWR (RFC 3168 §6.1.3)
  *
  * Fast retransmit and NewReno's partial-ACK handling (RFC 6582) are the
  * input path's; an algorithm only sizes cwnd and ssthresh.
@@ -238,9 +242,24 @@ struct ixm_tcp_cc_ops {
 	u32		(*ssthresh)(struct ixm_tcp_conn *c);
 	void		(*on_rto)(struct ixm_tcp_conn *c);
 	void		(*on_recovery_exit)(struct ixm_tcp_conn *c);
+	void		(*on_ecn)(struct ixm_tcp_conn *c, u32 acked, bool ece);
+	bool		ce_echo;
 };
 
 extern const struct ixm_tcp_cc_ops ixm_tcp_newreno;
+extern const struct ixm_tcp_cc_ops ixm_tcp_dctcp;
+
+/* struct ixm_tcp_conn.ecn (RFC 3168) */
+#define IXM_ECN_WANT		0x01	/* asked for (our SYN) or offered (theirs) */
+#define IXM_ECN_OK		0x02	/* agreed: our data is ECT(0) */
+#define IXM_ECN_ECE		0x04	/* our ACKs carry ECE */
+#define IXM_ECN_CWR		0x08	/* our next new data carries CWR */
+#define IXM_ECN_CE		0x10	/* the last segment received was CE (DCTCP) */
+
+/* The ECN field of the IPv4 TOS byte (RFC 3168 §5) */
+#define IXM_IP_ECN_MASK		0x03
+#define IXM_IP_ECN_ECT0		0x02
+#define IXM_IP_ECN_CE		0x03
 
 /**
  * struct ixm_tcp_sndpiece - arena bytes sendv accepted and not yet acked
@@ -418,6 +437,13 @@ struct ixm_tcp_ooo_hold {
  * @rxt_lo: the start of what was sent again lately (D-SACKs in
  *	[@rxt_lo, @rxt_hi) show a needless retransmission)
  * @rxt_hi: its end
+ * @ecn: IXM_ECN_*
+ * @cwr_seq: no second cwnd cut for ECE before SND.UNA passes it
+ * @dctcp_alpha: DCTCP's estimate of the fraction marked (RFC 8257 §3.3),
+ *	in 1/1024
+ * @dctcp_acked: bytes acknowledged in this observation window
+ * @dctcp_ce: of those, acknowledged with ECE
+ * @dctcp_next: the window ends when SND.UNA passes it (one RTT)
  * @rcv_posted: first buffer of @rcvq not yet announced in a TCP_RECV
  * @rcv_given: bytes announced and not yet returned
  * @cc: its congestion-control algorithm
@@ -527,6 +553,12 @@ struct ixm_tcp_conn {
 	u32				tlp_end;
 	u32				rxt_lo;
 	u32				rxt_hi;
+	u8				ecn;
+	u32				cwr_seq;
+	u32				dctcp_alpha;
+	u32				dctcp_acked;
+	u32				dctcp_ce;
+	u32				dctcp_next;
 
 	struct ixm_tcp_sndpiece		sndq[IXM_TCP_SNDQ];
 	u32				sndq_head;
@@ -586,6 +618,9 @@ struct ixm_tcp_listener {
  *	sends to segments PAWS or the window check rejected; 0: no limit
  * @sack: offer and accept SACK (RFC 2018), and with it RACK-TLP loss
  *	recovery (RFC 8985); 0: NewReno alone (RFC 6582)
+ * @ecn: ECN (RFC 3168) with NewReno: 0 never, 1 ask on active opens and
+ *	accept, 2 accept when asked (Linux's tcp_ecn); a DCTCP port always
+ *	asks and accepts
  * @tlp_delack_us: what a tail loss probe adds for a peer's delayed ACK
  *	when the segment it waits for was sent alone (RFC 8985 §7.2's
  *	WCDelAckT)
@@ -604,6 +639,7 @@ struct ixm_tcp_config {
 	u32	syncookies;
 	u64	invalid_ratelimit_ns;
 	u32	sack;
+	u32	ecn;
 	u32	tlp_delack_us;
 };
 
@@ -675,6 +711,9 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @rack_losses: segments RACK deemed lost (RFC 8985 §6.2)
  * @tlp_probes: tail loss probes sent (RFC 8985 §7.3)
  * @spurious_retrans: retransmissions a D-SACK showed to have been needless
+ * @ecn_conns: connections that agreed ECN (RFC 3168 §6.1.1)
+ * @ce_rcvd: segments received with CE (congestion experienced)
+ * @ece_cuts: cwnd cuts for an ECE (once per window; DCTCP's by alpha)
  *
  * Each is the file dataplane/cpuN/stats/tcp_NAME (the table in sysfs.c).
  */
@@ -729,6 +768,9 @@ struct ixm_tcp_stats {
 	u64	rack_losses;
 	u64	tlp_probes;
 	u64	spurious_retrans;
+	u64	ecn_conns;
+	u64	ce_rcvd;
+	u64	ece_cuts;
 };
 
 /**
@@ -940,6 +982,14 @@ static inline bool ixm_tcp_pool_room(const struct ixm_mbuf_pool *pool)
 {
 	return ixm_mbuf_pool_free_over(pool, IXM_POOL_RESERVE_TCP);
 }
+
+/* tcp_cc.c */
+void ixm_tcp_cc_pick(struct ixm_tcp_conn *c, const struct ixm_net_port *np);
+void ixm_tcp_ecn_syn(struct ixm_tcp_conn *c, u8 flags);
+void ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih, u8 flags,
+		     u32 dlen);
+void ixm_tcp_ecn_ack(struct ixm_tcp_conn *c, u32 acked, u8 flags);
+u8 ixm_tcp_ecn_flags(struct ixm_tcp_conn *c, u8 flags, u32 seq, u32 dlen, u8 *tos);
 
 /* tcp_sack.c */
 unsigned int ixm_tcp_sack_put(struct ixm_tcp_conn *c, u8 *p, unsigned int room);

@@ -170,6 +170,7 @@ int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
 	c->cookie = cookie;
 	c->pidx = pidx;
 	c->flags |= IXM_TCPF_ACTIVE | IXM_TCPF_ACCEPTED | IXM_TCPF_NEED_ARP;
+	ixm_tcp_cc_pick(c, np);
 	c->iss = ixm_tcp_isn(t, laddr, lport, daddr, dport, st->now_ns);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->iss;

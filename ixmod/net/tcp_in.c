@@ -187,6 +187,7 @@ static struct ixm_tcp_conn *ixm_tcp_passive(struct ixm_net_port *port, u32 li,
 	c->listener = li;
 	l->queued++;
 	c->pidx = ixm_tcp_port_index(port->stack, port);
+	ixm_tcp_cc_pick(c, port);
 	memcpy(c->dmac, ((const struct ixm_ethhdr *)((const u8 *)ih - IXM_ETH_HLEN))->src,
 	       ETH_ALEN);
 	return c;
@@ -239,6 +240,7 @@ static void ixm_tcp_rcv_cookie_ack(struct ixm_net_port *port, u32 li, struct ixm
 	}
 	t->stats.syncookies_ok++;
 	c->flags |= IXM_TCPF_COOKIE;
+	c->ecn = 0;		/* the cookie's SYN-ACK did not agree to it */
 	c->iss = ack - 1;
 	c->snd_una = ack;
 	c->snd_nxt = ack;
@@ -311,6 +313,7 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 	c->max_snd_wnd = c->snd_wnd;
 	c->snd_wl1 = seq;
 	ixm_tcp_syn_options(c, o);
+	ixm_tcp_ecn_syn(c, th->flags);
 	ixm_tcp_set_state(c, IXM_TCP_SYN_RECEIVED);
 	ixm_tcp_send_syn(c);
 	ixm_tcp_arm_rexmit(c);
@@ -352,6 +355,7 @@ static void ixm_tcp_rcv_syn_sent(struct ixm_tcp_conn *c, struct ixm_iphdr *ih,
 	c->rcv_nxt = seq + 1;
 	c->rcv_adv = c->rcv_nxt;
 	ixm_tcp_syn_options(c, o);
+	ixm_tcp_ecn_syn(c, flags);
 	if (flags & IXM_TCP_ACK) {
 		c->snd_una = ack;
 		if (ixm_seq_lt(c->snd_nxt, ack))
@@ -398,7 +402,7 @@ static bool ixm_tcp_rcv_untaken_room(const struct ixm_tcp_conn *c,
  * New data acknowledged: RTT, the send queue, the scoreboard, congestion
  * control, timers.  Return: whether RACK's most recent delivery moved.
  */
-static bool ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
+static bool ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack, u8 flags)
 {
 	struct ixm_tcp_table *t = c->table;
 	u32 data_lo = ixm_seq_gt(c->snd_una, c->iss + 1) ? c->snd_una : c->iss + 1;
@@ -458,6 +462,7 @@ static bool ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack)
 		if (acked)
 			c->cc->on_ack(c, acked);
 	}
+	ixm_tcp_ecn_ack(c, acked, flags);
 	if (c->snd_una == c->snd_max) {
 		if (!(c->flags & IXM_TCPF_PERSIST))
 			ixm_tcp_arm_idle(c);
@@ -593,7 +598,8 @@ static __always_inline void ixm_tcp_update_window(struct ixm_tcp_conn *c, u32 se
  * path must.
  */
 static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
-			    const struct ixm_tcphdr *th, const struct ixm_tcp_opts *o)
+			    const struct ixm_iphdr *ih, const struct ixm_tcphdr *th,
+			    const struct ixm_tcp_opts *o)
 {
 	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
 	u32 nwnd = (u32)ixm_ntohs(th->window) << c->snd_wscale;
@@ -623,8 +629,9 @@ static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		c->ts_recent = o->tsval;
 		c->ts_recent_ns = c->last_rx_ns;
 	}
+	ixm_tcp_ecn_rcv(c, ih, th->flags, dlen);
 	if (ack != c->snd_una)
-		ixm_tcp_ack_new(c, ack);
+		ixm_tcp_ack_new(c, ack, th->flags);
 	/*
 	 * In order, ACK not behind: the window update rule holds.  With the
 	 * window as it was, only the edges move: the ACK, if new, already
@@ -825,12 +832,15 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
 		return IXM_TCP_RCV_DONE;
 	}
 	if (ixm_seq_gt(ack, c->snd_una)) {
-		moved = ixm_tcp_ack_new(c, ack);
-	} else if (ack == c->snd_una && !seglen && c->snd_max != c->snd_una &&
-		   nwnd == c->snd_wnd) {
-		/* no data, no FIN (a SYN stopped at the fourth check) */
-		dup = true;
-		ixm_tcp_dupack(c);
+		moved = ixm_tcp_ack_new(c, ack, th->flags);
+	} else {
+		if (ack == c->snd_una && !seglen && c->snd_max != c->snd_una &&
+		    nwnd == c->snd_wnd) {
+			/* no data, no FIN (a SYN stopped at the fourth check) */
+			dup = true;
+			ixm_tcp_dupack(c);
+		}
+		ixm_tcp_ecn_ack(c, 0, th->flags);
 	}
 	/* the window update rule (RFC 9293 §3.10.7.4, fifth check) */
 	if (ixm_seq_lt(c->snd_wl1, seq) ||
@@ -1068,6 +1078,7 @@ static noinline bool ixm_tcp_rcv_other_states(struct ixm_tcp_conn *c, struct ixm
 	if (ixm_tcp_rcv_validate(c, th, o, seq, seglen) != IXM_TCP_RCV_CONT ||
 	    ixm_tcp_rcv_ack(c, ih, th, o, seq, seglen) != IXM_TCP_RCV_CONT)
 		return false;
+	ixm_tcp_ecn_rcv(c, ih, th->flags, dlen);
 	res = IXM_TCP_RCV_CONT;
 	if (dlen) {
 		res = ixm_tcp_rcv_data(c, m, &seq, &dlen, &fin);
@@ -1095,7 +1106,7 @@ static __always_inline bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_
 	int fast;
 
 	c->last_rx_ns = c->table->stack->now_ns;
-	fast = ixm_tcp_rcv_fast(c, m, th, o);
+	fast = ixm_tcp_rcv_fast(c, m, ih, th, o);
 	if (fast >= 0)
 		return fast;
 	return ixm_tcp_rcv_other_states(c, m, ih, th, o);

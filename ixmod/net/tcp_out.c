@@ -299,6 +299,7 @@ static u8 *ixm_tcp_seg_opts(struct ixm_mbuf *m)
  * @seq: sequence number (of the first data byte, if any)
  * @ack: acknowledgment number (0 without IXM_TCP_ACK)
  * @flags: IXM_TCP_* control bits
+ * @tos: the IPv4 TOS byte: ECT(0) on an ECN connection's new data
  * @win: the window field, already scaled and in network order
  * @optlen: bytes of options already written at ixm_tcp_seg_opts()
  * @c: the payload's connection: @dlen bytes of its send queue from @seq;
@@ -314,6 +315,7 @@ struct ixm_tcp_seg {
 	u32			seq;
 	u32			ack;
 	u8			flags;
+	u8			tos;
 	__be16			win;
 	unsigned int		optlen;
 	struct ixm_tcp_conn	*c;
@@ -388,6 +390,13 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 	}
 	ixm_ip_build_header(ih, s->saddr, s->daddr, IXM_IPPROTO_TCP, thlen + dlen, 0,
 			    nic_csum);
+	if (s->tos) {
+		ih->tos = s->tos;
+		if (!nic_csum) {
+			ih->check = 0;
+			ih->check = ixm_csum(ih, IXM_IP_HLEN);
+		}
+	}
 	memcpy(eh->dst, s->dmac, ETH_ALEN);
 	memcpy(eh->src, cfg->mac, ETH_ALEN);
 	eh->type = ixm_htons(IXM_ETH_P_IP);
@@ -425,11 +434,12 @@ static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
 		return -EAGAIN;
 	err = ixm_tcp_seg_alloc(np, &m);
 	if (!err) {
+		u8 tos = 0, fl = ixm_tcp_ecn_flags(c, flags, seq, dlen, &tos);
 		struct ixm_tcp_seg s = {
 			.dmac = c->dmac, .saddr = c->laddr, .daddr = c->raddr,
 			.sport = c->lport, .dport = c->rport,
 			.seq = seq, .ack = (flags & IXM_TCP_ACK) ? c->rcv_nxt : 0,
-			.flags = flags, .win = ixm_tcp_window_field(c, syn),
+			.flags = fl, .tos = tos, .win = ixm_tcp_window_field(c, syn),
 			.optlen = ixm_tcp_build_opts(c, ixm_tcp_seg_opts(m), syn, dlen),
 			.c = c, .dlen = dlen,
 		};

@@ -270,6 +270,8 @@ static inline size_t echo_request(u8 *f, size_t n, u16 seq)
 #define TH_RST		0x04
 #define TH_PSH		0x08
 #define TH_ACK		0x10
+#define TH_ECE		0x40
+#define TH_CWR		0x80
 
 /* The checksum of @n bytes of an IPv4 upper layer (RFC 9293 §3.1, RFC 768). */
 static inline u16 ref_l4_csum(u32 src, u32 dst, u8 proto, const u8 *seg, size_t n)
@@ -342,12 +344,14 @@ static inline size_t tcpopt_ts(u8 *p, u32 tsval, u32 tsecr)
  * @optlen: their length
  * @data: payload
  * @dlen: its length
+ * @tos: the IPv4 TOS byte (its ECN field, RFC 3168 §5)
  */
 struct tcp_args {
 	u32 src, dst;
 	u16 sport, dport;
 	u32 seq, ack;
 	u8 flags;
+	u8 tos;
 	u16 win;
 	const u8 *opts;
 	size_t optlen;
@@ -381,6 +385,11 @@ static inline size_t tcp_frame(u8 *f, const u8 *dst_mac, const u8 *src_mac,
 	if (a->dlen)
 		memcpy(t + thlen, a->data, a->dlen);
 	put16(t + 16, ref_l4_csum(a->src, a->dst, 6, t, thlen + a->dlen));
+	if (a->tos) {
+		f[15] = a->tos;
+		put16(f + 24, 0);
+		put16(f + 24, ref_csum(f + 14, 20));
+	}
 	return 14 + 20 + thlen + a->dlen;
 }
 
@@ -401,6 +410,7 @@ static inline size_t tcp_frame(u8 *f, const u8 *dst_mac, const u8 *src_mac,
  * @has_ts: timestamps present
  * @tsval: TSval
  * @tsecr: TSecr
+ * @tos: the IPv4 TOS byte
  * @nsack: SACK blocks (RFC 2018 §3)
  * @sack: the blocks, [left edge, right edge) each
  * @data: the payload (points into the frame)
@@ -418,6 +428,7 @@ struct tcp_seg {
 	bool sack_ok;
 	bool has_ts;
 	u32 tsval, tsecr;
+	u8 tos;
 	unsigned int nsack;
 	u32 sack[4][2];
 	const u8 *data;
@@ -454,6 +465,7 @@ static inline const char *tcp_parse(const u8 *f, size_t len, struct tcp_seg *s)
 	if (ref_l4_csum(get32(f + 26), get32(f + 30), 6, t, tot - hlen))
 		return "TCP checksum";
 	memcpy(s->dmac, f, 6);
+	s->tos = f[15];
 	s->src = get32(f + 26);
 	s->dst = get32(f + 30);
 	s->sport = get16(t);

@@ -163,6 +163,7 @@ struct tn_host *tn_host_new(const struct tn_host_cfg *cfg)
 
 	h->cfg.ip = be32_of(cfg->ip ? cfg->ip : TN_IP(1));
 	h->cfg.prefix = cfg->prefix ? cfg->prefix : 24;
+	h->cfg.cc = cfg->cc;
 	h->cfg.netmask = be32_of(h->cfg.prefix >= 32 ? ~0u : ~(~0u >> h->cfg.prefix));
 	if (cfg->mac) {
 		memcpy(h->cfg.mac, cfg->mac, 6);
@@ -954,6 +955,20 @@ static void tn_wire_send(struct tn_link *l, unsigned int from, u8 *copy, size_t 
 		l->stats.duplicated++;
 		n = 2;
 	}
+	/*
+	 * A queue that marks (RED's or fq_codel's ce_threshold, reduced to a
+	 * step): an ECT IPv4 packet that finds @ce_thresh frames waiting for
+	 * its host becomes CE (RFC 3168 §5), the header checksum redone.
+	 */
+	if (l->cfg.ce_thresh && l->inflight[!from] >= l->cfg.ce_thresh &&
+	    len >= 14 + 20 && get16(copy + 12) == 0x0800 && (copy[15] & 3)) {
+		copy[15] |= 3;
+		put16(copy + 24, 0);
+		put16(copy + 24, ref_csum(copy + 14, (copy[14] & 15) * 4u));
+		l->stats.ce_marked++;
+	}
+	if (l->inflight[!from] > l->stats.queue_max[!from])
+		l->stats.queue_max[!from] = l->inflight[!from];
 	while (n--) {
 		u64 extra = 0;
 
@@ -1079,6 +1094,8 @@ void tn_step(struct tn_link *l)
 
 	ixm_host_now_ns += l->cfg.step_ns;
 	l->step++;
+	l->stats.queue_sum[0] += l->inflight[0];
+	l->stats.queue_sum[1] += l->inflight[1];
 	for (i = 0; i < 2; i++) {
 		struct tn_host *h = l->host[i];
 		struct tn_nic_out o = { l, i };

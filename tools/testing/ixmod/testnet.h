@@ -64,6 +64,7 @@ struct tn_app;
  * @tcp: TCP knobs (default ixm_tcp_config_default())
  * @seed: makes the TCP secret (ISNs, cookies, timestamp offset)
  * @offload: the port's NIC does checksums (tn_host_offload())
+ * @cc: the port's congestion control (IXM_CC_*, default NewReno)
  */
 struct tn_host_cfg {
 	u32				ip;
@@ -73,6 +74,7 @@ struct tn_host_cfg {
 	const struct ixm_tcp_config	*tcp;
 	u64				seed;
 	bool				offload;
+	u8				cc;
 };
 
 /**
@@ -207,6 +209,8 @@ struct tn_nic {
  *	(default 4096)
  * @step_ns: clock advance per step (default TN_STEP_NS)
  * @seed: of the impairments
+ * @ce_thresh: an ECT packet that finds this many frames waiting for its
+ *	host is marked CE; 0: never
  */
 struct tn_link_cfg {
 	u32		loss_ppm;
@@ -219,6 +223,7 @@ struct tn_link_cfg {
 	u32		rx_ring;
 	u64		step_ns;
 	u64		seed;
+	u32		ce_thresh;
 };
 
 /**
@@ -232,6 +237,9 @@ struct tn_link_cfg {
  * @corrupted: frames with a bit flipped
  * @overflow: frames dropped because @rx_ring was full
  * @nobuf: frames dropped because the receiver's pool was empty
+ * @ce_marked: packets marked CE (@ce_thresh)
+ * @queue_max: the most frames seen waiting for each host
+ * @queue_sum: frames waiting for each host, summed over the steps
  */
 struct tn_link_stats {
 	u64	sent;
@@ -243,6 +251,9 @@ struct tn_link_stats {
 	u64	corrupted;
 	u64	overflow;
 	u64	nobuf;
+	u64	ce_marked;
+	u32	queue_max[2];
+	u64	queue_sum[2];
 };
 
 struct tn_frame;

@@ -112,6 +112,11 @@ struct scenario {
 	u32		slow;		/* the reader gives bytes back every @slow steps */
 	bool		copy;		/* no arena mapping: TCP copies every segment */
 	bool		newreno;	/* SACK off (the tcp_sack knob 0) */
+	u8		cc;		/* both ports' congestion control (IXM_CC_*) */
+	u8		ecn;		/* the tcp_ecn knob (0: never) */
+	u32		rx_batch;	/* frames a host takes a step: the bottleneck */
+	u32		rx_ring;	/* frames that may wait for it */
+	u32		ce_thresh;	/* frames waiting that make ECT packets CE */
 	unsigned int	offload;	/* NICs that do checksums: 1 the client's, 2 both */
 };
 
@@ -186,6 +191,30 @@ FIXTURE_VARIANT_ADD(tcp_pair, all_combined) {
 FIXTURE_VARIANT_ADD(tcp_pair, all_combined_newreno) {
 	.sc = { "all combined, NewReno", LOSS(2), DUP(2), REORDER(2), CORRUPT(1), .delay = 2,
 		.seed = 7, .max_steps = 600000, .newreno = true },
+};
+
+/*
+ * A bottleneck: each host takes 6 frames a step (about 85 MB/s at 1448
+ * bytes a segment and 100 us a step), 256 may wait.  Without ECN the
+ * queue fills until frames are dropped; with ECN marking at 24 frames
+ * waiting, NewReno halves cwnd once a window and DCTCP cuts it by the
+ * share marked, keeping the queue near the threshold (RFC 8257 §1).
+ */
+FIXTURE_VARIANT_ADD(tcp_pair, bottleneck_newreno) {
+	.sc = { "bottleneck, NewReno, no ECN", .delay = 1, .seed = 15,
+		.max_steps = 100000, .rx_batch = 6, .rx_ring = 256, .ecn = 0 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, bottleneck_ecn) {
+	.sc = { "bottleneck marking CE, NewReno with ECN", .delay = 1, .seed = 15,
+		.max_steps = 100000, .rx_batch = 6, .rx_ring = 256, .ce_thresh = 24,
+		.ecn = 1 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, bottleneck_dctcp) {
+	.sc = { "bottleneck marking CE, DCTCP", .delay = 1, .seed = 15,
+		.max_steps = 100000, .rx_batch = 6, .rx_ring = 256, .ce_thresh = 24,
+		.cc = IXM_CC_DCTCP },
 };
 
 FIXTURE_VARIANT_ADD(tcp_pair, slow_reader) {
@@ -495,7 +524,9 @@ static void side_init(struct side *s, u32 ip, const struct scenario *sc, u64 see
 	if (sc->rcv_buf)
 		cfg.rcv_buf = sc->rcv_buf;
 	cfg.sack = !sc->newreno;
+	cfg.ecn = sc->ecn;
 	hc.tcp = &cfg;
+	hc.cc = sc->cc;
 	hc.offload = sc->offload > 1 || (sc->offload && ip == TN_IP(1));
 	s->slow = sc->slow;
 	s->h = tn_host_new(&hc);
@@ -539,12 +570,44 @@ static u64 sum_stat(const struct side *a, const struct side *b, size_t off)
 
 #define STAT(a, b, name)	sum_stat(a, b, offsetof(struct ixm_tcp_stats, name))
 
+/*
+ * The bottleneck's queue: without ECN it fills until frames are dropped;
+ * with it, no frame is dropped, every connection agreed ECN, and cwnd was
+ * cut for ECEs; under DCTCP the queue stays near the marking threshold
+ * on average.  Return: whether the counters moved as they must.
+ */
+static bool bottleneck(struct __test_metadata *_metadata, const struct scenario *sc,
+		       const struct tn_link *l, u64 steps, u64 ecn_conns, u64 cuts, u64 ce)
+{
+	u64 mean[2], i;
+
+	for (i = 0; i < 2; i++)
+		mean[i] = l->stats.queue_sum[i] / (l->step ? l->step : 1);
+	ixm_diag("%s: %llu steps; queue to client mean %llu max %u, to server mean %llu max %u; %llu dropped at the queue, %llu marked CE; ECN connections %llu, cwnd cuts for ECE %llu, CE received %llu",
+		 sc->name, steps, mean[0], l->stats.queue_max[0], mean[1],
+		 l->stats.queue_max[1], l->stats.overflow, l->stats.ce_marked, ecn_conns,
+		 cuts, ce);
+	if (!sc->ce_thresh)
+		return l->stats.overflow > 0 && !ecn_conns;
+	EXPECT_EQ(0, l->stats.overflow) TH_LOG("%s: nothing dropped at the queue", sc->name);
+	EXPECT_EQ(2 * NCONN, ecn_conns) TH_LOG("%s: every connection agreed ECN", sc->name);
+	if (sc->cc == IXM_CC_DCTCP) {
+		EXPECT_LE(mean[0], 2 * sc->ce_thresh);
+		EXPECT_LE(mean[1], 2 * sc->ce_thresh) {
+			TH_LOG("%s: the queue stays near the threshold (%u)", sc->name,
+			       sc->ce_thresh);
+		}
+	}
+	return !l->stats.overflow && cuts && ce && l->stats.ce_marked;
+}
+
 static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 {
 	struct tn_link_cfg lc = {
 		.loss_ppm = sc->loss_ppm, .dup_ppm = sc->dup_ppm,
 		.reorder_ppm = sc->reorder_ppm, .corrupt_ppm = sc->corrupt_ppm,
-		.delay = sc->delay, .seed = sc->seed,
+		.delay = sc->delay, .seed = sc->seed, .rx_batch = sc->rx_batch,
+		.rx_ring = sc->rx_ring, .ce_thresh = sc->ce_thresh,
 	};
 	struct wire_check wc = { 0, 0 };
 	unsigned long long rng = sc->seed;
@@ -691,6 +754,9 @@ static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 		moved = STAT(&cl, &sv, dup_data) + STAT(&cl, &sv, out_of_window) > 0;
 	else if (sc->corrupt_ppm)
 		moved = STAT(&cl, &sv, bad_csum) > 0 && drops >= l->stats.corrupted;
+	else if (sc->rx_batch)
+		moved = bottleneck(_metadata, sc, l, step, STAT(&cl, &sv, ecn_conns),
+				   STAT(&cl, &sv, ece_cuts), STAT(&cl, &sv, ce_rcvd));
 	else
 		moved = !STAT(&cl, &sv, retrans) && !STAT(&cl, &sv, timeouts) && !drops;
 	if (sc->loss_ppm && sc->reorder_ppm && sc->corrupt_ppm)

@@ -27,8 +27,8 @@
  * its events), tcp_state_data.c (the text and FIN: in order, out of order,
  * delayed ACKs), tcp_state_timer.c (retransmission and the idle timers),
  * tcp_state_shutdown.c (the half-close, IXMOD_OP_TCP_SHUTDOWN),
- * tcp_state_sack.c (SACK, D-SACK and RACK-TLP) and tcp_state_opts.c
- * (hostile options).  Everything here is static, so
+ * tcp_state_sack.c (SACK, D-SACK and RACK-TLP), tcp_state_ecn.c (ECN
+ * and DCTCP's echo) and tcp_state_opts.c (hostile options).  Everything here is static, so
  * each program has its own host and peer.
  */
 #ifndef _IXM_TEST_TCP_STATE_H
@@ -84,6 +84,8 @@ struct tc {
 	u16			pmss;		/* MSS the peer's SYN or SYN-ACK names */
 	u32			psack[4][2];	/* SACK blocks the peer's segments carry */
 	unsigned int		npsack;		/* how many (0: no SACK option) */
+	u8			ptos;		/* the IPv4 TOS of the peer's segments */
+	u8			synack_flags;	/* the host's SYN-ACK's control bits */
 	struct tcp_seg		seg[MAXSEG];	/* what the host sent in the last run */
 	u8			frame[MAXSEG][IXM_MBUF_SIZE];
 	unsigned int		nseg;
@@ -270,7 +272,7 @@ static inline void tc_seg(struct tc *t, u8 flags, u32 seq, u32 ack, const u8 *d,
 	struct tcp_args a = {
 		.src = P_IP, .dst = H_IP, .sport = t->pport, .dport = t->hport,
 		.seq = seq, .ack = ack, .flags = flags, .win = t->pwin,
-		.data = d, .dlen = n,
+		.data = d, .dlen = n, .tos = t->ptos,
 	};
 	u8 o[40];
 	size_t olen = 0;
