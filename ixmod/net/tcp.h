@@ -986,10 +986,33 @@ static inline bool ixm_tcp_pool_room(const struct ixm_mbuf_pool *pool)
 /* tcp_cc.c */
 void ixm_tcp_cc_pick(struct ixm_tcp_conn *c, const struct ixm_net_port *np);
 void ixm_tcp_ecn_syn(struct ixm_tcp_conn *c, u8 flags);
-void ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih, u8 flags,
-		     u32 dlen);
-void ixm_tcp_ecn_ack(struct ixm_tcp_conn *c, u32 acked, u8 flags);
-u8 ixm_tcp_ecn_flags(struct ixm_tcp_conn *c, u8 flags, u32 seq, u32 dlen, u8 *tos);
+void __ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih, u8 flags,
+		       u32 dlen);
+u8 __ixm_tcp_ecn_flags(struct ixm_tcp_conn *c, u8 flags, u32 seq, u32 dlen, u8 *tos);
+
+/* An acceptable segment arrived: its CE, the peer's CWR (ECN connections). */
+static inline void ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih,
+				   u8 flags, u32 dlen)
+{
+	if (unlikely(c->ecn & IXM_ECN_OK))
+		__ixm_tcp_ecn_rcv(c, ih, flags, dlen);
+}
+
+/* An acceptable ACK, @acked new bytes (0 for a duplicate): ECE's answer. */
+static inline void ixm_tcp_ecn_ack(struct ixm_tcp_conn *c, u32 acked, u8 flags)
+{
+	if (unlikely(c->ecn & IXM_ECN_OK))
+		c->cc->on_ecn(c, acked, flags & IXM_TCP_ECE);
+}
+
+/* @flags with ECE and CWR as ECN wants them; *@tos ECT(0) for new data. */
+static inline u8 ixm_tcp_ecn_flags(struct ixm_tcp_conn *c, u8 flags, u32 seq, u32 dlen,
+				   u8 *tos)
+{
+	if (likely(!c->ecn))
+		return flags;
+	return __ixm_tcp_ecn_flags(c, flags, seq, dlen, tos);
+}
 
 /* tcp_sack.c */
 unsigned int ixm_tcp_sack_put(struct ixm_tcp_conn *c, u8 *p, unsigned int room);

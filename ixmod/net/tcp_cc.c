@@ -192,28 +192,27 @@ void ixm_tcp_ecn_syn(struct ixm_tcp_conn *c, u8 flags)
 {
 	u8 want = (flags & IXM_TCP_ACK) ? IXM_TCP_ECE : IXM_TCP_ECE | IXM_TCP_CWR;
 
-	c->ecn &= ~IXM_ECN_OK;
 	if ((c->ecn & IXM_ECN_WANT) && (flags & (IXM_TCP_ECE | IXM_TCP_CWR)) == want) {
-		c->ecn |= IXM_ECN_OK;
+		c->ecn = IXM_ECN_WANT | IXM_ECN_OK;
 		c->cwr_seq = c->iss;
 		c->table->stats.ecn_conns++;
+	} else {
+		c->ecn = 0;	/* decided: nothing to add to any segment */
 	}
 }
 
 /**
- * ixm_tcp_ecn_rcv() - an acceptable segment of an ECN connection arrived
- * @c: the connection
+ * __ixm_tcp_ecn_rcv() - an acceptable segment of an ECN connection arrived
+ * @c: the connection, ECN agreed (ixm_tcp_ecn_rcv() checked)
  * @ih: its IPv4 header (the ECN field)
  * @flags: its control bits
  * @dlen: its data bytes
  */
-void ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih, u8 flags,
-		     u32 dlen)
+void __ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih, u8 flags,
+		       u32 dlen)
 {
 	bool ce = (ih->tos & IXM_IP_ECN_MASK) == IXM_IP_ECN_CE;
 
-	if (!(c->ecn & IXM_ECN_OK))
-		return;
 	if (ce)
 		c->table->stats.ce_rcvd++;
 	if (c->cc->ce_echo) {
@@ -237,20 +236,8 @@ void ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih, u8 flag
 }
 
 /**
- * ixm_tcp_ecn_ack() - an acceptable ACK of an ECN connection
- * @c: the connection
- * @acked: new bytes it acknowledged (0 for a duplicate)
- * @flags: its control bits
- */
-void ixm_tcp_ecn_ack(struct ixm_tcp_conn *c, u32 acked, u8 flags)
-{
-	if (c->ecn & IXM_ECN_OK)
-		c->cc->on_ecn(c, acked, flags & IXM_TCP_ECE);
-}
-
-/**
- * ixm_tcp_ecn_flags() - the ECN bits of a segment @c sends
- * @c: the connection
+ * __ixm_tcp_ecn_flags() - the ECN bits of a segment @c sends
+ * @c: the connection, ECN asked for or agreed (ixm_tcp_ecn_flags() checked)
  * @flags: the segment's control bits so far
  * @seq: its sequence number
  * @dlen: its data bytes
@@ -259,11 +246,11 @@ void ixm_tcp_ecn_ack(struct ixm_tcp_conn *c, u32 acked, u8 flags)
  * Return: @flags with ECE and CWR as RFC 3168 §6.1.1-6.1.3 (and RFC 8257
  * §3.2) want them.
  */
-u8 ixm_tcp_ecn_flags(struct ixm_tcp_conn *c, u8 flags, u32 seq, u32 dlen, u8 *tos)
+u8 __ixm_tcp_ecn_flags(struct ixm_tcp_conn *c, u8 flags, u32 seq, u32 dlen, u8 *tos)
 {
 	bool ece;
 
-	if (!c->ecn || (flags & IXM_TCP_RST))
+	if (flags & IXM_TCP_RST)
 		return flags;
 	if (flags & IXM_TCP_SYN) {
 		if (c->state == IXM_TCP_SYN_SENT)

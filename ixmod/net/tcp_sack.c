@@ -506,6 +506,24 @@ bool ixm_tcp_sack_acked(struct ixm_tcp_conn *c, u32 ack)
 	u32 now = ixm_tcp_now_us(c);
 	bool moved = false;
 
+	/*
+	 * The common case: everything in flight acknowledged, nothing SACKed,
+	 * lost or sent twice.  The newest segment was sent last and was
+	 * delivered: RACK hears of it alone, and the ring empties.
+	 */
+	if (c->seg_count && !(c->sacked_bytes | c->lost_bytes | c->rxt_bytes)) {
+		struct ixm_tcp_txseg *r = ixm_tcp_seg(c, c->seg_count - 1);
+
+		if (ixm_seq_geq(ack, r->seq + r->len) && !(r->flags & IXM_TXSEG_EVER_RETRANS)) {
+			moved = ixm_tcp_rack_update(c, r, now);
+			c->seg_count = 0;
+			c->seg_head = 0;
+			c->seg_bytes = 0;
+			c->sack_high = ack;
+			return moved;
+		}
+	}
+
 	while (c->seg_count) {
 		struct ixm_tcp_txseg *r = ixm_tcp_seg(c, 0);
 		u32 end = r->seq + r->len;
