@@ -422,7 +422,8 @@ static void ixm_tcp_rack_run(struct ixm_tcp_conn *c, u32 now)
 		ixm_tcp_sack_recover(c);
 		ixm_tcp_mark_pending(c);
 	}
-	if (wait) {
+	/* a wait past the RTO is the RTO's to end (a peer's long RACK.rtt) */
+	if (wait && wait < c->rto_us) {
 		c->flags = (c->flags & ~(IXM_TCPF_PTO | IXM_TCPF_PERSIST)) | IXM_TCPF_REO;
 		ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + (u64)wait * 1000 +
 			      IXM_TIMER_TICK_NS);
