@@ -316,10 +316,12 @@ struct ixm_core {
  * @up: queues running (written under @lock and ixm_cfg_lock)
  * @cfg: protocol configuration (RCU), never NULL
  * @arp: ARP table shared by the port's cores
+ * @nd: IPv6 neighbour table shared by the port's cores
  * @rss_key: Toeplitz key programmed at the next up
  * @nq: queue pairs in use while up
  * @qp: the queue pairs, @nq of them, while up
- * @announce: a gratuitous ARP is due (set by up, cleared by queue 0's core)
+ * @announce: a gratuitous ARP and unsolicited Neighbor Advertisements are
+ *	due (set by up and address changes, cleared by queue 0's core)
  * @base: protocol counters of queue pairs that no longer exist (down keeps totals)
  * @qbase: queue counters of queue pairs that no longer exist
  * @nvec: MSI-X vectors allocated (a software port wakes its cores through
@@ -342,6 +344,7 @@ struct ixm_port {
 	bool			up;
 	struct ixm_if_config __rcu *cfg;
 	struct ixm_arp_table	*arp;
+	struct ixm_nd_table	*nd;
 	u8			rss_key[40];
 	unsigned int		nq;
 	struct ixm_qpair	**qp;

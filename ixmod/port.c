@@ -45,10 +45,13 @@
 #include <linux/interrupt.h>
 #include <linux/pci.h>
 #include <linux/pid.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "ixmod.h"
 #include "net/arp.h"
+#include "net/ip6.h"
+#include "net/nd.h"
 #include "net/loop.h"
 #include "base/toeplitz.h"
 
@@ -158,6 +161,7 @@ static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigne
 		goto err_free;
 
 	qp->net.arp = port->arp;
+	qp->net.nd = port->nd;
 	qp->net.pool = &qp->pool;
 	qp->net.stats = &qp->stats;
 	qp->net.stack = &qp->core->stack;
@@ -283,6 +287,12 @@ static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
 	b->udp_in += qp->stats.udp_in;
 	b->udp_out += qp->stats.udp_out;
 	b->tx_csum_sw += qp->stats.tx_csum_sw;
+	b->icmp6_echo_replies += qp->stats.icmp6_echo_replies;
+	b->icmp6_errors_out += qp->stats.icmp6_errors_out;
+	b->icmp6_errors_ratelimited += qp->stats.icmp6_errors_ratelimited;
+	b->nd_solicits_in += qp->stats.nd_solicits_in;
+	b->nd_adverts_out += qp->stats.nd_adverts_out;
+	b->nd_solicits_out += qp->stats.nd_solicits_out;
 	for (r = 0; r < IXM_DROP_MAX; r++)
 		b->drops[r] += qp->stats.drops[r];
 	qp->q->ops->get_stats(qp->q, &qs);
@@ -720,15 +730,12 @@ static ssize_t ipv4_store(struct kobject *kobj, struct kobj_attribute *a,
 	new = kzalloc(sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return -ENOMEM;
-	memcpy(new->mac, port->nic.mac, ETH_ALEN);
+	mutex_lock(&port->lock);
+	old = rcu_dereference_protected(port->cfg, lockdep_is_held(&port->lock));
+	*new = *old;
 	new->ip = ip;
 	new->prefix = prefix;
 	new->netmask = prefix ? htonl(~0u << (32 - prefix)) : 0;
-
-	mutex_lock(&port->lock);
-	old = rcu_dereference_protected(port->cfg, lockdep_is_held(&port->lock));
-	new->flags = old->flags;
-	new->cc = old->cc;
 	rcu_assign_pointer(port->cfg, new);
 	if (port->up && ip)
 		ixm_port_announce(port);
@@ -737,6 +744,115 @@ static ssize_t ipv4_store(struct kobject *kobj, struct kobj_attribute *a,
 	return count;
 }
 static struct kobj_attribute ipv4_attr = __ATTR_RW(ipv4);
+
+static ssize_t ipv6_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	struct ixm_port *port = to_port(kobj);
+	const struct ixm_if_config *cfg;
+	ssize_t len;
+
+	rcu_read_lock();
+	cfg = rcu_dereference(port->cfg);
+	if (ixm_ip6_enabled(cfg))
+		len = sysfs_emit(buf, "%pI6c/%u\n", cfg->ip6.s6, cfg->ip6_prefix);
+	else
+		len = sysfs_emit(buf, "\n");
+	rcu_read_unlock();
+	return len;
+}
+
+/*
+ * Parse "ADDR/N" into @ip and @prefix; the empty line clears (prefix 0).
+ * The address must be a global unicast one (RFC 4291 §2.4): not ::, ::1,
+ * a group or link-local (the port has its own, from its MAC), and for
+ * N <= 126 not the Subnet-Router anycast address, whose interface
+ * identifier is zero (§2.6.1; RFC 6164 §6 allows both of a /127).
+ */
+static int ixm_parse_ipv6(const char *buf, struct ixm_in6_addr *ip,
+			  unsigned int *prefix)
+{
+	const char *end;
+	unsigned int i;
+
+	memset(ip, 0, sizeof(*ip));
+	*prefix = 0;
+	if (!ixm_input_len(buf))
+		return 0;
+	if (!in6_pton(buf, -1, ip->s6, '/', &end) || *end != '/')
+		return -EINVAL;
+	if (kstrtouint(end + 1, 10, prefix) || *prefix < 1 || *prefix > 128)
+		return -EINVAL;
+	if (ixm_ip6_addr_is_any(ip) || ixm_ip6_addr_is_loopback(ip) ||
+	    ixm_ip6_addr_is_multicast(ip) || ixm_ip6_addr_is_linklocal(ip))
+		return -EINVAL;
+	if (*prefix <= 126) {
+		for (i = *prefix; i < 128; i++)
+			if (ip->s6[i / 8] & (0x80 >> (i % 8)))
+				return 0;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Make the NIC take the port's IPv6 groups (all-nodes and the
+ * solicited-node groups of its two addresses, RFC 4291 §2.8), or none
+ * when IPv6 is off.  Under @port->lock.
+ */
+static void ixm_port_set_mc(struct ixm_port *port, const struct ixm_if_config *cfg)
+{
+	u8 mac[3][ETH_ALEN];
+	struct ixm_in6_addr grp;
+
+	if (!port->nic.ops->set_mc)
+		return;
+	if (!ixm_ip6_enabled(cfg)) {
+		port->nic.ops->set_mc(&port->nic, NULL, 0);
+		return;
+	}
+	ixm_ip6_mc_mac(&ixm_ip6_all_nodes, mac[0]);
+	ixm_ip6_solicited_node(&cfg->ll6, &grp);
+	ixm_ip6_mc_mac(&grp, mac[1]);
+	ixm_ip6_solicited_node(&cfg->ip6, &grp);
+	ixm_ip6_mc_mac(&grp, mac[2]);
+	port->nic.ops->set_mc(&port->nic, &mac[0][0], 3);
+}
+
+/*
+ * The port's global IPv6 address, which turns IPv6 on (net/ip6.c); its
+ * link-local address comes from the MAC.  Announced as IPv4's is.
+ */
+static ssize_t ipv6_store(struct kobject *kobj, struct kobj_attribute *a,
+			  const char *buf, size_t count)
+{
+	struct ixm_port *port = to_port(kobj);
+	struct ixm_if_config *new, *old;
+	struct ixm_in6_addr ip;
+	unsigned int prefix;
+
+	if (ixm_parse_ipv6(buf, &ip, &prefix)) {
+		pr_err("ports: %s: ipv6: '%.*s' is not a global unicast ADDR/N (N 1-128; not ::, ::1, multicast, link-local or the subnet-router anycast); write e.g. 2001:db8::1/64, or an empty line to clear\n",
+		       port->name, ixm_input_len(buf), buf);
+		return -EINVAL;
+	}
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&port->lock);
+	old = rcu_dereference_protected(port->cfg, lockdep_is_held(&port->lock));
+	*new = *old;
+	new->ip6 = ip;
+	new->ip6_prefix = prefix;
+	ixm_ip6_linklocal_from_mac(new->mac, &new->ll6);
+	ixm_port_set_mc(port, new);
+	rcu_assign_pointer(port->cfg, new);
+	if (port->up && prefix)
+		ixm_port_announce(port);
+	mutex_unlock(&port->lock);
+	kfree_rcu(old, rcu);
+	return count;
+}
+static struct kobj_attribute ipv6_attr = __ATTR_RW(ipv6);
 
 static ssize_t rss_key_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
 {
@@ -863,6 +979,7 @@ static struct attribute *ixm_port_attrs[] = {
 	&port_owner_attr.attr,
 	&up_attr.attr,
 	&ipv4_attr.attr,
+	&ipv6_attr.attr,
 	&rss_key_attr.attr,
 	&udp_reflect_attr.attr,
 	&congestion_attr.attr,
@@ -901,6 +1018,12 @@ static const struct ixm_stat_desc ixm_port_stat_descs[] = {
 	IXM_PORT_STAT(udp_in),
 	IXM_PORT_STAT(udp_out),
 	IXM_PORT_STAT(tx_csum_sw),
+	IXM_PORT_STAT(icmp6_echo_replies),
+	IXM_PORT_STAT(icmp6_errors_out),
+	IXM_PORT_STAT(icmp6_errors_ratelimited),
+	IXM_PORT_STAT(nd_solicits_in),
+	IXM_PORT_STAT(nd_adverts_out),
+	IXM_PORT_STAT(nd_solicits_out),
 };
 static_assert(ARRAY_SIZE(ixm_port_stat_descs) ==
 	      offsetof(struct ixm_net_stats, drops) / sizeof(u64),
@@ -963,6 +1086,13 @@ static ssize_t arp_entries_show(struct kobject *kobj, struct kobj_attribute *a, 
 }
 static struct kobj_attribute port_arp_entries_attr = __ATTR_RO(arp_entries);
 
+/* The port's IPv6 neighbour table, which lives as long as the ARP table. */
+static ssize_t nd_entries_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_port(kobj)->nd->count));
+}
+static struct kobj_attribute port_nd_entries_attr = __ATTR_RO(nd_entries);
+
 /* Counters of the NIC's rings: what down kept plus the live queue pairs. */
 #define IXM_QUEUE_STAT(_name, _field)	\
 	{ #_name, offsetof(struct ixm_queue_stats, _field) }
@@ -1013,6 +1143,22 @@ static u64 ixm_arp_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
 	return READ_ONCE(*(u64 *)((u8 *)to_port(kobj)->arp + d->off));
 }
 
+/* The neighbour table's counters, written under its lock by the cores. */
+#define IXM_ND_STAT(_name)	{ "nd_" #_name, offsetof(struct ixm_nd_table, _name) }
+
+static const struct ixm_stat_desc ixm_nd_stat_descs[] = {
+	IXM_ND_STAT(learned),
+	IXM_ND_STAT(evicted),
+	IXM_ND_STAT(refused),
+	IXM_ND_STAT(ratelimited),
+};
+static struct ixm_stat_attr ixm_nd_stat_attrs[ARRAY_SIZE(ixm_nd_stat_descs)];
+
+static u64 ixm_nd_stat(struct kobject *kobj, const struct ixm_stat_desc *d)
+{
+	return READ_ONCE(*(u64 *)((u8 *)to_port(kobj)->nd + d->off));
+}
+
 /*
  * The device's own counters (struct ixm_nic_stats), which clear on read:
  * each read adds what the registers held to the totals, under the port's
@@ -1049,13 +1195,15 @@ static const struct ixm_stat_set ixm_port_stat_sets[] = {
 	IXM_STAT_SET(ixm_port_stat_descs, ixm_port_stat, ixm_port_stat_attrs),
 	IXM_STAT_SET(ixm_queue_stat_descs, ixm_queue_stat, ixm_queue_stat_attrs),
 	IXM_STAT_SET(ixm_arp_stat_descs, ixm_arp_stat, ixm_arp_stat_attrs),
+	IXM_STAT_SET(ixm_nd_stat_descs, ixm_nd_stat, ixm_nd_stat_attrs),
 	IXM_STAT_SET(ixm_nic_stat_descs, ixm_nic_stat, ixm_nic_stat_attrs),
 };
 
-/* stats/: bufs_free, bufs_held, arp_entries, then the sets' files */
-static struct attribute *ixm_port_stat_ptrs[3 + ARRAY_SIZE(ixm_port_stat_descs) +
+/* stats/: bufs_free, bufs_held, arp_entries, nd_entries, then the sets' files */
+static struct attribute *ixm_port_stat_ptrs[4 + ARRAY_SIZE(ixm_port_stat_descs) +
 					    ARRAY_SIZE(ixm_queue_stat_descs) +
 					    ARRAY_SIZE(ixm_arp_stat_descs) +
+					    ARRAY_SIZE(ixm_nd_stat_descs) +
 					    ARRAY_SIZE(ixm_nic_stat_descs) + 1];
 
 static const struct attribute_group ixm_port_stat_group = {
@@ -1102,6 +1250,7 @@ static void ixm_port_gc(struct work_struct *work)
 					     struct ixm_port, gc_work);
 
 	ixm_arp_table_gc(port->arp, ktime_get_ns());
+	ixm_nd_table_gc(port->nd, ktime_get_ns());
 	schedule_delayed_work(&port->gc_work, IXM_ARP_GC_PERIOD);
 }
 
@@ -1118,6 +1267,7 @@ static void ixm_port_gc(struct work_struct *work)
 int ixm_port_register(struct ixm_port *port)
 {
 	struct ixm_if_config *cfg;
+	u64 nd_key[2];
 	int err;
 
 	mutex_init(&port->lock);
@@ -1126,18 +1276,23 @@ int ixm_port_register(struct ixm_port *port)
 	memcpy(port->rss_key, ixm_rss_key_symmetric, sizeof(port->rss_key));
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	port->arp = ixm_arp_table_alloc();
-	if (!cfg || !port->arp) {
+	get_random_bytes(nd_key, sizeof(nd_key));
+	port->nd = ixm_nd_table_alloc(nd_key);
+	if (!cfg || !port->arp || !port->nd) {
 		err = -ENOMEM;
 		goto err_free;
 	}
 	memcpy(cfg->mac, port->nic.mac, ETH_ALEN);
+	ixm_ip6_linklocal_from_mac(cfg->mac, &cfg->ll6);
 	RCU_INIT_POINTER(port->cfg, cfg);
+	ixm_port_set_mc(port, cfg);
 
 	kobject_init(&port->kobj, &ixm_port_ktype);
 	err = kobject_add(&port->kobj, ixm_ports_kobj, "%s", port->name);
 	if (err) {
 		port->nic.ops->shutdown(&port->nic);
 		ixm_arp_table_free(port->arp);
+		ixm_nd_table_free(port->nd);
 		kobject_put(&port->kobj);
 		return err;
 	}
@@ -1151,6 +1306,7 @@ err_free:
 	port->nic.ops->shutdown(&port->nic);
 	if (port->arp)
 		ixm_arp_table_free(port->arp);
+	ixm_nd_table_free(port->nd);
 	kfree(cfg);
 	kfree(port);
 	return err;
@@ -1177,6 +1333,7 @@ void ixm_port_unregister(struct ixm_port *port)
 	ixm_ctx_device_reset(port->dev);
 	synchronize_rcu();
 	ixm_arp_table_free(port->arp);
+	ixm_nd_table_free(port->nd);
 	kobject_put(&port->kobj);
 }
 
@@ -1193,6 +1350,7 @@ int ixm_ports_init(struct kobject *parent)
 	ixm_port_stat_ptrs[n++] = &port_bufs_free_attr.attr;
 	ixm_port_stat_ptrs[n++] = &port_bufs_held_attr.attr;
 	ixm_port_stat_ptrs[n++] = &port_arp_entries_attr.attr;
+	ixm_port_stat_ptrs[n++] = &port_nd_entries_attr.attr;
 	for (r = 0; r < ARRAY_SIZE(ixm_port_stat_sets); r++)
 		n += ixm_stat_set_init(&ixm_port_stat_sets[r], &ixm_port_stat_ptrs[n]);
 

@@ -32,6 +32,7 @@
 
 #include "ixmod.h"
 #include "net/arp.h"
+#include "net/nd.h"
 #include "net/call.h"
 #include "net/loop.h"
 #include "trace.h"
@@ -56,7 +57,7 @@ unsigned int ixm_idle_looks = IXM_IDLE_LOOKS_DEFAULT;
 
 /*
  * What the kernel refreshes before an iteration: the configuration each
- * queue pair's protocols read (RCU) and a pending ARP announcement.
+ * queue pair's protocols read (RCU) and pending ARP and ND announcements.
  */
 static void ixm_core_begin_qpair(struct ixm_qpair *qp)
 {
@@ -68,6 +69,7 @@ static void ixm_core_begin_qpair(struct ixm_qpair *qp)
 		np->now_ns = qp->core->stack.now_ns;
 		if (np->cfg->ip)
 			ixm_arp_announce(np);
+		ixm_nd_announce(np);	/* nothing without IPv6 */
 	}
 }
 

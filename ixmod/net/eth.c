@@ -12,6 +12,7 @@
 #include "eth.h"
 #include "arp.h"
 #include "ip.h"
+#include "ip6.h"
 #include "net.h"
 
 const u8 ixm_eth_broadcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -27,6 +28,7 @@ static const struct ixm_eth_proto {
 } ixm_eth_protos[] = {
 	{ IXM_ETH_P_IP,		ixm_ip_input },
 	{ IXM_ETH_P_ARP,	ixm_arp_input },
+	{ IXM_ETH_P_IPV6,	ixm_ip6_input },
 };
 
 /**
@@ -35,7 +37,8 @@ static const struct ixm_eth_proto {
  * @m: the frame, @m->data at the Ethernet header, FCS already stripped
  *
  * Counts it in rx_packets/rx_bytes, checks that it is long enough,
- * addressed to us (our MAC or broadcast; no multicast group is joined)
+ * addressed to us (our MAC, broadcast, or with IPv6 on the groups of
+ * ixm_ip6_eth_mc_is_ours())
  * and from a unicast source, and hands it to the protocol its EtherType names.  Consumes @m.
  *
  * Context: the port's dataplane core, inside ixm_rcu_read_lock(), with
@@ -56,7 +59,8 @@ void ixm_eth_input(struct ixm_net_port *port, struct ixm_mbuf *m)
 	}
 	eh = ixm_eth_hdr(m);
 	if (unlikely(!ixm_eth_addr_equal(eh->dst, port->cfg->mac) &&
-		     !ixm_eth_addr_equal(eh->dst, ixm_eth_broadcast))) {
+		     !ixm_eth_addr_equal(eh->dst, ixm_eth_broadcast) &&
+		     !ixm_ip6_eth_mc_is_ours(port->cfg, eh->dst))) {
 		ixm_net_drop(port, m, IXM_DROP_ETH_DST);
 		return;
 	}

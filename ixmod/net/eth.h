@@ -19,6 +19,7 @@
 /* EtherTypes (IEEE 802 numbers), in host order */
 #define IXM_ETH_P_IP		0x0800
 #define IXM_ETH_P_ARP		0x0806
+#define IXM_ETH_P_IPV6		0x86dd	/* RFC 2464 */
 #define IXM_ETH_P_8021Q		0x8100	/* VLAN tag: not handled */
 
 /**

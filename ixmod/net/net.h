@@ -63,6 +63,24 @@ enum ixm_drop_reason {
 	IXM_DROP_TCP_NO_SOCK,	/* no connection or listener (answered with RST) */
 	IXM_DROP_TCP_STATE,	/* not acceptable in the connection's state */
 	IXM_DROP_TCP_NO_ROOM,	/* data beyond the buffers a connection may hold */
+	IXM_DROP_IP6_OFF,	/* IPv6 frame, but the port has no IPv6 address */
+	IXM_DROP_IP6_SHORT,	/* shorter than an IPv6 header */
+	IXM_DROP_IP6_VERSION,	/* version != 6 */
+	IXM_DROP_IP6_PLEN,	/* payload length past the frame */
+	IXM_DROP_IP6_DST,	/* not one of our addresses or groups */
+	IXM_DROP_IP6_SRC,	/* source multicast, loopback, ours, or :: */
+	IXM_DROP_IP6_EXTHDR,	/* extension header truncated, misplaced, too many */
+	IXM_DROP_IP6_OPT,	/* an option whose type says discard (RFC 8200 §4.2) */
+	IXM_DROP_IP6_RTHDR,	/* Routing header with segments left (RFC 8200 §4.4) */
+	IXM_DROP_IP6_FRAG,	/* a Fragment header: no reassembly */
+	IXM_DROP_IP6_NEXTHDR,	/* next header we do not handle, or none (59) */
+	IXM_DROP_IP6_L4,	/* TCP or UDP over IPv6: no transport takes it yet */
+	IXM_DROP_ICMP6_SHORT,	/* shorter than an ICMPv6 header */
+	IXM_DROP_ICMP6_CSUM,	/* ICMPv6 checksum wrong */
+	IXM_DROP_ICMP6_TYPE,	/* a type we do not handle (errors, RA, MLD...) */
+	IXM_DROP_ND_INVALID,	/* ND message failing RFC 4861 §7.1 validation */
+	IXM_DROP_ND_NOT_US,	/* NS for another target, NA nobody asked about */
+	IXM_DROP_NO_ND,		/* IPv6 next hop unresolved (an NS went out) */
 	IXM_DROP_NO_ADDR,	/* the port has no IPv4 address yet */
 	IXM_DROP_NO_ARP,	/* next hop unresolved (an ARP request went out) */
 	IXM_DROP_NO_BUF,	/* no buffer to build a frame */
@@ -87,6 +105,12 @@ extern const char * const ixm_drop_names[IXM_DROP_MAX];
  * @udp_out: datagrams applications sent
  * @tx_csum_sw: TCP and UDP frames sent whose checksums software computed
  *	(the port's NIC inserts none: @tx_offload in struct ixm_net_port)
+ * @icmp6_echo_replies: ICMPv6 echo replies sent
+ * @icmp6_errors_out: ICMPv6 error messages sent
+ * @icmp6_errors_ratelimited: ICMPv6 errors not sent: over the rate limit
+ * @nd_solicits_in: Neighbor Solicitations for our addresses
+ * @nd_adverts_out: Neighbor Advertisements sent (answers, announcements)
+ * @nd_solicits_out: Neighbor Solicitations sent (resolution)
  * @drops: frames dropped, indexed by enum ixm_drop_reason
  *
  * Written only by that core.
@@ -103,7 +127,21 @@ struct ixm_net_stats {
 	u64	udp_in;
 	u64	udp_out;
 	u64	tx_csum_sw;
+	u64	icmp6_echo_replies;
+	u64	icmp6_errors_out;
+	u64	icmp6_errors_ratelimited;
+	u64	nd_solicits_in;
+	u64	nd_adverts_out;
+	u64	nd_solicits_out;
 	u64	drops[IXM_DROP_MAX];
+};
+
+/**
+ * struct ixm_in6_addr - an IPv6 address, network order (RFC 4291)
+ * @s6: its 16 bytes
+ */
+struct ixm_in6_addr {
+	u8	s6[16];
 };
 
 /*
@@ -126,6 +164,9 @@ struct ixm_net_stats {
  * @prefix: prefix length, 0-32 (0 only when @ip is 0)
  * @flags: IXM_IFF_*
  * @cc: IXM_CC_*
+ * @ip6_prefix: prefix length of @ip6, 1-128; 0 when IPv6 is off
+ * @ip6: the global IPv6 address (net/ip6.h), :: when IPv6 is off
+ * @ll6: the link-local address, fe80::/64 with @mac's modified EUI-64
  * @rcu: the old configuration is freed after a grace period
  *
  * Immutable once published: the control plane builds a new one and
@@ -138,10 +179,14 @@ struct ixm_if_config {
 	u8		cc;
 	__be32		ip;
 	__be32		netmask;
+	u8		ip6_prefix;
+	struct ixm_in6_addr ip6;
+	struct ixm_in6_addr ll6;
 	struct rcu_head	rcu;
 };
 
 struct ixm_arp_table;
+struct ixm_nd_table;
 struct ixm_stack;
 struct ixm_queue;
 
@@ -155,6 +200,7 @@ struct ixm_queue;
  * struct ixm_net_port - one port as seen by one core's protocols
  * @cfg: the configuration in force for this iteration (RCU-read)
  * @arp: the port's ARP table, shared by all cores (RCU)
+ * @nd: the port's IPv6 neighbour table, shared by all cores (RCU; net/nd.h)
  * @pool: this core's buffers for this port
  * @stats: this core's counters for this port
  * @stack: this core's protocol state (sockets); NULL in tests of the
@@ -171,12 +217,15 @@ struct ixm_queue;
  *	last took or finished one (ixm_loop_iterate()); 0 otherwise
  * @tx_blocked: the ring refused frames of @tx and has reaped nothing
  *	since: no room to offer them into
+ * @icmp6_tat_ns: this core's ICMPv6 error rate limit on the port, GCRA's
+ *	theoretical arrival time (net/icmp6.c)
  * @tx: frames to transmit at the end of the iteration, and those a full
  *	ring has not taken yet
  */
 struct ixm_net_port {
 	const struct ixm_if_config	*cfg;
 	struct ixm_arp_table		*arp;
+	struct ixm_nd_table		*nd;
 	struct ixm_mbuf_pool		*pool;
 	struct ixm_net_stats		*stats;
 	struct ixm_stack		*stack;
@@ -189,6 +238,7 @@ struct ixm_net_port {
 	unsigned int			ntx;
 	u64				tx_stall_ns;
 	bool				tx_blocked;
+	u64				icmp6_tat_ns;
 	struct ixm_mbuf			*tx[IXM_TX_BATCH];
 };
 

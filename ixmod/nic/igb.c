@@ -234,6 +234,25 @@ static int igb_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 	return 0;
 }
 
+/*
+ * The Multicast Table Array: with RCTL.MO 00b the chip takes a group
+ * frame when the bit that destination address bits 47:36 index in its
+ * 4096 bits is set (the hash of Linux's e1000_hash_mc_addr()).
+ */
+static void igb_set_mc(struct ixm_nic *nic, const u8 *macs, unsigned int n)
+{
+	u32 mta[128] = { 0 };
+	unsigned int i, h;
+
+	for (i = 0; i < n; i++) {
+		h = (macs[i * ETH_ALEN + 4] >> 4 | macs[i * ETH_ALEN + 5] << 4) & 0xfff;
+		mta[h >> 5] |= 1u << (h & 31);
+	}
+	for (i = 0; i < 128; i++)
+		wr32(nic, IGB_MTA(i), mta[i]);
+	igb_flush(nic);
+}
+
 static void igb_rx_enable(struct ixm_nic *nic, bool on)
 {
 	/* BSIZE 00b: 2048 bytes (SRRCTL overrides it per queue anyway) */
@@ -294,6 +313,7 @@ const struct ixm_nic_ops ixm_igb_ops = {
 	.init		= igb_init,
 	.link_up	= igb_link_up,
 	.set_rss	= igb_set_rss,
+	.set_mc		= igb_set_mc,
 	.rx_enable	= igb_rx_enable,
 	.irq_disable	= igb_irq_disable,
 	.shutdown	= igb_shutdown,

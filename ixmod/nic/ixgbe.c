@@ -499,6 +499,27 @@ static void ixgbe_read_stats(struct ixm_nic *nic)
 			       rd32(nic, IXGBE_ROC);
 }
 
+/*
+ * The Multicast Table Array: with MCSTCTRL.MO 00b a group frame is taken
+ * when the bit that destination address bits 47:36 index in its 4096 bits
+ * is set, and MCSTCTRL.MFE turns the filter on (the hash of Linux's
+ * ixgbe_mta_vector()).
+ */
+static void ixgbe_set_mc(struct ixm_nic *nic, const u8 *macs, unsigned int n)
+{
+	u32 mta[128] = { 0 };
+	unsigned int i, h;
+
+	for (i = 0; i < n; i++) {
+		h = (macs[i * ETH_ALEN + 4] >> 4 | macs[i * ETH_ALEN + 5] << 4) & 0xfff;
+		mta[h >> 5] |= 1u << (h & 31);
+	}
+	for (i = 0; i < 128; i++)
+		wr32(nic, IXGBE_MTA(i), mta[i]);
+	wr32(nic, IXGBE_MCSTCTRL, IXGBE_MCSTCTRL_MFE);
+	ixgbe_flush(nic);
+}
+
 static void ixgbe_shutdown(struct ixm_nic *nic)
 {
 	/* the reset clears the counters: keep what they held */
@@ -532,6 +553,7 @@ const struct ixm_nic_ops ixm_ixgbe_ops = {
 	.init		= ixgbe_init,
 	.link_up	= ixgbe_link_up,
 	.set_rss	= ixgbe_set_rss,
+	.set_mc		= ixgbe_set_mc,
 	.rx_enable	= ixgbe_rx_enable,
 	.irq_disable	= ixgbe_irq_disable,
 	.shutdown	= ixgbe_shutdown,

@@ -120,6 +120,8 @@
 #define  IXGBE_RXCSUM_IPPCSE	0x00001000	/* IP payload checksum */
 #define  IXGBE_RXCSUM_PCSD	0x00002000	/* RSS hash in place of csum */
 #define IXGBE_MTA(n)		(0x05200 + (n) * 4)
+#define IXGBE_MCSTCTRL		0x05090	/* multicast control */
+#define  IXGBE_MCSTCTRL_MFE	0x00000004	/* MTA filter enable; MO 00b */
 #define IXGBE_RAL(n)		((n) <= 15 ? 0x05400 + (n) * 8 : 0x0a200 + (n) * 8)
 #define IXGBE_RAH(n)		((n) <= 15 ? 0x05404 + (n) * 8 : 0x0a204 + (n) * 8)
 #define  IXGBE_RAH_AV		0x80000000	/* address valid */

@@ -44,6 +44,9 @@ struct ixm_nic;
  * @shutdown: stop RX and TX and mask interrupts, for unbind and down
  * @read_stats: add the chip's statistics registers, which clear on read,
  *	into nic->stats (NULL: the device keeps no counters of its own)
+ * @set_mc: take frames sent to the @n group MACs at @macs (ETH_ALEN
+ *	bytes each) besides the device's own and broadcast, and no other
+ *	group (NULL: the device passes every group frame)
  * @queue_alloc: the rings of queue pair @idx (DMA memory for nic->dev, on
  *	NUMA node @node), the receive ring filled from @pool; NULL when out
  *	of memory.  The queue is not started.
@@ -56,7 +59,8 @@ struct ixm_nic;
  *	flagged IXM_MBUF_F_TX_*_CSUM (copied into nic->tx_csum at probe;
  *	@init may clear that when the device lacks the offload)
  *
- * Every device sets every entry but @read_stats.  The port (port.c) sees
+ * Every device sets every entry but @read_stats and @set_mc (IPv6's
+ * groups, net/ip6.c: without it the protocols filter group frames).  The port (port.c) sees
  * queues only through the queue_* entries and struct ixm_queue; how a
  * driver programs a ring, or routes and masks a queue's interrupt (its
  * queue's @arm and @disarm), is its own business.
@@ -72,6 +76,7 @@ struct ixm_nic_ops {
 	void		(*irq_disable)(struct ixm_nic *nic);
 	void		(*shutdown)(struct ixm_nic *nic);
 	void		(*read_stats)(struct ixm_nic *nic);
+	void		(*set_mc)(struct ixm_nic *nic, const u8 *macs, unsigned int n);
 	struct ixm_queue *(*queue_alloc)(struct ixm_nic *nic, unsigned int idx,
 					 struct ixm_mbuf_pool *pool, int node);
 	int		(*queue_start)(struct ixm_nic *nic, struct ixm_queue *q);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "arp.h"
+#include "nd.h"
 #include "net.h"
 #include "ref.h"
 
@@ -32,6 +33,9 @@ static const u8 bcast_mac[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 #define PEER2_IP	0xc0000203u	/* 192.0.2.3 */
 
 #define TPORT_BUFS	8
+
+/* The neighbour table's bucket key in tests: fixed, so runs repeat. */
+static const u64 tport_nd_key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
 
 /**
  * struct tport - a port on one core, as the dataplane would set it up
@@ -81,6 +85,9 @@ static inline void tport_init(struct tport *t, u32 ip)
 	t->port.arp = ixm_arp_table_alloc();
 	if (!t->port.arp)
 		die("ixm_arp_table_alloc");
+	t->port.nd = ixm_nd_table_alloc(tport_nd_key);
+	if (!t->port.nd)
+		die("ixm_nd_table_alloc");
 	t->port.now_ns = ixm_host_now_ns;
 }
 
@@ -100,6 +107,7 @@ static inline void tport_fini(struct tport *t)
 
 	tport_tx_flush(t);
 	ixm_arp_table_free(t->port.arp);
+	ixm_nd_table_free(t->port.nd);
 	for (i = 0; i < TPORT_BUFS; i++)
 		free(t->mbufs[i].buf);
 }
@@ -584,6 +592,8 @@ static inline const char *check_tx_arp(const struct ixm_if_config *cfg,
 	return NULL;
 }
 
+#include "frames6.h"
+
 /*
  * The frame @m sends as the NIC reads it: its buffer's bytes, then its
  * fragments (on the host a bus address is where the bytes are).  Return
@@ -624,13 +634,16 @@ static inline const char *check_tx(const struct ixm_if_config *cfg,
 		return "frame longer than a buffer, or over IXM_MBUF_FRAGS fragments";
 	if (memcmp(f + 6, cfg->mac, 6))
 		return "Ethernet source is not our MAC";
-	if (f[0] & 1 && memcmp(f, bcast_mac, 6))
+	/* IPv6 sends to its groups' MACs: check_tx_ipv6() checks which */
+	if (f[0] & 1 && memcmp(f, bcast_mac, 6) && get16(f + 12) != 0x86dd)
 		return "Ethernet destination is multicast";
 	switch (get16(f + 12)) {
 	case 0x0800:
 		return check_tx_ipv4(cfg, f, len);
 	case 0x0806:
 		return check_tx_arp(cfg, f, len);
+	case 0x86dd:
+		return check_tx_ipv6(cfg, f, len);
 	default:
 		return "EtherType we never send";
 	}

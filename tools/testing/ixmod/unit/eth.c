@@ -57,8 +57,8 @@ static const struct mcase cases[] = {
 	  .reason = IXM_DROP_ETH_TYPE },
 	{ "VLAN tag 0x8100", B_ECHO, { P(12, 0x81), P(13, 0x00) }, 2, NONE,
 	  .reason = IXM_DROP_ETH_TYPE },
-	{ "IPv6 EtherType", B_ECHO, { P(12, 0x86), P(13, 0xdd) }, 2, NONE,
-	  .reason = IXM_DROP_ETH_TYPE },
+	{ "IPv6 EtherType, IPv6 off", B_ECHO, { P(12, 0x86), P(13, 0xdd) }, 2, NONE,
+	  .reason = IXM_DROP_IP6_OFF },
 	/* IPv4 (RFC 791 §3.1, RFC 1122 §3.2.1) */
 	{ "IP version 6", B_ECHO, { P(14, 0x65) }, 1, NONE, .fix_ip = true,
 	  .reason = IXM_DROP_IP_VERSION },
@@ -317,7 +317,7 @@ TEST(eth_bases_accepted)
 	tport_fini(&t);
 }
 
-/* sysfs file names: present, distinct, lower case, no path characters */
+/* sysfs file names: present, distinct, lower case or digits, no path characters */
 TEST(eth_drop_names)
 {
 	unsigned int r, s;
@@ -331,7 +331,8 @@ TEST(eth_drop_names)
 			continue;
 		}
 		for (c = ixm_drop_names[r]; *c; c++)
-			if (!(islower((unsigned char)*c) || *c == '_'))
+			if (!(islower((unsigned char)*c) || isdigit((unsigned char)*c) ||
+			      *c == '_'))
 				ok = false;
 		for (s = 0; s < r; s++)
 			if (ixm_drop_names[s] && !strcmp(ixm_drop_names[r], ixm_drop_names[s]))
