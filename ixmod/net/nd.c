@@ -6,7 +6,7 @@
  *
  * Input validates Neighbor Solicitations and Advertisements as RFC 4861
  * §7.1.1 and §7.1.2 list (hop limit 255, code 0, length, target not a
- * group, every option's length non-zero and inside the message, the :: 
+ * group, every option's length non-zero and inside the message, the ::
  * source rules); a message that fails is counted as nd_invalid.
  *
  * A solicitation for one of our addresses is answered (§7.2.4) with a
