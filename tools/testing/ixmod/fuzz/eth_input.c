@@ -9,7 +9,8 @@
  *  - it was consumed exactly once: at most one frame queued, and after
  *    the queue is freed every buffer is in the pool exactly once;
  *  - if nothing was queued, exactly one drop was counted, unless it was
- *    an ARP reply (consumed by learning);
+ *    an ARP reply or a Neighbor Advertisement (consumed by learning);
+ *    a drop and a queued frame together only for an ICMPv6 error;
  *  - every queued frame is well formed (frames.h check_tx(): our source
  *    MAC, consistent IPv4 lengths, IP and ICMP checksums that verify, ARP
  *    replies from us to the asker) and lies inside its buffer.
@@ -17,7 +18,9 @@
  * Input layout:
  *
  *	in[0]	bit 0: NIC says IP checksum OK; bit 1: NIC says bad;
- *		bit 2: port without an address; bit 3: /31 instead of /24;
+ *		bit 2: port without an address (IPv4 and IPv6; with one,
+ *		2001:db8::1/64 too: fuzz/ip6_input.c goes deeper);
+ *		bit 3: /31 instead of /24;
  *		bit 4: then resolve the frame's ARP sender and announce;
  *		bits 5-7: seconds to advance before the resolve and a gc
  *	in[1..]	the frame, from the Ethernet header, FCS stripped
@@ -80,6 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 
 	ixm_host_now_ns = 1000000000ULL;
 	tport_init(&t, ctl & 4 ? 0 : OUR_IP);
+	if (!(ctl & 4))
+		tport_ip6(&t);
 	if (ctl & 8) {
 		t.cfg.prefix = 31;
 		t.cfg.netmask = be32_of(0xfffffffeu);
@@ -103,11 +108,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	for (r = 0; r < IXM_DROP_MAX; r++)
 		drops += t.stats.drops[r];
 	check(t.stats.rx_packets == 1 && t.stats.rx_bytes == len);
-	check(drops + t.port.ntx <= 1);
+	check(drops <= 1 && t.port.ntx <= 1);
+	if (drops && t.port.ntx) {
+		/* only an ICMPv6 error about the frame comes with its drop */
+		check(t.port.tx[0]->data[12] == 0x86 && t.port.tx[0]->data[54] >= 1 &&
+		      t.port.tx[0]->data[54] <= 4);
+	}
 	if (!drops && !t.port.ntx) {
-		/* only an ARP reply to us is consumed without either */
-		check(len >= 42 && in[1 + 12] == 0x08 && in[1 + 13] == 0x06 &&
-		      in[1 + 20] == 0 && in[1 + 21] == 2);
+		/* only an ARP reply or an NA is consumed without either */
+		check((len >= 42 && in[1 + 12] == 0x08 && in[1 + 13] == 0x06 &&
+		       in[1 + 20] == 0 && in[1 + 21] == 2) ||
+		      (len >= 78 && in[1 + 12] == 0x86 && in[1 + 13] == 0xdd));
 	}
 	check_and_flush(&t, exact, exact_size);
 	check_pool_full(&t);
