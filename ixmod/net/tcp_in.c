@@ -468,7 +468,7 @@ static bool ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack, u8 flags)
 			ixm_tcp_arm_idle(c);
 	} else {
 		c->flags &= ~IXM_TCPF_PERSIST;
-		ixm_tcp_arm_sack(c, true);	/* RFC 6298 §5.3, or a tail loss probe */
+		ixm_tcp_arm_sack(c);	/* RFC 6298 §5.3, or a tail loss probe */
 	}
 	ixm_tcp_mark_pending(c);
 	return moved;

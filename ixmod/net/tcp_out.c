@@ -672,7 +672,7 @@ static void ixm_tcp_output_armed(struct ixm_tcp_conn *c)
 	    !(c->flags & (IXM_TCPF_PERSIST | IXM_TCPF_PTO)))
 		return;
 	c->flags &= ~IXM_TCPF_PERSIST;
-	ixm_tcp_arm_sack(c, false);
+	ixm_tcp_arm_sack(c);
 }
 
 /**
