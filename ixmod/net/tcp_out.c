@@ -624,10 +624,8 @@ static __always_inline void ixm_tcp_sent(struct ixm_tcp_conn *c, u32 end, bool f
 /*
  * RFC 6675 §5 (NextSeg's first rule, with RACK's marks): the segments
  * deemed lost go again, oldest first, while pipe leaves cwnd room for
- * them (one at least when nothing is in flight) and they lie inside the
- * peer's window (a slow reader's closed window would drop them, and RACK
- * deem them lost again).  Return: 0, or -errno when one could not go
- * (the connection is then on the pending list).
+ * them (one at least when nothing is in flight).  Return: 0, or -errno
+ * when one could not go (the connection is then on the pending list).
  */
 static int ixm_tcp_output_lost(struct ixm_tcp_conn *c)
 {
@@ -640,8 +638,6 @@ static int ixm_tcp_output_lost(struct ixm_tcp_conn *c)
 		u8 flags = IXM_TCP_ACK | IXM_TCP_PSH;
 
 		if (pipe && pipe + r->len > c->cwnd)
-			break;
-		if (ixm_seq_gt(r->seq + r->len, c->snd_una + c->snd_wnd))
 			break;
 		if ((c->flags & IXM_TCPF_FIN_SENT) && r->seq + r->len == c->snd_end)
 			flags |= IXM_TCP_FIN;
@@ -825,10 +821,7 @@ void ixm_tcp_pto_fn(struct ixm_tcp_conn *c)
 		ixm_tcp_seg_sent(c, seq, len);
 		ixm_tcp_sent(c, seq + len, flags & IXM_TCP_FIN);
 		c->flags = (c->flags | IXM_TCPF_TLP_OUT) & ~IXM_TCPF_TLP_RXT;
-	} else if (c->seg_count &&
-		   ixm_seq_leq(c->segs[(c->seg_head + c->seg_count - 1) % IXM_TCP_TXSEGS].seq +
-			       c->segs[(c->seg_head + c->seg_count - 1) % IXM_TCP_TXSEGS].len,
-			       c->snd_una + c->snd_wnd)) {
+	} else if (c->seg_count) {
 		u8 flags = IXM_TCP_ACK | IXM_TCP_PSH;
 
 		r = &c->segs[(c->seg_head + c->seg_count - 1) % IXM_TCP_TXSEGS];
@@ -841,7 +834,7 @@ void ixm_tcp_pto_fn(struct ixm_tcp_conn *c)
 		ixm_tcp_seg_resent(c, r);
 		c->flags |= IXM_TCPF_TLP_OUT | IXM_TCPF_TLP_RXT;
 	} else {
-		goto rto;	/* a FIN alone, or past the window: the RTO's */
+		goto rto;	/* a FIN alone: the RTO sends it again */
 	}
 	c->tlp_end = c->snd_max;
 	t->stats.tlp_probes++;
