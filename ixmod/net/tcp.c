@@ -125,7 +125,8 @@ struct ixm_net_port *ixm_tcp_port(const struct ixm_tcp_conn *c)
  * @c: the connection
  *
  * What the peer's window and the congestion window let go out now,
- * less what is queued.  When the peer's window is closed and nothing is
+ * less what is queued (for the congestion window, less what the peer
+ * SACKed: it has left the network).  When the peer's window is closed and nothing is
  * outstanding, one segment is taken anyway: it is what the zero-window
  * probes carry (RFC 9293 §3.8.6.1).
  *
@@ -133,8 +134,9 @@ struct ixm_net_port *ixm_tcp_port(const struct ixm_tcp_conn *c)
  */
 u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c)
 {
-	u32 wnd = min_t(u32, c->snd_wnd, c->cwnd);
 	u32 queued = c->snd_end - c->snd_una;
+	/* what the peer SACKed is out of the network: not in cwnd's way */
+	u32 held = queued - c->sacked_bytes;
 	u32 space;
 
 	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
@@ -144,7 +146,8 @@ u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c)
 	if (c->sndq_count == IXM_TCP_SNDQ)
 		return 0;
 	/* the SYN's sequence number is acknowledged here: queued is data */
-	space = wnd > queued ? wnd - queued : 0;
+	space = min_t(u32, c->snd_wnd > queued ? c->snd_wnd - queued : 0,
+		      c->cwnd > held ? c->cwnd - held : 0);
 	if (!c->snd_wnd && !queued)
 		space = c->mss;
 	return space;

@@ -468,7 +468,7 @@ static bool ixm_tcp_ack_new(struct ixm_tcp_conn *c, u32 ack, u8 flags)
 			ixm_tcp_arm_idle(c);
 	} else {
 		c->flags &= ~IXM_TCPF_PERSIST;
-		ixm_tcp_arm_sack(c);	/* RFC 6298 §5.3, or a tail loss probe */
+		ixm_tcp_arm_sack(c, true);	/* RFC 6298 §5.3, or a tail loss probe */
 	}
 	ixm_tcp_mark_pending(c);
 	return moved;
@@ -559,6 +559,15 @@ static void ixm_tcp_schedule_ack(struct ixm_tcp_conn *c)
 			      t->stack->now_ns + (u64)t->cfg.delack_us * 1000);
 }
 
+/* A sendv that found no room hears when there is some. */
+static __always_inline void ixm_tcp_space_check(struct ixm_tcp_conn *c)
+{
+	if ((c->flags & IXM_TCPF_WANT_SPACE) && ixm_tcp_send_space(c)) {
+		c->flags = (c->flags & ~IXM_TCPF_WANT_SPACE) | IXM_TCPF_SENT_WIN;
+		ixm_tcp_post_sent(c);
+	}
+}
+
 /*
  * The send window from a segment the window update rule accepts (RFC
  * 9293 §3.10.7.4, fifth check: SND.WL1 < SEG.SEQ, or equal with SND.WL2
@@ -581,10 +590,7 @@ static __always_inline void ixm_tcp_update_window(struct ixm_tcp_conn *c, u32 se
 		c->max_snd_wnd = nwnd;
 	c->snd_wl1 = seq;
 	c->snd_wl2 = ack;
-	if ((c->flags & IXM_TCPF_WANT_SPACE) && ixm_tcp_send_space(c)) {
-		c->flags = (c->flags & ~IXM_TCPF_WANT_SPACE) | IXM_TCPF_SENT_WIN;
-		ixm_tcp_post_sent(c);
-	}
+	ixm_tcp_space_check(c);
 }
 
 /*
@@ -846,8 +852,10 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
 	if (ixm_seq_lt(c->snd_wl1, seq) ||
 	    (c->snd_wl1 == seq && ixm_seq_leq(c->snd_wl2, ack)))
 		ixm_tcp_update_window(c, seq, ack, nwnd);
-	if (c->flags & IXM_TCPF_SACK)
+	if (c->flags & IXM_TCPF_SACK) {
 		ixm_tcp_sack_rcv(c, o, moved, dup);
+		ixm_tcp_space_check(c);	/* SACKed bytes leave cwnd room */
+	}
 
 	/* our FIN acknowledged? */
 	if ((c->flags & IXM_TCPF_FIN_SENT) && c->snd_una == c->snd_end + 1) {

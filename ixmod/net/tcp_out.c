@@ -668,7 +668,7 @@ static void ixm_tcp_output_armed(struct ixm_tcp_conn *c)
 	    !(c->flags & (IXM_TCPF_PERSIST | IXM_TCPF_PTO)))
 		return;
 	c->flags &= ~IXM_TCPF_PERSIST;
-	ixm_tcp_arm_sack(c);
+	ixm_tcp_arm_sack(c, false);
 }
 
 /**
@@ -721,17 +721,25 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 
 	wnd_end = c->snd_una + min_t(u32, c->snd_wnd, c->cwnd);
 	if (c->flags & IXM_TCPF_SACK) {
+		u32 pipe, room;
+
 		if (c->lost_bytes && ixm_tcp_output_lost(c))
 			return;
-		if (c->flags & IXM_TCPF_IN_RECOVERY) {
-			/* new data against pipe, a whole segment's room at least */
-			u32 pipe = ixm_tcp_sack_pipe(c);
-			u32 room = c->cwnd > pipe ? c->cwnd - pipe : 0;
-
-			wnd_end = c->snd_nxt + (room >= c->mss ? room : 0);
-			if (ixm_seq_gt(wnd_end, c->snd_una + c->snd_wnd))
-				wnd_end = c->snd_una + c->snd_wnd;
-		}
+		/*
+		 * New data against pipe (RFC 6675 §5, as Linux's
+		 * tcp_packets_in_flight() always): what the peer SACKed has
+		 * left the network, so a hole does not hold the window
+		 * shut, and in recovery new data goes on behind a
+		 * retransmission, which RACK needs to see that one lost
+		 * too.  In recovery a whole segment's room at least.
+		 */
+		pipe = ixm_tcp_sack_pipe(c);
+		room = c->cwnd > pipe ? c->cwnd - pipe : 0;
+		if ((c->flags & IXM_TCPF_IN_RECOVERY) && room < c->mss)
+			room = 0;
+		wnd_end = c->snd_nxt + room;
+		if (ixm_seq_gt(wnd_end, c->snd_una + c->snd_wnd))
+			wnd_end = c->snd_una + c->snd_wnd;
 	}
 	while (ixm_seq_lt(c->snd_nxt, c->snd_end) && ixm_seq_lt(c->snd_nxt, wnd_end)) {
 		u32 len = min_t(u32, c->snd_end - c->snd_nxt, c->mss);

@@ -61,15 +61,21 @@ void ixm_tcp_arm_rexmit(struct ixm_tcp_conn *c)
 /**
  * ixm_tcp_arm_sack() - the timer data in flight needs
  * @c: the connection, data outstanding
+ * @on_ack: an acknowledgment, not a send, asks
  *
  * A SACK connection outside recovery, with nothing SACKed or lost, no
  * probe out and an RTT measured gets the tail loss probe's: 2 SRTT on
  * (RFC 8985 §7.2), plus the peer's delayed ACK (tlp_delack_us) when the
- * one segment in flight went out alone, else two ticks; unless the RTO
- * comes first.  RACK's reordering wait stays (it rearms the RTO).  Any
- * other connection: the RTO.
+ * one segment in flight went out alone, else two ticks; at the RTO's
+ * time if that comes first (§7.2: the probe is sent in its place, so a
+ * lost lone segment costs no collapse of cwnd; the RTO follows it).
+ * An acknowledgment does not put off a probe already due sooner: 2 SRTT
+ * after the last send is when the tail's ACK is overdue, and from the
+ * last ACK (an RTT after that send) the repair of a lost tail would take
+ * three round trips.  RACK's reordering wait stays (it rearms the RTO).  Any other
+ * connection: the RTO.
  */
-void ixm_tcp_arm_sack(struct ixm_tcp_conn *c)
+void ixm_tcp_arm_sack(struct ixm_tcp_conn *c, bool on_ack)
 {
 	struct ixm_tcp_table *t = c->table;
 	u64 pto_us;
@@ -87,10 +93,12 @@ void ixm_tcp_arm_sack(struct ixm_tcp_conn *c)
 		pto_us += t->cfg.tlp_delack_us;
 	else
 		pto_us += 2 * IXM_TIMER_TICK_NS / 1000;
-	if (pto_us >= c->rto_us) {
-		ixm_tcp_arm_rexmit(c);
+	/* an RTO that would come sooner is a probe at that time instead */
+	if (pto_us > c->rto_us)
+		pto_us = c->rto_us;
+	if (on_ack && (c->flags & IXM_TCPF_PTO) && ixm_timer_pending(&c->timer) &&
+	    c->timer.expires <= (t->stack->now_ns + pto_us * 1000) >> IXM_TIMER_TICK_SHIFT)
 		return;
-	}
 	c->flags |= IXM_TCPF_PTO;
 	ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + pto_us * 1000);
 }
