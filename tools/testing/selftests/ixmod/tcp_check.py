@@ -209,9 +209,24 @@ def cmd_short(a):
     counts = {"fin": 0, "rst": 0, "bad": 0}
     next_i = [0]
 
+    where = {}    # connection -> its local port, once connected
+    step = {}     # connection -> the step it is in
+
     def one(i):
+        """One connection; a failure says in which step, from which port, when."""
+        t0 = time.monotonic()
+        try:
+            return one_steps(i)
+        except OSError as e:
+            raise OSError(f"{step[i]} (local port {where.get(i, '?')}) failed after "
+                          f"{time.monotonic() - t0:.1f} s: {e}") from e
+
+    def one_steps(i):
         payload = os.urandom(1 + i % 200)
+        step[i] = "connect"
         s = connect(a.host, a.port, a.timeout)
+        where[i] = s.getsockname()[1]
+        step[i] = "echo"
         s.sendall(payload)
         back = bytearray()
         while len(back) < len(payload):
@@ -228,6 +243,7 @@ def cmd_short(a):
             s.close()
             return "rst", None
         # FIN, then the server's FIN once it has echoed everything
+        step[i] = "the server's FIN"
         s.shutdown(socket.SHUT_WR)
         extra = s.recv(CHUNK)
         s.close()

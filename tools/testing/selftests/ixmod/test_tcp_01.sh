@@ -73,6 +73,12 @@ check "8 connections per queue, each opened on the core its Toeplitz hash names"
 check "2000 short connections, half closed by a FIN and half by a RST" \
 	peer timeout 600 "$PY" "$TCP_CHECK" short $DUT_IP 7 --count 2000 --workers 4
 tcp_stats_dump
+# each core's loop: a connection that timed out on a core that slept
+# through its frames would show here (sleeps beside wakeups)
+for d in "$IXMOD_SYSFS"/dataplane/cpu*/stats; do
+	echo "# ${d%/stats}: $(for f in iterations busy sleeps wakeups rx_packets; do
+		[ -r "$d/$f" ] && printf '%s=%s ' $f "$(cat "$d/$f")"; done)"
+done
 stop_tcp_echo "$LOG"
 c1=$(echo_cpu_conns "$LOG" 1)
 c2=$(echo_cpu_conns "$LOG" 2)
