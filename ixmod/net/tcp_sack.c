@@ -86,7 +86,7 @@ void ixm_tcp_sack_dup(struct ixm_tcp_conn *c, u32 seq, u32 end)
 	c->flags |= IXM_TCPF_DSACK;
 }
 
-/* Whether [@lo, @hi) is among @n blocks of @blk. */
+/* Whether a block starting at @lo is among @n blocks of @blk. */
 static bool ixm_tcp_sack_has(u32 (*blk)[2], unsigned int n, u32 lo)
 {
 	unsigned int i;
