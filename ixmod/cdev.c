@@ -82,6 +82,8 @@ static void __maybe_unused ixm_abi_check(void)
 	IXM_CHECK_FIELD(ixmod_event_ext, ev, 0);
 	IXM_CHECK_FIELD(ixmod_event_ext, handle, 32);
 	IXM_CHECK_FIELD(ixmod_event_ext, resv, 40);
+	IXM_CHECK_FIELD(ixmod_event_ext, addr6, 40);
+	IXM_CHECK_FIELD(ixmod_event_ext, resv2, 56);
 
 	BUILD_BUG_ON(sizeof(struct ixmod_call) != 64);
 	IXM_CHECK_FIELD(ixmod_call, opcode, 0);
@@ -96,6 +98,8 @@ static void __maybe_unused ixm_abi_check(void)
 	IXM_CHECK_FIELD(ixmod_call, resv1, 34);
 	IXM_CHECK_FIELD(ixmod_call, pos, 36);
 	IXM_CHECK_FIELD(ixmod_call, resv3, 40);
+	IXM_CHECK_FIELD(ixmod_call, addr6, 40);
+	IXM_CHECK_FIELD(ixmod_call, resv4, 56);
 
 	BUILD_BUG_ON(sizeof(struct ixmod_event) != 32);
 	IXM_CHECK_FIELD(ixmod_event, type, 0);

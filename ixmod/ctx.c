@@ -233,8 +233,9 @@ ALLOW_ERROR_INJECTION(ixm_ctx_grab_rx, ERRNO);
  * up and the cores as they are, and a PCI removal waits for the lock.
  *
  * Context: process; takes ixm_cfg_lock, then the core's attach_lock.
- * Return: 0; -EFAULT; -EINVAL (bad flags, reserved or output fields not
- * zero, sizes over the limits without IXMOD_SETUP_CLAMP, @cpu not a
+ * Return: 0; -EFAULT; -EINVAL (bad flags, IXMOD_SETUP_INET6 without
+ * IXMOD_SETUP_EVENT_EXT, reserved or output fields not zero, sizes over
+ * the limits without IXMOD_SETUP_CLAMP, @cpu not a
  * dataplane core); -EEXIST (this file is already attached); -EBUSY
  * (another process owns a port the core serves); -ENETDOWN (no port is
  * up on the core);
@@ -254,6 +255,10 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		return -EFAULT;
 	if (p.flags & ~IXM_SETUP_FLAGS_ALL || !ixm_setup_outputs_zero(&p))
 		return -EINVAL;
+	if ((p.flags & IXMOD_SETUP_INET6) && !(p.flags & IXMOD_SETUP_EVENT_EXT)) {
+		pr_warn_ratelimited("setup: IXMOD_SETUP_INET6 needs IXMOD_SETUP_EVENT_EXT (an IPv6 peer's address travels in the extended event); set both\n");
+		return -EINVAL;
+	}
 	err = ixm_ring_size(p.call_entries, p.flags, &calls);
 	if (!err)
 		err = ixm_ring_size(p.event_entries, p.flags, &events);
@@ -331,6 +336,7 @@ long ixm_ctx_setup(struct file *file, void __user *argp)
 		.event_region = ctx->event_region, .event_nr = events,
 		.ev_ext = p.flags & IXMOD_SETUP_EVENT_EXT, .hold = ctx->hold,
 		.sent_in_recv = p.flags & IXMOD_SETUP_SENT_IN_RECV,
+		.inet6 = p.flags & IXMOD_SETUP_INET6,
 		.txarena = ctx->txarena, .txarena_size = ctx->txarena_bytes,
 		.nslices = work->nr,
 	});

@@ -293,6 +293,8 @@ static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
 	b->nd_solicits_in += qp->stats.nd_solicits_in;
 	b->nd_adverts_out += qp->stats.nd_adverts_out;
 	b->nd_solicits_out += qp->stats.nd_solicits_out;
+	b->udp6_in += qp->stats.udp6_in;
+	b->udp6_out += qp->stats.udp6_out;
 	for (r = 0; r < IXM_DROP_MAX; r++)
 		b->drops[r] += qp->stats.drops[r];
 	qp->q->ops->get_stats(qp->q, &qs);
@@ -1024,6 +1026,8 @@ static const struct ixm_stat_desc ixm_port_stat_descs[] = {
 	IXM_PORT_STAT(nd_solicits_in),
 	IXM_PORT_STAT(nd_adverts_out),
 	IXM_PORT_STAT(nd_solicits_out),
+	IXM_PORT_STAT(udp6_in),
+	IXM_PORT_STAT(udp6_out),
 };
 static_assert(ARRAY_SIZE(ixm_port_stat_descs) ==
 	      offsetof(struct ixm_net_stats, drops) / sizeof(u64),

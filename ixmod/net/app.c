@@ -15,6 +15,7 @@
  * ring until the application drains its events.
  */
 #include "app.h"
+#include "ip6.h"
 
 /**
  * ixm_app_init() - set up a context's kernel state
@@ -30,6 +31,7 @@ void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 	ixm_ring_init(&app->events, r->event_region, r->event_nr);
 	app->ev_ext = r->ev_ext;
 	app->sent_in_recv = r->sent_in_recv;
+	app->inet6 = r->inet6 && r->ev_ext;
 	app->hold = r->hold;
 	app->hold_nr = r->event_nr;
 	app->txarena = r->txarena;
@@ -82,7 +84,22 @@ void ixm_stack_del_app(struct ixm_stack *st, struct ixm_app *app)
 	WARN_ONCE(1, "ixmod: context not on its core's chain");
 }
 
-static void ixm_app_write(struct ixm_app *app, const struct ixmod_event *ev, u64 handle)
+/*
+ * The extension's tail: an IPv6 peer's address (IXMOD_EVF_INET6), or
+ * zeros (the ring is the application's memory: nothing stale stays).
+ */
+static void ixm_app_ext_tail(struct ixmod_event_ext *x, const u8 *addr6)
+{
+	if (addr6) {
+		memcpy(x->addr6, addr6, sizeof(x->addr6));
+		x->resv2 = 0;
+	} else {
+		memset(x->resv, 0, sizeof(x->resv));
+	}
+}
+
+static void ixm_app_write(struct ixm_app *app, const struct ixmod_event *ev, u64 handle,
+			  const u8 *addr6)
 {
 	struct ixmod_event *slot = ixm_app_slot(app, app->events.cached);
 
@@ -91,7 +108,7 @@ static void ixm_app_write(struct ixm_app *app, const struct ixmod_event *ev, u64
 		struct ixmod_event_ext *x = container_of(slot, struct ixmod_event_ext, ev);
 
 		x->handle = handle;
-		memset(x->resv, 0, sizeof(x->resv));
+		ixm_app_ext_tail(x, addr6);
 	}
 	app->events.cached++;
 	app->stats.events++;
@@ -107,8 +124,10 @@ static void ixm_app_unhold(struct ixm_app *app)
 		return;
 	space = ixm_ring_space(&app->events, &app->stats.ring_corrupt);
 	while (space-- && app->hold_count) {
-		ixm_app_write(app, &app->hold[app->hold_head].ev,
-			      app->hold[app->hold_head].handle);
+		const struct ixmod_event_ext *x = &app->hold[app->hold_head];
+
+		ixm_app_write(app, &x->ev, x->handle,
+			      x->ev.flags & IXMOD_EVF_INET6 ? x->addr6 : NULL);
 		app->hold_head = (app->hold_head + 1) % app->hold_nr;
 		app->hold_count--;
 	}
@@ -147,12 +166,32 @@ bool ixm_app_can_post(struct ixm_app *app)
  */
 int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev, u64 handle)
 {
+	return ixm_app_post6(app, ev, handle, NULL);
+}
+
+/**
+ * ixm_app_post6() - queue one event whose peer may be an IPv6 one
+ * @app: the context
+ * @ev: the event (copied); with @addr6, its flags hold IXMOD_EVF_INET6
+ *	and its @addr is 0
+ * @handle: as for ixm_app_post()
+ * @addr6: the peer's address, for the extended event's @addr6 (@app
+ *	has @inet6, so its events are extended); NULL: none, as
+ *	ixm_app_post()
+ *
+ * Context: the context's dataplane core.
+ * Return: as ixm_app_post().
+ */
+int ixm_app_post6(struct ixm_app *app, const struct ixmod_event *ev, u64 handle,
+		  const struct ixm_in6_addr *addr6)
+{
+	const u8 *a6 = addr6 ? addr6->s6 : NULL;
 	struct ixmod_event_ext *held;
 
 	ixm_app_unhold(app);
 	if (!app->hold_count &&
 	    ixm_ring_space(&app->events, &app->stats.ring_corrupt)) {
-		ixm_app_write(app, ev, handle);
+		ixm_app_write(app, ev, handle, a6);
 		return 0;
 	}
 	if (app->hold_count == app->hold_nr)
@@ -160,6 +199,7 @@ int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev, u64 handle)
 	held = &app->hold[(app->hold_head + app->hold_count) % app->hold_nr];
 	held->ev = *ev;
 	held->handle = handle;
+	ixm_app_ext_tail(held, a6);
 	app->hold_count++;
 	app->stats.held++;
 	ixm_ring_set_flag(&app->events, IXMOD_RING_OVERFLOW);
@@ -246,4 +286,52 @@ struct ixm_net_port *ixm_stack_route(struct ixm_stack *st, __be32 daddr,
 		}
 	}
 	return NULL;
+}
+
+/**
+ * ixm_stack_route6() - the port an IPv6 destination is reached through
+ * @st: the core's protocol state
+ * @daddr: a unicast destination
+ *
+ * On-link only, as ixm_stack_route(): ixmod has no default router
+ * (ixm_ip6_onlink()).  A link-local destination goes out of the first
+ * port with IPv6: ixmod has no zone to tell links apart by (RFC 4007
+ * §6), and a core serves one port in the common case.
+ *
+ * Return: the first port with IPv6 on whose link @daddr lies, or NULL.
+ */
+struct ixm_net_port *ixm_stack_route6(struct ixm_stack *st,
+				      const struct ixm_in6_addr *daddr)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nports; i++) {
+		const struct ixm_if_config *cfg = st->ports[i]->cfg;
+
+		if (ixm_ip6_enabled(cfg) && ixm_ip6_onlink(cfg, daddr))
+			return st->ports[i];
+	}
+	return NULL;
+}
+
+/**
+ * ixm_stack_addr6_is_ours() - whether @a is an address of one of the
+ *	core's ports
+ * @st: the core's protocol state
+ * @a: an IPv6 address
+ *
+ * Return: true if a port with IPv6 on has @a as its global or
+ * link-local address.
+ */
+bool ixm_stack_addr6_is_ours(struct ixm_stack *st, const struct ixm_in6_addr *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nports; i++) {
+		const struct ixm_if_config *cfg = st->ports[i]->cfg;
+
+		if (ixm_ip6_enabled(cfg) && ixm_ip6_addr_is_ours(cfg, a))
+			return true;
+	}
+	return false;
 }

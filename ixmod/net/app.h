@@ -26,6 +26,8 @@
 
 /* UDP payload that fits a 1500-byte MTU without IP options */
 #define IXM_UDP_PAYLOAD_MAX	(1500 - 20 - 8)
+/* The same over IPv6, without extension headers (no fragmentation) */
+#define IXM_UDP6_PAYLOAD_MAX	(1500 - 40 - 8)
 
 struct ixm_udp_table;
 struct ixm_tcp_table;
@@ -101,6 +103,7 @@ struct ixm_app_txmap {
  *	(IXMOD_SETUP_EVENT_EXT), else struct ixmod_event
  * @sent_in_recv: a TCP_RECV may carry a TCP_SENT's bytes
  *	(IXMOD_SETUP_SENT_IN_RECV)
+ * @inet6: the context takes IPv6 peers (IXMOD_SETUP_INET6; @ev_ext too)
  * @hold: hold-back queue for events the full ring could not take, with
  *	the handle each carries when @ev_ext
  * @hold_nr: its capacity (the event ring's size)
@@ -121,6 +124,7 @@ struct ixm_app {
 	u32			nslices;
 	bool			ev_ext;
 	bool			sent_in_recv;
+	bool			inet6;
 	struct ixmod_event_ext	*hold;
 	u32			hold_nr;
 	u32			hold_head;
@@ -156,6 +160,7 @@ void ixm_app_notify(struct ixm_app *app);
  * @event_nr: its entries, a power of two
  * @ev_ext: the event ring's entries are struct ixmod_event_ext
  * @sent_in_recv: IXMOD_SETUP_SENT_IN_RECV
+ * @inet6: IXMOD_SETUP_INET6 (only with @ev_ext)
  * @hold: @event_nr entries for the hold-back queue
  * @txarena: the transmit arena
  * @txarena_size: its bytes
@@ -168,6 +173,7 @@ struct ixm_app_regions {
 	u32			event_nr;
 	bool			ev_ext;
 	bool			sent_in_recv;
+	bool			inet6;
 	struct ixmod_event_ext	*hold;
 	const u8		*txarena;
 	u32			txarena_size;
@@ -177,6 +183,8 @@ struct ixm_app_regions {
 void ixm_app_init(struct ixm_app *app, struct ixm_stack *stack,
 		  const struct ixm_app_regions *r);
 int ixm_app_post(struct ixm_app *app, const struct ixmod_event *ev, u64 handle);
+int ixm_app_post6(struct ixm_app *app, const struct ixmod_event *ev, u64 handle,
+		  const struct ixm_in6_addr *addr6);
 bool ixm_app_can_post(struct ixm_app *app);
 
 /* The event ring's entry @i (a free-running index). */
@@ -246,6 +254,9 @@ bool ixm_app_flush(struct ixm_app *app);
 u32 ixm_app_rx_off(const struct ixm_mbuf *m);
 struct ixm_net_port *ixm_stack_route(struct ixm_stack *st, __be32 daddr,
 				     unsigned int *idx);
+struct ixm_net_port *ixm_stack_route6(struct ixm_stack *st,
+				      const struct ixm_in6_addr *daddr);
+bool ixm_stack_addr6_is_ours(struct ixm_stack *st, const struct ixm_in6_addr *a);
 void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats *s);
 
 /*
@@ -267,7 +278,8 @@ void ixm_app_stats_fold(struct ixm_app_stats *total, const struct ixm_app_stats 
  */
 #define IXM_OP_NR		(IXMOD_OP_TCP_SHUTDOWN + 1)
 #define IXM_EV_NR		(IXMOD_EV_TCP_DEAD + 1)
-#define IXM_CALL_F_ALL		(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT | IXMOD_CALL_F_POS)
+#define IXM_CALL_F_ALL		(IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_ABORT | IXMOD_CALL_F_POS | \
+				 IXMOD_CALL_F_INET6)
 #define IXM_SENDV_MAX		64
 #define IXM_BACKLOG_MAX		4096
 

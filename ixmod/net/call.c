@@ -12,6 +12,7 @@
  * and changes nothing else.
  */
 #include "call.h"
+#include "ip6.h"
 #include "tcp.h"
 #include "udp.h"
 
@@ -73,24 +74,49 @@ static bool ixm_daddr_valid(__be32 daddr)
 	return first != 0 && first != 127 && first < 224;
 }
 
+/*
+ * An IPv6 destination a datagram may go to: unicast, not :: (RFC 4291
+ * §2.5.2), ::1 (§2.5.3: never outside the node) or a group (§2.7: no
+ * socket joins one); the core's own addresses are refused too.
+ */
+static bool ixm_daddr6_valid(struct ixm_stack *st, const struct ixm_in6_addr *a)
+{
+	return !ixm_ip6_addr_is_any(a) && !ixm_ip6_addr_is_loopback(a) &&
+	       !ixm_ip6_addr_is_multicast(a) && !ixm_stack_addr6_is_ours(st, a);
+}
+
 static int ixm_op_udp_send(struct ixm_app *app, const struct ixmod_call *c,
 			   struct ixmod_event *ev)
 {
+	bool v6 = c->flags & IXMOD_CALL_F_INET6;
+	struct ixm_in6_addr daddr6;
 	struct ixm_udp_sock *s;
 	u32 end;
 
+	/* an ABI 2 context has no IPv6 peers, either way */
+	if (unlikely(v6 && !app->inet6))
+		return -EINVAL;
 	s = ixm_udp_sock_get(app->stack->udp, app, c->handle);
 	if (!s)
 		return -EBADF;
-	if (c->len > IXM_UDP_PAYLOAD_MAX)
+	if (c->len > (v6 ? IXM_UDP6_PAYLOAD_MAX : IXM_UDP_PAYLOAD_MAX))
 		return -EMSGSIZE;
 	/* AF_XDP's descriptor check: no wrap, and inside the arena */
 	if (ixm_add_overflow(c->off, c->len, &end) || end > app->txarena_size)
 		return -EINVAL;
-	if (!ixm_daddr_valid(c->addr) || !c->port)
+	if (!c->port)
 		return -EINVAL;
-	return ixm_udp_send(app->stack, s, app->txarena + c->off, (u16)c->len,
-			    c->addr, c->port);
+	if (likely(!v6)) {
+		if (!ixm_daddr_valid(c->addr))
+			return -EINVAL;
+		return ixm_udp_send(app->stack, s, app->txarena + c->off, (u16)c->len,
+				    c->addr, c->port);
+	}
+	memcpy(daddr6.s6, c->addr6, sizeof(daddr6.s6));
+	if (!ixm_daddr6_valid(app->stack, &daddr6))
+		return -EINVAL;
+	return ixm_udp6_send(app->stack, s, app->txarena + c->off, (u16)c->len,
+			     &daddr6, c->port);
 }
 
 static int ixm_op_recv_done(struct ixm_app *app, const struct ixmod_call *c,
@@ -254,7 +280,8 @@ static const struct ixm_opdef ixm_opdefs[] = {
 	[IXMOD_OP_NOP]		= { 0, 0, true, ixm_op_nop },
 	[IXMOD_OP_UDP_BIND]	= { IXM_F_PORT, 0, true, ixm_op_udp_bind },
 	[IXMOD_OP_UDP_SEND]	= { IXM_F_LEN | IXM_F_HANDLE | IXM_F_OFF |
-				    IXM_F_ADDR | IXM_F_PORT, 0, false, ixm_op_udp_send },
+				    IXM_F_ADDR | IXM_F_PORT, IXMOD_CALL_F_INET6, false,
+				    ixm_op_udp_send },
 	[IXMOD_OP_RECV_DONE]	= { IXM_F_OFF, 0, false, ixm_op_recv_done },
 	[IXMOD_OP_UDP_CLOSE]	= { IXM_F_HANDLE, 0, false, ixm_op_udp_close },
 	[IXMOD_OP_TCP_LISTEN]	= { IXM_F_PORT | IXM_F_LEN, 0, true, ixm_op_tcp_listen },
@@ -288,7 +315,9 @@ bool ixm_call_always_completes(u8 opcode)
  *
  * Return: 0, -EOPNOTSUPP for an unknown opcode, or -EINVAL for an unknown
  * flag (or one the opcode does not take), a non-zero reserved word or a
- * non-zero field the opcode does not use.
+ * non-zero field the opcode does not use.  With IXMOD_CALL_F_INET6 the
+ * destination is @addr6: @addr and @resv4 must be 0 (the address itself
+ * and the context's IXMOD_SETUP_INET6 are checked by the call).
  */
 int ixm_call_check(const struct ixmod_call *c)
 {
@@ -300,9 +329,14 @@ int ixm_call_check(const struct ixmod_call *c)
 	def = &ixm_opdefs[ixm_index_nospec(c->opcode, IXM_OP_NR)];
 	if (c->flags & ~(IXMOD_CALL_F_NOTIFY | def->flags))
 		return -EINVAL;
-	if (c->resv0 || c->resv1 || (c->pos && !(c->flags & IXMOD_CALL_F_POS)) ||
-	    c->resv3[0] || c->resv3[1] || c->resv3[2])
+	if (c->resv0 || c->resv1 || (c->pos && !(c->flags & IXMOD_CALL_F_POS)))
 		return -EINVAL;
+	if (unlikely(c->flags & IXMOD_CALL_F_INET6)) {
+		if (c->addr || c->resv4)
+			return -EINVAL;
+	} else if (c->resv3[0] || c->resv3[1] || c->resv3[2]) {
+		return -EINVAL;
+	}
 	if ((!(def->fields & IXM_F_LEN) && c->len) ||
 	    (!(def->fields & IXM_F_HANDLE) && c->handle) ||
 	    (!(def->fields & IXM_F_OFF) && c->off) ||

@@ -74,7 +74,12 @@ enum ixm_drop_reason {
 	IXM_DROP_IP6_RTHDR,	/* Routing header with segments left (RFC 8200 §4.4) */
 	IXM_DROP_IP6_FRAG,	/* a Fragment header: no reassembly */
 	IXM_DROP_IP6_NEXTHDR,	/* next header we do not handle, or none (59) */
-	IXM_DROP_IP6_L4,	/* TCP or UDP over IPv6: no transport takes it yet */
+	IXM_DROP_IP6_L4,	/* TCP over IPv6: no transport takes it yet */
+	IXM_DROP_UDP6_SHORT,	/* IPv6 payload shorter than a UDP header */
+	IXM_DROP_UDP6_LEN,	/* UDP length < 8 or past the IPv6 payload */
+	IXM_DROP_UDP6_NOCSUM,	/* UDP checksum 0 over IPv6 (RFC 8200 §8.1) */
+	IXM_DROP_UDP6_CSUM,	/* UDP checksum wrong over IPv6 */
+	IXM_DROP_UDP6_NO_SOCK,	/* no IPv6 context bound the port (port unreachable) */
 	IXM_DROP_ICMP6_SHORT,	/* shorter than an ICMPv6 header */
 	IXM_DROP_ICMP6_CSUM,	/* ICMPv6 checksum wrong */
 	IXM_DROP_ICMP6_TYPE,	/* a type we do not handle (errors, RA, MLD...) */
@@ -111,6 +116,8 @@ extern const char * const ixm_drop_names[IXM_DROP_MAX];
  * @nd_solicits_in: Neighbor Solicitations for our addresses
  * @nd_adverts_out: Neighbor Advertisements sent (answers, announcements)
  * @nd_solicits_out: Neighbor Solicitations sent (resolution)
+ * @udp6_in: datagrams over IPv6 delivered to applications
+ * @udp6_out: datagrams over IPv6 applications sent
  * @drops: frames dropped, indexed by enum ixm_drop_reason
  *
  * Written only by that core.
@@ -133,6 +140,8 @@ struct ixm_net_stats {
 	u64	nd_solicits_in;
 	u64	nd_adverts_out;
 	u64	nd_solicits_out;
+	u64	udp6_in;
+	u64	udp6_out;
 	u64	drops[IXM_DROP_MAX];
 };
 

@@ -15,11 +15,6 @@
 #include "csum.h"
 #include "eth.h"
 
-static unsigned int ixm_udp_hash(u16 port)
-{
-	return (port ^ (port >> 8)) & (IXM_UDP_BUCKETS - 1);
-}
-
 /**
  * ixm_udp_table_init() - empty a core's socket table
  * @t: the table
@@ -40,20 +35,6 @@ void ixm_udp_table_init(struct ixm_udp_table *t, u32 gen)
 		t->socks[i].next = i + 1 < IXM_UDP_SOCKS ? i + 1 : IXM_UDP_NONE;
 	}
 	t->free = 0;
-}
-
-static struct ixm_udp_sock *ixm_udp_lookup(struct ixm_udp_table *t, u16 port)
-{
-	u16 i = t->bucket[ixm_udp_hash(port)];
-
-	while (i != IXM_UDP_NONE) {
-		struct ixm_udp_sock *s = &t->socks[i];
-
-		if (s->port == port)
-			return s;
-		i = s->next;
-	}
-	return NULL;
 }
 
 /**

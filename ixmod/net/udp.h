@@ -23,6 +23,7 @@
 
 struct ixm_app;
 struct ixm_stack;
+struct ixm_ip6hdr;
 
 struct ixm_udphdr {
 	__be16	source;
@@ -67,6 +68,26 @@ struct ixm_udp_table {
 	struct ixm_udp_sock	socks[IXM_UDP_SOCKS];
 };
 
+static inline unsigned int ixm_udp_hash(u16 port)
+{
+	return (port ^ (port >> 8)) & (IXM_UDP_BUCKETS - 1);
+}
+
+/* The socket bound to local @port (host order) on this core, or NULL. */
+static inline struct ixm_udp_sock *ixm_udp_lookup(struct ixm_udp_table *t, u16 port)
+{
+	u16 i = t->bucket[ixm_udp_hash(port)];
+
+	while (i != IXM_UDP_NONE) {
+		struct ixm_udp_sock *s = &t->socks[i];
+
+		if (s->port == port)
+			return s;
+		i = s->next;
+	}
+	return NULL;
+}
+
 void ixm_udp_table_init(struct ixm_udp_table *t, u32 gen);
 int ixm_udp_bind(struct ixm_udp_table *t, struct ixm_app *app, u16 port,
 		 u64 cookie, u64 *handle);
@@ -78,5 +99,10 @@ void ixm_udp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		   struct ixm_iphdr *ih);
 int ixm_udp_send(struct ixm_stack *st, const struct ixm_udp_sock *s,
 		 const u8 *data, u16 len, __be32 daddr, __be16 dport);
+void ixm_udp6_input(struct ixm_net_port *port, struct ixm_mbuf *m,
+		    struct ixm_ip6hdr *ih, unsigned int thoff);
+int ixm_udp6_send(struct ixm_stack *st, const struct ixm_udp_sock *s,
+		  const u8 *data, u16 len, const struct ixm_in6_addr *daddr,
+		  __be16 dport);
 
 #endif /* _IXM_NET_UDP_H */

@@ -70,6 +70,10 @@ _Static_assert(offsetof(struct ixmod_call, resv1) == 34, "ixmod_call.resv1");
 _Static_assert(offsetof(struct ixmod_call, pos) == 36, "ixmod_call.pos");
 _Static_assert(IXMOD_CALL_F_POS == 4, "IXMOD_CALL_F_POS");
 _Static_assert(offsetof(struct ixmod_call, resv3) == 40, "ixmod_call.resv3");
+_Static_assert(offsetof(struct ixmod_call, addr6) == 40, "ixmod_call.addr6");
+_Static_assert(offsetof(struct ixmod_call, resv4) == 56, "ixmod_call.resv4");
+_Static_assert(sizeof(((struct ixmod_call *)0)->addr6) == 16, "ixmod_call.addr6 size");
+_Static_assert(IXMOD_CALL_F_INET6 == 8, "IXMOD_CALL_F_INET6");
 
 _Static_assert(sizeof(struct ixmod_iov) == 8, "ixmod_iov size");
 _Static_assert(offsetof(struct ixmod_iov, off) == 0, "ixmod_iov.off");
@@ -114,12 +118,17 @@ _Static_assert(offsetof(struct ixmod_event, lport) == 30, "ixmod_event.lport");
 _Static_assert(sizeof(struct ixmod_event_ext) == 64, "ixmod_event_ext size");
 _Static_assert(offsetof(struct ixmod_event_ext, handle) == 32, "ixmod_event_ext.handle");
 _Static_assert(offsetof(struct ixmod_event_ext, resv) == 40, "ixmod_event_ext.resv");
+_Static_assert(offsetof(struct ixmod_event_ext, addr6) == 40, "ixmod_event_ext.addr6");
+_Static_assert(offsetof(struct ixmod_event_ext, resv2) == 56, "ixmod_event_ext.resv2");
 _Static_assert(IXMOD_SETUP_EVENT_EXT == 2, "IXMOD_SETUP_EVENT_EXT");
 _Static_assert(IXMOD_FEAT_EVENT_EXT == 128, "IXMOD_FEAT_EVENT_EXT");
 _Static_assert(IXMOD_SETUP_SENT_IN_RECV == 4, "IXMOD_SETUP_SENT_IN_RECV");
 _Static_assert(IXMOD_FEAT_SENT_IN_RECV == 256, "IXMOD_FEAT_SENT_IN_RECV");
 _Static_assert(IXMOD_FEAT_SHUTDOWN == 512, "IXMOD_FEAT_SHUTDOWN");
 _Static_assert(IXMOD_EVF_SENT == 1, "IXMOD_EVF_SENT");
+_Static_assert(IXMOD_FEAT_INET6 == 1024, "IXMOD_FEAT_INET6");
+_Static_assert(IXMOD_SETUP_INET6 == 8, "IXMOD_SETUP_INET6");
+_Static_assert(IXMOD_EVF_INET6 == 2, "IXMOD_EVF_INET6");
 
 int main(void)
 {

@@ -55,6 +55,9 @@ extern "C" {
  *	carries what a TCP_SENT would have (IXMOD_EVF_SENT).
  * IXMOD_FEAT_SHUTDOWN: IXMOD_OP_TCP_SHUTDOWN, the half-close: a FIN
  *	after the data, the connection still receiving.
+ * IXMOD_FEAT_INET6: IPv6 peers, for UDP only so far: IXMOD_SETUP_INET6,
+ *	IXMOD_CALL_F_INET6 on IXMOD_OP_UDP_SEND (ixmod_call.addr6) and
+ *	IXMOD_EVF_INET6 on IXMOD_EV_UDP_RECV (ixmod_event_ext.addr6).
  */
 #define IXMOD_FEAT_RINGS	(1ULL << 0)
 #define IXMOD_FEAT_UDP		(1ULL << 1)
@@ -66,6 +69,7 @@ extern "C" {
 #define IXMOD_FEAT_EVENT_EXT	(1ULL << 7)
 #define IXMOD_FEAT_SENT_IN_RECV	(1ULL << 8)
 #define IXMOD_FEAT_SHUTDOWN	(1ULL << 9)
+#define IXMOD_FEAT_INET6	(1ULL << 10)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -158,6 +162,13 @@ enum {
 #define IXMOD_SETUP_CLAMP	(1U << 0)	/* clamp sizes above the limits */
 #define IXMOD_SETUP_EVENT_EXT	(1U << 1)	/* events are struct ixmod_event_ext */
 #define IXMOD_SETUP_SENT_IN_RECV (1U << 2)	/* TCP_RECV may carry a TCP_SENT's bytes */
+/*
+ * IXMOD_SETUP_INET6: the context takes IPv6 peers (IXMOD_FEAT_INET6);
+ * needs IXMOD_SETUP_EVENT_EXT, whose entries carry the 16-byte address.
+ * A context without it never sees an IPv6 peer: an IPv6 datagram to a
+ * port only it bound is answered as one to an unbound port.
+ */
+#define IXMOD_SETUP_INET6	(1U << 3)
 
 /**
  * struct ixmod_setup - argument of IXMOD_IOC_SETUP
@@ -271,6 +282,13 @@ enum {
  * connection's next send must start at.
  */
 #define IXMOD_CALL_F_POS	(1U << 2)
+/*
+ * IXMOD_CALL_F_INET6: UDP_SEND only, from a context set up with
+ * IXMOD_SETUP_INET6.  The destination is the IPv6 address in the call's
+ * @addr6 (a unicast address: not ::, ::1, multicast or the port's own);
+ * @addr must be 0 and @resv4 zero.
+ */
+#define IXMOD_CALL_F_INET6	(1U << 3)
 
 /**
  * struct ixmod_iov - one piece of the data an IXMOD_OP_TCP_SENDV sends
@@ -307,13 +325,17 @@ struct ixmod_iov {
  *	@off of the IXMOD_EV_UDP_RECV event whose buffer is returned;
  *	TCP_SENDV: offset of the ixmod_iov array in the transmit arena;
  *	TCP_SEND: offset of the bytes in the transmit arena
- * @addr: UDP_SEND, TCP_CONNECT: destination IPv4 address, network order
+ * @addr: UDP_SEND, TCP_CONNECT: destination IPv4 address, network order;
+ *	0 with IXMOD_CALL_F_INET6
  * @port: UDP_BIND, TCP_LISTEN: local port; UDP_SEND, TCP_CONNECT:
  *	destination port (network order)
  * @resv1: zero
  * @pos: with IXMOD_CALL_F_POS: the stream offset the call expects
  *	(above); otherwise zero
- * @resv3: zero
+ * @resv3: zero, all 24 bytes, without IXMOD_CALL_F_INET6
+ * @addr6: with IXMOD_CALL_F_INET6: UDP_SEND's destination IPv6 address,
+ *	network order
+ * @resv4: zero
  */
 struct ixmod_call {
 	__u8	opcode;
@@ -327,7 +349,13 @@ struct ixmod_call {
 	__be16	port;
 	__u16	resv1;
 	__u32	pos;
-	__u64	resv3[3];
+	union {
+		__u64	resv3[3];
+		struct {
+			__u8	addr6[16];
+			__u64	resv4;
+		};
+	};
 };
 
 /* Event types */
@@ -354,12 +382,20 @@ enum {
  *	most; one that leaves bytes unacknowledged comes at once.
  */
 #define IXMOD_EVF_SENT		(1U << 0)
+/*
+ * IXMOD_EVF_INET6: the event's peer is an IPv6 one (IXMOD_SETUP_INET6
+ *	contexts only; on UDP_RECV so far): @addr is 0 and the extended
+ *	event's @addr6 holds the peer's address; @port and @lport are as
+ *	for IPv4.
+ */
+#define IXMOD_EVF_INET6		(1U << 1)
 
 /**
  * struct ixmod_event - one event, written by the kernel
  * @type: IXMOD_EV_*
  * @op: IXMOD_EV_CALL: the call's opcode (as the application wrote it)
- * @flags: IXMOD_EVF_* (IXMOD_EVF_SENT only, on a TCP_RECV); else zero
+ * @flags: IXMOD_EVF_*: IXMOD_EVF_SENT on a TCP_RECV, IXMOD_EVF_INET6 on
+ *	a UDP_RECV from an IPv6 peer; else zero
  * @res: IXMOD_EV_CALL: 0, a byte count or -errno; UDP_RECV, TCP_RECV:
  *	payload bytes; TCP_SENT: bytes newly acknowledged; TCP_CONNECTED,
  *	TCP_DEAD: 0 or -errno
@@ -376,7 +412,7 @@ enum {
  * @win: TCP_SENT: bytes a TCP_SENDV would accept now; TCP_RECV with
  *	IXMOD_EVF_SENT: bytes newly acknowledged; otherwise zero
  * @addr: UDP_RECV, TCP_KNOCK: source IPv4 address, network order;
- *	TCP_CONNECTED: the remote address
+ *	TCP_CONNECTED: the remote address; 0 with IXMOD_EVF_INET6
  * @port: UDP_RECV, TCP_KNOCK: source port, network order;
  *	TCP_CONNECTED: the remote port
  * @lport: UDP_RECV, TCP_KNOCK: destination (local) port, network order;
@@ -410,7 +446,11 @@ struct ixmod_event {
  *	or TCP_CONNECT (0 for calls that take none); UDP_RECV: the socket;
  *	TCP_KNOCK: the new connection; TCP_CONNECTED, TCP_RECV, TCP_SENT,
  *	TCP_DEAD: the connection
- * @resv: zero; later fields come here, each under a feature bit
+ * @resv: zero, all 24 bytes, without IXMOD_EVF_INET6; later fields
+ *	come here, each under a feature bit
+ * @addr6: with IXMOD_EVF_INET6 (IXMOD_FEAT_INET6): the peer's IPv6
+ *	address, network order (UDP_RECV: the source)
+ * @resv2: zero
  *
  * The entries are 64 bytes apart (ixmod_setup.event_size); @ev keeps its
  * layout, so code that reads 32-byte events reads @ev unchanged.
@@ -418,7 +458,13 @@ struct ixmod_event {
 struct ixmod_event_ext {
 	struct ixmod_event	ev;
 	__u64			handle;
-	__u64			resv[3];
+	union {
+		__u64		resv[3];
+		struct {
+			__u8	addr6[16];
+			__u64	resv2;
+		};
+	};
 };
 
 /**

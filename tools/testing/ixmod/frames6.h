@@ -165,7 +165,9 @@ static inline bool is_ours6(const struct ixm_if_config *cfg, const u8 *a)
  * ours, a group destination only for ND to all-nodes or a solicited-node
  * group and then at its RFC 2464 §7 MAC, the ICMPv6 checksum, a type
  * ixmod may send, ND's hop limit 255 and its one link-layer address
- * option, an error within the minimum MTU.  NULL when well formed.
+ * option, an error within the minimum MTU; UDP to a unicast address with
+ * its length and a checksum, never 0, that verifies (RFC 8200 §8.1).
+ * NULL when well formed.
  */
 static inline const char *check_tx_ipv6(const struct ixm_if_config *cfg,
 					const u8 *f, size_t len)
@@ -196,8 +198,19 @@ static inline const char *check_tx_ipv6(const struct ixm_if_config *cfg,
 	} else if (f[0] & 1) {
 		return "IPv6 unicast sent to an Ethernet group";
 	}
+	if (ip6[6] == 17) {
+		if (ip6[24] == 0xff)
+			return "UDP over IPv6 to a group";
+		if (plen < 8 || get16(msg + 4) != plen)
+			return "UDP over IPv6: length";
+		if (!get16(msg + 6))
+			return "UDP over IPv6 without a checksum";
+		if (ref_l4_csum6(ip6 + 8, ip6 + 24, 17, msg, plen))
+			return "UDP over IPv6: checksum";
+		return NULL;
+	}
 	if (ip6[6] != 58)
-		return "IPv6: only ICMPv6 is sent";
+		return "IPv6: only ICMPv6 and UDP are sent";
 	if (plen < 8)
 		return "ICMPv6 too short";
 	if (ref_l4_csum6(ip6 + 8, ip6 + 24, 58, msg, plen))

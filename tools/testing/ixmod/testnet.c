@@ -222,6 +222,11 @@ void tn_host_reset(struct tn_host *h)
 	h->port.arp = ixm_arp_table_alloc();
 	if (!h->port.arp)
 		die("ixm_arp_table_alloc");
+	if (h->port.nd)
+		ixm_nd_table_free(h->port.nd);
+	h->port.nd = ixm_nd_table_alloc(tport_nd_key);
+	if (!h->port.nd)
+		die("ixm_nd_table_alloc");
 	h->port.cfg = &h->cfg;
 	h->port.pool = &h->pool;
 	h->port.stats = &h->stats;
@@ -255,6 +260,7 @@ void tn_host_free(struct tn_host *h)
 		tn_app_free(h->apps[h->napps - 1]);
 	tn_tx_flush(h);
 	ixm_arp_table_free(h->port.arp);
+	ixm_nd_table_free(h->port.nd);
 	for (i = 0; i < h->nbufs; i++)
 		free(h->mbufs[i].buf);
 	free(h->mbufs);
@@ -373,6 +379,50 @@ void tn_learn(struct tn_host *h, u32 ip, const u8 *mac)
 	put_arp(put_eth(f, bcast_mac, mac, 0x0806), 1, mac, ip, zero,
 		ixm_ntohl(h->cfg.ip));
 	tn_input(h, f, sizeof(f), 0);
+	tn_tx_flush(h);
+}
+
+/**
+ * tn_host_ip6() - turn IPv6 on for @h's port
+ * @h: the host
+ * @addr: its global address (16 bytes)
+ * @prefix: the prefix length, 1-128
+ *
+ * The link-local address is the MAC's modified EUI-64 (ip6.h), as the
+ * port's sysfs ipv6 makes it.
+ */
+void tn_host_ip6(struct tn_host *h, const u8 *addr, u8 prefix)
+{
+	memcpy(h->cfg.ip6.s6, addr, 16);
+	ixm_ip6_linklocal_from_mac(h->cfg.mac, &h->cfg.ll6);
+	h->cfg.ip6_prefix = prefix;
+}
+
+/**
+ * tn_learn6() - teach @h that the IPv6 neighbour @ip is at @mac
+ * @h: the host, IPv6 on (tn_host_ip6())
+ * @ip: the neighbour's address (16 bytes), on @h's link
+ * @mac: its MAC address
+ *
+ * @h resolves @ip (a solicitation goes out, thrown away) and the
+ * neighbour answers with a solicited advertisement (RFC 4861 §7.2.5):
+ * the entry is REACHABLE, so sending to @ip sends nothing else for
+ * IXM_ND_STALE_NS.
+ */
+void tn_learn6(struct tn_host *h, const u8 *ip, const u8 *mac)
+{
+	struct ixm_in6_addr a;
+	u8 f[128], got[6];
+	size_t len;
+
+	memcpy(a.s6, ip, 16);
+	tn_host_begin(h);
+	ixm_nd_resolve(&h->port, &a, got);
+	tn_tx_flush(h);
+	len = na_frame(f, h->cfg.mac, mac, ip, ixm_ip6_addr_is_linklocal(&a) ?
+		       h->cfg.ll6.s6 : h->cfg.ip6.s6, ip,
+		       IXM_ND_NA_SOLICITED | IXM_ND_NA_OVERRIDE, mac, 255);
+	tn_input(h, f, len, 0);
 	tn_tx_flush(h);
 }
 
@@ -512,7 +562,7 @@ void tn_app_reset(struct tn_app *a)
 		.call_region = a->calls, .call_nr = a->call_nr,
 		.event_region = a->events, .event_nr = a->event_nr,
 		.ev_ext = a->ev_ext, .hold = a->hold,
-		.sent_in_recv = a->sent_in_recv,
+		.sent_in_recv = a->sent_in_recv, .inet6 = a->inet6,
 		.txarena = a->arena, .txarena_size = a->arena_size,
 		.nslices = 1,
 	});
@@ -659,6 +709,20 @@ bool tn_app_event_ext(struct tn_app *a, struct ixmod_event_ext *x)
 void tn_app_set_event_ext(struct tn_app *a, bool on)
 {
 	a->ev_ext = on;
+	tn_app_reset(a);
+}
+
+/**
+ * tn_app_set_inet6() - set the context up again with IPv6 peers
+ *	(IXMOD_SETUP_INET6, which implies IXMOD_SETUP_EVENT_EXT), or not
+ * @a: the context, holding nothing on the core yet
+ * @on: the flag
+ */
+void tn_app_set_inet6(struct tn_app *a, bool on)
+{
+	a->inet6 = on;
+	if (on)
+		a->ev_ext = true;
 	tn_app_reset(a);
 }
 

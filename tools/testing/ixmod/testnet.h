@@ -40,6 +40,7 @@
 #include "app.h"
 #include "arp.h"
 #include "call.h"
+#include "ip6.h"
 #include "loop.h"
 #include "net.h"
 #include "nic.h"
@@ -151,6 +152,9 @@ struct tn_host {
  * @map_bytes: the arena's bytes rounded up to pages
  * @page_dma: each arena page's address in @devview
  * @txmap: what @app.txmap points to
+ * @ev_ext: its events are struct ixmod_event_ext (tn_app_set_event_ext())
+ * @sent_in_recv: IXMOD_SETUP_SENT_IN_RECV (tn_app_set_sent_in_recv())
+ * @inet6: IXMOD_SETUP_INET6 (tn_app_set_inet6())
  * @copy_only: TCP is given no mapping and copies (tn_app_copy_only())
  * @on_loop: @app is on its host's &struct ixm_stack.apps
  * @call_nr: call ring entries
@@ -166,6 +170,7 @@ struct tn_app {
 	struct ixmod_event_ext	*hold;
 	bool			ev_ext;
 	bool			sent_in_recv;
+	bool			inet6;
 	u8			*arena;
 	u32			arena_size;
 	u8			*devview;
@@ -299,6 +304,8 @@ void tn_tx_flush(struct tn_host *h);
 void tn_host_nic(struct tn_host *h, struct ixm_queue *q, const struct tn_nic *nic,
 		 void *dev);
 void tn_learn(struct tn_host *h, u32 ip, const u8 *mac);
+void tn_host_ip6(struct tn_host *h, const u8 *addr, u8 prefix);
+void tn_learn6(struct tn_host *h, const u8 *ip, const u8 *mac);
 const u8 *tn_rx_ptr(const struct tn_host *h, u32 off, u32 len);
 u64 tn_drops(const struct tn_host *h);
 
@@ -314,6 +321,7 @@ bool tn_app_event(struct tn_app *a, struct ixmod_event *ev);
 bool tn_app_event_ext(struct tn_app *a, struct ixmod_event_ext *x);
 void tn_app_set_event_ext(struct tn_app *a, bool on);
 void tn_app_set_sent_in_recv(struct tn_app *a, bool on);
+void tn_app_set_inet6(struct tn_app *a, bool on);
 int tn_app_call(struct tn_app *a, const struct ixmod_call *c, struct ixmod_event *ev);
 u32 *tn_ring_word(u8 *region, size_t off);
 

@@ -427,10 +427,13 @@ TEST_F(ctx, setup_rejects_bad_fields)
 	fd = open(IXMOD_DEV_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	/* each case alone; a failure must leave the file unattached */
-	for (i = 0; i < 14; i++) {
+	for (i = 0; i < 15; i++) {
 		memset(&p, 0, sizeof(p));
 		p.cpu = self->cpu;
 		switch (i) {
+		case 14:
+			p.flags = IXMOD_SETUP_INET6;	/* needs IXMOD_SETUP_EVENT_EXT */
+			break;
 		case 12:
 			p.event_size = 64;	/* an output: zero on input */
 			break;
