@@ -68,6 +68,9 @@ MODULE_PARM_DESC(tcp_rcv_buf, "TCP receive buffer per connection in bytes, 4096-
 static unsigned int tcp_sack = 1;
 module_param(tcp_sack, uint, 0444);
 MODULE_PARM_DESC(tcp_sack, "TCP SACK (RFC 2018) with RACK-TLP loss recovery: 1 offer and accept it, 0 NewReno alone (default 1)");
+static unsigned int tcp_init_cwnd = 10;
+module_param(tcp_init_cwnd, uint, 0444);
+MODULE_PARM_DESC(tcp_init_cwnd, "TCP initial window in segments: N (RFC 6928 for 10) or 0 for RFC 3390's 3 (default 10)");
 static unsigned int tcp_ecn = 2;
 module_param(tcp_ecn, uint, 0444);
 MODULE_PARM_DESC(tcp_ecn, "TCP ECN (RFC 3168) on NewReno ports: 0 never, 1 ask and accept, 2 accept when asked (default 2); DCTCP ports always ask");
@@ -95,6 +98,7 @@ static const struct {
 	{ "tcp_invalid_ratelimit_ms", &tcp_invalid_ratelimit_ms, 0, 60000 },
 	{ "tcp_sack", &tcp_sack, 0, 1 },
 	{ "tcp_ecn", &tcp_ecn, 0, 2 },
+	{ "tcp_init_cwnd", &tcp_init_cwnd, 0, 64 },
 };
 
 static int ixm_dp_check_params(void)
@@ -128,6 +132,7 @@ static void ixm_dp_tcp_init(struct ixm_core *core)
 	cfg.invalid_ratelimit_ns = (u64)tcp_invalid_ratelimit_ms * NSEC_PER_MSEC;
 	cfg.sack = tcp_sack;
 	cfg.ecn = tcp_ecn;
+	cfg.init_cwnd = tcp_init_cwnd;
 	get_random_bytes(secret, sizeof(secret));
 	core->stack.tcp = core->tcp;
 	core->stack.now_ns = ktime_get_ns();

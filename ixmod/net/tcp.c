@@ -50,6 +50,7 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg)
 	cfg->sack = 1;
 	cfg->ecn = 2;			/* Linux's tcp_ecn default: accept when asked */
 	cfg->tlp_delack_us = 200000;	/* RFC 8985 §7.2's WCDelAckT */
+	cfg->init_cwnd = 10;		/* RFC 6928, as Linux */
 }
 
 static u32 ixm_tcp_hash(__be32 laddr, __be16 lport, __be32 raddr, __be16 rport)

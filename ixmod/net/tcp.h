@@ -624,6 +624,8 @@ struct ixm_tcp_listener {
  * @tlp_delack_us: what a tail loss probe adds for a peer's delayed ACK
  *	when the segment it waits for was sent alone (RFC 8985 §7.2's
  *	WCDelAckT)
+ * @init_cwnd: the initial window in segments, N: min(N * MSS, max(2 *
+ *	MSS, N * 1460)), RFC 6928's rule for 10; 0: RFC 3390's (3 segments)
  */
 struct ixm_tcp_config {
 	u32	delack_us;
@@ -641,6 +643,7 @@ struct ixm_tcp_config {
 	u32	sack;
 	u32	ecn;
 	u32	tlp_delack_us;
+	u32	init_cwnd;
 };
 
 void ixm_tcp_config_default(struct ixm_tcp_config *cfg);

@@ -23,22 +23,32 @@
 #include "tcp.h"
 #include "app.h"
 
-/* RFC 5681 §3.1: IW = min(4 * SMSS, max(2 * SMSS, 4380)) (RFC 3390) */
+/*
+ * The initial window: RFC 6928's IW = min(10 * MSS, max(2 * MSS, 14600))
+ * for init_cwnd 10 (N in general), RFC 3390's min(4 * MSS, max(2 * MSS,
+ * 4380)) for 0.  A response of up to ten segments goes in one round trip.
+ */
 static void ixm_newreno_init(struct ixm_tcp_conn *c)
 {
-	c->cwnd = min_t(u32, 4 * c->mss, max_t(u32, 2 * c->mss, 4380));
+	u32 n = c->table->cfg.init_cwnd;
+
+	if (n)
+		c->cwnd = min_t(u32, n * c->mss, max_t(u32, 2 * c->mss, n * 1460));
+	else
+		c->cwnd = min_t(u32, 4 * c->mss, max_t(u32, 2 * c->mss, 4380));
 	c->ssthresh = 0x7fffffff;	/* "arbitrarily high" */
 	c->bytes_acked = 0;
 }
 
 /*
- * RFC 5681 §3.1: slow start by bytes acked (at most one SMSS per ACK),
- * then congestion avoidance by appropriate byte counting (RFC 3465).
+ * Slow start by bytes acknowledged, at most 2 SMSS an ACK (RFC 3465 §2.2's
+ * L: a delayed ACK of two segments grows cwnd by two, as in Linux), then
+ * congestion avoidance by appropriate byte counting (RFC 3465 §2.1).
  */
 static void ixm_newreno_on_ack(struct ixm_tcp_conn *c, u32 acked)
 {
 	if (c->cwnd < c->ssthresh) {
-		c->cwnd += min_t(u32, acked, c->mss);
+		c->cwnd += min_t(u32, acked, 2 * c->mss);
 		return;
 	}
 	c->bytes_acked += acked;

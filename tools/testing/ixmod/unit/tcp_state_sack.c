@@ -271,15 +271,17 @@ TEST_F(sack, rack_repairs_the_hole)
 TEST_F(sack, sacked_bytes_free_the_window)
 {
 	struct tc *t = self->t;
-	u32 off, una, n;
+	u32 off, una, n, k;
 
 	rtt_sample(_metadata, t, 4 * MS);
 	off = t->rcv - t->hiss - 1;
-	una = host_sends(_metadata, t, 3 * SEG);
-	ASSERT_EQ(3, t->nseg);
-	n = tc_sendv(t, off + 3 * SEG, 2 * SEG);
+	k = conn(t)->cwnd / SEG;	/* the initial window's whole segments */
+	una = host_sends(_metadata, t, k * SEG);
+	ASSERT_EQ(k, t->nseg);
+	n = tc_sendv(t, off + k * SEG, 2 * SEG);
 	EXPECT_TRUE(n < SEG) TH_LOG("cwnd full: a sendv takes what is left of it (%d)", (int)n);
 	tc_advance(t, 4 * MS);
+	/* all but the first SACKed, two of them first */
 	t->psack[0][0] = una + SEG;
 	t->psack[0][1] = una + 3 * SEG;
 	t->npsack = 1;
@@ -287,11 +289,11 @@ TEST_F(sack, sacked_bytes_free_the_window)
 	t->npsack = 0;
 	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_SENT)) TH_LOG("room: the application hears of it");
 	EXPECT_FALSE(t->nseg) TH_LOG("RACK waits, and nothing was queued");
-	EXPECT_EQ(2 * SEG, (u32)tc_sendv(t, off + 3 * SEG + n, 2 * SEG)) {
+	EXPECT_EQ(2 * SEG, (u32)tc_sendv(t, off + k * SEG + n, 2 * SEG)) {
 		TH_LOG("two segments SACKed: room for two more");
 	}
 	EXPECT_EQ(2, t->nseg) TH_LOG("and they go at once, the hole still open");
-	EXPECT_TRUE(t->nseg && seg_is(&t->seg[0], TH_ACK, una + 3 * SEG + n, t->snd, SEG)) {
+	EXPECT_TRUE(t->nseg && seg_is(&t->seg[0], TH_ACK, una + k * SEG + n, t->snd, SEG)) {
 		TH_LOG("new data, not the hole");
 	}
 	EXPECT_FALSE(stats(t)->retrans);

@@ -67,6 +67,42 @@ TEST(tcp_state_sendv_window)
 }
 
 /*
+ * The initial window (RFC 6928): ten segments of 1460 go in the first
+ * round trip, 14600 bytes; with init_cwnd 0, RFC 3390's 4380.  Slow start
+ * then grows by two segments for an ACK of two (RFC 3465 §2.2, L = 2).
+ */
+TEST(tcp_state_initial_window)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+	u32 sent, i;
+	int res;
+
+	tc_init(t);
+	t->pwin = 65535;
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	res = tc_sendv(t, 0, 30000);
+	for (sent = 0, i = 0; i < t->nseg; i++)
+		sent += t->seg[i].dlen;
+	EXPECT_EQ(14600, res);
+	EXPECT_EQ(14600, sent) TH_LOG("IW 10: ten segments at once (%u in %u)", sent, t->nseg);
+	EXPECT_EQ(10, t->nseg);
+	t->rcv += 2 * 1460;
+	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_EQ(14600 + 2 * 1460, conn(t)->cwnd) TH_LOG("an ACK of two segments: cwnd + 2");
+	tc_fini(t);
+
+	ixm_tcp_config_default(&cfg);
+	cfg.init_cwnd = 0;
+	tc_init_cfg(t, &cfg);
+	t->pwin = 65535;
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	EXPECT_EQ(4380, tc_sendv(t, 0, 30000)) TH_LOG("init_cwnd 0: RFC 3390's window");
+	EXPECT_EQ(3, t->nseg);
+	tc_fini(t);
+}
+
+/*
  * Header prediction (ixm_tcp_rcv_fast()): the next in-order segment with
  * only ACK or ACK|PSH takes the short path, window changes included; a
  * closed window, a FIN or a segment out of order take the full one.
