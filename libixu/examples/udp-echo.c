@@ -2,7 +2,7 @@
 /*
  * udp-echo - echo every UDP datagram back to its sender through ixmod
  *
- *   udp-echo [-p PORT] [-c CPULIST] [-C] [-q]
+ *   udp-echo [-p PORT] [-c CPULIST] [-C] [-6] [-q]
  *
  * One thread per dataplane core, on libixu's event layer (ixev.h), each
  * with its own socket bound to the port on its core: RSS sends each flow
@@ -13,7 +13,12 @@
  *
  * -p: port (default 7); -c: cores to serve (default: every dataplane
  * core, /sys/kernel/ixmod/cores); -C: co-located mode (each thread runs
- * its core's loop itself, IXU_MODE_COLOCATED); -q: no per-thread
+ * its core's loop itself, IXU_MODE_COLOCATED); -6: IPv6 peers too (the
+ * contexts are made with IXEV_F_INET6, IXMOD_SETUP_INET6: datagrams from
+ * IPv6 peers are echoed to their source, as IPv4 ones; needs a module
+ * with IXMOD_FEAT_INET6, else every thread fails with "Operation not
+ * supported"; without -6 an IPv6 peer is answered by the kernel with a
+ * port unreachable, as for any ABI 2 application); -q: no per-thread
  * summary.  Prints "udp-echo: ready" once every thread has bound its
  * socket, and on SIGINT/SIGTERM "udp-echo: N echoed, E errors" before
  * exiting.  Errors are the calls the kernel refused and the datagrams
@@ -34,6 +39,7 @@
 static struct {
 	unsigned short	port;
 	bool		quiet;
+	bool		inet6;
 	const char	*cpus;
 	struct ixev_params params;
 } opt = {
@@ -68,16 +74,30 @@ static void on_datagram(struct ixev_udp *u, const void *data, size_t len, __be32
 		dropped++;
 }
 
+static void on_datagram6(struct ixev_udp *u, const void *data, size_t len,
+			 const __u8 *addr6, __be16 port, void *arg)
+{
+	(void)arg;
+	if (ixev_udp_send6(u, data, len, addr6, port) == 0)
+		echoed++;
+	else
+		dropped++;
+}
+
 static int init(struct ixev *ev, void *arg)
 {
 	(void)arg;
+	if (opt.inet6)
+		return ixev_udp_bind6(ev, ixu_htons(opt.port), on_datagram, on_datagram6,
+				      NULL, NULL);
 	return ixev_udp_bind(ev, ixu_htons(opt.port), on_datagram, NULL, NULL);
 }
 
 static void on_ready(unsigned int n, void *arg)
 {
 	(void)arg;
-	printf("udp-echo: ready on port %u, %u cores\n", opt.port, n);
+	printf("udp-echo: ready on port %u, %u cores%s\n", opt.port, n,
+	       opt.inet6 ? ", IPv4 and IPv6" : "");
 }
 
 static void fini(struct ixev *ev, unsigned int cpu, int err, void *arg)
@@ -119,7 +139,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int o, ret;
 
-	while ((o = getopt(argc, argv, "p:c:Cq")) != -1) {
+	while ((o = getopt(argc, argv, "p:c:C6q")) != -1) {
 		switch (o) {
 		case 'p':
 			opt.port = atoi(optarg);
@@ -130,11 +150,16 @@ int main(int argc, char **argv)
 		case 'C':
 			opt.params.mode = IXU_MODE_COLOCATED;
 			break;
+		case '6':
+			opt.inet6 = true;
+			opt.params.flags |= IXEV_F_INET6;
+			break;
 		case 'q':
 			opt.quiet = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-p PORT] [-c CPULIST] [-C] [-q]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-p PORT] [-c CPULIST] [-C] [-6] [-q]\n",
+				argv[0]);
 			return 2;
 		}
 	}

@@ -56,6 +56,7 @@ struct ixev_udp;
  *	buffers of every connection and UDP socket and by ixev_zc_alloc();
  *	half of it is kept for 4 KiB per connection (ixev_send(3))
  * @sndbuf: most bytes one connection may hold unacknowledged (0: 256 KiB)
+ * @flags: IXEV_F_*
  * @resv: zero
  */
 struct ixev_params {
@@ -64,8 +65,17 @@ struct ixev_params {
 	unsigned int	event_entries;
 	unsigned int	txarena_size;
 	unsigned int	sndbuf;
-	unsigned int	resv[3];
+	unsigned int	flags;
+	unsigned int	resv[2];
 };
+
+/*
+ * ixev_params.flags.  IXEV_F_INET6: the context takes IPv6 peers
+ * (IXMOD_SETUP_INET6, with 64-byte events); ixev_create() fails with
+ * -EOPNOTSUPP on a module without IXMOD_FEAT_INET6.  UDP only so far
+ * (ixev_udp_bind6(), ixev_udp_send6()).
+ */
+#define IXEV_F_INET6	(1U << 0)
 
 /**
  * struct ixev_conn_ops - what a connection calls back
@@ -142,6 +152,13 @@ int ixev_udp_bind(struct ixev *ev, __be16 port, ixev_udp_fn fn, void *arg,
 		  struct ixev_udp **up);
 int ixev_udp_send(struct ixev_udp *u, const void *buf, size_t len, __be32 addr, __be16 port);
 void ixev_udp_close(struct ixev_udp *u);
+/* UDP with IPv6 peers (IXEV_F_INET6): @addr6 is 16 bytes, network order. */
+typedef void (*ixev_udp6_fn)(struct ixev_udp *u, const void *data, size_t len,
+			     const __u8 *addr6, __be16 port, void *arg);
+int ixev_udp_bind6(struct ixev *ev, __be16 port, ixev_udp_fn fn, ixev_udp6_fn fn6,
+		   void *arg, struct ixev_udp **up);
+int ixev_udp_send6(struct ixev_udp *u, const void *buf, size_t len, const __u8 *addr6,
+		   __be16 port);
 
 /**
  * struct ixev_timer - a one-shot timer, embedded in the application's state

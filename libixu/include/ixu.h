@@ -438,6 +438,34 @@ static inline __u64 ixu_event_handle(const struct ixu *ixu, const struct ixmod_e
 }
 
 /*
+ * ixu_event_addr6 - the IPv6 peer of an event
+ *
+ * SYNOPSIS
+ *	const __u8 *ixu_event_addr6(const struct ixu *ixu,
+ *				    const struct ixmod_event *ev);
+ *
+ * DESCRIPTION
+ *	A context set up with IXMOD_SETUP_INET6 (and IXMOD_SETUP_EVENT_EXT)
+ *	gets events from IPv6 peers: IXMOD_EVF_INET6 in @ev's flags, its
+ *	@addr 0, and the peer's 16-byte address (network order) in the
+ *	extended event (struct ixmod_event_ext @addr6).  Today a UDP_RECV's
+ *	source.
+ *
+ * RETURN VALUE
+ *	The address, inside the event ring (valid until the event is
+ *	advanced past), or NULL when @ev is not from an IPv6 peer: then
+ *	@ev's @addr names an IPv4 one.
+ */
+static inline const __u8 *ixu_event_addr6(const struct ixu *ixu,
+					  const struct ixmod_event *ev)
+{
+	if (!(ev->flags & IXMOD_EVF_INET6) ||
+	    ixu->events.esize < sizeof(struct ixmod_event_ext))
+		return NULL;
+	return ((const struct ixmod_event_ext *)ev)->addr6;
+}
+
+/*
  * ixu_event_advance - consume events
  *
  * SYNOPSIS
@@ -508,6 +536,9 @@ static inline void *ixu_tx_ptr(const struct ixu *ixu, __u32 off)
  *	void ixu_prep_udp_send(struct ixmod_call *c, __u64 handle, __u32 off,
  *			       __u32 len, __be32 addr, __be16 port,
  *			       __u64 user_data);
+ *	void ixu_prep_udp_send6(struct ixmod_call *c, __u64 handle, __u32 off,
+ *				__u32 len, const __u8 *addr6, __be16 port,
+ *				__u64 user_data);
  *	void ixu_prep_recv_done(struct ixmod_call *c, __u32 off);
  *	void ixu_prep_udp_close(struct ixmod_call *c, __u64 handle,
  *				__u64 user_data);
@@ -517,6 +548,10 @@ static inline void *ixu_tx_ptr(const struct ixu *ixu, __u32 off)
  *	and ports are in network order (ixu_htons()), as the UDP_RECV
  *	event gives them.  The bind's @cookie comes back in every receive event
  *	of the socket, and its IXMOD_EV_CALL completion carries the handle.
+ *	ixu_prep_udp_send6() sends to the 16 bytes at @addr6, an IPv6
+ *	address in network order (IXMOD_CALL_F_INET6): the context must have
+ *	been set up with IXMOD_SETUP_INET6 (IXMOD_FEAT_INET6), and the
+ *	payload is at most 1452 bytes.
  */
 static inline void ixu_prep_nop(struct ixmod_call *c, __u64 user_data)
 {
@@ -540,6 +575,20 @@ static inline void ixu_prep_udp_send(struct ixmod_call *c, __u64 handle, __u32 o
 	c->off = off;
 	c->len = len;
 	c->addr = addr;
+	c->port = port;
+	c->user_data = user_data;
+}
+
+static inline void ixu_prep_udp_send6(struct ixmod_call *c, __u64 handle, __u32 off,
+				      __u32 len, const __u8 *addr6, __be16 port,
+				      __u64 user_data)
+{
+	c->opcode = IXMOD_OP_UDP_SEND;
+	c->flags |= IXMOD_CALL_F_INET6;
+	c->handle = handle;
+	c->off = off;
+	c->len = len;
+	memcpy(c->addr6, addr6, sizeof(c->addr6));
 	c->port = port;
 	c->user_data = user_data;
 }

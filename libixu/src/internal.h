@@ -150,6 +150,7 @@ struct ixev_udp {
 	__u32		idx;
 	int		status;
 	ixev_udp_fn	fn;
+	ixev_udp6_fn	fn6;
 	void		*arg;
 };
 

@@ -155,8 +155,9 @@ int ixev_dispatch(struct ixev *ev)
  *
  * RETURN VALUE
  *	0, or the negative errno of ixu_open() or ixu_attach(); -EOPNOTSUPP
- *	when the module has no TCP; -EINVAL for bad @params (non-zero
- *	reserved words, an arena too small); -ENOMEM.
+ *	when the module has no TCP, or no IPv6 peers and @params asks for
+ *	them (IXEV_F_INET6); -EINVAL for bad @params (an unknown flag,
+ *	non-zero reserved words, an arena too small); -ENOMEM.
  */
 int ixev_create(struct ixev **evp, unsigned int cpu, const struct ixev_params *params)
 {
@@ -166,7 +167,7 @@ int ixev_create(struct ixev **evp, unsigned int cpu, const struct ixev_params *p
 	__u32 iov_area;
 	int ret;
 
-	if (!evp || p.resv[0] || p.resv[1] || p.resv[2])
+	if (!evp || (p.flags & ~IXEV_F_INET6) || p.resv[0] || p.resv[1])
 		return -EINVAL;
 	*evp = NULL;
 	ev = calloc(1, sizeof(*ev));
@@ -192,6 +193,12 @@ int ixev_create(struct ixev **evp, unsigned int cpu, const struct ixev_params *p
 	/* acknowledgments ride on received data: one event fewer a request */
 	if (ixu_has_feature(&ev->ixu, IXMOD_FEAT_SENT_IN_RECV))
 		up.flags |= IXMOD_SETUP_SENT_IN_RECV;
+	/* IPv6 peers: their addresses travel in the 64-byte events */
+	if (p.flags & IXEV_F_INET6) {
+		if (!ixu_has_feature(&ev->ixu, IXMOD_FEAT_INET6 | IXMOD_FEAT_EVENT_EXT))
+			goto fail;
+		up.flags |= IXMOD_SETUP_INET6 | IXMOD_SETUP_EVENT_EXT;
+	}
 	ret = ixu_attach(&ev->ixu, cpu, &up);
 	if (ret)
 		goto fail;

@@ -30,9 +30,16 @@ void ixev_udp_event(struct ixev *ev, const struct ixmod_event *e)
 		u->status = e->res;
 		u->handle = e->res ? 0 : e->handle;
 	} else if (e->type == IXMOD_EV_UDP_RECV) {
-		if (u->fn)
+		const __u8 *addr6 = ixu_event_addr6(&ev->ixu, e);
+
+		if (addr6) {
+			if (u->fn6)
+				u->fn6(u, ixu_rx_ptr(&ev->ixu, e->off), e->res, addr6,
+				       e->port, u->arg);
+		} else if (u->fn) {
 			u->fn(u, ixu_rx_ptr(&ev->ixu, e->off), e->res, e->addr, e->port,
 			      u->arg);
+		}
 		goto rx_done;
 	} else {
 		ev->st.errors++;
@@ -78,6 +85,10 @@ void ixev_udp_flush(struct ixev *ev)
  *	int ixev_udp_send(struct ixev_udp *u, const void *buf, size_t len,
  *			  __be32 addr, __be16 port);
  *	void ixev_udp_close(struct ixev_udp *u);
+ *	int ixev_udp_bind6(struct ixev *ev, __be16 port, ixev_udp_fn fn,
+ *			   ixev_udp6_fn fn6, void *arg, struct ixev_udp **up);
+ *	int ixev_udp_send6(struct ixev_udp *u, const void *buf, size_t len,
+ *			   const __u8 *addr6, __be16 port);
  *
  * DESCRIPTION
  *	ixev_udp_bind() binds @port (network order) on the context's core and
@@ -88,15 +99,25 @@ void ixev_udp_flush(struct ixev *ev)
  *	the end of the pass.  ixev_udp_close() closes the socket and frees
  *	@u.
  *
+ *	With IPv6 peers (a context made with IXEV_F_INET6),
+ *	ixev_udp_bind6() binds as ixev_udp_bind() and calls @fn for
+ *	datagrams from IPv4 peers and @fn6(u, data, len, addr6, port, @arg)
+ *	for those from IPv6 ones, @addr6 their 16-byte source address
+ *	(network order, valid during the call); either may be NULL (such
+ *	datagrams are then dropped).  ixev_udp_send6() sends to the IPv6
+ *	address @addr6 as ixev_udp_send() does to an IPv4 one.
+ *
  * RETURN VALUE
  *	ixev_udp_bind(): 0, -EADDRINUSE, -EINVAL, -ENOMEM, -ENETDOWN.
  *	ixev_udp_send(): 0, -EINVAL (@len 0 or above 65507), -EAGAIN (the
  *	call ring or the arena is full now: retry after a pass).  Errors
  *	the kernel finds later (-EMSGSIZE above the port's MTU, -ENETUNREACH)
- *	are counted in ixev_stats.errors.
+ *	are counted in ixev_stats.errors.  ixev_udp_bind6() and
+ *	ixev_udp_send6(): the same, and -EINVAL when the context was made
+ *	without IXEV_F_INET6 (ixev_udp_send6(): @len above 1452 too).
  */
-int ixev_udp_bind(struct ixev *ev, __be16 port, ixev_udp_fn fn, void *arg,
-		  struct ixev_udp **up)
+static int udp_bind(struct ixev *ev, __be16 port, ixev_udp_fn fn, ixev_udp6_fn fn6,
+		    void *arg, struct ixev_udp **up)
 {
 	unsigned int cap = ev->nudps, idx = ev->nudps;
 	struct ixmod_call *call;
@@ -114,7 +135,8 @@ int ixev_udp_bind(struct ixev *ev, __be16 port, ixev_udp_fn fn, void *arg,
 		free(u);
 		return -EAGAIN;
 	}
-	*u = (struct ixev_udp){ .ev = ev, .idx = idx, .status = 1, .fn = fn, .arg = arg };
+	*u = (struct ixev_udp){ .ev = ev, .idx = idx, .status = 1, .fn = fn, .fn6 = fn6,
+				.arg = arg };
 	ev->udps[ev->nudps++] = u;
 	ixu_prep_udp_bind(call, port, cookie(CK_UDP, 0, idx));
 	ret = ixev_wait_answer(ev, &u->status);
@@ -128,7 +150,23 @@ int ixev_udp_bind(struct ixev *ev, __be16 port, ixev_udp_fn fn, void *arg,
 	return 0;
 }
 
-int ixev_udp_send(struct ixev_udp *u, const void *buf, size_t len, __be32 addr, __be16 port)
+int ixev_udp_bind(struct ixev *ev, __be16 port, ixev_udp_fn fn, void *arg,
+		  struct ixev_udp **up)
+{
+	return udp_bind(ev, port, fn, NULL, arg, up);
+}
+
+int ixev_udp_bind6(struct ixev *ev, __be16 port, ixev_udp_fn fn, ixev_udp6_fn fn6,
+		   void *arg, struct ixev_udp **up)
+{
+	if (!(ev->ixu.setup.flags & IXMOD_SETUP_INET6))
+		return -EINVAL;
+	return udp_bind(ev, port, fn, fn6, arg, up);
+}
+
+/* Copy @len bytes into the arena and queue a send of them; @addr6 or @addr. */
+static int udp_send(struct ixev_udp *u, const void *buf, size_t len, __be32 addr,
+		    const __u8 *addr6, __be16 port)
 {
 	struct ixev *ev = u->ev;
 	struct ixmod_call *call;
@@ -147,10 +185,26 @@ int ixev_udp_send(struct ixev_udp *u, const void *buf, size_t len, __be32 addr, 
 	memcpy(ixu_tx_ptr(&ev->ixu, off), buf, len);
 	pos = ev->ixu.calls.cached;
 	call = next_call(ev);
-	ixu_prep_udp_send(call, u->handle, off, len, addr, port, cookie(CK_LIB, 0, 0));
+	if (addr6)
+		ixu_prep_udp_send6(call, u->handle, off, len, addr6, port, cookie(CK_LIB, 0, 0));
+	else
+		ixu_prep_udp_send(call, u->handle, off, len, addr, port, cookie(CK_LIB, 0, 0));
 	/* the payload is copied before the consumer index passes the call */
 	ev->deferred[ev->ndeferred++] = (struct deferred){ pos, off, units };
 	return 0;
+}
+
+int ixev_udp_send(struct ixev_udp *u, const void *buf, size_t len, __be32 addr, __be16 port)
+{
+	return udp_send(u, buf, len, addr, NULL, port);
+}
+
+int ixev_udp_send6(struct ixev_udp *u, const void *buf, size_t len, const __u8 *addr6,
+		   __be16 port)
+{
+	if (!(u->ev->ixu.setup.flags & IXMOD_SETUP_INET6) || len > 1452)
+		return -EINVAL;
+	return udp_send(u, buf, len, 0, addr6, port);
 }
 
 void ixev_udp_close(struct ixev_udp *u)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * prep.c - each ixu_prep_tcp_*() writes exactly its call's fields
+ * prep.c - each ixu_prep_tcp_*() writes exactly its call's fields, as
+ * does ixu_prep_udp_send6(); ixu_event_addr6() finds an IPv6 peer only
+ * where the event says there is one
  *
  * The kernel refuses a call whose unused fields are not zero, so a helper
  * that writes one byte too many breaks every application that uses it.
@@ -31,6 +33,51 @@ static void same(const struct ixmod_call *got, const struct ixmod_call *want,
 	for (i = 0; i < sizeof(*got); i++)
 		T_CHECK(g[i] == w[i], "%s: byte %u is 0x%02x, expected 0x%02x",
 			what, i, g[i], w[i]);
+}
+
+/* 2001:db8::2 (RFC 3849) */
+static const __u8 peer6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+
+static void udp6(void)
+{
+	struct ixmod_event_ext x[2];
+	struct ixmod_call c, w;
+	struct ixu ixu;
+
+	c = zeroed();
+	w = zeroed();
+	ixu_prep_udp_send6(&c, 9, 4096, 1452, peer6, ixu_htons(7), 49);
+	w.opcode = IXMOD_OP_UDP_SEND;
+	w.flags = IXMOD_CALL_F_INET6;
+	w.handle = 9;
+	w.off = 4096;
+	w.len = 1452;
+	memcpy(w.addr6, peer6, 16);
+	w.port = (IXU_FORCE __be16)htons(7);
+	w.user_data = 49;
+	same(&c, &w, "udp_send6");
+	T_CHECK(!c.addr && !c.resv4, "udp_send6: addr and resv4 stay 0");
+	/* with NOTIFY asked first, the flag joins it */
+	c = zeroed();
+	c.flags = IXMOD_CALL_F_NOTIFY;
+	ixu_prep_udp_send6(&c, 9, 4096, 1452, peer6, ixu_htons(7), 49);
+	w.flags = IXMOD_CALL_F_NOTIFY | IXMOD_CALL_F_INET6;
+	same(&c, &w, "udp_send6 with NOTIFY");
+
+	memset(&ixu, 0, sizeof(ixu));
+	memset(x, 0, sizeof(x));
+	x[0].ev.type = IXMOD_EV_UDP_RECV;
+	x[0].ev.flags = IXMOD_EVF_INET6;
+	memcpy(x[0].addr6, peer6, 16);
+	x[1].ev.type = IXMOD_EV_UDP_RECV;
+	x[1].ev.addr = ixu_htonl(0xc6120002);
+	memcpy(x[1].addr6, peer6, 16);	/* not to be read: no flag */
+	ixu.events.esize = sizeof(struct ixmod_event_ext);
+	T_CHECK(ixu_event_addr6(&ixu, &x[0].ev) == x[0].addr6,
+		"ixu_event_addr6: the extension's address of an IPv6 peer's event");
+	T_CHECK(!ixu_event_addr6(&ixu, &x[1].ev), "ixu_event_addr6: NULL without IXMOD_EVF_INET6");
+	ixu.events.esize = sizeof(struct ixmod_event);
+	T_CHECK(!ixu_event_addr6(&ixu, &x[0].ev), "ixu_event_addr6: NULL with 32-byte events");
 }
 
 int main(void)
@@ -121,5 +168,7 @@ int main(void)
 	w.handle = 8;
 	w.user_data = 47;
 	same(&c, &w, "shutdown");
+
+	udp6();
 	return T_EXIT_PASS;
 }

@@ -79,6 +79,9 @@ for d in "$IXMOD_SYSFS"/dataplane/cpu*/stats; do
 	echo "# ${d%/stats}: $(for f in iterations busy sleeps wakeups rx_packets; do
 		[ -r "$d/$f" ] && printf '%s=%s ' $f "$(cat "$d/$f")"; done)"
 done
+echo "# port: $(for f in bufs_free bufs_held stats/rx_no_buf stats/tx_ring_full stats/rx_errors \
+	stats/rx_steered stats/rx_steer_drops; do
+	[ -r "$(port_dir)/$f" ] && printf '%s=%s ' "${f#stats/}" "$(port_stat "$f")"; done)"
 stop_tcp_echo "$LOG"
 c1=$(echo_cpu_conns "$LOG" 1)
 c2=$(echo_cpu_conns "$LOG" 2)
