@@ -30,8 +30,8 @@
 
 A flow's rate is its bytes over the time from connect() to EOF; the
 flows' rate together, all their bytes over the mean of their times.
---ss samples `ss -tnio` on the first connection while it runs (after
-0.2 s, then every second; iproute2 6.1's ss shows the ts, sack and ecn
+--ss samples `ss -tnio` on the first connection while it runs (at
+once, then every second; iproute2 6.1's ss shows the ts, sack and ecn
 options only with -o or -e): the first sample is printed, then a summary
 with how many samples showed the sack option and the most 'sacked:' and
 'lost:' seen.  send and recv add up what TCP_INFO says of their sockets
@@ -89,7 +89,10 @@ class SsSampler:
         self.t.start()
 
     def run(self):
-        wait = 0.2
+        # the first sample at once: the options were agreed on the
+        # handshake, and under emulation one ss can take seconds, longer
+        # than a fast flow lasts
+        wait = 0
         while not self.stop.wait(wait):
             wait = 1.0
             out = subprocess.run(self.cmd, capture_output=True, text=True,
