@@ -5,12 +5,15 @@
  *
  * The input is what an application writes into its call ring, plus the
  * lies it may tell about the ring indices.  One context on one port
- * (testnet.h's host: 198.18.0.1/24, one receive slice, its neighbour
- * 198.18.0.2 resolved, UDP and TCP tables),
+ * (testnet.h's host: 198.18.0.1/24 and 2001:db8::1/64, one receive slice,
+ * its neighbours 198.18.0.2 and 2001:db8::2 resolved, UDP and TCP
+ * tables), set up with IXMOD_SETUP_INET6 (64-byte events) or as an ABI 2
+ * context, as the input says,
  * a call ring of 8 and an event ring of 4, so that the ring fills, events
  * are held and datagrams dropped.  The harness plays both sides, step by
- * step: it publishes some calls, sometimes delivers a datagram to a bound
- * port through ixm_eth_input(), runs a small batch of calls, sends what
+ * step: it publishes some calls, sometimes delivers a datagram over IPv4
+ * or IPv6 to a bound port through ixm_eth_input(), runs a small batch of
+ * calls, sends what
  * was queued (checking each frame), publishes the events and consumes
  * some of them, sometimes answering a receive with RECV_DONE.  TCP's
  * timers run every step with the clock advanced as the input says, so a
@@ -23,7 +26,9 @@
  *    back while the ring has room, and IXMOD_RING_OVERFLOW is set exactly
  *    while events are held;
  *  - every event is well formed, and a UDP_RECV's payload lies inside one
- *    buffer of the receive slice;
+ *    buffer of the receive slice; one from an IPv6 peer only in an INET6
+ *    context, with IXMOD_EVF_INET6, addr 0 and the peer's address in the
+ *    extension (whose tail is otherwise zero);
  *  - every queued frame lies inside its buffer and is well formed
  *    (frames.h check_tx()).
  *
@@ -36,7 +41,8 @@
  *	in[0]	bits 0-1: tamper the call ring's producer index: no, 100000
  *		ahead, one behind the kernel's consumer, in[4..7];
  *		bits 2-3: tamper the event ring's consumer index: no, 7 ahead
- *		of the producer, 1000 behind, in[4..7]
+ *		of the producer, 1000 behind, in[4..7]; bit 4: the context
+ *		takes IPv6 peers (IXMOD_SETUP_INET6, 64-byte events)
  *	in[1]	bits 0-3: the step (0-15) at which to tamper; the next step
  *		the harness writes honest indices again; bits 4-7: the clock
  *		advances by 8 ms times this per step
@@ -67,6 +73,7 @@ static struct {
 	u32			pending[MAX_PENDING];	/* RECV_DONEs to send */
 	unsigned int		npending;
 	bool			lied;		/* about the event consumer index */
+	bool			inet6;		/* IXMOD_SETUP_INET6 this input */
 	unsigned long long	rng;
 } h;
 
@@ -91,6 +98,7 @@ static void setup_once(void)
 	hc.tcp = &cfg;
 	ixm_host_now_ns = 1000000000ULL;
 	h.host = tn_host_new(&hc);
+	tn_host_ip6(h.host, our_ip6, 64);
 	h.a = tn_app_new(h.host, CALL_NR, EVENT_NR, ARENA_SIZE);
 	for (i = 0; i < ARENA_SIZE; i++)
 		h.a->arena[i] = (u8)(i * 7 + 1);
@@ -117,14 +125,21 @@ static void input(const u8 *f, size_t len)
 	tn_input(h.host, f, len, 0);
 }
 
-/* A fresh core and context (rings, sockets, ARP table: REMOTE_IP learned). */
-static void reset(void)
+/*
+ * A fresh core and context (rings, sockets, ARP and neighbour tables:
+ * REMOTE_IP and peer_ip6 learned), INET6 or not.
+ */
+static void reset(bool inet6)
 {
 	ixm_host_now_ns = 1000000000ULL;
+	h.a->inet6 = inet6;
+	h.a->ev_ext = inet6;
+	h.inet6 = inet6;
 	tn_host_reset(h.host);
 	h.npending = 0;
 	h.lied = false;
 	tn_learn(h.host, REMOTE_IP, peer_mac);
+	tn_learn6(h.host, peer_ip6, peer_mac);
 }
 
 /* A datagram from REMOTE_IP to @dport; a wrong checksum if @bad. */
@@ -156,6 +171,26 @@ static void deliver(u16 dport, size_t n, bool bad)
 	input(f, 14 + 20 + 8 + n);
 }
 
+/* The same from peer_ip6 to our_ip6, over IPv6. */
+static void deliver6(u16 dport, size_t n, bool bad)
+{
+	static u8 f[2048];
+	u8 *u = put_ip6(put_eth(f, our_mac, peer_mac, 0x86dd), peer_ip6, our_ip6, 17,
+			(unsigned int)(8 + n), 64);
+	u16 ck;
+	size_t i;
+
+	put16(u, 5555);
+	put16(u + 2, dport);
+	put16(u + 4, 8 + n);
+	put16(u + 6, 0);
+	for (i = 0; i < n; i++)
+		u[8 + i] = (u8)(i + n);
+	ck = ref_l4_csum6(peer_ip6, our_ip6, 17, u, 8 + n);
+	put16(u + 6, (ck ? ck : 0xffff) ^ (bad ? 0x0101 : 0));
+	input(f, 14 + 40 + 8 + n);
+}
+
 /* The port of the first socket of the context, or 0. */
 static u16 bound_port(void)
 {
@@ -167,16 +202,30 @@ static u16 bound_port(void)
 	return 0;
 }
 
-static void check_event(const struct ixmod_event *ev)
+/*
+ * @x's extension (zero with 32-byte events): an IPv6 peer's address on
+ * an event that says so, zeros anywhere else.
+ */
+static void check_event(const struct ixmod_event_ext *x)
 {
-	check(ev->type < IXM_EV_NR && !ev->flags);
+	const struct ixmod_event *ev = &x->ev;
+
+	check(ev->type < IXM_EV_NR);
+	if (ev->flags) {
+		check(h.inet6 && ev->flags == IXMOD_EVF_INET6 && ev->type == IXMOD_EV_UDP_RECV);
+		check(!memcmp(x->addr6, peer_ip6, 16) && !x->resv2 && !ev->addr);
+	} else {
+		check(!x->resv[0] && !x->resv[1] && !x->resv[2]);
+	}
 	switch (ev->type) {
 	case IXMOD_EV_UDP_RECV:
 		check(!ev->op && !ev->win && ev->res >= 0 && ev->res <= IXM_UDP_PAYLOAD_MAX);
 		check(ev->off < IXM_RX_SLICE);
 		check(ev->off % IXM_MBUF_SIZE >= IXM_MBUF_HEADROOM);
 		check(ev->off % IXM_MBUF_SIZE + (u32)ev->res <= IXM_MBUF_SIZE);
-		check(ev->addr == be32_of(REMOTE_IP) && ev->port == ixm_htons(5555));
+		check((ev->flags || ev->addr == be32_of(REMOTE_IP)) && ev->port == ixm_htons(5555));
+		if (h.a->ev_ext)
+			check(IXMOD_HANDLE_KIND(x->handle) == IXMOD_HANDLE_UDP);
 		break;
 	case IXMOD_EV_CALL:
 		check(ev->res != IXM_CALL_RETRY && ev->res >= -4095);
@@ -204,8 +253,8 @@ static void check_event(const struct ixmod_event *ev)
 /* The application takes up to @k events. */
 static void consume(unsigned int k)
 {
-	const struct ixmod_event *e =
-		(const struct ixmod_event *)(h.a->events + IXM_RING_OFF_ENTRIES);
+	const u8 *e = h.a->events + IXM_RING_OFF_ENTRIES;
+	size_t esize = h.a->ev_ext ? sizeof(struct ixmod_event_ext) : sizeof(struct ixmod_event);
 	u32 prod = __atomic_load_n(tn_ring_word(h.a->events, IXM_RING_OFF_PROD), __ATOMIC_ACQUIRE);
 
 	/*
@@ -217,12 +266,14 @@ static void consume(unsigned int k)
 		h.a->event_cons = prod - EVENT_NR;
 	}
 	while (k-- && prod != h.a->event_cons) {
-		struct ixmod_event ev = e[h.a->event_cons & (EVENT_NR - 1)];
+		struct ixmod_event_ext x;
 
-		check_event(&ev);
-		if (ev.type == IXMOD_EV_UDP_RECV && h.npending < MAX_PENDING &&
+		memset(&x, 0, sizeof(x));
+		memcpy(&x, e + (h.a->event_cons & (EVENT_NR - 1)) * esize, esize);
+		check_event(&x);
+		if (x.ev.type == IXMOD_EV_UDP_RECV && h.npending < MAX_PENDING &&
 		    ref_rand(&h.rng) % 4)
-			h.pending[h.npending++] = ev.off;
+			h.pending[h.npending++] = x.ev.off;
 		h.a->event_cons++;
 	}
 	__atomic_store_n(tn_ring_word(h.a->events, IXM_RING_OFF_CONS), h.a->event_cons, __ATOMIC_RELEASE);
@@ -321,9 +372,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		setup_once();
 		ready = true;
 	}
-	reset();
-	host = h.host;
 	ctl = in[0];
+	reset(ctl & 0x10);
+	host = h.host;
 	tick = (u64)(in[1] >> 4) * 8000000ULL;
 	h.rng = 0x9e3779b97f4a7c15ULL ^ ((u64)in[2] << 8 | in[3]);
 	val = (u32)in[4] | (u32)in[5] << 8 | (u32)in[6] << 16 | (u32)in[7] << 24;
@@ -339,7 +390,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			u16 port = bound_port();
 			u64 r = ref_rand(&h.rng);
 
-			deliver(port && r % 4 ? port : (u16)(r >> 16), (r >> 8) % 80, r % 16 == 0);
+			if (r & (1ULL << 40))
+				deliver6(port && r % 4 ? port : (u16)(r >> 16), (r >> 8) % 80,
+					 r % 16 == 0);
+			else
+				deliver(port && r % 4 ? port : (u16)(r >> 16), (r >> 8) % 80,
+					r % 16 == 0);
 		}
 		budget = 1 + ref_rand(&h.rng) % 6;
 		tn_host_begin(host);
