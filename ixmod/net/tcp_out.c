@@ -624,8 +624,11 @@ static __always_inline void ixm_tcp_sent(struct ixm_tcp_conn *c, u32 end, bool f
 /*
  * RFC 6675 §5 (NextSeg's first rule, with RACK's marks): the segments
  * deemed lost go again, oldest first, while pipe leaves cwnd room for
- * them (one at least when nothing is in flight).  Return: 0, or -errno
- * when one could not go (the connection is then on the pending list).
+ * them (one at least when nothing is in flight); the one at SND.UNA
+ * whatever pipe says (step 4.3: the first retransmission does not wait
+ * for pipe to drain below the halved cwnd, half a round trip).  Return:
+ * 0, or -errno when one could not go (the connection is then on the
+ * pending list).
  */
 static int ixm_tcp_output_lost(struct ixm_tcp_conn *c)
 {
@@ -637,7 +640,7 @@ static int ixm_tcp_output_lost(struct ixm_tcp_conn *c)
 	while ((r = ixm_tcp_sack_next_lost(c))) {
 		u8 flags = IXM_TCP_ACK | IXM_TCP_PSH;
 
-		if (pipe && pipe + r->len > c->cwnd)
+		if (pipe && pipe + r->len > c->cwnd && r->seq != c->snd_una)
 			break;
 		if ((c->flags & IXM_TCPF_FIN_SENT) && r->seq + r->len == c->snd_end)
 			flags |= IXM_TCP_FIN;

@@ -299,6 +299,39 @@ TEST_F(sack, sacked_bytes_free_the_window)
 	EXPECT_FALSE(stats(t)->retrans);
 }
 
+/*
+ * RFC 6675 §5 step (4.3): entering recovery, the first segment deemed
+ * lost goes again at once, whatever pipe says; only the later ones wait
+ * for room (4.4).  Ten in flight, the first lost, three after it SACKed:
+ * ssthresh is five segments and pipe six, yet the hole is repaired now,
+ * not half a round trip later when pipe has drained below cwnd.
+ */
+TEST_F(sack, first_retransmission_at_once)
+{
+	struct tc *t = self->t;
+	u32 una, k;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	k = conn(t)->cwnd / SEG;
+	ASSERT_GE(k, 10) TH_LOG("an initial window of ten segments at least");
+	una = host_sends(_metadata, t, 10 * SEG);
+	ASSERT_EQ(10, t->nseg);
+	tc_advance(t, 4 * MS);
+	t->psack[0][0] = una + SEG;
+	t->psack[0][1] = una + 4 * SEG;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	t->npsack = 0;
+	EXPECT_TRUE(conn(t)->flags & IXM_TCPF_IN_RECOVERY) TH_LOG("three SACKed: recovery");
+	EXPECT_TRUE(ixm_tcp_sack_pipe(conn(t)) + SEG > conn(t)->cwnd) {
+		TH_LOG("pipe %u, cwnd %u: no room", ixm_tcp_sack_pipe(conn(t)), conn(t)->cwnd);
+	}
+	EXPECT_TRUE(t->nseg >= 1 && seg_is(&t->seg[0], TH_ACK | TH_PSH, una, t->snd, SEG)) {
+		TH_LOG("the hole goes at once all the same (%u segments sent)", t->nseg);
+	}
+	EXPECT_EQ(1, stats(t)->retrans) TH_LOG("and only it");
+}
+
 /* Three segments' worth SACKed and no reordering seen: no wait at all. */
 TEST_F(sack, rack_no_wait_past_three)
 {
