@@ -188,7 +188,7 @@ static void vnet_shutdown(struct ixm_nic *nic)
 	vnet_reset_status(vd);
 	vnet_free_ctrl(vd, nic->dev);
 	vp_modern_remove(&vd->mdev);
-	kfree(vd);
+	kvfree(vd);
 	nic->priv = NULL;
 }
 
@@ -202,7 +202,8 @@ static int vnet_reset(struct ixm_nic *nic)
 	struct ixm_vnet_dev *vd;
 	int err;
 
-	vd = kzalloc(sizeof(*vd), GFP_KERNEL);
+	/* its steering's hash tables are 36 KiB (nic/steer.h) */
+	vd = kvzalloc(sizeof(*vd), GFP_KERNEL);
 	if (!vd)
 		return -ENOMEM;
 	vd->mdev.pci_dev = pdev;
@@ -210,14 +211,14 @@ static int vnet_reset(struct ixm_nic *nic)
 	if (err) {
 		dev_err(nic->dev, "virtio-net: no virtio 1.x (modern) interface (%d): a legacy-only device, or its capabilities are broken\n",
 			err);
-		kfree(vd);
+		kvfree(vd);
 		return err;
 	}
 	if (vd->mdev.id.device != VIRTIO_ID_NET) {
 		dev_err(nic->dev, "virtio device type %u is not a network device\n",
 			vd->mdev.id.device);
 		vp_modern_remove(&vd->mdev);
-		kfree(vd);
+		kvfree(vd);
 		return -ENODEV;
 	}
 	nic->priv = vd;

@@ -57,7 +57,7 @@
  * Cost: one Toeplitz hash per frame received (the right core's frames
  * too: only the hash says which they are), and per steered frame one
  * copy and a buffer freed on its way in, one taken on the owner's side.
- * The hash is a table lookup per input byte (@hash, 12 KiB per port,
+ * The hash is a table lookup per input byte (@hash, 36 KiB per port,
  * made from the key at start): base/toeplitz.c's bit-serial function,
  * right for the few hashes the stack computes, costs about 1,500
  * instructions a frame, the table about 40.  dev-tools/testing.rst has
@@ -70,6 +70,32 @@
 #define IXM_STEER_IP_HLEN_MIN	20
 #define IXM_STEER_PROTO_TCP	6
 #define IXM_STEER_PROTO_UDP	17
+#define IXM_STEER_IP6_HLEN	40
+
+/*
+ * IPv6 (RFC 8200 §3): the Toeplitz input of Microsoft's RSS specification,
+ * source address, destination address, then TCP's or UDP's source and
+ * destination ports, as they lie in the frame: a hash of the addresses
+ * and ports when TCP or UDP follows the fixed header, of the addresses
+ * alone otherwise (extension headers, ICMPv6), as a NIC hashes without
+ * its "IPv6Ex" types.
+ */
+static unsigned int ixm_steer_owner6(const struct ixm_steer *st, const struct ixm_mbuf *m)
+{
+	const u8 *ip = m->data + IXM_STEER_ETH_HLEN;
+	unsigned int i;
+	u32 hash = 0;
+
+	if (m->len < IXM_STEER_ETH_HLEN + IXM_STEER_IP6_HLEN || (ip[0] >> 4) != 6)
+		return 0;
+	for (i = 0; i < 32; i++)
+		hash ^= st->hash[i][ip[8 + i]];
+	if ((ip[6] == IXM_STEER_PROTO_TCP || ip[6] == IXM_STEER_PROTO_UDP) &&
+	    m->len >= IXM_STEER_ETH_HLEN + IXM_STEER_IP6_HLEN + 4)
+		for (i = 0; i < 4; i++)
+			hash ^= st->hash[32 + i][ip[IXM_STEER_IP6_HLEN + i]];
+	return st->reta[hash % IXM_RSS_RETA_SIZE];
+}
 
 /**
  * ixm_steer_owner() - the queue a frame's flow belongs to
@@ -77,9 +103,12 @@
  * @m: a received Ethernet frame
  *
  * IPv4 TCP and UDP, not fragments: the 4-tuple's Toeplitz hash; other
- * IPv4: the addresses'; anything else (ARP, IPv6, short frames): queue
- * 0.  The same choice as softport.c's ixm_sw_select_queue() and the
- * Intel chips' RSS as set_rss programs it.
+ * IPv4: the addresses'; anything else (ARP, short frames): queue 0.  The
+ * same choice as softport.c's ixm_sw_select_queue() and the Intel chips'
+ * RSS as set_rss programs it.  IPv6 too, which those leave on queue 0:
+ * TCP and UDP right after the fixed header by their 4-tuple, the rest by
+ * the addresses (ixm_steer_owner6()), so that a server's IPv6 flows
+ * spread over its cores as its IPv4 ones do.
  *
  * Return: the queue, below @st->nq.
  */
@@ -89,6 +118,8 @@ unsigned int ixm_steer_owner(const struct ixm_steer *st, const struct ixm_mbuf *
 	unsigned int ihl, i;
 	u32 hash = 0;
 
+	if (m->len >= IXM_STEER_ETH_HLEN && f[12] == 0x86 && f[13] == 0xdd)
+		return ixm_steer_owner6(st, m);
 	if (m->len < IXM_STEER_ETH_HLEN + IXM_STEER_IP_HLEN_MIN ||
 	    f[12] != 0x08 || f[13] != 0x00 || (ip[0] >> 4) != 4)
 		return 0;
@@ -110,8 +141,8 @@ unsigned int ixm_steer_owner(const struct ixm_steer *st, const struct ixm_mbuf *
 /*
  * @st->hash from @st->key: each input bit's hash (base/toeplitz.c's, so the
  * two cannot disagree), then each byte value's as the XOR of its bits'.
- * An input shorter than IXM_STEER_HASH_IN (the addresses alone) hashes
- * as if zeros followed, which add nothing.
+ * An input shorter than IXM_STEER_HASH_IN (IPv4's 12 bytes, addresses
+ * alone) hashes as if zeros followed, which add nothing.
  */
 static void ixm_steer_make_table(struct ixm_steer *st)
 {

@@ -35,7 +35,7 @@
 #define IXM_STEER_RING_MAX	128	/* slots per ring, a power of two */
 #define IXM_STEER_POSTED_MAX	512	/* buffers a queue posts over all its rings */
 #define IXM_STEER_KEY_LEN	40
-#define IXM_STEER_HASH_IN	12	/* Toeplitz input bytes: IPv4 4-tuple */
+#define IXM_STEER_HASH_IN	36	/* Toeplitz input bytes: the IPv6 4-tuple */
 
 struct ixm_steer;
 

@@ -13,7 +13,10 @@
  * exactly its owner's queue (the port's Toeplitz key and table, computed
  * here with base/toeplitz.c directly), once, in its flow's order, byte for
  * byte.  Every test ends with each queue released and each pool full, no
- * model rule broken and no WARN.
+ * model rule broken and no WARN.  IPv6 frames go to the queue of the hash
+ * ref.h's bit-serial Toeplitz gives Microsoft's IPv6 input (addresses,
+ * then TCP's or UDP's ports when they follow the fixed header), checked
+ * against the specification's IPv6 vectors.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,6 +590,136 @@ TEST(steer_one_queue)
 	EXPECT_EQ(RXQ_SIZE, s.rx_posted) TH_LOG("no ring, nothing posted on one");
 	rig_fini(_metadata, g);
 	EXPECT_EQ(0, ixm_host_warnings);
+	free(g);
+}
+
+/* Microsoft's RSS verification vectors for IPv6, with test_key. */
+static const struct {
+	const char *dst, *src;
+	u16 dport, sport;
+	u32 ipv6, tcp;
+} vectors6[] = {
+	{ "3ffe 2501 0200 0003 0000 0000 0000 0001", "3ffe 2501 0200 1fff 0000 0000 0000 0007",
+	  1766, 2794, 0x2cc18cd5, 0x40207d3d },
+	{ "ff02 0000 0000 0000 0000 0000 0000 0001", "3ffe 0501 0008 0000 0260 97ff fe40 efab",
+	  4739, 14230, 0x0f0c461c, 0xdde51bbf },
+	{ "fe80 0000 0000 0000 0200 f8ff fe21 67cf", "3ffe 1900 4545 0003 0200 f8ff fe21 67cf",
+	  38024, 44251, 0x4b61e985, 0x02d1feef },
+};
+
+static const u8 some6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+
+/* 16 bytes from hex, spaces skipped. */
+static void hex16(u8 *out, const char *s)
+{
+	unsigned int n = 0, v;
+
+	while (*s && n < 32) {
+		if (*s == ' ') {
+			s++;
+			continue;
+		}
+		sscanf(s, "%1x", &v);
+		out[n / 2] = (u8)(n & 1 ? out[n / 2] | v : v << 4);
+		n++;
+		s++;
+	}
+}
+
+/*
+ * An IPv6 frame of @len bytes (at least 54) from @src to @dst, next
+ * header @nh, its first 4 bytes after the header @sport and @dport.
+ */
+static void frame6(u8 *b, size_t len, const u8 *src, const u8 *dst, u8 nh, u16 sport,
+		   u16 dport)
+{
+	memset(b, 0, len);
+	memcpy(b, "\x02\x00\x5e\x00\x00\x01\x02\x00\x5e\x00\x00\x02\x86\xdd", 14);
+	b[14] = 0x60;
+	put16(b + 18, (unsigned int)(len - 54));
+	b[20] = nh;
+	b[21] = 64;
+	memcpy(b + 22, src, 16);
+	memcpy(b + 38, dst, 16);
+	if (len >= 58) {
+		put16(b + 54, sport);
+		put16(b + 56, dport);
+	}
+}
+
+static unsigned int owner_of(struct rig *g, u8 *b, size_t len)
+{
+	struct ixm_mbuf m;
+
+	memset(&m, 0, sizeof(m));
+	m.data = b;
+	m.len = (u16)len;
+	return ixm_steer_owner(&g->st, &m);
+}
+
+/* IPv6 by Microsoft's input: 4-tuple for TCP and UDP, else the addresses. */
+TEST(steer_ipv6)
+{
+	struct rig *g = calloc(1, sizeof(*g));
+	static const u8 nhs[] = { 6, 17, 58, 60, 17, 6 };	/* TCP, UDP, ICMPv6, DstOpts */
+	unsigned long long rng = 0x1b6;
+	unsigned int i, bad = 0, spread[NQ] = { 0 };
+	u8 b[200], in[36];
+
+	ASSERT_NE(NULL, g);
+	rig_init(g, NQ);
+	ASSERT_EQ(0, ixm_steer_start(&g->st, test_key, g->reta));
+	for (i = 0; i < ARRAY_SIZE(vectors6); i++) {
+		u8 src[16], dst[16];
+		u32 h4, h2;
+
+		hex16(dst, vectors6[i].dst);
+		hex16(src, vectors6[i].src);
+		memcpy(in, src, 16);
+		memcpy(in + 16, dst, 16);
+		put16(in + 32, vectors6[i].sport);
+		put16(in + 34, vectors6[i].dport);
+		h2 = ref_toeplitz(test_key, sizeof(test_key), in, 32);
+		h4 = ref_toeplitz(test_key, sizeof(test_key), in, 36);
+		EXPECT_EQ(vectors6[i].ipv6, h2) TH_LOG("vector %u: the reference's IPv6 hash", i);
+		EXPECT_EQ(vectors6[i].tcp, h4) TH_LOG("vector %u: its IPv6/TCP hash", i);
+		frame6(b, 80, src, dst, 6, vectors6[i].sport, vectors6[i].dport);
+		EXPECT_EQ(g->reta[h4 & 127], owner_of(g, b, 80)) TH_LOG("vector %u over TCP", i);
+		frame6(b, 80, src, dst, 17, vectors6[i].sport, vectors6[i].dport);
+		EXPECT_EQ(g->reta[h4 & 127], owner_of(g, b, 80)) TH_LOG("vector %u over UDP", i);
+		frame6(b, 80, src, dst, 58, vectors6[i].sport, vectors6[i].dport);
+		EXPECT_EQ(g->reta[h2 & 127], owner_of(g, b, 80)) TH_LOG("vector %u, ICMPv6", i);
+	}
+	for (i = 0; i < 20000; i++) {
+		u8 src[16], dst[16], nh;
+		u16 sp = (u16)ref_rand(&rng), dp = (u16)ref_rand(&rng);
+		size_t len, n;
+		u32 h;
+
+		ref_rand_fill(&rng, src, 16);
+		ref_rand_fill(&rng, dst, 16);
+		nh = nhs[i % ARRAY_SIZE(nhs)];
+		len = i % 50 == 7 ? 56 : 58 + i % 100;	/* a few without room for ports */
+		frame6(b, len, src, dst, nh, sp, dp);
+		memcpy(in, src, 16);
+		memcpy(in + 16, dst, 16);
+		put16(in + 32, sp);
+		put16(in + 34, dp);
+		n = (nh == 6 || nh == 17) && len >= 58 ? 36 : 32;
+		h = ref_toeplitz(test_key, sizeof(test_key), in, n);
+		if (owner_of(g, b, len) != g->reta[h & 127] && ++bad <= IXM_DIAG_MAX)
+			ixm_diag("frame %u: next header %u, %zu bytes", i, nh, len);
+		spread[g->reta[h & 127]]++;
+	}
+	EXPECT_EQ(0, bad) TH_LOG("20,000 random IPv6 frames on their reference queue");
+	for (i = 0; i < NQ; i++)
+		EXPECT_LT(20000 / NQ / 2, spread[i]) TH_LOG("queue %u gets its share", i);
+	/* not steered: too short, version 4 under IPv6's EtherType */
+	frame6(b, 60, some6, some6, 17, 1, 2);
+	EXPECT_EQ(0, owner_of(g, b, 53)) TH_LOG("shorter than an IPv6 header: queue 0");
+	b[14] = 0x45;
+	EXPECT_EQ(0, owner_of(g, b, 60)) TH_LOG("version 4 under 0x86dd: queue 0");
+	rig_fini(_metadata, g);
 	free(g);
 }
 
