@@ -170,7 +170,7 @@ TEST(udp6_recv_every_size)
 		}
 	}
 	EXPECT_FALSE(bad) {
-		TH_LOG("0..%u bytes: UDP_RECV with EVF_INET6, addr 0, addr6 the source, ports, payload",
+		TH_LOG("0..%u bytes: UDP_RECV, EVF_INET6, addr 0, addr6 the source, ports, payload",
 		       PAYLOAD6_MAX);
 	}
 	EXPECT_EQ(PAYLOAD6_MAX + 1, c.h->stats.udp6_in) TH_LOG("udp6_in counted each");
@@ -330,7 +330,7 @@ TEST(udp6_abi2_context_never_sees_ipv6)
 	len = udp6_frame(f, peer_ip6, all_nodes6, 5555, LPORT, 10, 3);
 	memcpy(f, (u8 []){ 0x33, 0x33, 0, 0, 0, 1 }, 6);
 	tn_input(c.h, f, len, 0);
-	EXPECT_EQ(0, c.h->port.ntx) TH_LOG("RFC 4443 §2.4 (e.3): no error about a datagram to a group");
+	EXPECT_EQ(0, c.h->port.ntx) TH_LOG("RFC 4443 §2.4 (e.3): no error about one to a group");
 	EXPECT_EQ(3, c.h->stats.drops[IXM_DROP_UDP6_NO_SOCK]);
 	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree);
 	tn_host_free(c.h);
@@ -352,7 +352,7 @@ TEST(udp6_unreach_ratelimited)
 	}
 	EXPECT_EQ(2 * IXM_ICMP6_ERR_BURST, c.h->stats.drops[IXM_DROP_UDP6_NO_SOCK]);
 	EXPECT_EQ(IXM_ICMP6_ERR_BURST, c.h->stats.icmp6_errors_out) {
-		TH_LOG("a burst of %d errors, then none within the same instant", IXM_ICMP6_ERR_BURST);
+		TH_LOG("a burst of %d errors, then none in the same instant", IXM_ICMP6_ERR_BURST);
 	}
 	EXPECT_EQ(IXM_ICMP6_ERR_BURST, c.h->stats.icmp6_errors_ratelimited);
 	tn_host_free(c.h);
@@ -476,12 +476,12 @@ TEST(udp6_send_every_size)
 				break;
 			continue;
 		}
-		if (!sent6_is(c.h, peer_mac, our_ip6, peer_ip6, (u16)(9 + n), c.a->arena + off, n) &&
-		    ++bad > IXM_DIAG_MAX)
+		if (!sent6_is(c.h, peer_mac, our_ip6, peer_ip6, (u16)(9 + n),
+			      c.a->arena + off, n) && ++bad > IXM_DIAG_MAX)
 			break;
 	}
 	EXPECT_FALSE(bad) {
-		TH_LOG("UDP_SEND with F_INET6 of 0..%u bytes: one frame, byte-exact, checksum verifies",
+		TH_LOG("UDP_SEND, F_INET6, 0..%u bytes: one frame, byte-exact, checksum verifies",
 		       PAYLOAD6_MAX);
 	}
 	EXPECT_EQ(PAYLOAD6_MAX + 1, c.h->stats.udp6_out) TH_LOG("udp6_out counted each");
@@ -656,7 +656,9 @@ TEST(udp6_send_refusals)
 		}
 		EXPECT_EQ(errors + 1, c->a->app.stats.call_errors) TH_LOG("%s", refusals[i].name);
 		EXPECT_EQ(0, c->h->port.ntx) TH_LOG("%s: nothing sent", refusals[i].name);
-		EXPECT_EQ(socks, c->h->udp->count) TH_LOG("%s: no socket changed", refusals[i].name);
+		EXPECT_EQ(socks, c->h->udp->count) {
+			TH_LOG("%s: no socket changed", refusals[i].name);
+		}
 		tn_tx_flush(c->h);
 	}
 	/* the check alone: its own bytes, whatever the context */
