@@ -48,23 +48,25 @@
 # whose queue reached its limit and dropped.
 # Then A against B and C, measured in the same boot: A's mean queue at
 # most a quarter of B's (measured: 0.04-0.06x); A's mean queue at most
-# 1.5x C's plus 2 packets (0.78-1.0x: both about 9-12 packets, a little
+# 1.5x C's plus 2 packets (0.78-1.05x: both about 9-13 packets, a little
 # over the threshold's 8); A's p99 request time at most 1.5x C's plus
-# 5 ms; and A's rate at least 0.8x C's (0.89-1.09x).  The request times
-# are mostly the emulated guest's stalls (the queue's mean is 7 ms of
-# them): the p99 of one run swings 2x from boot to boot, hence the
-# margin.  C's runs higher than A's (A/C 0.3-0.93 in five boots): in C
-# the senders are Python processes in the guest, sharing its CPUs with
-# the echo server, where ixmod's run on the dataplane cores; so this
-# check favours ixmod, and the queue is the figure to trust.
+# 10 ms; and A's rate at least 0.8x C's (0.89-1.09x).  The request
+# times are mostly the emulated guest's stalls when the host is busy:
+# C's p99 then runs higher than A's (A/C 0.3-0.93), its senders being
+# Python processes that share the guest's CPUs with the echo server.
+# On a quiet host C's p99 is 15-16 ms and A's 20-24 (1.3-1.6x): A's
+# queue has the same mean but higher peaks (its max 23-47 packets
+# against 16-17: ixmod's segments arrive in bursts); the 10 ms (16 full
+# frames at 20 Mbit/s) allow for those peaks, and a DCTCP that did not
+# answer the marks would still fail by far (B's p99: 154-472 ms).
 # Every figure compared is printed beside its check, with each run's
 # counters (ixmod's tcp_ecn_conns, tcp_ce_rcvd, tcp_ece_cuts, and what
 # was sent again and why; what the qdisc dropped and marked; Linux's
 # own in C).  tcp_ce_rcvd counts CE on what ixmod receives: only ACKs
 # here, which take the peer's egress and never meet the queue, so it
 # stays 0.  With 8 flows each window is two or three segments (the
-# floor of both algorithms' cuts is two), so D keeps the queue as short
-# as A or shorter (3.5-12.1 packets, at 13.6-18.8 Mbit/s): this test
+# floor of both algorithms' cuts is two), so D keeps the queue about as
+# short as A does (3.5-13.3 packets, at 13.6-19.0 Mbit/s): this test
 # cannot tell DCTCP's proportional cut from NewReno's halving, only
 # ECN's response from none, and ixmod's from Linux's.
 #
@@ -379,8 +381,8 @@ check "ixmod dctcp's mean queue at most 1/4 of newreno's without ECN" \
 	at_most "mean queue, packets: A, B" "$(r A queue_mean)" "$(r B queue_mean)" 0.25 0
 check "ixmod dctcp's mean queue at most 1.5x Linux dctcp's + 2 packets" \
 	at_most "mean queue, packets: A, C" "$(r A queue_mean)" "$(r C queue_mean)" 1.5 2
-check "ixmod dctcp's p99 request time at most 1.5x Linux dctcp's + 5 ms" \
-	at_most "p99 ms: A, C" "$(r A p99_ms)" "$(r C p99_ms)" 1.5 5
+check "ixmod dctcp's p99 request time at most 1.5x Linux dctcp's + 10 ms" \
+	at_most "p99 ms: A, C" "$(r A p99_ms)" "$(r C p99_ms)" 1.5 10
 check "ixmod dctcp's rate at least 0.8x Linux dctcp's" \
 	at_least "Mbit/s: A, C" "$(r A mbit)" "$(r C mbit)" 0.8
 
