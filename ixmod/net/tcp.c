@@ -127,9 +127,9 @@ struct ixm_net_port *ixm_tcp_port(const struct ixm_tcp_conn *c)
  *
  * What the peer's window and the congestion window let go out now,
  * less what is queued (for the congestion window, less what the peer
- * SACKed: it has left the network).  When the peer's window is closed and nothing is
- * outstanding, one segment is taken anyway: it is what the zero-window
- * probes carry (RFC 9293 §3.8.6.1).
+ * SACKed: it has left the network).  When the peer's window is closed
+ * and nothing is outstanding, one segment is taken anyway: it is what
+ * the zero-window probes carry (RFC 9293 §3.8.6.1).
  *
  * Return: bytes.
  */

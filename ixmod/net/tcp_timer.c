@@ -72,8 +72,8 @@ void ixm_tcp_arm_rexmit(struct ixm_tcp_conn *c)
  * An acknowledgment does not put off a probe already due sooner: 2 SRTT
  * after the last send is when the tail's ACK is overdue, and from the
  * last ACK (an RTT after that send) the repair of a lost tail would take
- * three round trips.  RACK's reordering wait stays (it rearms the RTO).  Any other
- * connection: the RTO.
+ * three round trips.  RACK's reordering wait stays (it rearms the RTO).
+ * Any other connection: the RTO.
  */
 void ixm_tcp_arm_sack(struct ixm_tcp_conn *c, bool on_ack)
 {

@@ -790,13 +790,14 @@ static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 		       STAT(&cl, &sv, sack_recoveries), STAT(&cl, &sv, rack_losses),
 		       STAT(&cl, &sv, tlp_probes), STAT(&cl, &sv, spurious_retrans));
 	}
-	if (sc->loss_ppm)
-		ixm_diag("%s: %llu steps, %llu data segments lost, %llu sent again "
-			 "(timeouts %llu, fast %llu, RACK %llu, probes %llu, spurious %llu)",
-			 sc->name, step, l->stats.lost_data, STAT(&cl, &sv, retrans),
-			 STAT(&cl, &sv, timeouts), STAT(&cl, &sv, fast_retrans),
+	if (sc->loss_ppm) {
+		ixm_diag("%s: %llu steps, %llu data segments lost, %llu sent again",
+			 sc->name, step, l->stats.lost_data, STAT(&cl, &sv, retrans));
+		ixm_diag("%s: timeouts %llu, fast %llu, RACK %llu, probes %llu, spurious %llu",
+			 sc->name, STAT(&cl, &sv, timeouts), STAT(&cl, &sv, fast_retrans),
 			 STAT(&cl, &sv, rack_losses), STAT(&cl, &sv, tlp_probes),
 			 STAT(&cl, &sv, spurious_retrans));
+	}
 	/*
 	 * With SACK, on loss alone, little is sent twice that arrived: at
 	 * most 1.2 data segments again for each the link lost (issue 39).
