@@ -29,6 +29,8 @@ u32 ixm_toeplitz(const u8 *key, size_t key_len, const u8 *data, size_t len);
 u32 ixm_toeplitz_ipv4(const u8 *key, __be32 saddr, __be32 daddr);
 u32 ixm_toeplitz_ipv4_l4(const u8 *key, __be32 saddr, __be32 daddr,
 			 __be16 sport, __be16 dport);
+u32 ixm_toeplitz_ipv6_l4(const u8 *key, const u8 *saddr, const u8 *daddr,
+			 __be16 sport, __be16 dport);
 
 /*
  * Bytes of a frame ixm_toeplitz_frame() may read: an Ethernet header, an
