@@ -175,13 +175,25 @@ static int ixm_op_tcp_accept(struct ixm_app *app, const struct ixmod_call *c,
 static int ixm_op_tcp_connect(struct ixm_app *app, const struct ixmod_call *c,
 			      struct ixmod_event *ev)
 {
+	struct ixm_in6_addr daddr6;
 	u64 handle;
 	int err;
 
-	if (!ixm_daddr_valid(c->addr) || !c->port)
+	if (!c->port)
 		return -EINVAL;
-	err = ixm_tcp_connect(app->stack->tcp, app, c->addr, c->port, c->user_data,
-			      &handle);
+	if (likely(!(c->flags & IXMOD_CALL_F_INET6))) {
+		if (!ixm_daddr_valid(c->addr))
+			return -EINVAL;
+		err = ixm_tcp_connect(app->stack->tcp, app, c->addr, c->port, c->user_data,
+				      &handle);
+	} else {
+		/* as UDP_SEND: only a context that can be told of IPv6 peers */
+		memcpy(daddr6.s6, c->addr6, sizeof(daddr6.s6));
+		if (!app->inet6 || !ixm_daddr6_valid(app->stack, &daddr6))
+			return -EINVAL;
+		err = ixm_tcp_connect6(app->stack->tcp, app, &daddr6, c->port, c->user_data,
+				       &handle);
+	}
 	if (err)
 		return err;
 	ev->handle = handle;
@@ -286,7 +298,8 @@ static const struct ixm_opdef ixm_opdefs[] = {
 	[IXMOD_OP_UDP_CLOSE]	= { IXM_F_HANDLE, 0, false, ixm_op_udp_close },
 	[IXMOD_OP_TCP_LISTEN]	= { IXM_F_PORT | IXM_F_LEN, 0, true, ixm_op_tcp_listen },
 	[IXMOD_OP_TCP_ACCEPT]	= { IXM_F_HANDLE, 0, false, ixm_op_tcp_accept },
-	[IXMOD_OP_TCP_CONNECT]	= { IXM_F_ADDR | IXM_F_PORT, 0, true, ixm_op_tcp_connect },
+	[IXMOD_OP_TCP_CONNECT]	= { IXM_F_ADDR | IXM_F_PORT, IXMOD_CALL_F_INET6, true,
+				    ixm_op_tcp_connect },
 	[IXMOD_OP_TCP_SENDV]	= { IXM_F_HANDLE | IXM_F_OFF | IXM_F_LEN, IXMOD_CALL_F_POS, true,
 				    ixm_op_tcp_sendv },
 	[IXMOD_OP_TCP_RECV_DONE] = { IXM_F_HANDLE | IXM_F_LEN, 0, false,

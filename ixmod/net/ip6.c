@@ -28,6 +28,7 @@
 #include "icmp6.h"
 #include "ip6.h"
 #include "net.h"
+#include "tcp.h"
 #include "udp.h"
 
 const struct ixm_in6_addr ixm_ip6_all_nodes = {
@@ -297,12 +298,8 @@ static void ixm_ip6_walk(struct ixm_net_port *port, struct ixm_mbuf *m,
  * @proto: IXM_IPPROTO_TCP6 or IXM_IPPROTO_UDP6
  * @thoff: where the transport header starts, in bytes from @ih
  *
- * The transports' entry point over IPv6.  UDP goes to ixm_udp6_input()
- * (udp6.c).  TCP is not there yet: its segments are counted as ip6_l4 and
- * dropped.  TCP over IPv6 plugs in here: call ixm_tcp6_input() with
- * (@port, @m, @ih, @thoff), which verifies its checksum with
- * ixm_csum_pseudo6() over ixm_ip6_l4_len() bytes and answers with
- * ixm_ip6_build_header(), ixm_ip6_src_for() and ixm_nd_resolve().
+ * The transports' entry point over IPv6: UDP to ixm_udp6_input()
+ * (udp6.c), TCP to ixm_tcp_input6() (tcp_in.c).
  *
  * A :: source is refused first (IP6_SRC): only a Neighbor Solicitation
  * may come from it (RFC 4861 §7.1.1; RFC 4291 §2.5.2).  Consumes @m.
@@ -316,11 +313,10 @@ void ixm_ip6_deliver_l4(struct ixm_net_port *port, struct ixm_mbuf *m,
 		ixm_net_drop(port, m, IXM_DROP_IP6_SRC);
 		return;
 	}
-	if (proto == IXM_IPPROTO_UDP6) {
+	if (proto == IXM_IPPROTO_UDP6)
 		ixm_udp6_input(port, m, ih, thoff);
-		return;
-	}
-	ixm_net_drop(port, m, IXM_DROP_IP6_L4);
+	else
+		ixm_tcp_input6(port, m, ih, thoff);
 }
 
 /**

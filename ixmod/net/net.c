@@ -57,7 +57,6 @@ const char * const ixm_drop_names[] = {
 	[IXM_DROP_IP6_RTHDR]		= "ip6_rthdr",
 	[IXM_DROP_IP6_FRAG]		= "ip6_frag",
 	[IXM_DROP_IP6_NEXTHDR]		= "ip6_nexthdr",
-	[IXM_DROP_IP6_L4]		= "ip6_l4",
 	[IXM_DROP_UDP6_SHORT]		= "udp6_short",
 	[IXM_DROP_UDP6_LEN]		= "udp6_len",
 	[IXM_DROP_UDP6_NOCSUM]		= "udp6_nocsum",

@@ -74,7 +74,6 @@ enum ixm_drop_reason {
 	IXM_DROP_IP6_RTHDR,	/* Routing header with segments left (RFC 8200 §4.4) */
 	IXM_DROP_IP6_FRAG,	/* a Fragment header: no reassembly */
 	IXM_DROP_IP6_NEXTHDR,	/* next header we do not handle, or none (59) */
-	IXM_DROP_IP6_L4,	/* TCP over IPv6: no transport takes it yet */
 	IXM_DROP_UDP6_SHORT,	/* IPv6 payload shorter than a UDP header */
 	IXM_DROP_UDP6_LEN,	/* UDP length < 8 or past the IPv6 payload */
 	IXM_DROP_UDP6_NOCSUM,	/* UDP checksum 0 over IPv6 (RFC 8200 §8.1) */

@@ -205,6 +205,49 @@ struct ixm_tcp_conn *ixm_tcp_lookup(struct ixm_tcp_table *t, __be32 laddr,
 	return NULL;
 }
 
+/*
+ * An IPv6 connection in the table: @laddr 0, which no IPv4 connection has
+ * (its local address is a port's), so ixm_tcp_lookup() never finds it,
+ * and @raddr the XOR of the remote address's words, for the bucket.
+ */
+static __be32 ixm_tcp_fold6(const struct ixm_in6_addr *a)
+{
+	__be32 w[4];
+
+	memcpy(w, a->s6, sizeof(w));
+	return w[0] ^ w[1] ^ w[2] ^ w[3];
+}
+
+/**
+ * ixm_tcp_lookup6() - the connection of an IPv6 4-tuple
+ * @t: the core's table
+ * @laddr: local address
+ * @lport: local port
+ * @raddr: remote address
+ * @rport: remote port
+ *
+ * Return: the connection, or NULL.
+ */
+struct ixm_tcp_conn *ixm_tcp_lookup6(struct ixm_tcp_table *t,
+				     const struct ixm_in6_addr *laddr, __be16 lport,
+				     const struct ixm_in6_addr *raddr, __be16 rport)
+{
+	__be32 fold = ixm_tcp_fold6(raddr);
+	u32 i = t->bucket[ixm_tcp_hash(0, lport, fold, rport)];
+
+	while (i != IXM_TCP_NONE) {
+		struct ixm_tcp_conn *c = &t->conns[i];
+
+		if (c->rport == rport && c->raddr == fold && c->lport == lport &&
+		    !c->laddr && (c->flags & IXM_TCPF_INET6) &&
+		    ixm_ip6_addr_equal(&c->raddr6, raddr) &&
+		    ixm_ip6_addr_equal(&c->laddr6, laddr))
+			return c;
+		i = c->next;
+	}
+	return NULL;
+}
+
 /**
  * ixm_tcp_conn_get() - the connection a handle names
  * @t: the core's table
@@ -392,6 +435,31 @@ noinline struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32
 	return c;
 }
 ixm_injectable_null(ixm_tcp_conn_alloc);
+
+/**
+ * ixm_tcp_conn_alloc6() - ixm_tcp_conn_alloc() over IPv6
+ * @t: the core's table
+ * @laddr: local address
+ * @lport: local port
+ * @raddr: remote address
+ * @rport: remote port
+ *
+ * Return: the connection (IXM_TCPF_INET6), or NULL.
+ */
+struct ixm_tcp_conn *ixm_tcp_conn_alloc6(struct ixm_tcp_table *t,
+					 const struct ixm_in6_addr *laddr, __be16 lport,
+					 const struct ixm_in6_addr *raddr, __be16 rport)
+{
+	struct ixm_tcp_conn *c;
+
+	c = ixm_tcp_conn_alloc(t, 0, lport, ixm_tcp_fold6(raddr), rport);
+	if (!c)
+		return NULL;
+	c->flags |= IXM_TCPF_INET6;
+	c->laddr6 = *laddr;
+	c->raddr6 = *raddr;
+	return c;
+}
 
 void ixm_tcp_listener_unqueue(struct ixm_tcp_conn *c)
 {

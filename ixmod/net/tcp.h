@@ -29,6 +29,7 @@
 #include "platform.h"
 #include "net.h"
 #include "ip.h"
+#include "ip6.h"
 #include "timer.h"
 
 #define IXM_IPPROTO_TCP		6
@@ -59,6 +60,8 @@
 #define IXM_TCP_MTU		1500	/* the ports' MTU (no jumbo frames) */
 #define IXM_TCP_MSS_DEFAULT	536	/* RFC 9293 §3.7.1: no MSS option */
 #define IXM_TCP_MSS_MAX		(IXM_TCP_MTU - IXM_IP_HLEN - IXM_TCP_HLEN)
+/* over IPv6 (RFC 8200 §3: a 40-byte header): 1440 */
+#define IXM_TCP_MSS_MAX6	(IXM_TCP_MTU - IXM_IP6_HLEN - IXM_TCP_HLEN)
 /*
  * The least data per segment, after options, whatever MSS a peer names.
  * RFC 1122 §3.3.2 has every host take 576-byte datagrams, so a segment of
@@ -332,6 +335,7 @@ struct ixm_tcp_ooo_hold {
 #define IXM_TCPF_REORDER	0x4000000 /* the peer was seen to reorder */
 #define IXM_TCPF_TLP_OUT	0x8000000 /* a probe is out, up to @tlp_end */
 #define IXM_TCPF_TLP_RXT	0x10000000 /* ... and it was a retransmission */
+#define IXM_TCPF_INET6		0x20000000 /* over IPv6: @laddr6, @raddr6 */
 
 /* struct ixm_tcp_conn.evpend: events owed to the application */
 #define IXM_TCPE_KNOCK		0x01
@@ -345,8 +349,8 @@ struct ixm_tcp_ooo_hold {
  * @slot: what its handle names (handle.h)
  * @app: the context that owns it (the listener's, for a passive open)
  * @gen: generation of the slot; part of the handle, never 0
- * @laddr: local address
- * @raddr: remote address
+ * @laddr: local IPv4 address; 0 for an IPv6 connection (ixm_tcp_lookup6())
+ * @raddr: remote IPv4 address; for IPv6, a fold of @raddr6 (tcp.c)
  * @lport: local port
  * @rport: remote port
  * @state: enum ixm_tcp_state
@@ -460,6 +464,9 @@ struct ixm_tcp_ooo_hold {
  *	too.
  * @segs: the segments in flight of a SACK connection, oldest first (a
  *	ring from @seg_head; not cleared with the rest of a new connection)
+ * @laddr6: with IXM_TCPF_INET6, the local IPv6 address (the port's
+ *	global or link-local one)
+ * @raddr6: with IXM_TCPF_INET6, the peer's
  */
 struct ixm_tcp_conn {
 	union {
@@ -574,7 +581,84 @@ struct ixm_tcp_conn {
 	struct ixm_mbuf_zc		zc;
 	u32				zc_gate;
 	struct ixm_tcp_txseg		segs[IXM_TCP_TXSEGS];
+	struct ixm_in6_addr		laddr6;
+	struct ixm_in6_addr		raddr6;
 };
+
+/*
+ * The network header of an arriving segment, as tcp_in.c passes it on:
+ * an IPv4 one (ixm_tcp_input()) or an IPv6 one (ixm_tcp_input6()), told
+ * apart by the version both begin with (ip.c and ip6.c checked it).
+ */
+static inline bool ixm_tcp_nh_v6(const void *nh)
+{
+	return *(const u8 *)nh >> 4 == 6;
+}
+
+/* Its ECN field: IPv4's TOS or IPv6's traffic class, low two bits. */
+static inline u8 ixm_tcp_nh_ecn(const void *nh)
+{
+	if (ixm_tcp_nh_v6(nh))
+		return (ixm_ntohl(((const struct ixm_ip6hdr *)nh)->vtc_flow) >> 20) &
+		       IXM_IP_ECN_MASK;
+	return ((const struct ixm_iphdr *)nh)->tos & IXM_IP_ECN_MASK;
+}
+
+/**
+ * struct ixm_tcp_addrs - the two addresses of a 4-tuple, either family
+ * @l: the local address, network order: 4 bytes (IPv4) or 16 (IPv6)
+ * @r: the remote one
+ * @len: 4 or 16
+ */
+struct ixm_tcp_addrs {
+	const void	*l;
+	const void	*r;
+	unsigned int	len;
+};
+
+/* An arriving segment's: the local address is its destination. */
+static inline struct ixm_tcp_addrs ixm_tcp_nh_addrs(const void *nh)
+{
+	struct ixm_tcp_addrs a;
+
+	if (ixm_tcp_nh_v6(nh)) {
+		const struct ixm_ip6hdr *ih = nh;
+
+		a.l = &ih->daddr;
+		a.r = &ih->saddr;
+		a.len = 16;
+	} else {
+		const struct ixm_iphdr *ih = nh;
+
+		a.l = &ih->daddr;
+		a.r = &ih->saddr;
+		a.len = 4;
+	}
+	return a;
+}
+
+/* A connection's. */
+static inline struct ixm_tcp_addrs ixm_tcp_conn_addrs(const struct ixm_tcp_conn *c)
+{
+	struct ixm_tcp_addrs a;
+
+	if (c->flags & IXM_TCPF_INET6) {
+		a.l = &c->laddr6;
+		a.r = &c->raddr6;
+		a.len = 16;
+	} else {
+		a.l = &c->laddr;
+		a.r = &c->raddr;
+		a.len = 4;
+	}
+	return a;
+}
+
+/* The largest MSS its MTU allows: IPv6's header is 20 bytes longer. */
+static inline u32 ixm_tcp_mss_cap(const struct ixm_tcp_conn *c)
+{
+	return (c->flags & IXM_TCPF_INET6) ? IXM_TCP_MSS_MAX6 : IXM_TCP_MSS_MAX;
+}
 
 /**
  * struct ixm_tcp_listener - a listening port of one context
@@ -859,6 +943,8 @@ void ixm_tcp_table_init(struct ixm_tcp_table *t, struct ixm_stack *st,
 			const struct ixm_tcp_config *cfg, const u64 secret[4]);
 void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		   struct ixm_iphdr *ih);
+void ixm_tcp_input6(struct ixm_net_port *port, struct ixm_mbuf *m,
+		    struct ixm_ip6hdr *ih, unsigned int thoff);
 void ixm_tcp_poll(struct ixm_stack *st);
 int ixm_tcp_listen(struct ixm_tcp_table *t, struct ixm_app *app, __be16 port,
 		   u32 backlog, u64 cookie, u64 *handle);
@@ -866,6 +952,9 @@ int ixm_tcp_accept(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 		   u64 cookie);
 int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
 		    __be32 daddr, __be16 dport, u64 cookie, u64 *handle);
+int ixm_tcp_connect6(struct ixm_tcp_table *t, struct ixm_app *app,
+		     const struct ixm_in6_addr *daddr, __be16 dport, u64 cookie,
+		     u64 *handle);
 /*
  * IXMOD_CALL_F_POS (uapi): @on, the offset @pos the call expects; @next
  * the connection's offset after the call, for its event (when it has one)
@@ -928,6 +1017,12 @@ struct ixm_tcp_conn *ixm_tcp_lookup(struct ixm_tcp_table *t, __be32 laddr,
 				    __be16 lport, __be32 raddr, __be16 rport);
 struct ixm_tcp_conn *ixm_tcp_conn_alloc(struct ixm_tcp_table *t, __be32 laddr,
 					__be16 lport, __be32 raddr, __be16 rport);
+struct ixm_tcp_conn *ixm_tcp_lookup6(struct ixm_tcp_table *t,
+				     const struct ixm_in6_addr *laddr, __be16 lport,
+				     const struct ixm_in6_addr *raddr, __be16 rport);
+struct ixm_tcp_conn *ixm_tcp_conn_alloc6(struct ixm_tcp_table *t,
+					 const struct ixm_in6_addr *laddr, __be16 lport,
+					 const struct ixm_in6_addr *raddr, __be16 rport);
 void ixm_tcp_conn_free(struct ixm_tcp_conn *c);
 void ixm_tcp_established(struct ixm_tcp_conn *c);
 void ixm_tcp_deliver(struct ixm_tcp_conn *c, struct ixm_mbuf *m);
@@ -956,10 +1051,9 @@ int ixm_tcp_send_probe(struct ixm_tcp_conn *c);
 int ixm_tcp_send_keepalive(struct ixm_tcp_conn *c);
 void ixm_tcp_retransmit_head(struct ixm_tcp_conn *c);
 void ixm_tcp_rewind(struct ixm_tcp_conn *c);
-void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
+void ixm_tcp_reply_rst(struct ixm_net_port *port, const void *nh,
 		       const struct ixm_tcphdr *th, u32 seglen);
-int ixm_tcp_send_synack_stateless(struct ixm_net_port *port,
-				  const struct ixm_iphdr *ih,
+int ixm_tcp_send_synack_stateless(struct ixm_net_port *port, const void *nh,
 				  const struct ixm_tcphdr *th, u32 iss, u16 mss);
 u32 ixm_tcp_rcv_window(const struct ixm_tcp_conn *c);
 void ixm_tcp_challenge_ack(struct ixm_tcp_conn *c);
@@ -989,16 +1083,15 @@ static inline bool ixm_tcp_pool_room(const struct ixm_mbuf_pool *pool)
 /* tcp_cc.c */
 void ixm_tcp_cc_pick(struct ixm_tcp_conn *c, const struct ixm_net_port *np);
 void ixm_tcp_ecn_syn(struct ixm_tcp_conn *c, u8 flags);
-void __ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih, u8 flags,
-		       u32 dlen);
+void __ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const void *nh, u8 flags, u32 dlen);
 u8 __ixm_tcp_ecn_flags(struct ixm_tcp_conn *c, u8 flags, u32 seq, u32 dlen, u8 *tos);
 
 /* An acceptable segment arrived: its CE, the peer's CWR (ECN connections). */
-static inline void ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih,
+static inline void ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const void *nh,
 				   u8 flags, u32 dlen)
 {
 	if (unlikely(c->ecn & IXM_ECN_OK))
-		__ixm_tcp_ecn_rcv(c, ih, flags, dlen);
+		__ixm_tcp_ecn_rcv(c, nh, flags, dlen);
 }
 
 /* An acceptable ACK, @acked new bytes (0 for a duplicate): ECE's answer. */
@@ -1042,13 +1135,13 @@ void ixm_tcp_arm_idle(struct ixm_tcp_conn *c);
 void ixm_tcp_rtt_sample(struct ixm_tcp_conn *c, u32 rtt_us);
 
 /* tcp_cookie.c */
-u32 ixm_tcp_isn(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
-		__be32 raddr, __be16 rport, u64 now_ns);
-u32 ixm_tcp_cookie_make(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
-			__be32 raddr, __be16 rport, u32 peer_isn, u16 mss,
+u32 ixm_tcp_isn(struct ixm_tcp_table *t, const struct ixm_tcp_addrs *a,
+		__be16 lport, __be16 rport, u64 now_ns);
+u32 ixm_tcp_cookie_make(struct ixm_tcp_table *t, const struct ixm_tcp_addrs *a,
+			__be16 lport, __be16 rport, u32 peer_isn, u16 mss,
 			u64 now_ns);
-u16 ixm_tcp_cookie_check(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
-			 __be32 raddr, __be16 rport, u32 peer_isn, u32 cookie,
+u16 ixm_tcp_cookie_check(struct ixm_tcp_table *t, const struct ixm_tcp_addrs *a,
+			 __be16 lport, __be16 rport, u32 peer_isn, u32 cookie,
 			 u64 now_ns);
 
 /* siphash.c: SipHash-2-4 (Aumasson and Bernstein, 2012) */

@@ -114,6 +114,28 @@ static bool ixm_tcp_port_steers_here(const struct ixm_net_port *np, __be32 laddr
 	return ixm_rss_queue(h, np->rss_nq) == np->rss_q;
 }
 
+/* An active open's new connection @c (its ISS chosen): send the SYN. */
+static void ixm_tcp_connect_start(struct ixm_tcp_conn *c, struct ixm_app *app,
+				  struct ixm_net_port *np, unsigned int pidx, u64 cookie)
+{
+	struct ixm_tcp_table *t = c->table;
+
+	c->app = app;
+	c->cookie = cookie;
+	c->pidx = pidx;
+	c->flags |= IXM_TCPF_ACTIVE | IXM_TCPF_ACCEPTED | IXM_TCPF_NEED_ARP;
+	ixm_tcp_cc_pick(c, np);
+	c->snd_una = c->iss;
+	c->snd_nxt = c->iss;
+	c->snd_max = c->iss;
+	c->snd_end = c->iss + 1;
+	c->rcv_wscale = ixm_tcp_pick_wscale(c->rcv_buf);
+	ixm_tcp_set_state(c, IXM_TCP_SYN_SENT);
+	t->stats.active_opens++;
+	ixm_tcp_send_syn(c);
+	ixm_tcp_arm_rexmit(c);
+}
+
 /**
  * ixm_tcp_connect() - open a connection (active open, RFC 9293 §3.5)
  * @t: the core's table
@@ -135,6 +157,7 @@ int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
 {
 	struct ixm_stack *st = t->stack;
 	const u32 range = IXM_TCP_EPH_HI - IXM_TCP_EPH_LO + 1;
+	struct ixm_tcp_addrs a;
 	struct ixm_net_port *np;
 	struct ixm_tcp_conn *c;
 	unsigned int pidx;
@@ -166,21 +189,84 @@ int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
 	c = ixm_tcp_conn_alloc(t, laddr, lport, daddr, dport);
 	if (!c)
 		return -EMFILE;
-	c->app = app;
-	c->cookie = cookie;
-	c->pidx = pidx;
-	c->flags |= IXM_TCPF_ACTIVE | IXM_TCPF_ACCEPTED | IXM_TCPF_NEED_ARP;
-	ixm_tcp_cc_pick(c, np);
-	c->iss = ixm_tcp_isn(t, laddr, lport, daddr, dport, st->now_ns);
-	c->snd_una = c->iss;
-	c->snd_nxt = c->iss;
-	c->snd_max = c->iss;
-	c->snd_end = c->iss + 1;
-	c->rcv_wscale = ixm_tcp_pick_wscale(c->rcv_buf);
-	ixm_tcp_set_state(c, IXM_TCP_SYN_SENT);
-	t->stats.active_opens++;
-	ixm_tcp_send_syn(c);
-	ixm_tcp_arm_rexmit(c);
+	a = ixm_tcp_conn_addrs(c);
+	c->iss = ixm_tcp_isn(t, &a, lport, dport, st->now_ns);
+	ixm_tcp_connect_start(c, app, np, pidx, cookie);
+	*handle = ixm_tcp_handle(c);
+	return 0;
+}
+
+/* Does @lport to [@raddr]:@rport come back to this core's queue? */
+static bool ixm_tcp_port_steers_here6(const struct ixm_net_port *np,
+				      const struct ixm_in6_addr *laddr, __be16 lport,
+				      const struct ixm_in6_addr *raddr, __be16 rport)
+{
+	u32 h;
+
+	if (!np->rss_key || np->rss_nq <= 1)
+		return true;
+	h = ixm_toeplitz_ipv6_l4(np->rss_key, raddr->s6, laddr->s6, rport, lport);
+	return ixm_rss_queue(h, np->rss_nq) == np->rss_q;
+}
+
+/**
+ * ixm_tcp_connect6() - ixm_tcp_connect() to an IPv6 peer
+ * @t: the core's table
+ * @app: the context (IXMOD_SETUP_INET6: it is told of the peer in
+ *	TCP_CONNECTED's extended event)
+ * @daddr: the peer, a unicast address on a port's link, not ours
+ * @dport: its port, not 0
+ * @cookie: user_data of the connection's events
+ * @handle: the connection's handle
+ *
+ * The source is the port's address of @daddr's scope (ixm_ip6_src_for()),
+ * the ephemeral port one whose replies the NIC's RSS (IPv6 4-tuple,
+ * Toeplitz) steers to this core, and the peer's MAC comes from Neighbor
+ * Discovery as the SYN goes out.
+ *
+ * Return: as ixm_tcp_connect().
+ */
+int ixm_tcp_connect6(struct ixm_tcp_table *t, struct ixm_app *app,
+		     const struct ixm_in6_addr *daddr, __be16 dport, u64 cookie,
+		     u64 *handle)
+{
+	const u32 range = IXM_TCP_EPH_HI - IXM_TCP_EPH_LO + 1;
+	const struct ixm_in6_addr *laddr;
+	struct ixm_stack *st = t->stack;
+	struct ixm_tcp_addrs a;
+	struct ixm_net_port *np;
+	struct ixm_tcp_conn *c;
+	unsigned int pidx = 0;
+	__be16 lport = 0;
+	u32 i;
+
+	np = ixm_stack_route6(st, daddr);
+	if (!np)
+		return -ENETUNREACH;
+	while (st->ports[pidx] != np)
+		pidx++;
+	laddr = ixm_ip6_src_for(np->cfg, daddr);
+	for (i = 0; i < range; i++) {
+		u16 p = IXM_TCP_EPH_LO + (t->eph_next + i) % range;
+		__be16 bp = ixm_htons(p);
+
+		if (!ixm_tcp_port_steers_here6(np, laddr, bp, daddr, dport))
+			continue;
+		if (ixm_tcp_lookup6(t, laddr, bp, daddr, dport) ||
+		    ixm_tcp_listener_find(t, bp) != IXM_TCP_NONE)
+			continue;
+		lport = bp;
+		t->eph_next = (t->eph_next + i + 1) % range;
+		break;
+	}
+	if (!lport)
+		return -EADDRNOTAVAIL;
+	c = ixm_tcp_conn_alloc6(t, laddr, lport, daddr, dport);
+	if (!c)
+		return -EMFILE;
+	a = ixm_tcp_conn_addrs(c);
+	c->iss = ixm_tcp_isn(t, &a, lport, dport, st->now_ns);
+	ixm_tcp_connect_start(c, app, np, pidx, cookie);
 	*handle = ixm_tcp_handle(c);
 	return 0;
 }

@@ -214,14 +214,13 @@ void ixm_tcp_ecn_syn(struct ixm_tcp_conn *c, u8 flags)
 /**
  * __ixm_tcp_ecn_rcv() - an acceptable segment of an ECN connection arrived
  * @c: the connection, ECN agreed (ixm_tcp_ecn_rcv() checked)
- * @ih: its IPv4 header (the ECN field)
+ * @nh: its IPv4 or IPv6 header (the ECN field, RFC 3168 §5; RFC 8200 §7)
  * @flags: its control bits
  * @dlen: its data bytes
  */
-void __ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const struct ixm_iphdr *ih, u8 flags,
-		       u32 dlen)
+void __ixm_tcp_ecn_rcv(struct ixm_tcp_conn *c, const void *nh, u8 flags, u32 dlen)
 {
-	bool ce = (ih->tos & IXM_IP_ECN_MASK) == IXM_IP_ECN_CE;
+	bool ce = ixm_tcp_nh_ecn(nh) == IXM_IP_ECN_CE;
 
 	if (ce)
 		c->table->stats.ce_rcvd++;

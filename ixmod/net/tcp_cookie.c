@@ -30,50 +30,50 @@ static const u16 ixm_tcp_cookie_mss[8] = {
 	536, 1000, 1200, 1300, 1360, 1400, 1440, 1460,
 };
 
-struct ixm_tcp_tuple_words {
-	__be32	laddr;
-	__be32	raddr;
-	__be16	lport;
-	__be16	rport;
-	u32	extra;
-	u32	extra2;
-};
-
-static u32 ixm_tcp_tuple_hash(const u64 *key, __be32 laddr, __be16 lport,
-			      __be32 raddr, __be16 rport, u32 extra, u32 extra2)
+/*
+ * The input: both addresses whole (an IPv6 one too: a fold would let a
+ * sender pick an address whose cookie is another's), the ports, @extra
+ * and @extra2.
+ */
+static u32 ixm_tcp_tuple_hash(const u64 *key, const struct ixm_tcp_addrs *a, __be16 lport,
+			      __be16 rport, u32 extra, u32 extra2)
 {
-	struct ixm_tcp_tuple_words w = {
-		.laddr = laddr, .raddr = raddr, .lport = lport, .rport = rport,
-		.extra = extra, .extra2 = extra2,
-	};
+	u8 w[2 * 16 + 2 * 2 + 2 * 4];
+	unsigned int n = 0;
 
-	return (u32)ixm_siphash(key, &w, sizeof(w));
+	memcpy(w, a->l, a->len);
+	n += a->len;
+	memcpy(w + n, a->r, a->len);
+	n += a->len;
+	memcpy(w + n, &lport, 2);
+	memcpy(w + n + 2, &rport, 2);
+	memcpy(w + n + 4, &extra, 4);
+	memcpy(w + n + 8, &extra2, 4);
+	return (u32)ixm_siphash(key, w, n + 12);
 }
 
 /**
  * ixm_tcp_isn() - initial send sequence number of a new connection
  * @t: the core's table (its secret)
- * @laddr: local address
+ * @a: the local and remote addresses
  * @lport: local port
- * @raddr: remote address
  * @rport: remote port
  * @now_ns: the core's clock
  *
  * Return: the ISN (RFC 6528 §3).
  */
-u32 ixm_tcp_isn(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
-		__be32 raddr, __be16 rport, u64 now_ns)
+u32 ixm_tcp_isn(struct ixm_tcp_table *t, const struct ixm_tcp_addrs *a,
+		__be16 lport, __be16 rport, u64 now_ns)
 {
-	return ixm_tcp_tuple_hash(&t->secret[0], laddr, lport, raddr, rport, 0, 0) +
+	return ixm_tcp_tuple_hash(&t->secret[0], a, lport, rport, 0, 0) +
 	       (u32)(now_ns >> 12);
 }
 
 /**
  * ixm_tcp_cookie_make() - the ISN of a stateless SYN-ACK
  * @t: the core's table
- * @laddr: local address
+ * @a: the local and remote addresses
  * @lport: local port
- * @raddr: remote address
  * @rport: remote port
  * @peer_isn: the SYN's sequence number
  * @mss: the peer's MSS (rounded down to a value the cookie can carry)
@@ -81,8 +81,8 @@ u32 ixm_tcp_isn(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
  *
  * Return: the cookie.
  */
-u32 ixm_tcp_cookie_make(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
-			__be32 raddr, __be16 rport, u32 peer_isn, u16 mss,
+u32 ixm_tcp_cookie_make(struct ixm_tcp_table *t, const struct ixm_tcp_addrs *a,
+			__be16 lport, __be16 rport, u32 peer_isn, u16 mss,
 			u64 now_ns)
 {
 	u32 period = (u32)(now_ns >> IXM_COOKIE_PERIOD_SHIFT) & 31;
@@ -91,7 +91,7 @@ u32 ixm_tcp_cookie_make(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
 	for (i = 0; i < ARRAY_SIZE(ixm_tcp_cookie_mss); i++)
 		if (ixm_tcp_cookie_mss[i] <= mss)
 			idx = i;
-	h = ixm_tcp_tuple_hash(&t->secret[2], laddr, lport, raddr, rport,
+	h = ixm_tcp_tuple_hash(&t->secret[2], a, lport, rport,
 			       peer_isn, period << 3 | idx);
 	return period << 27 | idx << 24 | (h & 0xffffff);
 }
@@ -99,9 +99,8 @@ u32 ixm_tcp_cookie_make(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
 /**
  * ixm_tcp_cookie_check() - validate the cookie an ACK returns
  * @t: the core's table
- * @laddr: local address
+ * @a: the local and remote addresses
  * @lport: local port
- * @raddr: remote address
  * @rport: remote port
  * @peer_isn: the ACK's sequence number minus 1 (the SYN's ISN)
  * @cookie: the ACK's acknowledgment number minus 1
@@ -110,8 +109,8 @@ u32 ixm_tcp_cookie_make(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
  * Return: the MSS the cookie carries, or 0 if it is not one of ours from
  * this period or the previous one.
  */
-u16 ixm_tcp_cookie_check(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
-			 __be32 raddr, __be16 rport, u32 peer_isn, u32 cookie,
+u16 ixm_tcp_cookie_check(struct ixm_tcp_table *t, const struct ixm_tcp_addrs *a,
+			 __be16 lport, __be16 rport, u32 peer_isn, u32 cookie,
 			 u64 now_ns)
 {
 	u32 now = (u32)(now_ns >> IXM_COOKIE_PERIOD_SHIFT) & 31;
@@ -120,7 +119,7 @@ u16 ixm_tcp_cookie_check(struct ixm_tcp_table *t, __be32 laddr, __be16 lport,
 
 	if (period != now && period != ((now - 1) & 31))
 		return 0;
-	h = ixm_tcp_tuple_hash(&t->secret[2], laddr, lport, raddr, rport,
+	h = ixm_tcp_tuple_hash(&t->secret[2], a, lport, rport,
 			       peer_isn, period << 3 | idx);
 	if ((h & 0xffffff) != (cookie & 0xffffff))
 		return 0;

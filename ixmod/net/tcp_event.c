@@ -68,11 +68,36 @@ void ixm_tcp_post_sent(struct ixm_tcp_conn *c)
 	c->evpend |= IXM_TCPE_SENT;
 }
 
+/*
+ * TCP_KNOCK or TCP_CONNECTED of an IPv6 connection: IXMOD_EVF_INET6, the
+ * peer's address in the extended event (its context set up
+ * IXMOD_SETUP_INET6: a listener of any other takes no IPv6 SYN, and only
+ * such a context may connect over IPv6).
+ */
+static noinline bool ixm_tcp_post6(struct ixm_tcp_conn *c, u8 type, s32 res, u64 user_data)
+{
+	struct ixmod_event ev = {
+		.type = type,
+		.flags = IXMOD_EVF_INET6,
+		.res = res,
+		.user_data = user_data,
+		.port = c->rport,
+		.lport = c->lport,
+		.handle = ixm_tcp_handle(c),
+	};
+
+	return !ixm_app_post6(c->app, &ev, ixm_tcp_handle(c), &c->raddr6);
+}
+
 /* Post one event of @c; false when the ring and its hold-back are full. */
 static bool ixm_tcp_post(struct ixm_tcp_conn *c, u8 type, s32 res, u64 user_data)
 {
-	struct ixmod_event spare, *ev = ixm_app_event_begin(c->app, &spare);
+	struct ixmod_event spare, *ev;
 
+	if (unlikely(c->flags & IXM_TCPF_INET6) &&
+	    (type == IXMOD_EV_TCP_KNOCK || type == IXMOD_EV_TCP_CONNECTED))
+		return ixm_tcp_post6(c, type, res, user_data);
+	ev = ixm_app_event_begin(c->app, &spare);
 	if (!ev)
 		return false;
 	*ev = (struct ixmod_event){

@@ -127,7 +127,7 @@ static void ixm_tcp_set_mss(struct ixm_tcp_conn *c, u16 peer_mss)
 	u32 optlen = (c->flags & IXM_TCPF_TS) ? IXM_TCPOLEN_TS_ALIGNED : 0;
 	u32 mss = peer_mss ? peer_mss : IXM_TCP_MSS_DEFAULT;
 
-	mss = clamp_t(u32, mss, IXM_TCP_MSS_MIN + optlen, IXM_TCP_MSS_MAX);
+	mss = clamp_t(u32, mss, IXM_TCP_MSS_MIN + optlen, ixm_tcp_mss_cap(c));
 	c->mss = mss - optlen;
 }
 
@@ -173,14 +173,22 @@ static unsigned int ixm_tcp_port_index(struct ixm_stack *st, struct ixm_net_port
 
 /* A connection in SYN-RECEIVED (or opened by a cookie) for a listener. */
 static struct ixm_tcp_conn *ixm_tcp_passive(struct ixm_net_port *port, u32 li,
-					    const struct ixm_iphdr *ih,
+					    const void *nh,
 					    const struct ixm_tcphdr *th)
 {
 	struct ixm_tcp_table *t = port->stack->tcp;
 	struct ixm_tcp_listener *l = &t->listeners[li];
 	struct ixm_tcp_conn *c;
 
-	c = ixm_tcp_conn_alloc(t, ih->daddr, th->dest, ih->saddr, th->source);
+	if (ixm_tcp_nh_v6(nh)) {
+		const struct ixm_ip6hdr *ih = nh;
+
+		c = ixm_tcp_conn_alloc6(t, &ih->daddr, th->dest, &ih->saddr, th->source);
+	} else {
+		const struct ixm_iphdr *ih = nh;
+
+		c = ixm_tcp_conn_alloc(t, ih->daddr, th->dest, ih->saddr, th->source);
+	}
 	if (!c)
 		return NULL;
 	c->app = l->app;
@@ -188,21 +196,21 @@ static struct ixm_tcp_conn *ixm_tcp_passive(struct ixm_net_port *port, u32 li,
 	l->queued++;
 	c->pidx = ixm_tcp_port_index(port->stack, port);
 	ixm_tcp_cc_pick(c, port);
-	memcpy(c->dmac, ((const struct ixm_ethhdr *)((const u8 *)ih - IXM_ETH_HLEN))->src,
+	memcpy(c->dmac, ((const struct ixm_ethhdr *)((const u8 *)nh - IXM_ETH_HLEN))->src,
 	       ETH_ALEN);
 	return c;
 }
 
 static __always_inline bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
-					     struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+					     const void *nh, struct ixm_tcphdr *th,
 					     const struct ixm_tcp_opts *o);
 
 /* A segment to a listener that has no business there: RST (§3.10.7.2). */
 static void ixm_tcp_listen_reset(struct ixm_net_port *port, struct ixm_mbuf *m,
-				 struct ixm_iphdr *ih, struct ixm_tcphdr *th)
+				 const void *nh, struct ixm_tcphdr *th)
 {
 	port->stack->tcp->stats.no_conn++;
-	ixm_tcp_reply_rst(port, ih, th, m->len + !!(th->flags & IXM_TCP_SYN) +
+	ixm_tcp_reply_rst(port, nh, th, m->len + !!(th->flags & IXM_TCP_SYN) +
 			  !!(th->flags & IXM_TCP_FIN));
 	ixm_net_drop(port, m, IXM_DROP_TCP_STATE);
 }
@@ -214,26 +222,28 @@ static void ixm_tcp_listen_reset(struct ixm_net_port *port, struct ixm_mbuf *m,
  * rest of the segment (data, FIN) is taken as in ESTABLISHED.
  */
 static void ixm_tcp_rcv_cookie_ack(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
-				   struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+				   const void *nh, struct ixm_tcphdr *th,
 				   const struct ixm_tcp_opts *o)
 {
 	struct ixm_tcp_table *t = port->stack->tcp;
 	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
+	struct ixm_tcp_addrs a;
 	struct ixm_tcp_conn *c;
 	u16 mss;
 
 	if ((th->flags & IXM_TCP_SYN) || !t->cfg.syncookies) {
-		ixm_tcp_listen_reset(port, m, ih, th);
+		ixm_tcp_listen_reset(port, m, nh, th);
 		return;
 	}
-	mss = ixm_tcp_cookie_check(t, ih->daddr, th->dest, ih->saddr,
-				   th->source, seq - 1, ack - 1, port->stack->now_ns);
+	a = ixm_tcp_nh_addrs(nh);
+	mss = ixm_tcp_cookie_check(t, &a, th->dest, th->source, seq - 1, ack - 1,
+				   port->stack->now_ns);
 	if (!mss) {
 		t->stats.syncookies_bad++;
-		ixm_tcp_listen_reset(port, m, ih, th);
+		ixm_tcp_listen_reset(port, m, nh, th);
 		return;
 	}
-	c = ixm_tcp_passive(port, li, ih, th);
+	c = ixm_tcp_passive(port, li, nh, th);
 	if (!c) {
 		ixm_net_drop(port, m, IXM_DROP_TCP_STATE);
 		return;
@@ -256,17 +266,18 @@ static void ixm_tcp_rcv_cookie_ack(struct ixm_net_port *port, u32 li, struct ixm
 	c->snd_wl1 = seq;
 	c->snd_wl2 = ack;
 	ixm_tcp_established(c);
-	if (!ixm_tcp_rcv_conn(c, m, ih, th, o))
+	if (!ixm_tcp_rcv_conn(c, m, nh, th, o))
 		ixm_mbuf_free(m);
 }
 
 /* RFC 9293 §3.10.7.2, with SYN cookies (RFC 4987 §3.6) */
 static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbuf *m,
-			       struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+			       const void *nh, struct ixm_tcphdr *th,
 			       const struct ixm_tcp_opts *o)
 {
 	struct ixm_tcp_table *t = port->stack->tcp;
 	struct ixm_tcp_listener *l = &t->listeners[li];
+	struct ixm_tcp_addrs a = ixm_tcp_nh_addrs(nh);
 	u64 now = port->stack->now_ns;
 	u32 seq = ixm_ntohl(th->seq);
 	struct ixm_tcp_conn *c;
@@ -275,7 +286,7 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 	if (th->flags & IXM_TCP_RST)
 		goto drop;
 	if (th->flags & IXM_TCP_ACK) {
-		ixm_tcp_rcv_cookie_ack(port, li, m, ih, th, o);
+		ixm_tcp_rcv_cookie_ack(port, li, m, nh, th, o);
 		return;
 	}
 	if (!(th->flags & IXM_TCP_SYN))
@@ -284,9 +295,8 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 	if (t->cfg.syncookies == 2 ||
 	    (t->cfg.syncookies && (l->queued >= l->backlog || t->free == IXM_TCP_NONE))) {
 		mss = o->mss ? o->mss : IXM_TCP_MSS_DEFAULT;
-		if (!ixm_tcp_send_synack_stateless(port, ih, th,
-						   ixm_tcp_cookie_make(t, ih->daddr, th->dest,
-								       ih->saddr, th->source,
+		if (!ixm_tcp_send_synack_stateless(port, nh, th,
+						   ixm_tcp_cookie_make(t, &a, th->dest, th->source,
 								       seq, mss, now),
 						   mss))
 			t->stats.syncookies_sent++;
@@ -297,13 +307,13 @@ static void ixm_tcp_rcv_listen(struct ixm_net_port *port, u32 li, struct ixm_mbu
 		t->stats.backlog_drops++;
 		goto drop;
 	}
-	c = ixm_tcp_passive(port, li, ih, th);
+	c = ixm_tcp_passive(port, li, nh, th);
 	if (!c)
 		goto drop;
 	c->irs = seq;
 	c->rcv_nxt = seq + 1;
 	c->rcv_adv = c->rcv_nxt;
-	c->iss = ixm_tcp_isn(t, ih->daddr, th->dest, ih->saddr, th->source, now);
+	c->iss = ixm_tcp_isn(t, &a, th->dest, th->source, now);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->iss;
 	c->snd_max = c->iss;
@@ -325,7 +335,7 @@ drop:
 }
 
 /* RFC 9293 §3.10.7.3 */
-static void ixm_tcp_rcv_syn_sent(struct ixm_tcp_conn *c, struct ixm_iphdr *ih,
+static void ixm_tcp_rcv_syn_sent(struct ixm_tcp_conn *c, const void *nh,
 				 struct ixm_tcphdr *th, const struct ixm_tcp_opts *o,
 				 u32 seglen)
 {
@@ -335,7 +345,7 @@ static void ixm_tcp_rcv_syn_sent(struct ixm_tcp_conn *c, struct ixm_iphdr *ih,
 
 	if (flags & IXM_TCP_ACK) {
 		if (ixm_seq_leq(ack, c->iss) || ixm_seq_gt(ack, c->snd_max)) {
-			ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);
+			ixm_tcp_reply_rst(ixm_tcp_port(c), nh, th, seglen);
 			return;
 		}
 	}
@@ -604,7 +614,7 @@ static __always_inline void ixm_tcp_update_window(struct ixm_tcp_conn *c, u32 se
  * path must.
  */
 static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
-			    const struct ixm_iphdr *ih, const struct ixm_tcphdr *th,
+			    const void *nh, const struct ixm_tcphdr *th,
 			    const struct ixm_tcp_opts *o)
 {
 	u32 seq = ixm_ntohl(th->seq), ack = ixm_ntohl(th->ack_seq);
@@ -635,7 +645,7 @@ static int ixm_tcp_rcv_fast(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
 		c->ts_recent = o->tsval;
 		c->ts_recent_ns = c->last_rx_ns;
 	}
-	ixm_tcp_ecn_rcv(c, ih, th->flags, dlen);
+	ixm_tcp_ecn_rcv(c, nh, th->flags, dlen);
 	if (ack != c->snd_una)
 		ixm_tcp_ack_new(c, ack, th->flags);
 	/*
@@ -807,7 +817,7 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_validate(struct ixm_tcp_conn *c,
  * CLOSING and LAST-ACK on.
  */
 static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
-					    const struct ixm_iphdr *ih,
+					    const void *nh,
 					    const struct ixm_tcphdr *th,
 					    const struct ixm_tcp_opts *o,
 					    u32 seq, u32 seglen)
@@ -819,7 +829,7 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
 
 	if (c->state == IXM_TCP_SYN_RECEIVED) {
 		if (ixm_seq_leq(ack, c->snd_una) || ixm_seq_gt(ack, c->snd_max)) {
-			ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);
+			ixm_tcp_reply_rst(ixm_tcp_port(c), nh, th, seglen);
 			return IXM_TCP_RCV_DONE;
 		}
 		c->snd_wnd = nwnd;
@@ -1059,7 +1069,7 @@ static void ixm_tcp_rcv_fin(struct ixm_tcp_conn *c, bool fin, u32 end)
  * @c may be freed when this returns.
  */
 static noinline bool ixm_tcp_rcv_other_states(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
-					      struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+					      const void *nh, struct ixm_tcphdr *th,
 					      const struct ixm_tcp_opts *o)
 {
 	u32 seq = ixm_ntohl(th->seq);
@@ -1070,11 +1080,11 @@ static noinline bool ixm_tcp_rcv_other_states(struct ixm_tcp_conn *c, struct ixm
 
 	if (c->state == IXM_TCP_CLOSED) {
 		/* dead, its application still holding buffers: no TCB to speak of */
-		ixm_tcp_reply_rst(ixm_tcp_port(c), ih, th, seglen);
+		ixm_tcp_reply_rst(ixm_tcp_port(c), nh, th, seglen);
 		return false;
 	}
 	if (c->state == IXM_TCP_SYN_SENT) {
-		ixm_tcp_rcv_syn_sent(c, ih, th, o, seglen);
+		ixm_tcp_rcv_syn_sent(c, nh, th, o, seglen);
 		return false;
 	}
 	/* our SYN-ACK was lost: the peer sends its SYN again */
@@ -1084,9 +1094,9 @@ static noinline bool ixm_tcp_rcv_other_states(struct ixm_tcp_conn *c, struct ixm
 		return false;
 	}
 	if (ixm_tcp_rcv_validate(c, th, o, seq, seglen) != IXM_TCP_RCV_CONT ||
-	    ixm_tcp_rcv_ack(c, ih, th, o, seq, seglen) != IXM_TCP_RCV_CONT)
+	    ixm_tcp_rcv_ack(c, nh, th, o, seq, seglen) != IXM_TCP_RCV_CONT)
 		return false;
-	ixm_tcp_ecn_rcv(c, ih, th->flags, dlen);
+	ixm_tcp_ecn_rcv(c, nh, th->flags, dlen);
 	res = IXM_TCP_RCV_CONT;
 	if (dlen) {
 		res = ixm_tcp_rcv_data(c, m, &seq, &dlen, &fin);
@@ -1108,16 +1118,107 @@ static noinline bool ixm_tcp_rcv_other_states(struct ixm_tcp_conn *c, struct ixm
  * kept.  @c may be freed when this returns.
  */
 static __always_inline bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_mbuf *m,
-					     struct ixm_iphdr *ih, struct ixm_tcphdr *th,
+					     const void *nh, struct ixm_tcphdr *th,
 					     const struct ixm_tcp_opts *o)
 {
 	int fast;
 
 	c->last_rx_ns = c->table->stack->now_ns;
-	fast = ixm_tcp_rcv_fast(c, m, ih, th, o);
+	fast = ixm_tcp_rcv_fast(c, m, nh, th, o);
 	if (fast >= 0)
 		return fast;
-	return ixm_tcp_rcv_other_states(c, m, ih, th, o);
+	return ixm_tcp_rcv_other_states(c, m, nh, th, o);
+}
+
+/*
+ * A segment whose header and checksum passed, @m trimmed to its data:
+ * find the connection or listener and run the state machine.  A segment
+ * for neither, or an IPv6 one for a listener whose context cannot be
+ * told of an IPv6 peer (not IXMOD_SETUP_INET6), is answered with RST
+ * (RFC 9293 §3.10.7.1) and counted in TCP_NO_SOCK.
+ */
+static void ixm_tcp_rcv_seg(struct ixm_tcp_table *t, struct ixm_net_port *port,
+			    struct ixm_mbuf *m, const void *nh, struct ixm_tcphdr *th,
+			    const struct ixm_tcp_opts *o)
+{
+	bool v6 = ixm_tcp_nh_v6(nh);
+	struct ixm_tcp_conn *c;
+	u32 li;
+
+	if (likely(!v6)) {
+		const struct ixm_iphdr *ih = nh;
+
+		c = ixm_tcp_lookup(t, ih->daddr, th->dest, ih->saddr, th->source);
+	} else {
+		const struct ixm_ip6hdr *ih = nh;
+
+		c = ixm_tcp_lookup6(t, &ih->daddr, th->dest, &ih->saddr, th->source);
+	}
+	if (c && c->app && c->app->dead)
+		c = NULL;
+	/* a new SYN may take over a TIME_WAIT pair (RFC 9293 §3.10.7.4, RFC 6191) */
+	if (c && c->state == IXM_TCP_TIME_WAIT && (th->flags & IXM_TCP_SYN) &&
+	    !(th->flags & (IXM_TCP_ACK | IXM_TCP_RST)) &&
+	    /* not while a shutdown's application holds the handle */
+	    (c->flags & (IXM_TCPF_ACCEPTED | IXM_TCPF_CLOSED_APP)) != IXM_TCPF_ACCEPTED &&
+	    ixm_seq_gt(ixm_ntohl(th->seq), c->rcv_nxt) &&
+	    ixm_tcp_listener_find(t, th->dest) != IXM_TCP_NONE) {
+		ixm_tcp_conn_free(c);
+		c = NULL;
+	}
+	if (c) {
+		if (!ixm_tcp_rcv_conn(c, m, nh, th, o))
+			ixm_mbuf_free(m);
+		return;
+	}
+	li = ixm_tcp_listener_find(t, th->dest);
+	if (li != IXM_TCP_NONE && !t->listeners[li].app->dead &&
+	    (!v6 || t->listeners[li].app->inet6)) {
+		ixm_tcp_rcv_listen(port, li, m, nh, th, o);
+		return;
+	}
+	t->stats.no_conn++;
+	ixm_tcp_reply_rst(port, nh, th, m->len + !!(th->flags & IXM_TCP_SYN) +
+			  !!(th->flags & IXM_TCP_FIN));
+	ixm_net_drop(port, m, IXM_DROP_TCP_NO_SOCK);
+}
+
+/*
+ * The header checks of both families: @len bytes of segment at @th, the
+ * checksum already verified.  Return: false when @m was dropped.
+ */
+static bool ixm_tcp_rcv_hdr(struct ixm_tcp_table *t, struct ixm_net_port *port,
+			    struct ixm_mbuf *m, struct ixm_tcphdr *th, unsigned int len,
+			    struct ixm_tcp_opts *o)
+{
+	unsigned int doff = ixm_tcp_doff(th);
+
+	if (unlikely(ixm_tcp_parse_opts(th, o))) {
+		t->stats.bad_hdr++;
+		ixm_net_drop(port, m, IXM_DROP_TCP_OPTS);
+		return false;
+	}
+	t->stats.segs_in++;
+	m->data = (u8 *)th + doff;
+	m->len = len - doff;
+	return true;
+}
+
+/* At least a header, and a data offset inside the segment (TCP_SHORT). */
+static bool ixm_tcp_rcv_short(struct ixm_tcp_table *t, struct ixm_net_port *port,
+			      struct ixm_mbuf *m, const struct ixm_tcphdr *th,
+			      unsigned int len)
+{
+	unsigned int doff;
+
+	if (likely(len >= IXM_TCP_HLEN)) {
+		doff = ixm_tcp_doff(th);
+		if (likely(doff >= IXM_TCP_HLEN && doff <= len))
+			return false;
+	}
+	t->stats.bad_hdr++;
+	ixm_net_drop(port, m, IXM_DROP_TCP_SHORT);
+	return true;
 }
 
 /**
@@ -1141,27 +1242,15 @@ void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 	unsigned int hlen = ixm_ip_hlen(ih);
 	unsigned int len = ixm_ntohs(ih->tot_len) - hlen;
 	struct ixm_tcp_opts o;
-	struct ixm_tcp_conn *c;
 	struct ixm_tcphdr *th;
-	unsigned int doff;
-	u32 li;
 
 	if (unlikely(!t)) {
 		ixm_net_drop(port, m, IXM_DROP_TCP_NO_SOCK);
 		return;
 	}
 	th = (struct ixm_tcphdr *)((u8 *)ih + hlen);
-	if (unlikely(len < IXM_TCP_HLEN)) {
-		t->stats.bad_hdr++;
-		ixm_net_drop(port, m, IXM_DROP_TCP_SHORT);
+	if (ixm_tcp_rcv_short(t, port, m, th, len))
 		return;
-	}
-	doff = ixm_tcp_doff(th);
-	if (unlikely(doff < IXM_TCP_HLEN || doff > len)) {
-		t->stats.bad_hdr++;
-		ixm_net_drop(port, m, IXM_DROP_TCP_SHORT);
-		return;
-	}
 	/* RFC 9293 §3.1: the checksum covers the pseudo-header (MUST check) */
 	if (!(m->flags & IXM_MBUF_F_L4_CSUM_OK) &&
 	    ixm_csum_fold(ixm_csum_pseudo(ih->saddr, ih->daddr, IXM_IPPROTO_TCP, len,
@@ -1170,40 +1259,46 @@ void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		ixm_net_drop(port, m, IXM_DROP_TCP_CSUM);
 		return;
 	}
-	if (unlikely(ixm_tcp_parse_opts(th, &o))) {
-		t->stats.bad_hdr++;
-		ixm_net_drop(port, m, IXM_DROP_TCP_OPTS);
-		return;
-	}
-	t->stats.segs_in++;
-	m->data = (u8 *)th + doff;
-	m->len = len - doff;
+	if (ixm_tcp_rcv_hdr(t, port, m, th, len, &o))
+		ixm_tcp_rcv_seg(t, port, m, ih, th, &o);
+}
 
-	c = ixm_tcp_lookup(t, ih->daddr, th->dest, ih->saddr, th->source);
-	if (c && c->app && c->app->dead)
-		c = NULL;
-	/* a new SYN may take over a TIME_WAIT pair (RFC 9293 §3.10.7.4, RFC 6191) */
-	if (c && c->state == IXM_TCP_TIME_WAIT && (th->flags & IXM_TCP_SYN) &&
-	    !(th->flags & (IXM_TCP_ACK | IXM_TCP_RST)) &&
-	    /* not while a shutdown's application holds the handle */
-	    (c->flags & (IXM_TCPF_ACCEPTED | IXM_TCPF_CLOSED_APP)) != IXM_TCPF_ACCEPTED &&
-	    ixm_seq_gt(ixm_ntohl(th->seq), c->rcv_nxt) &&
-	    ixm_tcp_listener_find(t, th->dest) != IXM_TCP_NONE) {
-		ixm_tcp_conn_free(c);
-		c = NULL;
-	}
-	if (c) {
-		if (!ixm_tcp_rcv_conn(c, m, ih, th, &o))
-			ixm_mbuf_free(m);
+/**
+ * ixm_tcp_input6() - a TCP segment for us over IPv6
+ * @port: the port and core it arrived on
+ * @m: the frame, trimmed to the IPv6 payload length
+ * @ih: its IPv6 header (ixm_ip6_deliver_l4(): a unicast source, not ::)
+ * @thoff: where the TCP header starts, in bytes from @ih (after any
+ *	extension headers ip6.c skipped)
+ *
+ * As ixm_tcp_input(), the checksum over RFC 8200 §8.1's pseudo-header:
+ * the same drops and counters, and one state machine for both families.
+ *
+ * Context: the port's dataplane core.
+ */
+void ixm_tcp_input6(struct ixm_net_port *port, struct ixm_mbuf *m,
+		    struct ixm_ip6hdr *ih, unsigned int thoff)
+{
+	struct ixm_tcp_table *t = port->stack ? port->stack->tcp : NULL;
+	unsigned int len = ixm_ip6_l4_len(m, thoff);
+	struct ixm_tcp_opts o;
+	struct ixm_tcphdr *th;
+
+	if (unlikely(!t)) {
+		ixm_net_drop(port, m, IXM_DROP_TCP_NO_SOCK);
 		return;
 	}
-	li = ixm_tcp_listener_find(t, th->dest);
-	if (li != IXM_TCP_NONE && !t->listeners[li].app->dead) {
-		ixm_tcp_rcv_listen(port, li, m, ih, th, &o);
+	th = (struct ixm_tcphdr *)((u8 *)ih + thoff);
+	if (ixm_tcp_rcv_short(t, port, m, th, len))
+		return;
+	/* the NIC's verdict only when it summed this very segment */
+	if (!((m->flags & IXM_MBUF_F_L4_CSUM_OK) && thoff == IXM_IP6_HLEN) &&
+	    ixm_csum_fold(ixm_csum_pseudo6(&ih->saddr, &ih->daddr, IXM_IPPROTO_TCP6, len,
+					   ixm_csum_partial(th, len, 0)))) {
+		t->stats.bad_csum++;
+		ixm_net_drop(port, m, IXM_DROP_TCP_CSUM);
 		return;
 	}
-	t->stats.no_conn++;
-	ixm_tcp_reply_rst(port, ih, th, m->len + !!(th->flags & IXM_TCP_SYN) +
-			  !!(th->flags & IXM_TCP_FIN));
-	ixm_net_drop(port, m, IXM_DROP_TCP_NO_SOCK);
+	if (ixm_tcp_rcv_hdr(t, port, m, th, len, &o))
+		ixm_tcp_rcv_seg(t, port, m, ih, th, &o);
 }

@@ -26,6 +26,7 @@
 #include "tcp.h"
 #include "app.h"
 #include "arp.h"
+#include "nd.h"
 #include "csum.h"
 #include "eth.h"
 
@@ -126,7 +127,7 @@ static unsigned int ixm_tcp_build_opts(struct ixm_tcp_conn *c, u8 *p, bool syn, 
 
 	if (syn) {
 		/* our MSS: what a 1500-byte MTU leaves (RFC 6691 §2) */
-		n += ixm_tcp_put_mss(p, IXM_TCP_MSS_MAX);
+		n += ixm_tcp_put_mss(p, ixm_tcp_mss_cap(c));
 		/* offered on a SYN; on a SYN-ACK only if the peer offered */
 		offer = c->state == IXM_TCP_SYN_SENT;
 		sack = offer ? c->table->cfg.sack : c->flags & IXM_TCPF_SACK;
@@ -284,9 +285,10 @@ static __always_inline int ixm_tcp_seg_alloc(struct ixm_net_port *np, struct ixm
 	return 0;
 }
 
-static u8 *ixm_tcp_seg_opts(struct ixm_mbuf *m)
+/* Where @m's options go: after the IPv4 or (@v6) the IPv6 header. */
+static u8 *ixm_tcp_seg_opts(struct ixm_mbuf *m, bool v6)
 {
-	return m->data + IXM_ETH_HLEN + IXM_IP_HLEN + IXM_TCP_HLEN;
+	return m->data + IXM_ETH_HLEN + (v6 ? IXM_IP6_HLEN : IXM_IP_HLEN) + IXM_TCP_HLEN;
 }
 
 /**
@@ -294,12 +296,15 @@ static u8 *ixm_tcp_seg_opts(struct ixm_mbuf *m)
  * @dmac: the next hop's Ethernet address
  * @saddr: IPv4 source
  * @daddr: IPv4 destination
+ * @saddr6: IPv6 source; NULL for IPv4
+ * @daddr6: IPv6 destination (with @saddr6)
  * @sport: TCP source port
  * @dport: TCP destination port
  * @seq: sequence number (of the first data byte, if any)
  * @ack: acknowledgment number (0 without IXM_TCP_ACK)
  * @flags: IXM_TCP_* control bits
- * @tos: the IPv4 TOS byte: ECT(0) on an ECN connection's new data
+ * @tos: the IPv4 TOS byte or IPv6 traffic class: ECT(0) on an ECN
+ *	connection's new data
  * @win: the window field, already scaled and in network order
  * @optlen: bytes of options already written at ixm_tcp_seg_opts()
  * @c: the payload's connection: @dlen bytes of its send queue from @seq;
@@ -310,6 +315,8 @@ struct ixm_tcp_seg {
 	const u8		*dmac;
 	__be32			saddr;
 	__be32			daddr;
+	const struct ixm_in6_addr *saddr6;
+	const struct ixm_in6_addr *daddr6;
 	__be16			sport;
 	__be16			dport;
 	u32			seq;
@@ -331,7 +338,9 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 {
 	const struct ixm_if_config *cfg = np->cfg;
 	unsigned int thlen = IXM_TCP_HLEN + s->optlen;
-	bool nic_csum = np->tx_offload & IXM_TXO_CSUM;
+	/* the Intel queues' offload contexts are IPv4's (udp6.c says why) */
+	bool nic_csum = (np->tx_offload & IXM_TXO_CSUM) && !s->saddr6;
+	unsigned int nhlen = s->saddr6 ? IXM_IP6_HLEN : IXM_IP_HLEN;
 	struct ixm_tcp_conn *c = s->c;
 	u32 dlen = s->dlen;
 	struct ixm_ethhdr *eh;
@@ -346,7 +355,7 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 	 * would run past its buffer and a gathered one would carry a wrapped
 	 * IP total length: refuse it, whatever the MSS says.
 	 */
-	if (WARN_ONCE(dlen > IXM_TCP_MTU - IXM_IP_HLEN - thlen,
+	if (WARN_ONCE(dlen > IXM_TCP_MTU - nhlen - thlen,
 		      "ixmod: TCP segment of %u data bytes over the MTU (mss %u)\n",
 		      dlen, c ? c->mss : 0)) {
 		np->stack->tcp->stats.tx_oversize++;
@@ -355,7 +364,7 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 	}
 	eh = (struct ixm_ethhdr *)m->data;
 	ih = (struct ixm_iphdr *)(m->data + IXM_ETH_HLEN);
-	th = (struct ixm_tcphdr *)((u8 *)ih + IXM_IP_HLEN);
+	th = (struct ixm_tcphdr *)((u8 *)ih + nhlen);
 	th->source = s->sport;
 	th->dest = s->dport;
 	th->seq = ixm_htonl(s->seq);
@@ -366,7 +375,7 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 	th->check = 0;
 	th->urg_ptr = 0;
 	sum = nic_csum ? 0 : ixm_csum_partial(th, thlen, 0);
-	m->len = IXM_ETH_HLEN + IXM_IP_HLEN + thlen;
+	m->len = IXM_ETH_HLEN + nhlen + thlen;
 	if (dlen) {
 		if (likely(ixm_tcp_map_data(c, m, s->seq, dlen, nic_csum ? NULL : &sum,
 					    thlen))) {
@@ -378,6 +387,22 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 			m->len += dlen;
 			c->table->stats.tx_copied++;
 		}
+	}
+	memcpy(eh->dst, s->dmac, ETH_ALEN);
+	memcpy(eh->src, cfg->mac, ETH_ALEN);
+	if (unlikely(s->saddr6)) {
+		struct ixm_ip6hdr *ih6 = (struct ixm_ip6hdr *)ih;
+
+		th->check = ixm_csum_fold(ixm_csum_pseudo6(s->saddr6, s->daddr6,
+							   IXM_IPPROTO_TCP6, thlen + dlen,
+							   sum));
+		np->stats->tx_csum_sw++;
+		ixm_ip6_build_header(ih6, s->saddr6, s->daddr6, IXM_IPPROTO_TCP6,
+				     thlen + dlen, IXM_IP6_HOPLIMIT);
+		if (s->tos)
+			ixm_ip6_set_flow(ih6, s->tos, 0);
+		eh->type = ixm_htons(IXM_ETH_P_IPV6);
+		return ixm_net_xmit(np, m);
 	}
 	/* the NIC adds the header and data to the pseudo-header's sum */
 	th->check = ixm_csum_fold(ixm_csum_pseudo(s->saddr, s->daddr, IXM_IPPROTO_TCP,
@@ -397,8 +422,6 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 			ih->check = ixm_csum(ih, IXM_IP_HLEN);
 		}
 	}
-	memcpy(eh->dst, s->dmac, ETH_ALEN);
-	memcpy(eh->src, cfg->mac, ETH_ALEN);
 	eh->type = ixm_htons(IXM_ETH_P_IP);
 	return ixm_net_xmit(np, m);
 }
@@ -412,7 +435,9 @@ static struct ixm_net_port *ixm_tcp_route(struct ixm_tcp_conn *c)
 		return NULL;
 	if (unlikely(c->flags & IXM_TCPF_NEED_ARP)) {
 		/* room for the request ixm_arp_resolve() may send */
-		if (np->ntx + 2 > IXM_TX_BATCH || ixm_arp_resolve(np, c->raddr, c->dmac)) {
+		if (np->ntx + 2 > IXM_TX_BATCH ||
+		    (c->flags & IXM_TCPF_INET6 ? ixm_nd_resolve(np, &c->raddr6, c->dmac) :
+		     ixm_arp_resolve(np, c->raddr, c->dmac))) {
 			ixm_tcp_mark_pending(c);
 			return NULL;
 		}
@@ -435,12 +460,14 @@ static int ixm_tcp_send_seg(struct ixm_tcp_conn *c, u32 seq, u8 flags, u32 dlen)
 	err = ixm_tcp_seg_alloc(np, &m);
 	if (!err) {
 		u8 tos = 0, fl = ixm_tcp_ecn_flags(c, flags, seq, dlen, &tos);
+		bool v6 = c->flags & IXM_TCPF_INET6;
 		struct ixm_tcp_seg s = {
 			.dmac = c->dmac, .saddr = c->laddr, .daddr = c->raddr,
+			.saddr6 = v6 ? &c->laddr6 : NULL, .daddr6 = v6 ? &c->raddr6 : NULL,
 			.sport = c->lport, .dport = c->rport,
 			.seq = seq, .ack = (flags & IXM_TCP_ACK) ? c->rcv_nxt : 0,
 			.flags = fl, .tos = tos, .win = ixm_tcp_window_field(c, syn),
-			.optlen = ixm_tcp_build_opts(c, ixm_tcp_seg_opts(m), syn, dlen),
+			.optlen = ixm_tcp_build_opts(c, ixm_tcp_seg_opts(m, v6), syn, dlen),
 			.c = c, .dlen = dlen,
 		};
 
@@ -880,35 +907,44 @@ int ixm_tcp_send_probe(struct ixm_tcp_conn *c)
 	return err;
 }
 
-/* The Ethernet source of a received IPv4 header: where replies go. */
-static const u8 *ixm_tcp_reply_mac(const struct ixm_iphdr *ih)
+/* The Ethernet source of a received IP header: where replies go. */
+static const u8 *ixm_tcp_reply_mac(const void *nh)
 {
-	return ((const struct ixm_ethhdr *)((const u8 *)ih - IXM_ETH_HLEN))->src;
+	return ((const struct ixm_ethhdr *)((const u8 *)nh - IXM_ETH_HLEN))->src;
 }
 
 /* The addresses of a reply to a received segment: its own, swapped. */
-static struct ixm_tcp_seg ixm_tcp_seg_reply(const struct ixm_iphdr *ih,
-					    const struct ixm_tcphdr *th)
+static struct ixm_tcp_seg ixm_tcp_seg_reply(const void *nh, const struct ixm_tcphdr *th)
 {
 	struct ixm_tcp_seg s = {
-		.dmac = ixm_tcp_reply_mac(ih), .saddr = ih->daddr, .daddr = ih->saddr,
-		.sport = th->dest, .dport = th->source,
+		.dmac = ixm_tcp_reply_mac(nh), .sport = th->dest, .dport = th->source,
 	};
 
+	if (ixm_tcp_nh_v6(nh)) {
+		const struct ixm_ip6hdr *ih = nh;
+
+		s.saddr6 = &ih->daddr;
+		s.daddr6 = &ih->saddr;
+	} else {
+		const struct ixm_iphdr *ih = nh;
+
+		s.saddr = ih->daddr;
+		s.daddr = ih->saddr;
+	}
 	return s;
 }
 
 /**
  * ixm_tcp_reply_rst() - answer a segment for no connection with RST
  * @port: the port it arrived on
- * @ih: its IPv4 header
+ * @nh: its IPv4 or IPv6 header
  * @th: its TCP header
  * @seglen: its length in sequence space (data, SYN and FIN)
  *
  * RFC 9293 §3.10.7.1: if it had ACK, <SEQ=SEG.ACK><CTL=RST>; otherwise
  * <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>.  Never in answer to a RST.
  */
-void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
+void ixm_tcp_reply_rst(struct ixm_net_port *port, const void *nh,
 		       const struct ixm_tcphdr *th, u32 seglen)
 {
 	struct ixm_tcp_table *t;
@@ -928,7 +964,7 @@ void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
 	t = port->stack->tcp;
 	if (ixm_tcp_seg_alloc(port, &m))
 		return;
-	s = ixm_tcp_seg_reply(ih, th);
+	s = ixm_tcp_seg_reply(nh, th);
 	s.seq = seq;
 	s.ack = ack;
 	s.flags = flags;
@@ -941,7 +977,7 @@ void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
 /**
  * ixm_tcp_send_synack_stateless() - a SYN-ACK whose ISN is a SYN cookie
  * @port: the port the SYN arrived on
- * @ih: the SYN's IPv4 header
+ * @nh: the SYN's IPv4 or IPv6 header
  * @th: the SYN's TCP header
  * @iss: the cookie
  * @mss: the MSS the cookie carries (what we send is capped to it)
@@ -950,8 +986,7 @@ void ixm_tcp_reply_rst(struct ixm_net_port *port, const struct ixm_iphdr *ih,
  *
  * Return: 0 or -errno.
  */
-int ixm_tcp_send_synack_stateless(struct ixm_net_port *port,
-				  const struct ixm_iphdr *ih,
+int ixm_tcp_send_synack_stateless(struct ixm_net_port *port, const void *nh,
 				  const struct ixm_tcphdr *th, u32 iss, u16 mss)
 {
 	struct ixm_tcp_table *t = port->stack->tcp;
@@ -962,12 +997,13 @@ int ixm_tcp_send_synack_stateless(struct ixm_net_port *port,
 	err = ixm_tcp_seg_alloc(port, &m);
 	if (err)
 		return err;
-	s = ixm_tcp_seg_reply(ih, th);
+	s = ixm_tcp_seg_reply(nh, th);
 	s.seq = iss;
 	s.ack = ixm_ntohl(th->seq) + 1;
 	s.flags = IXM_TCP_SYN | IXM_TCP_ACK;
 	s.win = ixm_htons(min_t(u32, t->cfg.rcv_buf, 65535));
-	s.optlen = ixm_tcp_put_mss(ixm_tcp_seg_opts(m), IXM_TCP_MSS_MAX);
+	s.optlen = ixm_tcp_put_mss(ixm_tcp_seg_opts(m, s.saddr6),
+				   s.saddr6 ? IXM_TCP_MSS_MAX6 : IXM_TCP_MSS_MAX);
 	err = ixm_tcp_xmit(port, m, &s);
 	if (!err)
 		t->stats.segs_out++;

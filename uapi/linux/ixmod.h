@@ -55,9 +55,13 @@ extern "C" {
  *	carries what a TCP_SENT would have (IXMOD_EVF_SENT).
  * IXMOD_FEAT_SHUTDOWN: IXMOD_OP_TCP_SHUTDOWN, the half-close: a FIN
  *	after the data, the connection still receiving.
- * IXMOD_FEAT_INET6: IPv6 peers, for UDP only so far: IXMOD_SETUP_INET6,
+ * IXMOD_FEAT_INET6: IPv6 peers for UDP: IXMOD_SETUP_INET6,
  *	IXMOD_CALL_F_INET6 on IXMOD_OP_UDP_SEND (ixmod_call.addr6) and
  *	IXMOD_EVF_INET6 on IXMOD_EV_UDP_RECV (ixmod_event_ext.addr6).
+ * IXMOD_FEAT_TCP6: and for TCP: IXMOD_CALL_F_INET6 on
+ *	IXMOD_OP_TCP_CONNECT, IXMOD_EVF_INET6 on IXMOD_EV_TCP_KNOCK and
+ *	IXMOD_EV_TCP_CONNECTED; a listener of an IXMOD_SETUP_INET6 context
+ *	takes connections of both families.
  */
 #define IXMOD_FEAT_RINGS	(1ULL << 0)
 #define IXMOD_FEAT_UDP		(1ULL << 1)
@@ -70,6 +74,7 @@ extern "C" {
 #define IXMOD_FEAT_SENT_IN_RECV	(1ULL << 8)
 #define IXMOD_FEAT_SHUTDOWN	(1ULL << 9)
 #define IXMOD_FEAT_INET6	(1ULL << 10)
+#define IXMOD_FEAT_TCP6		(1ULL << 11)
 
 /**
  * struct ixmod_info - answer of IXMOD_IOC_GET_INFO
@@ -166,7 +171,8 @@ enum {
  * IXMOD_SETUP_INET6: the context takes IPv6 peers (IXMOD_FEAT_INET6);
  * needs IXMOD_SETUP_EVENT_EXT, whose entries carry the 16-byte address.
  * A context without it never sees an IPv6 peer: an IPv6 datagram to a
- * port only it bound is answered as one to an unbound port.
+ * port only it bound is answered as one to an unbound port, an IPv6 SYN
+ * to its listener as one to a closed port (RST).
  */
 #define IXMOD_SETUP_INET6	(1U << 3)
 
@@ -283,8 +289,9 @@ enum {
  */
 #define IXMOD_CALL_F_POS	(1U << 2)
 /*
- * IXMOD_CALL_F_INET6: UDP_SEND only, from a context set up with
- * IXMOD_SETUP_INET6.  The destination is the IPv6 address in the call's
+ * IXMOD_CALL_F_INET6: UDP_SEND and (IXMOD_FEAT_TCP6) TCP_CONNECT, from a
+ * context set up with IXMOD_SETUP_INET6.  The destination is the IPv6
+ * address in the call's
  * @addr6 (a unicast address: not ::, ::1, multicast or the port's own);
  * @addr must be 0 and @resv4 zero.
  */
@@ -333,8 +340,8 @@ struct ixmod_iov {
  * @pos: with IXMOD_CALL_F_POS: the stream offset the call expects
  *	(above); otherwise zero
  * @resv3: zero, all 24 bytes, without IXMOD_CALL_F_INET6
- * @addr6: with IXMOD_CALL_F_INET6: UDP_SEND's destination IPv6 address,
- *	network order
+ * @addr6: with IXMOD_CALL_F_INET6: UDP_SEND's or TCP_CONNECT's
+ *	destination IPv6 address, network order
  * @resv4: zero
  */
 struct ixmod_call {
@@ -384,7 +391,8 @@ enum {
 #define IXMOD_EVF_SENT		(1U << 0)
 /*
  * IXMOD_EVF_INET6: the event's peer is an IPv6 one (IXMOD_SETUP_INET6
- *	contexts only; on UDP_RECV so far): @addr is 0 and the extended
+ *	contexts only; on UDP_RECV, TCP_KNOCK and TCP_CONNECTED): @addr is
+ *	0 and the extended
  *	event's @addr6 holds the peer's address; @port and @lport are as
  *	for IPv4.
  */
@@ -395,7 +403,7 @@ enum {
  * @type: IXMOD_EV_*
  * @op: IXMOD_EV_CALL: the call's opcode (as the application wrote it)
  * @flags: IXMOD_EVF_*: IXMOD_EVF_SENT on a TCP_RECV, IXMOD_EVF_INET6 on
- *	a UDP_RECV from an IPv6 peer; else zero
+ *	a UDP_RECV, TCP_KNOCK or TCP_CONNECTED of an IPv6 peer; else zero
  * @res: IXMOD_EV_CALL: 0, a byte count or -errno; UDP_RECV, TCP_RECV:
  *	payload bytes; TCP_SENT: bytes newly acknowledged; TCP_CONNECTED,
  *	TCP_DEAD: 0 or -errno
@@ -449,7 +457,8 @@ struct ixmod_event {
  * @resv: zero, all 24 bytes, without IXMOD_EVF_INET6; later fields
  *	come here, each under a feature bit
  * @addr6: with IXMOD_EVF_INET6 (IXMOD_FEAT_INET6): the peer's IPv6
- *	address, network order (UDP_RECV: the source)
+ *	address, network order (UDP_RECV: the source; TCP_KNOCK,
+ *	TCP_CONNECTED: the remote address)
  * @resv2: zero
  *
  * The entries are 64 bytes apart (ixmod_setup.event_size); @ev keeps its

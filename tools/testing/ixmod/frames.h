@@ -427,6 +427,8 @@ static inline size_t tcp_frame(u8 *f, const u8 *dst_mac, const u8 *src_mac,
 struct tcp_seg {
 	u8 dmac[6];
 	u32 src, dst;
+	bool v6;
+	u8 src6[16], dst6[16];
 	u16 sport, dport;
 	u32 seq, ack;
 	u8 flags;
@@ -443,13 +445,15 @@ struct tcp_seg {
 	size_t dlen;
 };
 
+static inline const char *tcp_parse_rest(const u8 *t, size_t l4len, struct tcp_seg *s);
+
 /*
  * Read a TCP/IPv4 frame: NULL if it is one and every length, option and
  * checksum is right (@s filled in), else what is wrong.
  */
 static inline const char *tcp_parse(const u8 *f, size_t len, struct tcp_seg *s)
 {
-	size_t hlen, tot, thlen, i;
+	size_t hlen, tot;
 	const u8 *t;
 
 	memset(s, 0, sizeof(*s));
@@ -467,15 +471,23 @@ static inline const char *tcp_parse(const u8 *f, size_t len, struct tcp_seg *s)
 	t = f + 14 + hlen;
 	if (tot - hlen < 20)
 		return "TCP header too short";
-	thlen = (t[12] >> 4) * 4u;
-	if (thlen < 20 || thlen > tot - hlen)
-		return "TCP data offset";
 	if (ref_l4_csum(get32(f + 26), get32(f + 30), 6, t, tot - hlen))
 		return "TCP checksum";
 	memcpy(s->dmac, f, 6);
 	s->tos = f[15];
 	s->src = get32(f + 26);
 	s->dst = get32(f + 30);
+	return tcp_parse_rest(t, tot - hlen, s);
+}
+
+/* The TCP header at @t of an @l4len-byte segment, either family. */
+static inline const char *tcp_parse_rest(const u8 *t, size_t l4len, struct tcp_seg *s)
+{
+	size_t thlen, i;
+
+	thlen = (t[12] >> 4) * 4u;
+	if (thlen < 20 || thlen > l4len)
+		return "TCP data offset";
 	s->sport = get16(t);
 	s->dport = get16(t + 2);
 	s->seq = get32(t + 4);
@@ -483,7 +495,7 @@ static inline const char *tcp_parse(const u8 *f, size_t len, struct tcp_seg *s)
 	s->flags = t[13];
 	s->win = get16(t + 14);
 	s->data = t + thlen;
-	s->dlen = tot - hlen - thlen;
+	s->dlen = l4len - thlen;
 	for (i = 20; i < thlen;) {
 		u8 kind = t[i], olen;
 

@@ -58,6 +58,36 @@ static inline u16 ref_l4_csum6(const u8 *src, const u8 *dst, u8 nh,
 	return ck;
 }
 
+/*
+ * Read a TCP/IPv6 frame with no extension header: NULL if it is one and
+ * every length, option and checksum is right (@s filled in, @s->v6),
+ * else what is wrong.
+ */
+static inline const char *tcp_parse6(const u8 *f, size_t len, struct tcp_seg *s)
+{
+	size_t plen;
+
+	memset(s, 0, sizeof(*s));
+	s->wscale = -1;
+	if (len < 14 + 40 || get16(f + 12) != 0x86dd || f[14] >> 4 != 6)
+		return "not an IPv6 frame";
+	plen = get16(f + 18);
+	if (14 + 40 + plen > len)
+		return "IPv6 payload length";
+	if (f[20] != 6)
+		return "not TCP";
+	if (plen < 20)
+		return "TCP header too short";
+	if (ref_l4_csum6(f + 22, f + 38, 6, f + 54, plen))
+		return "TCP checksum";
+	memcpy(s->dmac, f, 6);
+	s->v6 = true;
+	memcpy(s->src6, f + 22, 16);
+	memcpy(s->dst6, f + 38, 16);
+	s->tos = (u8)(get32(f + 14) >> 20);
+	return tcp_parse_rest(f + 54, plen, s);
+}
+
 /* The 40-byte header (RFC 8200 §3): version 6, class and label 0. */
 static inline u8 *put_ip6(u8 *p, const u8 *src, const u8 *dst, u8 nh,
 			  unsigned int plen, u8 hlim)

@@ -924,12 +924,30 @@ static void tn_wire_put(struct tn_link *l, unsigned int to, const u8 *data, size
 	l->inflight[to]++;
 }
 
-/* One bit of an IPv4 packet (header included), never of the Ethernet header. */
+/*
+ * One bit of an IPv4 or IPv6 packet (header included), never of the
+ * Ethernet header.  IPv6 has no header checksum, and nothing covers its
+ * traffic class, flow label and hop limit (RFC 8200 §8.1's pseudo-header
+ * leaves them out): those 36 bits are left alone, so that every bit
+ * flipped is one some check must catch.
+ */
 static void tn_corrupt(struct tn_link *l, u8 *f, size_t len)
 {
 	size_t ip_len = len - 14;
 	u64 bit;
 
+	if (get16(f + 12) == 0x86dd && len >= 14 + 40 && 40u + get16(f + 18) <= ip_len) {
+		ip_len = 40u + get16(f + 18);
+		bit = ref_rand(&l->rng) % (ip_len * 8 - 36);
+		/* the version's 4 bits, then from the payload length on */
+		bit = bit < 4 ? bit : bit < 28 ? 32 + (bit - 4) : 64 + (bit - 28);
+		/* bits count from the left of each byte here: the version is 4-7 */
+		if (bit < 4)
+			bit += 4;
+		f[14 + bit / 8] ^= (u8)(1u << (bit % 8));
+		l->stats.corrupted++;
+		return;
+	}
 	if (len >= 14 + 20 && get16(f + 16) >= 20 && get16(f + 16) <= ip_len)
 		ip_len = get16(f + 16);
 	bit = ref_rand(&l->rng) % (ip_len * 8);
@@ -990,6 +1008,9 @@ static bool tn_tcp_data(const u8 *f, size_t len)
 {
 	size_t hlen, tot;
 
+	/* over IPv6 with no extension header: the payload past TCP's header */
+	if (len >= 14 + 40 + 20 && get16(f + 12) == 0x86dd && f[20] == 6)
+		return get16(f + 18) > (f[14 + 40 + 12] >> 4) * 4u;
 	if (len < 14 + 40 || get16(f + 12) != 0x0800 || f[23] != 6)
 		return false;
 	hlen = (f[14] & 15) * 4u;
@@ -1011,7 +1032,7 @@ static void tn_wire_send(struct tn_link *l, unsigned int from, u8 *copy, size_t 
 			l->stats.lost_data++;
 		return;
 	}
-	if (len > 14 && get16(copy + 12) == 0x0800 &&
+	if (len > 14 && (get16(copy + 12) == 0x0800 || get16(copy + 12) == 0x86dd) &&
 	    tn_chance(l, l->cfg.corrupt_ppm))
 		tn_corrupt(l, copy, len);
 	n = 1;

@@ -258,7 +258,8 @@ static const struct case6 cases6[] = {
 	{ "no next header", .patch = p_nonxt, .reason = IXM_DROP_IP6_NEXTHDR, .pp_code = -1 },
 	/* the echo's bytes as a UDP header: a length of 0x1234 (unit/udp6 has the rest) */
 	{ "UDP", .patch = p_udp, .reason = IXM_DROP_UDP6_LEN, .pp_code = -1 },
-	{ "TCP", .patch = p_tcp, .reason = IXM_DROP_IP6_L4, .pp_code = -1 },
+	/* to TCP, which this harness's port has no table for (unit/tcp6 has the rest) */
+	{ "TCP", .patch = p_tcp, .reason = IXM_DROP_TCP_NO_SOCK, .pp_code = -1 },
 	{ "ICMPv6 of 3 bytes", .patch = p_icmp_short, .reason = IXM_DROP_ICMP6_SHORT,
 	  .pp_code = -1 },
 	{ "echo of 6 bytes", .patch = p_echo_short, .reason = IXM_DROP_ICMP6_SHORT,

@@ -628,16 +628,37 @@ TEST(tcp_state_syncookies)
 		static const u16 mss[8] = { 536, 1000, 1200, 1300, 1360, 1400, 1440, 1460 };
 		struct ixm_tcp_table *tt = t->h->tcp;
 		__be32 la = be32_of(H_IP), ra = be32_of(P_IP);
+		struct ixm_tcp_addrs a = { &la, &ra, 4 };
 		__be16 lp = ixm_htons(H_PORT), rp = ixm_htons(40009);
-		u32 ck = ixm_tcp_cookie_make(tt, la, lp, ra, rp, 1234, mss[i], T0);
+		u32 ck = ixm_tcp_cookie_make(tt, &a, lp, rp, 1234, mss[i], T0);
 		unsigned int x;
 
-		ok &= ixm_tcp_cookie_check(tt, la, lp, ra, rp, 1234, ck, T0) == mss[i];
+		ok &= ixm_tcp_cookie_check(tt, &a, lp, rp, 1234, ck, T0) == mss[i];
 		for (x = 1; x < 8; x++)
-			ok &= !ixm_tcp_cookie_check(tt, la, lp, ra, rp, 1234, ck ^ x << 24, T0);
+			ok &= !ixm_tcp_cookie_check(tt, &a, lp, rp, 1234, ck ^ x << 24, T0);
 	}
 	EXPECT_TRUE(ok) {
 		TH_LOG("cookies: for each of the 8 MSS values the cookie gives it back; 56 index changes fail");
+	}
+	/*
+	 * Over IPv6 the whole addresses count: a peer whose address has the
+	 * same words in another order (the same XOR, as the table's bucket
+	 * folds it) does not get the cookie of another.
+	 */
+	{
+		struct ixm_in6_addr l6 = { .s6 = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 } };
+		struct ixm_in6_addr r6 = { .s6 = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1,
+						   0, 0, 0, 0, 0, 0, 0, 2 } };
+		struct ixm_in6_addr r6x = { .s6 = { 0, 0, 0, 1, 0x20, 0x01, 0x0d, 0xb8,
+						    0, 0, 0, 2, 0, 0, 0, 0 } };
+		struct ixm_tcp_addrs a = { &l6, &r6, 16 }, ax = { &l6, &r6x, 16 };
+		__be16 lp = ixm_htons(H_PORT), rp = ixm_htons(40009);
+		u32 ck = ixm_tcp_cookie_make(t->h->tcp, &a, lp, rp, 1234, 1440, T0);
+
+		EXPECT_EQ(1440, ixm_tcp_cookie_check(t->h->tcp, &a, lp, rp, 1234, ck, T0));
+		EXPECT_EQ(0, ixm_tcp_cookie_check(t->h->tcp, &ax, lp, rp, 1234, ck, T0)) {
+			TH_LOG("cookies: an IPv6 cookie is the 4-tuple's alone");
+		}
 	}
 	tc_fini(t);
 }

@@ -595,6 +595,7 @@ static void r_connect(struct ixmod_call *c)
 	c->opcode = IXMOD_OP_TCP_CONNECT;
 	c->flags = IXMOD_CALL_F_INET6;
 	c->port = ixm_htons(80);
+	c->addr = ixm_htonl(0x0a000002);
 	memcpy(c->addr6, peer_ip6, 16);
 }
 static void r_nop(struct ixmod_call *c)
@@ -628,7 +629,7 @@ static const struct refusal refusals[] = {
 	{ "port 0", r_port0, false, -EINVAL },
 	{ "off-link: no router", r_offlink, false, -ENETUNREACH },
 	{ "UDP_BIND with the flag", r_bind, false, -EINVAL },
-	{ "TCP_CONNECT with the flag", r_connect, false, -EINVAL },
+	{ "TCP_CONNECT with the flag and an IPv4 address", r_connect, false, -EINVAL },
 	{ "NOP with the flag", r_nop, false, -EINVAL },
 	{ "UDP_CLOSE with the flag", r_close, false, -EINVAL },
 };

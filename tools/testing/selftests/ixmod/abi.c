@@ -56,6 +56,8 @@ TEST_F(dev, get_info)
 		TH_LOG("features 0x%llx", (unsigned long long)info.features);
 	EXPECT_TRUE(info.features & IXMOD_FEAT_INET6)
 		TH_LOG("features 0x%llx: UDP over IPv6", (unsigned long long)info.features);
+	EXPECT_TRUE(info.features & IXMOD_FEAT_TCP6)
+		TH_LOG("features 0x%llx: TCP over IPv6", (unsigned long long)info.features);
 	/* what this module takes: opcodes and events from 0 without a gap */
 	EXPECT_EQ((1ULL << (IXMOD_OP_TCP_SHUTDOWN + 1)) - 1, info.ops);
 	EXPECT_EQ((1U << (IXMOD_EV_TCP_DEAD + 1)) - 1, info.events);
@@ -94,6 +96,7 @@ TEST(inet6_layout)
 	EXPECT_EQ(16, sizeof(x.addr6));
 	EXPECT_EQ(56, offsetof(struct ixmod_event_ext, resv2));
 	EXPECT_EQ(1ULL << 10, IXMOD_FEAT_INET6);
+	EXPECT_EQ(1ULL << 11, IXMOD_FEAT_TCP6);
 	EXPECT_EQ(1U << 3, IXMOD_SETUP_INET6);
 	EXPECT_EQ(1U << 3, IXMOD_CALL_F_INET6);
 	EXPECT_EQ(1U << 1, IXMOD_EVF_INET6);

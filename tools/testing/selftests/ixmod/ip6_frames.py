@@ -139,9 +139,10 @@ def malformed(iface, dmac, dst_ip, src_ip, count, drops_dir):
         # UDP over IPv6 without its mandatory checksum (RFC 8200 §8.1)
         ("udp6_nocsum", "UDP over IPv6, checksum 0",
          ip6(src, dst, 17, struct.pack("!HHHH", 1234, 7, 8, 0))),
-        # TCP: no transport over IPv6 yet
-        ("ip6_l4", "TCP over IPv6", ip6(src, dst, 6, struct.pack("!HHIIHHHH", 1234, 7, 1, 0,
-                                                                 0x5002, 1024, 0, 0))),
+        # TCP over IPv6 with a checksum of 0 (RFC 9293 §3.1: verified over RFC 8200's
+        # pseudo-header)
+        ("tcp_csum", "TCP over IPv6, checksum 0",
+         ip6(src, dst, 6, struct.pack("!HHIIHHHH", 1234, 7, 1, 0, 0x5002, 1024, 0, 0))),
     ]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((iface, 0))
