@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp6.c - TCP over IPv6: what the application sees of it
+ *
+ * Two hosts of testnet.h on one link, each with IPv6 (2001:db8::1 and
+ * ::2, /64), found by Neighbor Discovery.  unit/tcp_pair.c moves bytes
+ * over IPv6 under loss; this file checks the ABI around it: the peer's
+ * address in TCP_KNOCK and TCP_CONNECTED (IXMOD_EVF_INET6, addr6), a
+ * listener of an ABI 2 context refusing IPv6 with RST, the source
+ * address of the peer's scope, SYN cookies over IPv6, and the
+ * connects the call refuses.
+ */
+#include <string.h>
+
+#include "frames.h"
+#include "harness.h"
+#include "testnet.h"
+
+#define SPORT		8080
+#define RING		64
+#define ARENA		(64u << 10)
+#define UD_LISTEN	0x10
+#define UD_CONNECT	0x20
+#define MS		1000000ULL
+
+static const u8 ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+static const u8 ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+
+struct pair {
+	struct tn_host	*h[2];
+	struct tn_app	*a[2];
+	struct tn_link	*l;
+};
+
+/* Host 0 the client, host 1 the server; @inet6: which set up for IPv6. */
+static void pair_new(struct pair *p, const bool inet6[2], u8 syncookies)
+{
+	struct tn_link_cfg lc = { .delay = 1, .seed = 5 };
+	struct ixm_tcp_config cfg;
+	unsigned int k;
+
+	ixm_host_now_ns = 1000000 * MS;
+	ixm_tcp_config_default(&cfg);
+	cfg.syncookies = syncookies;
+	for (k = 0; k < 2; k++) {
+		struct tn_host_cfg hc = { .ip = TN_IP(k + 1), .seed = k + 1, .tcp = &cfg };
+
+		p->h[k] = tn_host_new(&hc);
+		tn_host_ip6(p->h[k], k ? ip6_b : ip6_a, 64);
+		p->a[k] = tn_app_new(p->h[k], RING, RING, ARENA);
+		if (inet6[k])
+			tn_app_set_inet6(p->a[k], true);
+		else
+			tn_app_set_event_ext(p->a[k], true);
+	}
+	p->l = tn_link_new(p->h[0], p->h[1], &lc);
+}
+
+static void pair_free(struct pair *p)
+{
+	unsigned int k;
+
+	tn_link_free(p->l);
+	for (k = 0; k < 2; k++) {
+		tn_app_free(p->a[k]);
+		tn_host_free(p->h[k]);
+	}
+}
+
+/* Step the link until @k's application has an event of @type (or 200 steps). */
+static bool pair_wait(struct pair *p, unsigned int k, u8 type, struct ixmod_event_ext *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < 200; i++) {
+		tn_step(p->l);
+		while (tn_app_event_ext(p->a[k], x))
+			if (x->ev.type == type)
+				return true;
+	}
+	return false;
+}
+
+static struct ixmod_call connect6(const u8 *addr6, u16 port)
+{
+	struct ixmod_call c = tn_call_connect(0, port, UD_CONNECT);
+
+	c.flags = IXMOD_CALL_F_INET6;
+	memcpy(c.addr6, addr6, 16);
+	return c;
+}
+
+/* Listen on the server, connect from the client: the connect's handle. */
+static u64 pair_open(struct __test_metadata *_metadata, struct pair *p, const u8 *to)
+{
+	struct ixmod_call c = tn_call_listen(SPORT, 8, UD_LISTEN);
+	struct ixmod_event ev;
+
+	EXPECT_EQ(0, tn_app_call(p->a[1], &c, &ev));
+	c = connect6(to, SPORT);
+	EXPECT_EQ(0, tn_app_call(p->a[0], &c, &ev)) TH_LOG("TCP_CONNECT over IPv6");
+	return ev.handle;
+}
+
+TEST(tcp6_events_name_the_peer)
+{
+	static const bool inet6[2] = { true, true };
+	struct ixmod_event_ext kn, cn;
+	struct pair p;
+	u64 h;
+
+	pair_new(&p, inet6, 1);
+	h = pair_open(_metadata, &p, ip6_b);
+	ASSERT_TRUE(pair_wait(&p, 1, IXMOD_EV_TCP_KNOCK, &kn));
+	EXPECT_EQ(IXMOD_EVF_INET6, kn.ev.flags);
+	EXPECT_EQ(0, kn.ev.addr);
+	EXPECT_EQ(0, memcmp(kn.addr6, ip6_a, 16)) TH_LOG("KNOCK: the client's address");
+	EXPECT_EQ(0, kn.resv2);
+	EXPECT_EQ(ixm_htons(SPORT), kn.ev.lport);
+	EXPECT_EQ(kn.ev.handle, kn.handle);
+	ASSERT_TRUE(pair_wait(&p, 0, IXMOD_EV_TCP_CONNECTED, &cn));
+	EXPECT_EQ(0, cn.ev.res);
+	EXPECT_EQ(IXMOD_EVF_INET6, cn.ev.flags);
+	EXPECT_EQ(0, cn.ev.addr);
+	EXPECT_EQ(0, memcmp(cn.addr6, ip6_b, 16)) TH_LOG("CONNECTED: the server's address");
+	EXPECT_EQ(h, cn.ev.handle);
+	EXPECT_EQ(ixm_htons(SPORT), cn.ev.port);
+	/* the two ends agree on the client's port */
+	EXPECT_EQ(cn.ev.lport, kn.ev.port);
+	EXPECT_EQ(1, p.h[0]->tcp->stats.active_opens);
+	EXPECT_EQ(1, p.h[0]->stats.nd_solicits_out) TH_LOG("the server found by ND");
+	pair_free(&p);
+}
+
+TEST(tcp6_link_local_peer_from_link_local)
+{
+	static const bool inet6[2] = { true, true };
+	struct ixmod_event_ext kn;
+	struct pair p;
+
+	pair_new(&p, inet6, 1);
+	pair_open(_metadata, &p, p.h[1]->cfg.ll6.s6);
+	ASSERT_TRUE(pair_wait(&p, 1, IXMOD_EV_TCP_KNOCK, &kn));
+	EXPECT_EQ(0, memcmp(kn.addr6, p.h[0]->cfg.ll6.s6, 16)) {
+		TH_LOG("to a link-local address the source is the link-local one");
+	}
+	pair_free(&p);
+}
+
+TEST(tcp6_syncookies)
+{
+	static const bool inet6[2] = { true, true };
+	struct ixmod_event_ext kn, cn;
+	struct pair p;
+
+	pair_new(&p, inet6, 2);		/* every SYN answered with a cookie */
+	pair_open(_metadata, &p, ip6_b);
+	ASSERT_TRUE(pair_wait(&p, 0, IXMOD_EV_TCP_CONNECTED, &cn));
+	EXPECT_EQ(0, cn.ev.res);
+	ASSERT_TRUE(pair_wait(&p, 1, IXMOD_EV_TCP_KNOCK, &kn));
+	EXPECT_EQ(0, memcmp(kn.addr6, ip6_a, 16));
+	EXPECT_EQ(1, p.h[1]->tcp->stats.syncookies_sent);
+	EXPECT_EQ(1, p.h[1]->tcp->stats.syncookies_ok) TH_LOG("opened by the cookie");
+	pair_free(&p);
+}
+
+TEST(tcp6_abi2_listener_resets)
+{
+	static const bool inet6[2] = { true, false };
+	struct ixmod_event_ext cn, x;
+	struct pair p;
+
+	pair_new(&p, inet6, 1);
+	pair_open(_metadata, &p, ip6_b);
+	ASSERT_TRUE(pair_wait(&p, 0, IXMOD_EV_TCP_CONNECTED, &cn));
+	EXPECT_EQ(-ECONNREFUSED, cn.ev.res) TH_LOG("the SYN answered with RST");
+	EXPECT_EQ(1, p.h[1]->stats.drops[IXM_DROP_TCP_NO_SOCK]);
+	EXPECT_EQ(1, p.h[1]->tcp->stats.resets_out);
+	EXPECT_FALSE(tn_app_event_ext(p.a[1], &x)) TH_LOG("the ABI 2 context heard nothing");
+	pair_free(&p);
+}
+
+TEST(tcp6_connect_refusals)
+{
+	static const bool inet6[2] = { true, false };
+	static const u8 offlink[16] = { 0x20, 0x01, 0x0d, 0xb9, [15] = 2 };
+	static const u8 group[16] = { 0xff, 0x02, [15] = 1 };
+	static const u8 lo[16] = { [15] = 1 };
+	struct ixmod_event ev;
+	struct ixmod_call c;
+	struct pair p;
+
+	pair_new(&p, inet6, 1);
+	c = connect6(ip6_a, SPORT);
+	EXPECT_EQ(-EINVAL, tn_app_call(p.a[1], &c, &ev)) TH_LOG("not set up for IPv6");
+	c = connect6(offlink, SPORT);
+	EXPECT_EQ(-ENETUNREACH, tn_app_call(p.a[0], &c, &ev)) TH_LOG("off-link: no router");
+	c = connect6(ip6_a, SPORT);
+	EXPECT_EQ(-EINVAL, tn_app_call(p.a[0], &c, &ev)) TH_LOG("our own address");
+	c = connect6(group, SPORT);
+	EXPECT_EQ(-EINVAL, tn_app_call(p.a[0], &c, &ev)) TH_LOG("a group");
+	c = connect6(lo, SPORT);
+	EXPECT_EQ(-EINVAL, tn_app_call(p.a[0], &c, &ev)) TH_LOG("::1");
+	c = connect6(ip6_b, 0);
+	EXPECT_EQ(-EINVAL, tn_app_call(p.a[0], &c, &ev)) TH_LOG("port 0");
+	EXPECT_EQ(0, p.h[0]->tcp->stats.conns) TH_LOG("nothing half-made");
+	pair_free(&p);
+}
+
+TEST_HARNESS_MAIN
