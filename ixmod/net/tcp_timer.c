@@ -69,15 +69,19 @@ void ixm_tcp_arm_rexmit(struct ixm_tcp_conn *c)
  * one segment in flight went out alone, else two ticks; at the RTO's
  * time if that comes first (§7.2: the probe is sent in its place, so a
  * lost lone segment costs no collapse of cwnd; the RTO follows it).
- * An acknowledgment does not put off a probe already due sooner: 2 SRTT
- * after the last send is when the tail's ACK is overdue, and from the
- * last ACK (an RTT after that send) the repair of a lost tail would take
- * three round trips.  RACK's reordering wait stays (it rearms the RTO).
- * Any other connection: the RTO.
+ * An acknowledgment puts a probe due sooner off to one SRTT after it,
+ * no further: 2 SRTT after the last send is when the tail's ACK is
+ * overdue, and restarting from the last ACK (an RTT after that send)
+ * would make the repair of a lost tail three round trips; but while ACKs
+ * keep coming less than an SRTT apart the ACK clock runs and the tail is
+ * not lost (an ECE cut or a closed window may stop the sender meanwhile).
+ * RACK's reordering wait stays (it rearms the RTO).  Any other
+ * connection: the RTO.
  */
 void ixm_tcp_arm_sack(struct ixm_tcp_conn *c, bool on_ack)
 {
 	struct ixm_tcp_table *t = c->table;
+	u64 now = t->stack->now_ns;
 	u64 pto_us;
 
 	if (c->flags & IXM_TCPF_REO)
@@ -97,10 +101,13 @@ void ixm_tcp_arm_sack(struct ixm_tcp_conn *c, bool on_ack)
 	if (pto_us > c->rto_us)
 		pto_us = c->rto_us;
 	if (on_ack && (c->flags & IXM_TCPF_PTO) && ixm_timer_pending(&c->timer) &&
-	    c->timer.expires <= (t->stack->now_ns + pto_us * 1000) >> IXM_TIMER_TICK_SHIFT)
-		return;
+	    c->timer.expires <= (now + pto_us * 1000) >> IXM_TIMER_TICK_SHIFT) {
+		if (c->timer.expires >= (now + (u64)c->srtt_us * 1000) >> IXM_TIMER_TICK_SHIFT)
+			return;
+		pto_us = c->srtt_us;
+	}
 	c->flags |= IXM_TCPF_PTO;
-	ixm_timer_arm(&t->wheel, &c->timer, t->stack->now_ns + pto_us * 1000);
+	ixm_timer_arm(&t->wheel, &c->timer, now + pto_us * 1000);
 }
 
 static void ixm_tcp_arm_keepalive(struct ixm_tcp_conn *c, u64 now)

@@ -403,6 +403,33 @@ TEST_F(sack, tail_loss_probe)
 }
 
 /*
+ * While acknowledgments keep coming less than an SRTT apart, the tail is
+ * not lost: no probe.  Four segments in flight, no more data, an ACK of
+ * one of them every 3 ms (SRTT 4 ms, as after an ECE cut or a window
+ * that stopped the sender): the probe, due 2 SRTT after the send, is put
+ * off to an SRTT after each ACK, and the last ACK ends the flight before
+ * it comes (RFC 8985 §7.2 restarts it on every ACK of new data).
+ */
+TEST_F(sack, acks_keep_the_probe_off)
+{
+	struct tc *t = self->t;
+	u32 una, i;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, 4 * SEG);
+	ASSERT_EQ(4, t->nseg);
+	t->tsecr = t->seg[0].tsval;
+	for (i = 1; i <= 4; i++) {
+		tc_advance(t, 3 * MS);
+		tc_seg(t, TH_ACK, t->snd, una + i * SEG, NULL, 0, 0);
+		EXPECT_FALSE(t->nseg) TH_LOG("ACK %u: nothing sent (%u segments)", i, t->nseg);
+	}
+	EXPECT_EQ(0, stats(t)->tlp_probes) TH_LOG("no probe while the ACK clock ran");
+	EXPECT_EQ(una + 4 * SEG, conn(t)->snd_una);
+	EXPECT_FALSE(stats(t)->retrans);
+}
+
+/*
  * A segment sent alone may wait for the peer's delayed ACK (RFC 8985
  * §7.2's WCDelAckT, 200 ms): the probe would come after the RTO, so it
  * is sent at the RTO's time in the RTO's place, and cwnd stays; if that
