@@ -1131,17 +1131,18 @@ static __always_inline bool ixm_tcp_rcv_conn(struct ixm_tcp_conn *c, struct ixm_
 }
 
 /*
- * A segment whose header and checksum passed, @m trimmed to its data:
+ * A segment whose header and checksum passed, @m trimmed to its data
+ * (@v6: @nh is an IPv6 header; a constant, so each family gets its own):
  * find the connection or listener and run the state machine.  A segment
  * for neither, or an IPv6 one for a listener whose context cannot be
  * told of an IPv6 peer (not IXMOD_SETUP_INET6), is answered with RST
  * (RFC 9293 §3.10.7.1) and counted in TCP_NO_SOCK.
  */
-static void ixm_tcp_rcv_seg(struct ixm_tcp_table *t, struct ixm_net_port *port,
-			    struct ixm_mbuf *m, const void *nh, struct ixm_tcphdr *th,
-			    const struct ixm_tcp_opts *o)
+static __always_inline void ixm_tcp_rcv_seg(struct ixm_tcp_table *t,
+					    struct ixm_net_port *port, struct ixm_mbuf *m,
+					    const void *nh, bool v6, struct ixm_tcphdr *th,
+					    const struct ixm_tcp_opts *o)
 {
-	bool v6 = ixm_tcp_nh_v6(nh);
 	struct ixm_tcp_conn *c;
 	u32 li;
 
@@ -1260,7 +1261,7 @@ void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		return;
 	}
 	if (ixm_tcp_rcv_hdr(t, port, m, th, len, &o))
-		ixm_tcp_rcv_seg(t, port, m, ih, th, &o);
+		ixm_tcp_rcv_seg(t, port, m, ih, false, th, &o);
 }
 
 /**
@@ -1300,5 +1301,5 @@ void ixm_tcp_input6(struct ixm_net_port *port, struct ixm_mbuf *m,
 		return;
 	}
 	if (ixm_tcp_rcv_hdr(t, port, m, th, len, &o))
-		ixm_tcp_rcv_seg(t, port, m, ih, th, &o);
+		ixm_tcp_rcv_seg(t, port, m, ih, true, th, &o);
 }
