@@ -101,17 +101,51 @@ int ixm_tcp_accept(struct ixm_tcp_table *t, struct ixm_app *app, u64 handle,
 	return 0;
 }
 
-/* Does @lport to @raddr:@rport from @np come back to this core's queue? */
-static bool ixm_tcp_port_steers_here(const struct ixm_net_port *np, __be32 laddr,
-				     __be16 lport, __be32 raddr, __be16 rport)
+/*
+ * Does @lport to @a's peer at @rport from @np come back to this core's
+ * queue?  The hash of the replies: their source is the peer (IX §4.4).
+ */
+static bool ixm_tcp_port_steers_here(const struct ixm_net_port *np,
+				     const struct ixm_tcp_addrs *a, __be16 lport,
+				     __be16 rport)
 {
 	u32 h;
 
 	if (!np->rss_key || np->rss_nq <= 1)
 		return true;
-	/* the hash of the replies: source is the peer (IX §4.4) */
-	h = ixm_toeplitz_ipv4_l4(np->rss_key, raddr, laddr, rport, lport);
+	if (a->len == 16)
+		h = ixm_toeplitz_ipv6_l4(np->rss_key, a->r, a->l, rport, lport);
+	else
+		h = ixm_toeplitz_ipv4_l4(np->rss_key, *(const __be32 *)a->r,
+					 *(const __be32 *)a->l, rport, lport);
 	return ixm_rss_queue(h, np->rss_nq) == np->rss_q;
+}
+
+/*
+ * An ephemeral port for @a to @dport whose replies steer to this core,
+ * free of connections and listeners, searched from where the last search
+ * stopped; 0 if none.
+ */
+static __be16 ixm_tcp_pick_port(struct ixm_tcp_table *t, const struct ixm_net_port *np,
+				const struct ixm_tcp_addrs *a, __be16 dport)
+{
+	const u32 range = IXM_TCP_EPH_HI - IXM_TCP_EPH_LO + 1;
+	u32 i;
+
+	for (i = 0; i < range; i++) {
+		__be16 bp = ixm_htons(IXM_TCP_EPH_LO + (t->eph_next + i) % range);
+
+		if (!ixm_tcp_port_steers_here(np, a, bp, dport))
+			continue;
+		if ((a->len == 16 ? ixm_tcp_lookup6(t, a->l, bp, a->r, dport) :
+		     ixm_tcp_lookup(t, *(const __be32 *)a->l, bp, *(const __be32 *)a->r,
+				    dport)) ||
+		    ixm_tcp_listener_find(t, bp) != IXM_TCP_NONE)
+			continue;
+		t->eph_next = (t->eph_next + i + 1) % range;
+		return bp;
+	}
+	return 0;
 }
 
 /* An active open's new connection @c (its ISS chosen): send the SYN. */
@@ -156,14 +190,12 @@ int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
 		    __be32 daddr, __be16 dport, u64 cookie, u64 *handle)
 {
 	struct ixm_stack *st = t->stack;
-	const u32 range = IXM_TCP_EPH_HI - IXM_TCP_EPH_LO + 1;
 	struct ixm_tcp_addrs a;
 	struct ixm_net_port *np;
 	struct ixm_tcp_conn *c;
 	unsigned int pidx;
-	__be16 lport = 0;
+	__be16 lport;
 	__be32 laddr;
-	u32 i;
 
 	np = ixm_stack_route(st, daddr, &pidx);
 	if (!np)
@@ -171,42 +203,17 @@ int ixm_tcp_connect(struct ixm_tcp_table *t, struct ixm_app *app,
 	if (ixm_ip_src_is_bad(np->cfg, daddr))
 		return -EINVAL;
 	laddr = np->cfg->ip;
-	for (i = 0; i < range; i++) {
-		u16 p = IXM_TCP_EPH_LO + (t->eph_next + i) % range;
-		__be16 bp = ixm_htons(p);
-
-		if (!ixm_tcp_port_steers_here(np, laddr, bp, daddr, dport))
-			continue;
-		if (ixm_tcp_lookup(t, laddr, bp, daddr, dport) ||
-		    ixm_tcp_listener_find(t, bp) != IXM_TCP_NONE)
-			continue;
-		lport = bp;
-		t->eph_next = (t->eph_next + i + 1) % range;
-		break;
-	}
+	a = (struct ixm_tcp_addrs){ &laddr, &daddr, 4 };
+	lport = ixm_tcp_pick_port(t, np, &a, dport);
 	if (!lport)
 		return -EADDRNOTAVAIL;
 	c = ixm_tcp_conn_alloc(t, laddr, lport, daddr, dport);
 	if (!c)
 		return -EMFILE;
-	a = ixm_tcp_conn_addrs(c);
 	c->iss = ixm_tcp_isn(t, &a, lport, dport, st->now_ns);
 	ixm_tcp_connect_start(c, app, np, pidx, cookie);
 	*handle = ixm_tcp_handle(c);
 	return 0;
-}
-
-/* Does @lport to [@raddr]:@rport come back to this core's queue? */
-static bool ixm_tcp_port_steers_here6(const struct ixm_net_port *np,
-				      const struct ixm_in6_addr *laddr, __be16 lport,
-				      const struct ixm_in6_addr *raddr, __be16 rport)
-{
-	u32 h;
-
-	if (!np->rss_key || np->rss_nq <= 1)
-		return true;
-	h = ixm_toeplitz_ipv6_l4(np->rss_key, raddr->s6, laddr->s6, rport, lport);
-	return ixm_rss_queue(h, np->rss_nq) == np->rss_q;
 }
 
 /**
@@ -230,15 +237,13 @@ int ixm_tcp_connect6(struct ixm_tcp_table *t, struct ixm_app *app,
 		     const struct ixm_in6_addr *daddr, __be16 dport, u64 cookie,
 		     u64 *handle)
 {
-	const u32 range = IXM_TCP_EPH_HI - IXM_TCP_EPH_LO + 1;
 	const struct ixm_in6_addr *laddr;
 	struct ixm_stack *st = t->stack;
 	struct ixm_tcp_addrs a;
 	struct ixm_net_port *np;
 	struct ixm_tcp_conn *c;
 	unsigned int pidx = 0;
-	__be16 lport = 0;
-	u32 i;
+	__be16 lport;
 
 	np = ixm_stack_route6(st, daddr);
 	if (!np)
@@ -246,25 +251,13 @@ int ixm_tcp_connect6(struct ixm_tcp_table *t, struct ixm_app *app,
 	while (st->ports[pidx] != np)
 		pidx++;
 	laddr = ixm_ip6_src_for(np->cfg, daddr);
-	for (i = 0; i < range; i++) {
-		u16 p = IXM_TCP_EPH_LO + (t->eph_next + i) % range;
-		__be16 bp = ixm_htons(p);
-
-		if (!ixm_tcp_port_steers_here6(np, laddr, bp, daddr, dport))
-			continue;
-		if (ixm_tcp_lookup6(t, laddr, bp, daddr, dport) ||
-		    ixm_tcp_listener_find(t, bp) != IXM_TCP_NONE)
-			continue;
-		lport = bp;
-		t->eph_next = (t->eph_next + i + 1) % range;
-		break;
-	}
+	a = (struct ixm_tcp_addrs){ laddr, daddr, 16 };
+	lport = ixm_tcp_pick_port(t, np, &a, dport);
 	if (!lport)
 		return -EADDRNOTAVAIL;
 	c = ixm_tcp_conn_alloc6(t, laddr, lport, daddr, dport);
 	if (!c)
 		return -EMFILE;
-	a = ixm_tcp_conn_addrs(c);
 	c->iss = ixm_tcp_isn(t, &a, lport, dport, st->now_ns);
 	ixm_tcp_connect_start(c, app, np, pidx, cookie);
 	*handle = ixm_tcp_handle(c);

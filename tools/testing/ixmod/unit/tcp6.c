@@ -15,6 +15,7 @@
 #include "frames.h"
 #include "harness.h"
 #include "testnet.h"
+#include "toeplitz.h"
 
 #define SPORT		8080
 #define RING		64
@@ -204,6 +205,61 @@ TEST(tcp6_connect_refusals)
 	c = connect6(ip6_b, 0);
 	EXPECT_EQ(-EINVAL, tn_app_call(p.a[0], &c, &ev)) TH_LOG("port 0");
 	EXPECT_EQ(0, p.h[0]->tcp->stats.conns) TH_LOG("nothing half-made");
+	pair_free(&p);
+}
+
+/*
+ * With RSS, an active open picks a local port whose replies the NIC
+ * steers to this core's queue: the Toeplitz hash of the reply's 4-tuple
+ * (source the peer, RFC 8200 addresses first for IPv6) under the port's
+ * key.  Microsoft's sample key, which unlike ixmod's symmetric one tells
+ * the reply's direction from the request's.
+ */
+TEST(tcp6_connect_ports_steer_here)
+{
+	static const u8 key[40] = {
+		0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+		0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+		0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+		0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+	};
+	static const bool inet6[2] = { true, true };
+	struct ixm_tcp_table *t;
+	unsigned int i, n4 = 0, n6 = 0, bad = 0;
+	struct ixmod_event ev;
+	struct ixmod_call c;
+	struct pair p;
+
+	pair_new(&p, inet6, 1);
+	p.h[0]->port.rss_key = key;
+	p.h[0]->port.rss_nq = 4;
+	p.h[0]->port.rss_q = 3;
+	for (i = 0; i < 16; i++) {
+		c = connect6(ip6_b, 9000 + i);
+		EXPECT_EQ(0, tn_app_call(p.a[0], &c, &ev));
+		c = tn_call_connect(TN_IP(2), 9000 + i, UD_CONNECT);
+		EXPECT_EQ(0, tn_app_call(p.a[0], &c, &ev));
+	}
+	t = p.h[0]->tcp;
+	for (i = 0; i < IXM_TCP_CONNS; i++) {
+		const struct ixm_tcp_conn *cn = &t->conns[i];
+		u32 h;
+
+		if (cn->state != IXM_TCP_SYN_SENT)
+			continue;
+		if (cn->flags & IXM_TCPF_INET6) {
+			h = ixm_toeplitz_ipv6_l4(key, ip6_b, ip6_a, cn->rport, cn->lport);
+			n6++;
+		} else {
+			h = ixm_toeplitz_ipv4_l4(key, be32_of(TN_IP(2)), be32_of(TN_IP(1)),
+						 cn->rport, cn->lport);
+			n4++;
+		}
+		bad += (h & 127) % 4 != 3;
+	}
+	EXPECT_EQ(16, n4);
+	EXPECT_EQ(16, n6);
+	EXPECT_EQ(0, bad) TH_LOG("every connection's replies hash to queue 3 of 4");
 	pair_free(&p);
 }
 
