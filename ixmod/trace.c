@@ -39,7 +39,15 @@ void ixm_net_trace_tx_batch(const struct ixm_net_port *port, unsigned int sent,
 void ixm_tcp_trace_state(const struct ixm_tcp_conn *c, unsigned int old,
 			 unsigned int state)
 {
-	trace_ixm_tcp_state(raw_smp_processor_id(), ixm_tcp_idx(c), c->raddr,
+	u8 peer[16] = { [10] = 0xff, [11] = 0xff };
+
+	if (!trace_ixm_tcp_state_enabled())
+		return;
+	if (c->flags & IXM_TCPF_INET6)
+		memcpy(peer, c->raddr6.s6, 16);
+	else
+		memcpy(peer + 12, &c->raddr, 4);
+	trace_ixm_tcp_state(raw_smp_processor_id(), ixm_tcp_idx(c), peer,
 			    ntohs(c->rport), ntohs(c->lport), old, state);
 }
 

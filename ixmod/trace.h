@@ -116,15 +116,19 @@ TRACE_EVENT(ixm_drop,
 		  __entry->len)
 );
 
-/* A TCP connection moved from state @old to @state (RFC 9293 §3.3.2). */
+/*
+ * A TCP connection moved from state @old to @state (RFC 9293 §3.3.2).
+ * @raddr: the peer, 16 bytes: an IPv4 peer as ::ffff:a.b.c.d (RFC 4291
+ * §2.5.5.2), printed so by %pI6c.
+ */
 TRACE_EVENT(ixm_tcp_state,
-	TP_PROTO(unsigned int cpu, u32 conn, __be32 raddr, u16 rport, u16 lport,
+	TP_PROTO(unsigned int cpu, u32 conn, const u8 *raddr, u16 rport, u16 lport,
 		 unsigned int old, unsigned int state),
 	TP_ARGS(cpu, conn, raddr, rport, lport, old, state),
 	TP_STRUCT__entry(
 		__field(unsigned int, cpu)
 		__field(u32, conn)
-		__array(u8, raddr, 4)
+		__array(u8, raddr, 16)
 		__field(u16, rport)
 		__field(u16, lport)
 		__field(unsigned int, old)
@@ -133,13 +137,13 @@ TRACE_EVENT(ixm_tcp_state,
 	TP_fast_assign(
 		__entry->cpu = cpu;
 		__entry->conn = conn;
-		memcpy(__entry->raddr, &raddr, 4);
+		memcpy(__entry->raddr, raddr, 16);
 		__entry->rport = rport;
 		__entry->lport = lport;
 		__entry->old = old;
 		__entry->state = state;
 	),
-	TP_printk("cpu=%u conn=%u peer=%pI4:%u lport=%u %s -> %s", __entry->cpu,
+	TP_printk("cpu=%u conn=%u peer=[%pI6c]:%u lport=%u %s -> %s", __entry->cpu,
 		  __entry->conn, __entry->raddr, __entry->rport, __entry->lport,
 		  __entry->old < IXM_TCP_NSTATES ? ixm_tcp_state_names[__entry->old] : "?",
 		  __entry->state < IXM_TCP_NSTATES ?
