@@ -510,14 +510,20 @@ static void ixm_tcp_dupack(struct ixm_tcp_conn *c)
 	ixm_tcp_mark_pending(c);
 }
 
-/* RFC 9293 §3.10.7.4, first check: is any of the segment in the window? */
+/*
+ * RFC 9293 §3.10.7.4, first check: is any of the segment in the window?
+ * A segment without data may also sit at the window's right edge, as
+ * Linux's tcp_sequence() takes it: it is the ACK of a peer that sent up
+ * to our edge while a hole keeps RCV.NXT behind, and by the table it was
+ * dropped (its acknowledgment lost) and answered with an ACK.
+ */
 static bool ixm_tcp_seq_ok(const struct ixm_tcp_conn *c, u32 seq, u32 seglen)
 {
 	u32 wnd = ixm_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
 	u32 lo = c->rcv_nxt;
 
 	if (!seglen)
-		return wnd ? ixm_seq_geq(seq, lo) && ixm_seq_lt(seq, lo + wnd) : seq == lo;
+		return ixm_seq_geq(seq, lo) && ixm_seq_leq(seq, lo + wnd);
 	if (!wnd)
 		return false;
 	return (ixm_seq_geq(seq, lo) && ixm_seq_lt(seq, lo + wnd)) ||
@@ -825,7 +831,7 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
 	u32 nwnd = (u32)ixm_ntohs(th->window) << c->snd_wscale;
 	u32 ack = ixm_ntohl(th->ack_seq);
 	struct ixm_tcp_table *t = c->table;
-	bool moved = false, dup = false;
+	bool moved = false, dup = false, acked = false;
 
 	if (c->state == IXM_TCP_SYN_RECEIVED) {
 		if (ixm_seq_leq(ack, c->snd_una) || ixm_seq_gt(ack, c->snd_max)) {
@@ -848,6 +854,7 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
 		return IXM_TCP_RCV_DONE;
 	}
 	if (ixm_seq_gt(ack, c->snd_una)) {
+		acked = true;
 		moved = ixm_tcp_ack_new(c, ack, th->flags);
 	} else {
 		if (ack == c->snd_una && !seglen && c->snd_max != c->snd_una &&
@@ -858,8 +865,15 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_ack(struct ixm_tcp_conn *c,
 		}
 		ixm_tcp_ecn_ack(c, 0, th->flags);
 	}
-	/* the window update rule (RFC 9293 §3.10.7.4, fifth check) */
-	if (ixm_seq_lt(c->snd_wl1, seq) ||
+	/*
+	 * The window update rule (RFC 9293 §3.10.7.4, fifth check), and as
+	 * Linux's tcp_may_update_window() an ACK of new data too: it is the
+	 * peer's latest word on our data whatever its SEQ, which is behind
+	 * SND.WL1 while the peer sends its own data again after a loss.  By
+	 * the rule alone, a window the peer closed meanwhile went unheard and
+	 * we sent a whole window past its edge.
+	 */
+	if (acked || ixm_seq_lt(c->snd_wl1, seq) ||
 	    (c->snd_wl1 == seq && ixm_seq_leq(c->snd_wl2, ack)))
 		ixm_tcp_update_window(c, seq, ack, nwnd);
 	if (c->flags & IXM_TCPF_SACK) {

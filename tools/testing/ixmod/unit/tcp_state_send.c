@@ -652,6 +652,67 @@ TEST(tcp_state_window_update)
 	tc_fini(t);
 }
 
+/*
+ * An ACK of new data carries the peer's window whatever its SEQ (Linux's
+ * tcp_may_update_window()): a peer that sends again from a hole (its
+ * data after the hole already here, so SND.WL1 is past it) and closes
+ * its window meanwhile is heard, and nothing goes past its edge.  By
+ * RFC 9293's rule alone (SND.WL1 < SEG.SEQ) the zero window was ignored
+ * and the whole window sent into it.
+ */
+TEST(tcp_state_window_from_an_ack_of_new_data)
+{
+	struct tc *t = &T;
+	u32 hole;
+
+	tc_init(t);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	/* the peer's bytes past a hole of 1000: in the window, SND.WL1 goes there */
+	hole = t->snd;
+	tc_seg(t, TH_ACK, hole + 1000, t->rcv, data, 500, 0);
+	ASSERT_TRUE(is_ack(t)) TH_LOG("the out-of-order bytes are acknowledged at the hole");
+	EXPECT_EQ(1000, (int)tc_sendv(t, 0, 1000));
+	ASSERT_EQ(1, t->nseg);
+	/* from the hole: all acknowledged, and the window closed */
+	t->pwin = 0;
+	tc_seg(t, TH_ACK, hole, t->rcv + 1000, NULL, 0, 0);
+	t->rcv += 1000;
+	EXPECT_EQ(t->rcv, conn(t)->snd_una);
+	EXPECT_EQ(0, conn(t)->snd_wnd) TH_LOG("the window of an ACK of new data is taken");
+	EXPECT_GT((int)tc_sendv(t, 1000, 3000), 0);
+	EXPECT_FALSE(t->nseg) TH_LOG("nothing sent into the closed window (%u segments)",
+				     t->nseg);
+	tc_fini(t);
+}
+
+/*
+ * An ACK at the receive window's right edge is taken (as Linux's
+ * tcp_sequence() takes it): a peer that sent up to our edge, its first
+ * bytes lost, acknowledges our data from there.  By RFC 9293 §3.10.7.4's
+ * table it was dropped, its acknowledgment lost, and answered.
+ */
+TEST(tcp_state_ack_at_the_right_edge)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+	u32 edge;
+
+	ixm_tcp_config_default(&cfg);
+	cfg.rcv_buf = 4096;
+	tc_init_cfg(t, &cfg);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	EXPECT_EQ(1000, (int)tc_sendv(t, 0, 1000));
+	ASSERT_EQ(1, t->nseg);
+	edge = conn(t)->rcv_adv;
+	EXPECT_EQ(4096, edge - t->snd) TH_LOG("the window offered");
+	tc_seg(t, TH_ACK, edge, t->rcv + 1000, NULL, 0, 0);
+	EXPECT_EQ(t->rcv + 1000, conn(t)->snd_una) TH_LOG("the ACK at the edge is taken");
+	EXPECT_EQ(0, stats(t)->out_of_window);
+	tc_seg(t, TH_ACK, edge + 1, t->rcv + 1000, NULL, 0, 0);
+	EXPECT_EQ(1, stats(t)->out_of_window) TH_LOG("one past the edge is not");
+	tc_fini(t);
+}
+
 /* A full event ring: TCP_RECVs are owed, not lost, and come in order. */
 TEST(tcp_state_event_ring_full)
 {
