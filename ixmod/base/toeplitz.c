@@ -239,6 +239,7 @@ bool ixm_toeplitz_frame(const u8 *key, const u8 *frame, unsigned int len, u32 *h
 	__be16 sp, dp;
 	u16 frag;
 
+	BUILD_BUG_ON(IXM_TOEPLITZ_FRAME_MAX < IXM_TOEPLITZ_FRAME_IPV6);
 	if (len >= 14 && frame[12] == 0x86 && frame[13] == 0xdd)
 		return ixm_toeplitz_frame6(key, frame, len, hash);
 	if (len < 14 + 20 || frame[12] != 0x08 || frame[13] != 0x00 ||

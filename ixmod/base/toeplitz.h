@@ -40,8 +40,7 @@ u32 ixm_toeplitz_ipv6_l4(const u8 *key, const u8 *saddr, const u8 *daddr,
  */
 #define IXM_TOEPLITZ_FRAME_IPV4	(14 + 60 + 4)
 #define IXM_TOEPLITZ_FRAME_IPV6	(14 + 40 + 4)
-#define IXM_TOEPLITZ_FRAME_MAX	(IXM_TOEPLITZ_FRAME_IPV4 > IXM_TOEPLITZ_FRAME_IPV6 ? \
-				 IXM_TOEPLITZ_FRAME_IPV4 : IXM_TOEPLITZ_FRAME_IPV6)
+#define IXM_TOEPLITZ_FRAME_MAX	IXM_TOEPLITZ_FRAME_IPV4	/* the longer: toeplitz.c checks */
 
 bool ixm_toeplitz_frame(const u8 *key, const u8 *frame, unsigned int len, u32 *hash);
 
