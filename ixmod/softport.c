@@ -214,8 +214,8 @@ static void ixm_sw_kick(struct ixm_swq *sq)
 
 /*
  * The queue a NIC's RSS would give the frame: the port's Toeplitz hash of
- * it (ixm_toeplitz_frame(): IPv4 4-tuples of TCP and UDP, else the
- * addresses; nothing else, which goes to queue 0) through its table.
+ * it (ixm_toeplitz_frame(): IPv4 and IPv6 4-tuples of TCP and UDP, else
+ * the addresses; nothing else, which goes to queue 0) through its table.
  */
 static u16 ixm_sw_select_queue(struct net_device *ndev, struct sk_buff *skb,
 			       struct net_device *sb_dev)

@@ -84,6 +84,7 @@
  * @max_pairs: the queue pairs ixmod may use: @dev_pairs, at most 16
  * @ctrl_vq: the control queue's index, 2 * @dev_pairs (§5.1.2)
  * @rss: RSS is negotiated and can hash what ixmod needs
+ * @hash_types: what it is asked to hash (ixm_vnet_hash_types()), with @rss
  * @steer_on: MQ without @rss: the queue pairs steer frames in software
  * @steer: that steering (nic/steer.c), its queues attached at queue_alloc
  * @live: DRIVER_OK is set (a reset is due before queues change)
@@ -101,6 +102,7 @@ struct ixm_vnet_dev {
 	u16				max_pairs;
 	u16				ctrl_vq;
 	bool				rss;
+	u32				hash_types;
 	bool				steer_on;
 	bool				live;
 	struct ixm_vnet_ctrl		ctrl;
@@ -330,12 +332,18 @@ static int vnet_init(struct ixm_nic *nic)
 		u16 tlen = ioread16(vnet_cfg(vd, rss_max_indirection_table_length));
 		u32 types = ioread32(vnet_cfg(vd, supported_hash_types));
 
+		vd->hash_types = ixm_vnet_hash_types(types);
 		vd->rss = klen >= IXM_VNET_RSS_KEY && tlen >= IXM_VNET_RSS_TABLE &&
-			  (types & IXM_VNET_HASH_TYPES) == IXM_VNET_HASH_TYPES;
+			  vd->hash_types;
 		if (!vd->rss)
 			dev_warn(nic->dev, "virtio-net: RSS too small for ixmod (key %u, table %u, hash types %#x; need 40, 128, %#x): not used\n",
-				 klen, tlen, types, IXM_VNET_HASH_TYPES);
+				 klen, tlen, types, IXM_VNET_HASH_TYPES_V4);
+		else if (!(vd->hash_types & IXM_VNET_HASH_TYPES_V6))
+			dev_info(nic->dev, "virtio-net: RSS hashes IPv4 only (hash types %#x, IPv6 needs %#x): IPv6 frames all reach queue 0\n",
+				 types, IXM_VNET_HASH_TYPES_V6);
 	}
+	if (!vd->rss)
+		vd->hash_types = 0;
 	/* RSS alone, too small for ixmod: no command sets the pairs */
 	if (!vd->rss && !vnet_has(vd, VIRTIO_NET_F_MQ))
 		vd->max_pairs = 1;
@@ -595,7 +603,7 @@ static int vnet_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 	vd->live = true;
 
 	if (vd->rss || vnet_has(vd, VIRTIO_NET_F_MQ))
-		err = ixm_vnet_ctrl_mq(&vd->ctrl, vd->rss, key, reta, nq);
+		err = ixm_vnet_ctrl_mq(&vd->ctrl, vd->hash_types, key, reta, nq);
 	if (err) {
 		dev_err(nic->dev, "virtio-net: the control queue refused %u queue pairs%s (%d)\n",
 			nq, vd->rss ? " with RSS" : "", err);

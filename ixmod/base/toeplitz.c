@@ -167,6 +167,53 @@ u32 ixm_toeplitz_ipv6_l4(const u8 *key, const u8 *saddr, const u8 *daddr,
 }
 
 /**
+ * ixm_toeplitz_ipv6() - RSS hash of an IPv6 address pair
+ * @key: IXM_RSS_KEY_LEN bytes of key
+ * @saddr: source address, 16 bytes in network order
+ * @daddr: destination address, 16 bytes in network order
+ *
+ * The specification's IPv6-only input: source address then destination
+ * address, 32 bytes.  What the NICs hash, as ixmod programs them, for an
+ * IPv6 packet whose fixed header is not directly followed by TCP or UDP
+ * (ICMPv6, fragments, extension headers).
+ *
+ * Context: any.
+ *
+ * Return: the 32-bit hash, in host order.
+ */
+u32 ixm_toeplitz_ipv6(const u8 *key, const u8 *saddr, const u8 *daddr)
+{
+	u8 in[32];
+
+	memcpy(in, saddr, 16);
+	memcpy(in + 16, daddr, 16);
+	return ixm_toeplitz(key, IXM_RSS_KEY_LEN, in, sizeof(in));
+}
+
+/*
+ * IPv6 (RFC 8200 §3): the 4-tuple when TCP or UDP directly follows the
+ * fixed header and its ports are in @len, else the addresses.  Extension
+ * headers are not walked: the NICs are told not to (RFCTL.IPV6_EX_DIS),
+ * and nic/steer.c's ixm_steer_owner6() makes the same choice.
+ */
+static bool ixm_toeplitz_frame6(const u8 *key, const u8 *frame, unsigned int len, u32 *hash)
+{
+	const u8 *ip = frame + 14;
+	__be16 sp, dp;
+
+	if (len < 14 + 40 || (ip[0] >> 4) != 6)
+		return false;
+	if ((ip[6] == 6 || ip[6] == 17) && len >= 14 + 40 + 4) {
+		memcpy(&sp, ip + 40, 2);
+		memcpy(&dp, ip + 42, 2);
+		*hash = ixm_toeplitz_ipv6_l4(key, ip + 8, ip + 24, sp, dp);
+	} else {
+		*hash = ixm_toeplitz_ipv6(key, ip + 8, ip + 24);
+	}
+	return true;
+}
+
+/**
  * ixm_toeplitz_frame() - the hash a NIC's RSS gives an Ethernet frame
  * @key: the port's key, IXM_RSS_KEY_LEN bytes
  * @frame: the frame from its Ethernet header
@@ -176,9 +223,12 @@ u32 ixm_toeplitz_ipv6_l4(const u8 *key, const u8 *saddr, const u8 *daddr,
  * What the port programs a NIC to hash (the 82599's and 82576's MRQC, the
  * virtio-net RSS hash types ixmod sets): an untagged IPv4 frame (version
  * 4, a header of at least 20 bytes) hashes its TCP or UDP 4-tuple unless
- * it is a fragment, else its addresses.  Nothing else is hashed; a NIC
- * sends it to its first queue.  For software that must steer as the NIC
- * would (the software port; devices without RSS).
+ * it is a fragment, else its addresses; an untagged IPv6 frame (version
+ * 6, the 40-byte fixed header) its TCP or UDP 4-tuple when that protocol
+ * directly follows the fixed header, else its addresses.  Nothing else is
+ * hashed; a NIC sends it to its first queue.  For software that must
+ * steer as the NIC would (the software port; devices without RSS), and
+ * the same choice as nic/steer.c's.
  *
  * Return: true if @hash was set.
  */
@@ -189,6 +239,9 @@ bool ixm_toeplitz_frame(const u8 *key, const u8 *frame, unsigned int len, u32 *h
 	__be16 sp, dp;
 	u16 frag;
 
+	BUILD_BUG_ON(IXM_TOEPLITZ_FRAME_MAX < IXM_TOEPLITZ_FRAME_IPV6);
+	if (len >= 14 && frame[12] == 0x86 && frame[13] == 0xdd)
+		return ixm_toeplitz_frame6(key, frame, len, hash);
 	if (len < 14 + 20 || frame[12] != 0x08 || frame[13] != 0x00 ||
 	    (frame[14] >> 4) != 4)
 		return false;

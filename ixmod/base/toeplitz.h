@@ -29,14 +29,18 @@ u32 ixm_toeplitz(const u8 *key, size_t key_len, const u8 *data, size_t len);
 u32 ixm_toeplitz_ipv4(const u8 *key, __be32 saddr, __be32 daddr);
 u32 ixm_toeplitz_ipv4_l4(const u8 *key, __be32 saddr, __be32 daddr,
 			 __be16 sport, __be16 dport);
+u32 ixm_toeplitz_ipv6(const u8 *key, const u8 *saddr, const u8 *daddr);
 u32 ixm_toeplitz_ipv6_l4(const u8 *key, const u8 *saddr, const u8 *daddr,
 			 __be16 sport, __be16 dport);
 
 /*
- * Bytes of a frame ixm_toeplitz_frame() may read: an Ethernet header, an
- * IPv4 header with every option, and the two ports.
+ * Bytes of a frame ixm_toeplitz_frame() may read: an Ethernet header and
+ * the two ports after an IPv4 header with every option (78) or after the
+ * IPv6 fixed header (58), whichever is longer.
  */
-#define IXM_TOEPLITZ_FRAME_MAX	(14 + 60 + 4)
+#define IXM_TOEPLITZ_FRAME_IPV4	(14 + 60 + 4)
+#define IXM_TOEPLITZ_FRAME_IPV6	(14 + 40 + 4)
+#define IXM_TOEPLITZ_FRAME_MAX	IXM_TOEPLITZ_FRAME_IPV4	/* the longer: toeplitz.c checks */
 
 bool ixm_toeplitz_frame(const u8 *key, const u8 *frame, unsigned int len, u32 *hash);
 

@@ -216,7 +216,18 @@ static void igb_txq_stop(struct ixm_nic *nic, struct ixm_txq *q)
 	igb_wait_reg(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10);
 }
 
-/* §7.1.2.8: RSS key, redirection table, hashed fields */
+/*
+ * §7.1.2.8: RSS key, redirection table, hashed fields.  MRQC's field
+ * enables: IPv4 and IPv6 each by its TCP or UDP 4-tuple, else by the
+ * addresses, with RFCTL.IPV6_EX_DIS so that the chip does not look past
+ * IPv6 extension headers: a packet with one hashes its addresses, as
+ * base/toeplitz.c's ixm_toeplitz_frame() and nic/steer.c predict, and the
+ * "Ex" variants (a Home Address option or a type 2 routing header in
+ * place of an address) never apply.  TcpIPv6Ex is set beside TcpIPv6
+ * because some QEMU versions' igb (hw/net/igb_core.c) hash IPv6 TCP
+ * ports only under it; with no extension header parsed the two hash the
+ * same input.  Linux's igb sets both too.
+ */
 static int igb_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 {
 	unsigned int i;
@@ -228,8 +239,11 @@ static int igb_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 	for (i = 0; i < IXM_RSS_RETA_SIZE / 4; i++)
 		wr32(nic, IGB_RETA(i), reta[4 * i] | reta[4 * i + 1] << 8 |
 		     reta[4 * i + 2] << 16 | (u32)reta[4 * i + 3] << 24);
+	wr32(nic, IGB_RFCTL, rd32(nic, IGB_RFCTL) | IGB_RFCTL_IPV6_EX_DIS);
 	wr32(nic, IGB_MRQC, IGB_MRQC_RSS | IGB_MRQC_FIELD_IPV4 |
-	     IGB_MRQC_FIELD_IPV4_TCP | IGB_MRQC_FIELD_IPV4_UDP);
+	     IGB_MRQC_FIELD_IPV4_TCP | IGB_MRQC_FIELD_IPV4_UDP |
+	     IGB_MRQC_FIELD_IPV6 | IGB_MRQC_FIELD_IPV6_TCP |
+	     IGB_MRQC_FIELD_IPV6_TCP_EX | IGB_MRQC_FIELD_IPV6_UDP);
 	igb_flush(nic);
 	return 0;
 }

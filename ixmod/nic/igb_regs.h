@@ -65,6 +65,12 @@
 #define  IGB_MRQC_FIELD_IPV4_TCP 0x00010000
 #define  IGB_MRQC_FIELD_IPV4	0x00020000
 #define  IGB_MRQC_FIELD_IPV4_UDP 0x00400000
+#define  IGB_MRQC_FIELD_IPV6_TCP_EX 0x00040000	/* TcpIPv6Ex */
+#define  IGB_MRQC_FIELD_IPV6	0x00100000
+#define  IGB_MRQC_FIELD_IPV6_TCP 0x00200000
+#define  IGB_MRQC_FIELD_IPV6_UDP 0x00800000
+#define IGB_RFCTL		0x05008		/* receive filter control */
+#define  IGB_RFCTL_IPV6_EX_DIS	0x00010000	/* no IPv6 extension header parsing */
 #define IGB_RETA(i)		(0x05c00 + (i) * 4)	/* 32 x 4 entries */
 #define IGB_RSSRK(i)		(0x05c80 + (i) * 4)	/* 10 x 4 key bytes */
 

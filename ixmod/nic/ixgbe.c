@@ -392,9 +392,12 @@ static void ixgbe_txq_stop(struct ixm_nic *nic, struct ixm_txq *q)
  * §7.1.2.8 RSS: the 40-byte key (RSSRK, key byte 0 the most significant
  * byte of the hash key, in the low byte of RSSRK[0]), the 128-entry table
  * (entry 4n+i in bits 8i+3:8i of RETA[n]: 4 bits, so 16 queues at most),
- * and MRQC: RSS alone, hashing IPv4, IPv4/TCP and IPv4/UDP, as the 82576
- * does, so base/toeplitz.c and the flow-consistent ephemeral ports agree
- * with the chip.
+ * and MRQC: RSS alone, hashing IPv4 and IPv6 each by its TCP or UDP
+ * 4-tuple, else by its addresses (§7.1.2.8.1), as the 82576 does, so
+ * base/toeplitz.c and the flow-consistent ephemeral ports agree with the
+ * chip.  RFCTL.IPV6_EX_DIS keeps the parser from walking IPv6 extension
+ * headers: such a packet hashes its addresses, as ixm_toeplitz_frame()
+ * and nic/steer.c predict, and the "Ex" hash types stay off.
  */
 static int ixgbe_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 {
@@ -415,8 +418,11 @@ static int ixgbe_set_rss(struct ixm_nic *nic, const u8 *key, const u8 *reta)
 		}
 		wr32(nic, IXGBE_RETA(i), v);
 	}
+	wr32(nic, IXGBE_RFCTL, rd32(nic, IXGBE_RFCTL) | IXGBE_RFCTL_IPV6_EX_DIS);
 	wr32(nic, IXGBE_MRQC, IXGBE_MRQC_RSSEN | IXGBE_MRQC_RSS_FIELD_IPV4 |
-	     IXGBE_MRQC_RSS_FIELD_IPV4_TCP | IXGBE_MRQC_RSS_FIELD_IPV4_UDP);
+	     IXGBE_MRQC_RSS_FIELD_IPV4_TCP | IXGBE_MRQC_RSS_FIELD_IPV4_UDP |
+	     IXGBE_MRQC_RSS_FIELD_IPV6 | IXGBE_MRQC_RSS_FIELD_IPV6_TCP |
+	     IXGBE_MRQC_RSS_FIELD_IPV6_UDP);
 	ixgbe_flush(nic);
 	return 0;
 }

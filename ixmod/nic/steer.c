@@ -103,11 +103,12 @@ static unsigned int ixm_steer_owner6(const struct ixm_steer *st, const struct ix
  * @m: a received Ethernet frame
  *
  * IPv4 TCP and UDP, not fragments: the 4-tuple's Toeplitz hash; other
- * IPv4: the addresses'; anything else (ARP, short frames): queue 0.  The
- * same choice as softport.c's ixm_sw_select_queue() and the Intel chips'
- * RSS as set_rss programs it.  IPv6 too, which those leave on queue 0:
- * TCP and UDP right after the fixed header by their 4-tuple, the rest by
- * the addresses (ixm_steer_owner6()), so that a server's IPv6 flows
+ * IPv4: the addresses'; IPv6: TCP and UDP right after the fixed header
+ * by their 4-tuple, the rest by the addresses (ixm_steer_owner6());
+ * anything else (ARP, short frames): queue 0.  The same choice as
+ * softport.c's ixm_sw_select_queue() (base/toeplitz.c's
+ * ixm_toeplitz_frame(); unit/vnet_steer.c compares the two) and the
+ * Intel chips' RSS as set_rss programs it, so that a server's IPv6 flows
  * spread over its cores as its IPv4 ones do.
  *
  * Return: the queue, below @st->nq.

@@ -85,14 +85,37 @@ int ixm_vnet_ctrl_cmd(struct ixm_vnet_ctrl *c, u8 class, u8 cmd, size_t len)
 }
 
 /**
+ * ixm_vnet_hash_types() - the RSS hash types ixmod asks a device for
+ * @supported: the device's supported_hash_types (§5.1.4)
+ *
+ * IPv4, TCP/IPv4 and UDP/IPv4 are required; IPv6, TCP/IPv6 and UDP/IPv6
+ * are added when the device has all three, so that IPv6 flows spread as
+ * base/toeplitz.c predicts; with some missing, IPv6 frames go to the
+ * unclassified queue, 0.  Never a type the device lacks (§5.1.6.5.7.1),
+ * nor the "_EX" ones (ixmod's prediction never looks past an extension
+ * header).
+ *
+ * Return: the types, or 0 if the device's RSS cannot serve ixmod.
+ */
+u32 ixm_vnet_hash_types(u32 supported)
+{
+	if ((supported & IXM_VNET_HASH_TYPES_V4) != IXM_VNET_HASH_TYPES_V4)
+		return 0;
+	if ((supported & IXM_VNET_HASH_TYPES_V6) != IXM_VNET_HASH_TYPES_V6)
+		return IXM_VNET_HASH_TYPES_V4;
+	return IXM_VNET_HASH_TYPES_V4 | IXM_VNET_HASH_TYPES_V6;
+}
+
+/**
  * ixm_vnet_ctrl_mq() - set the queue pairs the device uses, and with RSS
  *	how it spreads flows over them
  * @c: the control queue, started (after DRIVER_OK)
- * @rss: VIRTIO_NET_F_RSS is negotiated and can hash what ixmod needs:
- *	MQ_RSS_CONFIG; else MQ_VQ_PAIRS_SET (VIRTIO_NET_F_MQ)
- * @key: the port's Toeplitz key, IXM_VNET_RSS_KEY bytes (@rss only)
+ * @hash_types: VIRTIO_NET_F_RSS is negotiated and can hash what ixmod
+ *	needs: the types to hash (ixm_vnet_hash_types()), MQ_RSS_CONFIG;
+ *	0: MQ_VQ_PAIRS_SET (VIRTIO_NET_F_MQ)
+ * @key: the port's Toeplitz key, IXM_VNET_RSS_KEY bytes (RSS only)
  * @reta: the port's indirection table, IXM_RSS_RETA_SIZE receive queue
- *	numbers below @pairs (@rss only)
+ *	numbers below @pairs (RSS only)
  * @pairs: the queue pairs to use
  *
  * With RSS, the device hashes the same fields as the Intel chips, so that
@@ -103,18 +126,18 @@ int ixm_vnet_ctrl_cmd(struct ixm_vnet_ctrl *c, u8 class, u8 cmd, size_t len)
  * Context: as ixm_vnet_ctrl_cmd().
  * Return: as ixm_vnet_ctrl_cmd().
  */
-int ixm_vnet_ctrl_mq(struct ixm_vnet_ctrl *c, bool rss, const u8 *key, const u8 *reta,
+int ixm_vnet_ctrl_mq(struct ixm_vnet_ctrl *c, u32 hash_types, const u8 *key, const u8 *reta,
 		     u16 pairs)
 {
 	struct ixm_vnet_rss *r = &c->buf->rss;
 	unsigned int i;
 
-	if (!rss) {
+	if (!hash_types) {
 		c->buf->pairs = cpu_to_le16(pairs);
 		return ixm_vnet_ctrl_cmd(c, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET,
 					 sizeof(c->buf->pairs));
 	}
-	r->hash_types = cpu_to_le32(IXM_VNET_HASH_TYPES);
+	r->hash_types = cpu_to_le32(hash_types);
 	r->table_mask = cpu_to_le16(IXM_VNET_RSS_TABLE - 1);
 	r->unclassified_queue = 0;
 	for (i = 0; i < IXM_VNET_RSS_TABLE; i++)

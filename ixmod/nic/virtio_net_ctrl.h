@@ -19,9 +19,17 @@
 #define IXM_VNET_RSS_TABLE	IXM_RSS_RETA_SIZE	/* indirection entries */
 #define IXM_VNET_RSS_KEY	40	/* Toeplitz key bytes, as the Intel chips */
 
-#define IXM_VNET_HASH_TYPES	(VIRTIO_NET_RSS_HASH_TYPE_IPv4 | \
+/*
+ * §5.1.6.4.3.1 hash types: the Intel chips' fields as ixmod programs them.
+ * IPv4's are required for RSS; IPv6's are asked for when the device has
+ * all three (ixm_vnet_hash_types()).
+ */
+#define IXM_VNET_HASH_TYPES_V4	(VIRTIO_NET_RSS_HASH_TYPE_IPv4 | \
 				 VIRTIO_NET_RSS_HASH_TYPE_TCPv4 | \
 				 VIRTIO_NET_RSS_HASH_TYPE_UDPv4)
+#define IXM_VNET_HASH_TYPES_V6	(VIRTIO_NET_RSS_HASH_TYPE_IPv6 | \
+				 VIRTIO_NET_RSS_HASH_TYPE_TCPv6 | \
+				 VIRTIO_NET_RSS_HASH_TYPE_UDPv6)
 
 /*
  * §5.1.6.5.7.1: the MQ_RSS_CONFIG command's data, with the indirection
@@ -79,7 +87,8 @@ struct ixm_vnet_ctrl {
 
 int ixm_vnet_layout(struct ixm_vnet_layout *l, u64 features, u16 max_virtqueue_pairs);
 int ixm_vnet_ctrl_cmd(struct ixm_vnet_ctrl *c, u8 class, u8 cmd, size_t len);
-int ixm_vnet_ctrl_mq(struct ixm_vnet_ctrl *c, bool rss, const u8 *key, const u8 *reta,
+u32 ixm_vnet_hash_types(u32 supported);
+int ixm_vnet_ctrl_mq(struct ixm_vnet_ctrl *c, u32 hash_types, const u8 *key, const u8 *reta,
 		     u16 pairs);
 
 #endif /* _IXM_NIC_VIRTIO_NET_CTRL_H */

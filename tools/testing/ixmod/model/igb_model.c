@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "igb_model.h"
+#include "rss_model.h"
 
 struct igbm igbm;
 
@@ -28,7 +29,10 @@ struct igbm igbm;
 #define M_RXCSUM	0x05000
 #define M_RAL0		0x05400
 #define M_RAH0		0x05404
-#define M_MRQC		0x05818
+#define M_RFCTL		0x05008		/* IPV6_EX_DIS: rss_model.h */
+#define M_MRQC		0x05818		/* field enables: rss_model.h */
+#define M_RETA(i)	(0x05c00 + (i) * 4)
+#define M_RSSRK(i)	(0x05c80 + (i) * 4)
 
 /* §8.10 (RX) and §8.12 (TX) queue blocks: 0-3 low, 4-15 high */
 static uint32_t rq_base(unsigned int q)
@@ -331,4 +335,32 @@ bool igbm_irq_routed(unsigned int q, bool tx, unsigned int vector)
 	uint32_t ent = (ivar >> shift) & 0xff;
 
 	return (ent & 0x80) && (ent & 0x1f) == vector && (igbm.eims & (1u << vector));
+}
+
+int igbm_rss_queue(const void *frame, unsigned int len, uint16_t *type, uint32_t *hash)
+{
+	uint32_t mrqc = *reg(M_MRQC);
+	uint8_t in[RSSM_IN_MAX], key[40];
+	unsigned int n, i;
+
+	/* §7.1.2.8: with MRQC's RSS mode, the hash's low 7 bits index RETA */
+	*type = RSSM_NONE;
+	*hash = 0;
+	if ((mrqc & 7) == 2)
+		*type = rssm_input(frame, len, mrqc, *reg(M_RFCTL), in, &n);
+	if (!*type)
+		return 0;
+	for (i = 0; i < 10; i++)
+		put32(key + 4 * i, *reg(M_RSSRK(i)));
+	*hash = rssm_toeplitz(key, in, n);
+	return (*reg(M_RETA((*hash & 127) / 4)) >> (8 * (*hash & 3))) & 7;
+}
+
+int igbm_rx_rss(const void *frame, unsigned int len, uint32_t status)
+{
+	uint16_t type;
+	uint32_t hash;
+	int q = igbm_rss_queue(frame, len, &type, &hash);
+
+	return igbm_rx(q, frame, len, status, type, hash) > 0 ? q : -1;
 }

@@ -56,6 +56,21 @@ uint32_t igbm_tq(unsigned int q, uint32_t off);	/* TX queue q */
 int igbm_rx(unsigned int q, const void *frame, unsigned int len, uint32_t status,
 	    uint16_t rss_type, uint32_t rss_hash);
 
+/*
+ * The queue the chip's RSS gives a frame: the hash of what rss_model.h
+ * says the 82576 hashes under MRQC and RFCTL, with the key in RSSRK,
+ * through RETA's entry (8 queues: bits 2:0); queue 0 if MRQC selects no
+ * RSS or the frame is not hashed.  @type and @hash are the write-back's
+ * RSS Type and hash (0 when not hashed).
+ */
+int igbm_rss_queue(const void *frame, unsigned int len, uint16_t *type, uint32_t *hash);
+
+/*
+ * A frame arrives on the queue igbm_rss_queue() picks, as igbm_rx() with
+ * that type and hash.  Return: the queue, or -1 if nothing was delivered.
+ */
+int igbm_rx_rss(const void *frame, unsigned int len, uint32_t status);
+
 /* Transmit what queue @q holds (head to tail), calling @sent per frame. */
 typedef void (*igbm_sent_fn)(const uint8_t *frame, unsigned int len, void *arg);
 unsigned int igbm_tx(unsigned int q, igbm_sent_fn sent, void *arg);

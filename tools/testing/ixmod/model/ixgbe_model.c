@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "ixgbe_model.h"
+#include "rss_model.h"
 
 static struct ixgbem_dev ixgbem_first;
 struct ixgbem_dev *ixgbem_cur = &ixgbem_first;
@@ -89,10 +90,8 @@ static struct ixgbem_dev *ixgbem_devs[IXGBEM_MAX_DEVS] = { &ixgbem_first };
 #define M_RETA(n)	(0x0eb00 + (n) * 4)	/* §8.2.3.7.15, n < 32 */
 #define M_RSSRK(n)	(0x0eb80 + (n) * 4)	/* §8.2.3.7.16, n < 10 */
 #define M_MRQC		0x0ec80		/* §8.2.3.7.12 */
-#define  MRQC_MRQE	0xfu		/* 0001b: RSS only */
-#define  MRQC_TCPIPV4	(1u << 16)
-#define  MRQC_IPV4	(1u << 17)
-#define  MRQC_UDPIPV4	(1u << 22)
+#define  MRQC_MRQE	0xfu		/* 0001b: RSS only; field enables: rss_model.h */
+#define M_RFCTL		0x05008		/* IPV6_EX_DIS: rss_model.h */
 #define M_EEC		0x10010		/* §8.2.3.2.1 */
 #define M_SECRXCTRL	0x08d00		/* §8.2.3.12.5 */
 #define  SECRXCTRL_RX_DIS (1u << 1)
@@ -871,19 +870,11 @@ static uint32_t sum16(uint32_t s, const uint8_t *p, unsigned int len)
 uint32_t ixgbem_toeplitz(const uint8_t *in, unsigned int len)
 {
 	uint8_t key[40];
-	uint32_t win, h = 0;
-	unsigned int i, j, k;
+	unsigned int i;
 
 	for (i = 0; i < 10; i++)
 		put32(key + i * 4, *reg(M_RSSRK(i)));
-	win = (uint32_t)key[0] << 24 | key[1] << 16 | key[2] << 8 | key[3];
-	for (j = 0; j < len * 8 && j < 288; j++) {
-		if (in[j / 8] & (0x80 >> (j % 8)))
-			h ^= win;
-		k = j + 32;
-		win = win << 1 | (k < 320 ? (key[k / 8] >> (7 - k % 8)) & 1 : 0);
-	}
-	return h;
+	return rssm_toeplitz(key, in, len);
 }
 
 struct rxinfo {
@@ -892,18 +883,34 @@ struct rxinfo {
 };
 
 /*
- * Parse what the model understands (untagged Ethernet II, IPv4, TCP and
- * UDP) for the checksum status (§7.1.11) and the RSS hash (§7.1.2.8).
+ * §7.1.2.8: the RSS hash of what rss_model.h says the chip hashes, with
+ * the fields MRQC enables, when MRQC selects RSS.
+ */
+static void rx_rss(const uint8_t *f, unsigned int len, struct rxinfo *ri)
+{
+	uint32_t mrqc = *reg(M_MRQC);
+	uint8_t in[RSSM_IN_MAX];
+	unsigned int n;
+
+	if ((mrqc & MRQC_MRQE) != 1)
+		return;
+	ri->rss_type = rssm_input(f, len, mrqc, *reg(M_RFCTL), in, &n);
+	if (ri->rss_type)
+		ri->hash = ixgbem_toeplitz(in, n);
+}
+
+/*
+ * Parse what the model understands for the checksum status (§7.1.11):
+ * untagged Ethernet II, IPv4, TCP and UDP (IPv6 only for the RSS hash).
  */
 static void rx_parse(const uint8_t *f, unsigned int len, struct rxinfo *ri)
 {
 	unsigned int ihl, tl, l4len;
-	uint32_t mrqc = *reg(M_MRQC);
 	const uint8_t *ip = f + 14, *l4;
 	bool frag, tcp, udp;
-	uint8_t tuple[12];
 
 	memset(ri, 0, sizeof(*ri));
+	rx_rss(f, len, ri);
 	if (len < 34 || be16(f + 12) != 0x0800 || (ip[0] >> 4) != 4)
 		return;
 	ihl = (ip[0] & 0xf) * 4;
@@ -929,20 +936,6 @@ static void rx_parse(const uint8_t *f, unsigned int len, struct rxinfo *ri)
 			if (s != 0xffff)
 				ri->error |= RXD_ERR_L4E;
 		}
-	}
-	if ((mrqc & MRQC_MRQE) != 1)
-		return;
-	memcpy(tuple, ip + 12, 8);		/* source, destination */
-	memcpy(tuple + 8, l4, 4);		/* source port, destination port */
-	if (tcp && (mrqc & MRQC_TCPIPV4)) {
-		ri->rss_type = 1;
-		ri->hash = ixgbem_toeplitz(tuple, 12);
-	} else if (udp && (mrqc & MRQC_UDPIPV4)) {
-		ri->rss_type = 7;
-		ri->hash = ixgbem_toeplitz(tuple, 12);
-	} else if (mrqc & MRQC_IPV4) {
-		ri->rss_type = 2;
-		ri->hash = ixgbem_toeplitz(tuple, 8);
 	}
 }
 

@@ -81,4 +81,44 @@ static inline unsigned int mkframe(u8 *f, u8 proto, u32 sa, u32 da, u16 sp, u16 
 	return 14 + 20 + hl + plen;
 }
 
+/*
+ * An Ethernet/IPv6 frame from @sa to @da with a TCP (@proto 6) or UDP (17)
+ * header and @plen bytes of payload, checksums correct.  @ext, unless it
+ * is 0xff, puts one 8-byte extension header of that type (0 hop-by-hop,
+ * 44 fragment, 60 destination options) between the fixed header and L4.
+ */
+static inline unsigned int mkframe6(u8 *f, u8 proto, const u8 *sa, const u8 *da, u16 sp,
+				    u16 dp, unsigned int plen, u8 ext)
+{
+	unsigned int hl = proto == 6 ? 20 : 8, xl = ext == 0xff ? 0 : 8, i;
+	u8 *ip = f + 14, *l4 = ip + 40 + xl;
+	u32 s;
+
+	memset(f, 0, 14 + 40 + xl + hl);
+	memcpy(f, station, 6);
+	memcpy(f + 6, "\x02\0\0\0\0\x01", 6);
+	be16put(f + 12, 0x86dd);
+	ip[0] = 0x60;
+	be16put(ip + 4, xl + hl + plen);
+	ip[6] = xl ? ext : proto;
+	ip[7] = 64;
+	memcpy(ip + 8, sa, 16);
+	memcpy(ip + 24, da, 16);
+	if (xl)
+		ip[40] = proto;		/* next header; length 0 (8 bytes), PadN-free */
+	be16put(l4, sp);
+	be16put(l4 + 2, dp);
+	if (proto == 6)
+		l4[12] = 5 << 4;
+	else
+		be16put(l4 + 4, hl + plen);
+	for (i = 0; i < plen; i++)
+		l4[hl + i] = (u8)(i * 7 + 3);
+	/* RFC 8200 §8.1: addresses, upper-layer length, next header */
+	s = csum(ip + 8, 32, 0) + hl + plen + proto;
+	s = (u16)~csum(l4, hl + plen, s);
+	be16put(l4 + (proto == 6 ? 16 : 6), s ? s : 0xffff);
+	return 14 + 40 + xl + hl + plen;
+}
+
 #endif /* _IXM_TEST_MODEL_FRAMES_H */

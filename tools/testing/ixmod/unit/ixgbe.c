@@ -44,6 +44,7 @@
 #define R_RETA(n)	(0x0eb00 + (n) * 4)
 #define R_RSSRK(n)	(0x0eb80 + (n) * 4)
 #define R_MRQC		0x0ec80
+#define R_RFCTL		0x05008
 
 static const u8 station[6] = { 0x52, 0x54, 0x00, 0x82, 0x59, 0x10 };
 
@@ -340,7 +341,10 @@ TEST(ixgbe_rss_spread)
 	for (i = 0; i < IXM_RSS_RETA_SIZE; i++)
 		ok &= ((ixgbem_reg(R_RETA(i / 4)) >> (8 * (i % 4))) & 0xf) == i % NQ;
 	EXPECT_TRUE(ok) TH_LOG("RETA: entry 4n+i in bits 8i+3:8i of RETA[n]");
-	EXPECT_EQ(0x00430001, ixgbem_reg(R_MRQC)) TH_LOG("MRQC: RSS; IPv4, IPv4/TCP, IPv4/UDP");
+	EXPECT_EQ(0x00f30001, ixgbem_reg(R_MRQC)) {
+		TH_LOG("MRQC: RSS; IPv4, IPv4/TCP, IPv4/UDP, IPv6, IPv6/TCP, IPv6/UDP");
+	}
+	EXPECT_TRUE(ixgbem_reg(R_RFCTL) & 0x10000) TH_LOG("RFCTL.IPV6_EX_DIS");
 
 	for (i = 0; i < 400; i++) {
 		u32 sa = IP4(198, 18, 1, i & 0xff), da = IP4(198, 19, 0, 7);
@@ -388,6 +392,102 @@ TEST(ixgbe_rss_spread)
 	rig_release(&r);
 	EXPECT_EQ(NBUF, r.pool.nfree);
 	EXPECT_EQ(0, ixm_host_warnings);
+	rig_free(&r);
+}
+
+/* The one frame on queue @q: its RSS hash (and whether it had one), freed. */
+static bool take_hash(struct rig *r, unsigned int q, u32 *hash)
+{
+	struct ixm_mbuf *out[2];
+	bool ok;
+
+	if (ixm_adv_rx_burst(&r->rxq[q], out, 2) != 1)
+		return false;
+	ok = out[0]->flags & IXM_MBUF_F_RSS;
+	*hash = out[0]->rss_hash;
+	ixm_mbuf_free(out[0]);
+	ixm_adv_rx_refill(&r->rxq[q]);
+	return ok;
+}
+
+/*
+ * IPv6 flows spread over the queues as base/toeplitz.c predicts: the
+ * 4-tuple of TCP and UDP right after the fixed header, the addresses when
+ * an extension header comes first (RFCTL.IPV6_EX_DIS) or for a fragment;
+ * and ixm_toeplitz_frame(), the software port's choice, agrees on each.
+ */
+TEST(ixgbe_rss_ipv6)
+{
+	static const u8 exts[] = { 0, 44, 60 };	/* hop-by-hop, fragment, dest. options */
+	unsigned int i, q, per[NQ] = { 0 }, wrong = 0, least;
+	u8 sa[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	u8 da[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 7 };
+	struct rig r;
+	u8 f[256];
+
+	rig_init(&r, NQ, 0x10fb);
+	ASSERT_EQ(0, rig_up(&r));
+	ixm_host_delay_us(200000);
+	for (i = 0; i < 400; i++) {
+		u8 proto = i & 1 ? 17 : 6;
+		u16 sp = 1024 + i * 37, dp = proto == 6 ? 80 : 53;
+		unsigned int len;
+		u32 h, got = 0, fh = 0;
+		int qi;
+
+		sa[14] = i >> 8;
+		sa[15] = i;
+		len = mkframe6(f, proto, sa, da, sp, dp, 20, 0xff);
+		h = ixm_toeplitz_ipv6_l4(ixm_rss_key_symmetric, sa, da, ixm_htons(sp),
+					 ixm_htons(dp));
+		qi = ixgbem_rx(f, len);
+		if (qi < 0 || qi != ixm_rss_queue(h, NQ) || !take_hash(&r, qi, &got) ||
+		    got != h || !ixm_toeplitz_frame(ixm_rss_key_symmetric, f, len, &fh) ||
+		    fh != h) {
+			if (wrong++ < IXM_DIAG_MAX)
+				ixm_diag("flow %u: queue %d hash 0x%08x, net/ expects %u 0x%08x, frame 0x%08x",
+					 i, qi, got, ixm_rss_queue(h, NQ), h, fh);
+			drain(&r, qi < 0 ? 0 : qi);
+			continue;
+		}
+		per[qi]++;
+	}
+	EXPECT_EQ(0, wrong) TH_LOG("every IPv6 flow on the queue its 4-tuple's hash names");
+	for (q = 1, least = per[0]; q < NQ; q++)
+		least = per[q] < least ? per[q] : least;
+	EXPECT_GE(least, 50) {
+		TH_LOG("each queue gets 50 of 400 IPv6 flows or more: %u %u %u %u",
+		       per[0], per[1], per[2], per[3]);
+	}
+
+	/* an extension header first: the addresses, whatever the ports */
+	wrong = 0;
+	for (i = 0; i < 3 * 40; i++) {
+		unsigned int len;
+		u32 h, got = 0, fh = 0;
+		int qi;
+
+		sa[15] = i;
+		len = mkframe6(f, i & 1 ? 17 : 6, sa, da, 2000 + i, 80, 10, exts[i % 3]);
+		h = ixm_toeplitz_ipv6(ixm_rss_key_symmetric, sa, da);
+		qi = ixgbem_rx(f, len);
+		if (qi < 0 || qi != ixm_rss_queue(h, NQ) || !take_hash(&r, qi, &got) ||
+		    got != h || !ixm_toeplitz_frame(ixm_rss_key_symmetric, f, len, &fh) ||
+		    fh != h) {
+			if (wrong++ < IXM_DIAG_MAX)
+				ixm_diag("ext %u frame %u: queue %d hash 0x%08x, expected %u 0x%08x",
+					 exts[i % 3], i, qi, got, ixm_rss_queue(h, NQ), h);
+			drain(&r, qi < 0 ? 0 : qi);
+		}
+	}
+	EXPECT_EQ(0, wrong) TH_LOG("hop-by-hop, fragment, dest. options: the addresses' hash");
+	EXPECT_EQ(0, ixgbem_violations());
+	for (q = 0; q < NQ; q++) {
+		chip->rxq_stop(&r.nic, &r.rxq[q]);
+		chip->txq_stop(&r.nic, &r.txq[q]);
+	}
+	rig_release(&r);
+	EXPECT_EQ(NBUF, r.pool.nfree);
 	rig_free(&r);
 }
 

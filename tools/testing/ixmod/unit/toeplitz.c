@@ -103,18 +103,19 @@ static const struct {
 	u8 saddr[16];
 	u16 sport;
 	u32 tcp;
+	u32 ip;		/* IPv6 only: the addresses */
 } vectors6[] = {
 	{ { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, [15] = 0x01 }, 1766,
 	  { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, [15] = 0x07 }, 2794,
-	  0x40207d3d },
+	  0x40207d3d, 0x2cc18cd5 },
 	{ { 0xff, 0x02, [15] = 0x01 }, 4739,
 	  { 0x3f, 0xfe, 0x05, 0x01, 0x00, 0x08, 0x00, 0x00,
 	    0x02, 0x60, 0x97, 0xff, 0xfe, 0x40, 0xef, 0xab }, 14230,
-	  0xdde51bbf },
+	  0xdde51bbf, 0x0f0c461c },
 	{ { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0xf8, 0xff, 0xfe, 0x21, 0x67, 0xcf }, 38024,
 	  { 0x3f, 0xfe, 0x19, 0x00, 0x45, 0x45, 0x00, 0x03,
 	    0x02, 0x00, 0xf8, 0xff, 0xfe, 0x21, 0x67, 0xcf }, 44251,
-	  0x02d1feef },
+	  0x02d1feef, 0x4b61e985 },
 };
 
 TEST(toeplitz_ipv6_tcp_vectors)
@@ -127,6 +128,10 @@ TEST(toeplitz_ipv6_tcp_vectors)
 					       ixm_htons(vectors6[i].sport),
 					       ixm_htons(vectors6[i].dport))) {
 			TH_LOG("RSS IPv6/TCP vector %zu", i);
+		}
+		EXPECT_EQ(vectors6[i].ip,
+			  ixm_toeplitz_ipv6(ms_key, vectors6[i].saddr, vectors6[i].daddr)) {
+			TH_LOG("RSS IPv6 vector %zu", i);
 		}
 	}
 }
@@ -354,6 +359,79 @@ TEST(toeplitz_frame_hashes_what_a_nic_hashes)
 	len = frame_build(f, 6, 6, 0);
 	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, 14 + 23, &h));
 	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, 14 + 19, &h));
+	EXPECT_EQ(0xdead, h);
+}
+
+/*
+ * An IPv6 frame: vectors6[0]'s addresses and ports, next header @nh in
+ * the fixed header; @ext, unless 0xff, an 8-byte extension header of that
+ * type between it and the ports' header (@nh then its next header).
+ */
+static unsigned int frame6_build(u8 *f, u8 nh, u8 ext)
+{
+	unsigned int l4 = 14 + 40 + (ext == 0xff ? 0 : 8);
+
+	memset(f, 0, 128);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	f[14] = 0x60;
+	f[14 + 6] = ext == 0xff ? nh : ext;
+	memcpy(f + 14 + 8, vectors6[0].saddr, 16);
+	memcpy(f + 14 + 24, vectors6[0].daddr, 16);
+	if (ext != 0xff)
+		f[14 + 40] = nh;
+	f[l4] = vectors6[0].sport >> 8;
+	f[l4 + 1] = vectors6[0].sport & 0xff;
+	f[l4 + 2] = vectors6[0].dport >> 8;
+	f[l4 + 3] = vectors6[0].dport & 0xff;
+	return l4 + 20;
+}
+
+/*
+ * IPv6 as nic/steer.c's ixm_steer_owner6() and the NICs (RFCTL.IPV6_EX_DIS)
+ * hash it: the 4-tuple when TCP or UDP is the fixed header's next header
+ * and the ports are there, else the addresses; never past an extension
+ * header.
+ */
+TEST(toeplitz_frame_hashes_ipv6)
+{
+	static const u8 exts[] = { 0, 43, 44, 60 };
+	u32 l4 = vectors6[0].tcp, l3 = vectors6[0].ip, h;
+	unsigned int len, i;
+	u8 f[128];
+
+	len = frame6_build(f, 6, 0xff);		/* TCP */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	EXPECT_EQ(l4, h) TH_LOG("TCP after the fixed header: the spec's TCP/IPv6 vector");
+	len = frame6_build(f, 17, 0xff);	/* UDP */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	EXPECT_EQ(l4, h) TH_LOG("UDP: the same input");
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, IXM_TOEPLITZ_FRAME_IPV6, &h));
+	EXPECT_EQ(l4, h) TH_LOG("IXM_TOEPLITZ_FRAME_IPV6 bytes are enough");
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, IXM_TOEPLITZ_FRAME_IPV6 - 1, &h));
+	EXPECT_EQ(l3, h) TH_LOG("ports cut off: the addresses");
+	len = frame6_build(f, 58, 0xff);	/* ICMPv6 */
+	ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	EXPECT_EQ(l3, h) TH_LOG("ICMPv6: the spec's IPv6 vector");
+	for (i = 0; i < ARRAY_SIZE(exts); i++) {
+		len = frame6_build(f, 6, exts[i]);
+		ASSERT_TRUE(ixm_toeplitz_frame(ms_key, f, len, &h));
+		EXPECT_EQ(l3, h) TH_LOG("extension header %u before TCP: the addresses", exts[i]);
+	}
+	EXPECT_GE(IXM_TOEPLITZ_FRAME_MAX, IXM_TOEPLITZ_FRAME_IPV6);
+	EXPECT_GE(IXM_TOEPLITZ_FRAME_MAX, IXM_TOEPLITZ_FRAME_IPV4);
+
+	/* not hashed: version 4 under 0x86dd, a cut fixed header, VLAN-tagged */
+	h = 0xdead;
+	len = frame6_build(f, 6, 0xff);
+	f[14] = 0x45;
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, len, &h));
+	len = frame6_build(f, 6, 0xff);
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, 14 + 39, &h));
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, 13, &h));
+	f[12] = 0x81;
+	f[13] = 0x00;
+	EXPECT_FALSE(ixm_toeplitz_frame(ms_key, f, len, &h));
 	EXPECT_EQ(0xdead, h);
 }
 

@@ -155,8 +155,9 @@ TEST_F(ctrl, bring_up_command)
 	unsigned int want_ctrl = 2 * variant->max_pairs, i;
 	int err;
 
-	err = ixm_vnet_ctrl_mq(&self->ctrl, variant->rss, self->key, self->reta,
-			       variant->cores);
+	/* the model supports every hash type, as QEMU's: IPv4 and IPv6 asked for */
+	err = ixm_vnet_ctrl_mq(&self->ctrl, variant->rss ? ixm_vnet_hash_types(0x1ff) : 0,
+			       self->key, self->reta, variant->cores);
 	EXPECT_EQ(0, err) {
 		TH_LOG("%s for %u pairs on a device of %u: the control queue is %u, the driver used %u",
 		       variant->rss ? "MQ_RSS_CONFIG" : "MQ_VQ_PAIRS_SET", variant->cores,
@@ -169,6 +170,8 @@ TEST_F(ctrl, bring_up_command)
 	EXPECT_EQ(variant->cores, self->dev->ctrl_pairs) TH_LOG("one pair per core in use");
 	EXPECT_EQ(variant->rss, self->dev->ctrl_rss);
 	if (variant->rss) {
+		EXPECT_EQ(IXM_VNET_HASH_TYPES_V4 | IXM_VNET_HASH_TYPES_V6,
+			  self->dev->ctrl_hash_types) TH_LOG("IPv4 and IPv6, TCP and UDP");
 		EXPECT_EQ(IXM_RSS_RETA_SIZE, self->dev->ctrl_table_len);
 		for (i = 0; i < IXM_RSS_RETA_SIZE; i++)
 			EXPECT_EQ(self->reta[i], self->dev->ctrl_table[i]);
@@ -193,11 +196,11 @@ TEST_F(ctrl, refused_commands)
 
 	if (variant->rss) {
 		self->reta[5] = (u8)variant->cores;
-		err = ixm_vnet_ctrl_mq(&self->ctrl, true, self->key, self->reta,
+		err = ixm_vnet_ctrl_mq(&self->ctrl, IXM_VNET_HASH_TYPES_V4, self->key, self->reta,
 				       variant->cores);
 		EXPECT_EQ(-EIO, err) TH_LOG("receiveq%u is not set up", variant->cores + 1);
 	} else {
-		err = ixm_vnet_ctrl_mq(&self->ctrl, false, NULL, NULL,
+		err = ixm_vnet_ctrl_mq(&self->ctrl, 0, NULL, NULL,
 				       (u16)(variant->max_pairs + 1));
 		EXPECT_EQ(-EIO, err) TH_LOG("%u pairs of %u", variant->max_pairs + 1,
 					    variant->max_pairs);
@@ -206,6 +209,35 @@ TEST_F(ctrl, refused_commands)
 	EXPECT_EQ(0, self->dev->ctrl_ok);
 	EXPECT_EQ(1, self->dev->viol[VNM_V_CTRL_CMD]);
 	self->dev->viol[VNM_V_CTRL_CMD] = 0;	/* seen; the teardown checks the rest */
+}
+
+/*
+ * The hash types asked for (§5.1.4 supported_hash_types in): IPv4's three
+ * required, IPv6's three added only when all are there, never a type the
+ * device lacks (§5.1.6.5.7.1) nor an "_EX" one.
+ */
+TEST(vnet_hash_types)
+{
+	const u32 v4 = VIRTIO_NET_RSS_HASH_TYPE_IPv4 | VIRTIO_NET_RSS_HASH_TYPE_TCPv4 |
+		       VIRTIO_NET_RSS_HASH_TYPE_UDPv4;
+	const u32 v6 = VIRTIO_NET_RSS_HASH_TYPE_IPv6 | VIRTIO_NET_RSS_HASH_TYPE_TCPv6 |
+		       VIRTIO_NET_RSS_HASH_TYPE_UDPv6;
+
+	EXPECT_EQ(v4 | v6, ixm_vnet_hash_types(0x1ff)) TH_LOG("QEMU's: all nine");
+	EXPECT_EQ(v4 | v6, ixm_vnet_hash_types(v4 | v6));
+	EXPECT_EQ(v4, ixm_vnet_hash_types(v4)) TH_LOG("IPv4 only: IPv4 only");
+	EXPECT_EQ(v4, ixm_vnet_hash_types(v4 | VIRTIO_NET_RSS_HASH_TYPE_IPv6 |
+					   VIRTIO_NET_RSS_HASH_TYPE_TCPv6)) {
+		TH_LOG("no UDP/IPv6: no IPv6 at all (UDP flows would split from the prediction)");
+	}
+	EXPECT_EQ(v4, ixm_vnet_hash_types(v4 | VIRTIO_NET_RSS_HASH_TYPE_IP_EX |
+					   VIRTIO_NET_RSS_HASH_TYPE_TCP_EX |
+					   VIRTIO_NET_RSS_HASH_TYPE_UDP_EX)) TH_LOG("no _EX");
+	EXPECT_EQ(0, ixm_vnet_hash_types(v6 | VIRTIO_NET_RSS_HASH_TYPE_IPv4 |
+					 VIRTIO_NET_RSS_HASH_TYPE_TCPv4)) {
+		TH_LOG("no UDP/IPv4: no RSS");
+	}
+	EXPECT_EQ(0, ixm_vnet_hash_types(0));
 }
 
 /*

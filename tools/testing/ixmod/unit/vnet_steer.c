@@ -663,8 +663,9 @@ TEST(steer_ipv6)
 	struct rig *g = calloc(1, sizeof(*g));
 	static const u8 nhs[] = { 6, 17, 58, 60, 17, 6 };	/* TCP, UDP, ICMPv6, DstOpts */
 	unsigned long long rng = 0x1b6;
-	unsigned int i, bad = 0, spread[NQ] = { 0 };
+	unsigned int i, bad = 0, differ = 0, spread[NQ] = { 0 };
 	u8 b[200], in[36];
+	u32 fh;
 
 	ASSERT_NE(NULL, g);
 	rig_init(g, NQ);
@@ -709,16 +710,23 @@ TEST(steer_ipv6)
 		h = ref_toeplitz(test_key, sizeof(test_key), in, n);
 		if (owner_of(g, b, len) != g->reta[h & 127] && ++bad <= IXM_DIAG_MAX)
 			ixm_diag("frame %u: next header %u, %zu bytes", i, nh, len);
+		/* the software port's queue choice: the same hash */
+		if ((!ixm_toeplitz_frame(test_key, b, len, &fh) || fh != h) &&
+		    ++differ <= IXM_DIAG_MAX)
+			ixm_diag("frame %u: ixm_toeplitz_frame() 0x%08x, steering's 0x%08x", i, fh, h);
 		spread[g->reta[h & 127]]++;
 	}
 	EXPECT_EQ(0, bad) TH_LOG("20,000 random IPv6 frames on their reference queue");
+	EXPECT_EQ(0, differ) TH_LOG("and ixm_toeplitz_frame() hashes each as steering does");
 	for (i = 0; i < NQ; i++)
 		EXPECT_LT(20000 / NQ / 2, spread[i]) TH_LOG("queue %u gets its share", i);
 	/* not steered: too short, version 4 under IPv6's EtherType */
 	frame6(b, 60, some6, some6, 17, 1, 2);
 	EXPECT_EQ(0, owner_of(g, b, 53)) TH_LOG("shorter than an IPv6 header: queue 0");
+	EXPECT_FALSE(ixm_toeplitz_frame(test_key, b, 53, &fh)) TH_LOG("nor hashed for a softport");
 	b[14] = 0x45;
 	EXPECT_EQ(0, owner_of(g, b, 60)) TH_LOG("version 4 under 0x86dd: queue 0");
+	EXPECT_FALSE(ixm_toeplitz_frame(test_key, b, 60, &fh));
 	rig_fini(_metadata, g);
 	free(g);
 }

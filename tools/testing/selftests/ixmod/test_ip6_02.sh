@@ -4,7 +4,8 @@
 # UDP over IPv6 (issue 39 §3) against Linux's UDP stack in the peer
 # namespace: libixu's udp-echo -6 (contexts with IXMOD_SETUP_INET6)
 # echoes every size from 1 to 1452 bytes byte for byte, and 16 flows,
-# while IPv4 still echoes; the counters say it went through udp6 with
+# which RSS on the IPv6 4-tuple spreads over both dataplane cores, while
+# IPv4 still echoes; the counters say it went through udp6 with
 # software checksums and dropped nothing; a datagram to an unbound port
 # draws a port unreachable the peer sees as ECONNREFUSED; and udp-echo
 # without -6 (an ABI 2 application) never sees an IPv6 peer: its port
@@ -44,7 +45,10 @@ udp6_drops() {
 	echo $n
 }
 
-port_test_begin 15
+# read, not cat: a process per look is slow under emulation
+core_rx() { local n; read -r n < "$IXMOD_SYSFS/dataplane/cpu$1/stats/rx_packets"; echo "$n"; }
+
+port_test_begin 16
 
 # the peer speaks IPv6 again (ports_setup turned it off), without DAD
 peer sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
@@ -60,8 +64,13 @@ start_echo -p 7 -6
 check "udp-echo -6 attaches (IPv4 and IPv6)" echo_ready
 check "every size from 1 to 1452 bytes over IPv6 echoes byte for byte" \
 	peer "$PY" "$CHECK" $DUT6 7 --sizes 1-1452
+a1=$(core_rx 1) a2=$(core_rx 2)
 check "16 IPv6 flows of 20 datagrams echo byte for byte" \
 	peer "$PY" "$CHECK" $DUT6 7 --flows 16 --count 20
+d1=$(($(core_rx 1) - a1)) d2=$(($(core_rx 2) - a2))
+# 16 flows by random source ports: all on one core 1 time in 32768
+check "RSS spread the IPv6 flows over both cores (cpu1 +$d1, cpu2 +$d2 frames)" \
+	test "$d1" -ge 20 -a "$d2" -ge 20
 check "IPv4 still echoes beside it" peer "$PY" "$CHECK" $DUT_IP 7 --sizes 1400-1472
 in1=$(port_stat stats/udp6_in); out1=$(port_stat stats/udp6_out)
 check "udp6_in and udp6_out counted each ($((in1 - in0)) in, $((out1 - out0)) out)" \
