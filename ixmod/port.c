@@ -169,6 +169,7 @@ static noinline struct ixm_qpair *ixm_qpair_alloc(struct ixm_port *port, unsigne
 	qp->net.rss_key = port->rss_key;
 	qp->net.rss_nq = port->nq;
 	qp->net.rss_q = q;
+	qp->net.rss_v4_only = port->nic.rss_v4_only;
 	qp->net.tx_offload = port->nic.tx_csum ? IXM_TXO_CSUM : 0;
 	qp->net.cfg = rcu_dereference_protected(port->cfg, 1);
 	return qp;

@@ -341,6 +341,7 @@ static int vnet_init(struct ixm_nic *nic)
 		else if (!(vd->hash_types & IXM_VNET_HASH_TYPES_V6))
 			dev_info(nic->dev, "virtio-net: RSS hashes IPv4 only (hash types %#x, IPv6 needs %#x): IPv6 frames all reach queue 0\n",
 				 types, IXM_VNET_HASH_TYPES_V6);
+		nic->rss_v4_only = vd->rss && !(vd->hash_types & IXM_VNET_HASH_TYPES_V6);
 	}
 	if (!vd->rss)
 		vd->hash_types = 0;

@@ -218,6 +218,7 @@ struct ixm_queue;
  * @rss_key: the port's Toeplitz key; NULL if flows are not steered
  * @rss_nq: queues RSS spreads flows over
  * @rss_q: this core's queue
+ * @rss_v4_only: RSS hashes IPv4 alone; IPv6 reaches queue 0
  * @tx_offload: IXM_TXO_* the port's NIC does on transmit
  * @now_ns: time at the start of the iteration (ixm_now_ns())
  * @ntx: frames queued in @tx
@@ -241,6 +242,7 @@ struct ixm_net_port {
 	const u8			*rss_key;
 	u16				rss_nq;
 	u16				rss_q;
+	bool				rss_v4_only;
 	u16				tx_offload;
 	u64				now_ns;
 	unsigned int			ntx;

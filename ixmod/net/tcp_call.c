@@ -113,6 +113,9 @@ static bool ixm_tcp_port_steers_here(const struct ixm_net_port *np,
 
 	if (!np->rss_key || np->rss_nq <= 1)
 		return true;
+	/* a device that hashes IPv4 alone: IPv6 reaches queue 0, whatever port */
+	if (a->len == 16 && np->rss_v4_only)
+		return np->rss_q == 0;
 	if (a->len == 16)
 		h = ixm_toeplitz_ipv6_l4(np->rss_key, a->r, a->l, rport, lport);
 	else

@@ -120,6 +120,7 @@ struct ixm_nic_stats {
  * @max_queues: queue pairs the chip has
  * @mac: MAC address, filled by @ops->init
  * @tx_csum: the device inserts checksums (IXM_TXO_CSUM on its ports)
+ * @rss_v4_only: its RSS hashes IPv4 alone: every IPv6 frame reaches queue 0
  * @stats: the device's counters (@ops->read_stats)
  * @priv: the driver's own state, if it keeps any beyond this (virtio)
  */
@@ -131,6 +132,7 @@ struct ixm_nic {
 	u16				max_queues;
 	u8				mac[ETH_ALEN];
 	bool				tx_csum;
+	bool				rss_v4_only;
 	struct ixm_nic_stats		stats;
 	void				*priv;
 };

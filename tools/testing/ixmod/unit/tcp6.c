@@ -260,6 +260,18 @@ TEST(tcp6_connect_ports_steer_here)
 	EXPECT_EQ(16, n4);
 	EXPECT_EQ(16, n6);
 	EXPECT_EQ(0, bad) TH_LOG("every connection's replies hash to queue 3 of 4");
+
+	/* a device whose RSS hashes IPv4 alone sends IPv6 to queue 0 */
+	p.h[0]->port.rss_v4_only = true;
+	c = connect6(ip6_b, 9100);
+	EXPECT_EQ(-EADDRNOTAVAIL, tn_app_call(p.a[0], &c, &ev)) {
+		TH_LOG("IPv6 from queue 3 of a device that hashes IPv4 only: no port comes back");
+	}
+	c = tn_call_connect(TN_IP(2), 9100, UD_CONNECT);
+	EXPECT_EQ(0, tn_app_call(p.a[0], &c, &ev)) TH_LOG("IPv4 still does");
+	p.h[0]->port.rss_q = 0;
+	c = connect6(ip6_b, 9100);
+	EXPECT_EQ(0, tn_app_call(p.a[0], &c, &ev)) TH_LOG("queue 0's core takes IPv6");
 	pair_free(&p);
 }
 
