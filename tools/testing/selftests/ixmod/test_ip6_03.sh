@@ -37,8 +37,8 @@ mac=$(cat "$(port_dir)/mac")
 ll=$("$PY" -c "import ipaddress,sys; m=bytes.fromhex(sys.argv[1].replace(':',''));
 print(ipaddress.IPv6Address(b'\xfe\x80'+b'\0'*6+bytes([m[0]^2])+m[1:3]+b'\xff\xfe'+m[3:]))" "$mac")
 check "the port answers ping -6 ($DUT6, $ll)" busywait 20000 \
-	bash -c "ip netns exec $PEER_NS ping -6 -c 1 -W 2 $DUT6 && \
-		 ip netns exec $PEER_NS ping -6 -c 1 -W 2 -I $PEERIF $ll" >/dev/null
+	bash -c "ip netns exec $PEER_NS ping -6 -q -c 1 -W 2 $DUT6 >/dev/null && \
+		 ip netns exec $PEER_NS ping -6 -q -c 1 -W 2 -I $PEERIF $ll >/dev/null"
 
 sw0=$(port_stat stats/tx_csum_sw)
 csum0=$(port_stat drops/tcp_csum)
@@ -49,8 +49,11 @@ check "sizes from 1 to 3000 bytes and 64 KiB over IPv6 echo byte for byte" \
 	peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT6 7 --sizes "$SIZES"
 check "1 MiB over IPv6 echoes (SHA-256)" \
 	peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT6 7 --bytes 1048576
+# the peer's raw socket must see the segments as sent: GRO would merge them
+peer ethtool -K "$PEERIF" gro off || echo "# GRO stays on: merged segments will fail"
 check "the SYN-ACK announces MSS 1440 and SACK, no segment above 1440 bytes" \
 	peer timeout 60 "$PY" "$PEER6_PY" opts "$PEERIF" $DUT6 7
+peer ethtool -K "$PEERIF" gro on
 # 8 IPv6 and 8 IPv4 connections at once
 peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT_IP 7 --parallel 8 --bytes 100000 \
 	> "$LOG.v4" 2>&1 &
