@@ -90,7 +90,8 @@ static int init(struct ixev *ev, void *arg)
 static void on_ready(unsigned int ncores, void *arg)
 {
 	(void)arg;
-	printf("tcp-echo: ready on port %u, %u cores\n", opt.port, ncores);
+	printf("tcp-echo: ready on port %u, %u cores%s\n", opt.port, ncores,
+	       opt.params.flags & IXEV_F_INET6 ? ", IPv4 and IPv6" : "");
 }
 
 static void fini(struct ixev *ev, unsigned int cpu, int err, void *arg)

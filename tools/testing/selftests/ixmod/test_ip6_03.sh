@@ -25,6 +25,10 @@ trap 'rm -f "$LOG" "$LOG".*' EXIT
 # 1 to 3000 bytes in steps of 61, and each side of the segment sizes
 SIZES=$(seq -s, 1 61 3000),1427-1429,1439-1441,2879-2881,3000,65536
 
+# ready6: tcp-echo started, and says it takes IPv6 peers
+# shellcheck disable=SC2317 # called by check
+ready6() { tcp_echo_ready "$LOG" && grep -q 'IPv4 and IPv6' "$LOG"; }
+
 tcp_test_begin 19
 
 peer sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
@@ -44,7 +48,7 @@ sw0=$(port_stat stats/tx_csum_sw)
 csum0=$(port_stat drops/tcp_csum)
 nosock0=$(port_stat drops/tcp_no_sock)
 start_tcp_echo "$LOG" -p 7 -6
-check "tcp-echo -6 listens (IPv4 and IPv6)" tcp_echo_ready "$LOG"
+check "tcp-echo -6 listens (IPv4 and IPv6)" ready6
 check "sizes from 1 to 3000 bytes and 64 KiB over IPv6 echo byte for byte" \
 	peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT6 7 --sizes "$SIZES"
 check "1 MiB over IPv6 echoes (SHA-256)" \
