@@ -2,12 +2,13 @@
 /*
  * tcp-echo - a TCP echo server on libixu's event layer (ixev.h)
  *
- *   tcp-echo [-p PORT] [-c CPULIST] [-b BACKLOG] [-C] [-q]
+ *   tcp-echo [-p PORT] [-c CPULIST] [-b BACKLOG] [-C] [-6] [-q]
  *
  * One thread per dataplane core (-c, default: every core in
  * /sys/kernel/ixmod/cores), each listening on PORT (default 7): the NIC's
  * RSS sends each flow to one core.  With -C each thread runs its core's
- * loop itself (the co-located mode).  What arrives is sent back; when the
+ * loop itself (the co-located mode); with -6 it takes IPv6 peers as well
+ * as IPv4 ones (IXEV_F_INET6).  What arrives is sent back; when the
  * send buffer is full the rest stays with ixev, so the peer's window
  * closes (backpressure), and is echoed once the peer reads.  At the peer's
  * FIN the connection is closed after the echo.  SIGINT or SIGTERM stops
@@ -89,7 +90,8 @@ static int init(struct ixev *ev, void *arg)
 static void on_ready(unsigned int ncores, void *arg)
 {
 	(void)arg;
-	printf("tcp-echo: ready on port %u, %u cores\n", opt.port, ncores);
+	printf("tcp-echo: ready on port %u, %u cores%s\n", opt.port, ncores,
+	       opt.params.flags & IXEV_F_INET6 ? ", IPv4 and IPv6" : "");
 }
 
 static void fini(struct ixev *ev, unsigned int cpu, int err, void *arg)
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
 				 .fini = fini };
 	int o, ret;
 
-	while ((o = getopt(argc, argv, "p:c:b:Cq")) != -1) {
+	while ((o = getopt(argc, argv, "p:c:b:C6q")) != -1) {
 		switch (o) {
 		case 'p':
 			opt.port = atoi(optarg);
@@ -142,11 +144,14 @@ int main(int argc, char **argv)
 		case 'C':
 			opt.params.mode = IXU_MODE_COLOCATED;
 			break;
+		case '6':
+			opt.params.flags |= IXEV_F_INET6;
+			break;
 		case 'q':
 			opt.quiet = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-p PORT] [-c CPULIST] [-b BACKLOG] [-C] [-q]\n",
+			fprintf(stderr, "usage: %s [-p PORT] [-c CPULIST] [-b BACKLOG] [-C] [-6] [-q]\n",
 				argv[0]);
 			return 2;
 		}

@@ -72,8 +72,10 @@ struct ixev_params {
 /*
  * ixev_params.flags.  IXEV_F_INET6: the context takes IPv6 peers
  * (IXMOD_SETUP_INET6, with 64-byte events); ixev_create() fails with
- * -EOPNOTSUPP on a module without IXMOD_FEAT_INET6.  UDP only so far
- * (ixev_udp_bind6(), ixev_udp_send6()).
+ * -EOPNOTSUPP on a module without IXMOD_FEAT_INET6.  UDP:
+ * ixev_udp_bind6(), ixev_udp_send6().  TCP (IXMOD_FEAT_TCP6): its
+ * listeners take IPv6 peers too (offered with addr 0:
+ * ixev_conn_addr6()), ixev_connect6().
  */
 #define IXEV_F_INET6	(1U << 0)
 
@@ -107,7 +109,8 @@ struct ixev_conn_ops {
  * ixev_accept_fn - a listener's callback for a new connection
  *
  * Called for every connection the listener's port completed, with its
- * remote @addr and @port.  Return the connection's callbacks (and set its
+ * remote @addr and @port (an IPv6 peer's: @addr 0, ixev_conn_addr6(c)
+ * gives its address).  Return the connection's callbacks (and set its
  * data with ixev_set_data()) to accept it, or NULL to refuse it: it is
  * then reset and freed without a closed() call.
  */
@@ -132,6 +135,10 @@ int ixev_listen(struct ixev *ev, __be16 port, unsigned int backlog, ixev_accept_
 		void *arg);
 int ixev_connect(struct ixev *ev, __be32 addr, __be16 port, const struct ixev_conn_ops *ops,
 		 void *data, struct ixev_conn **cp);
+/* TCP with IPv6 peers (IXEV_F_INET6, IXMOD_FEAT_TCP6): 16 bytes, network order. */
+int ixev_connect6(struct ixev *ev, const __u8 *addr6, __be16 port,
+		  const struct ixev_conn_ops *ops, void *data, struct ixev_conn **cp);
+const __u8 *ixev_conn_addr6(const struct ixev_conn *c);
 ssize_t ixev_send(struct ixev_conn *c, const void *buf, size_t len);
 size_t ixev_send_space(const struct ixev_conn *c);
 void *ixev_zc_alloc(struct ixev *ev, size_t len);

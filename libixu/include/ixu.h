@@ -448,8 +448,9 @@ static inline __u64 ixu_event_handle(const struct ixu *ixu, const struct ixmod_e
  *	A context set up with IXMOD_SETUP_INET6 (and IXMOD_SETUP_EVENT_EXT)
  *	gets events from IPv6 peers: IXMOD_EVF_INET6 in @ev's flags, its
  *	@addr 0, and the peer's 16-byte address (network order) in the
- *	extended event (struct ixmod_event_ext @addr6).  Today a UDP_RECV's
- *	source.
+ *	extended event (struct ixmod_event_ext @addr6): a UDP_RECV's
+ *	source, and (IXMOD_FEAT_TCP6) a TCP_KNOCK's or TCP_CONNECTED's
+ *	remote end.
  *
  * RETURN VALUE
  *	The address, inside the event ring (valid until the event is
@@ -685,11 +686,19 @@ static inline void ixu_prep_tcp_accept(struct ixmod_call *c, __u64 handle,
  * SYNOPSIS
  *	void ixu_prep_tcp_connect(struct ixmod_call *c, __be32 addr,
  *				  __be16 port, __u64 cookie);
+ *	void ixu_prep_tcp_connect6(struct ixmod_call *c, const __u8 *addr6,
+ *				   __be16 port, __u64 cookie);
  *
  * DESCRIPTION
  *	Opens a connection to @addr and @port (both in network order, e.g.
  *	from inet_pton() and ixu_htons()) from this context's core.  @cookie becomes
  *	the user_data of every event of the connection.
+ *	ixu_prep_tcp_connect6() connects to the 16 bytes at @addr6, an IPv6
+ *	address in network order (IXMOD_CALL_F_INET6, @addr 0): the module
+ *	must have IXMOD_FEAT_TCP6 and the context must have been set up
+ *	with IXMOD_SETUP_INET6.  The source is the port's global or
+ *	link-local address, whichever has the peer's scope; the
+ *	IXMOD_EV_TCP_CONNECTED has IXMOD_EVF_INET6 (ixu_event_addr6()).
  *
  * RETURN VALUE
  *	Always answered by an IXMOD_EV_CALL: res 0 and the connection's
@@ -703,6 +712,16 @@ static inline void ixu_prep_tcp_connect(struct ixmod_call *c, __be32 addr,
 {
 	c->opcode = IXMOD_OP_TCP_CONNECT;
 	c->addr = addr;
+	c->port = port;
+	c->user_data = cookie;
+}
+
+static inline void ixu_prep_tcp_connect6(struct ixmod_call *c, const __u8 *addr6,
+					 __be16 port, __u64 cookie)
+{
+	c->opcode = IXMOD_OP_TCP_CONNECT;
+	c->flags |= IXMOD_CALL_F_INET6;
+	memcpy(c->addr6, addr6, sizeof(c->addr6));
 	c->port = port;
 	c->user_data = cookie;
 }

@@ -110,6 +110,8 @@ struct ixev_conn {
 	bool				wr_shut;	/* ixev_shutdown(): FIN after the data */
 	bool				shut_queued;	/* TCP_SHUTDOWN is in the ring */
 	__be16				lport;		/* local port (knock, connected) */
+	bool				inet6;		/* an IPv6 peer, at addr6 */
+	__u8				addr6[16];
 	__u32				units;		/* arena units of its send buffer */
 
 	/* transmit: byte positions since the start of the stream */

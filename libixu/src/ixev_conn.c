@@ -428,6 +428,17 @@ void ixev_conn_flush(struct ixev_conn *c)
 
 /* ---- events ---- */
 
+/* A knock's or CONNECTED's IPv6 peer (IXMOD_EVF_INET6), for ixev_conn_addr6() */
+static void conn_peer6(struct ixev_conn *c, const struct ixmod_event *e)
+{
+	const __u8 *a6 = ixu_event_addr6(&c->ev->ixu, e);
+
+	if (a6) {
+		memcpy(c->addr6, a6, sizeof(c->addr6));
+		c->inet6 = true;
+	}
+}
+
 static void on_knock(struct ixev *ev, const struct ixmod_event *e)
 {
 	__u32 li = e->user_data & 0xffffffff;
@@ -446,6 +457,7 @@ static void on_knock(struct ixev *ev, const struct ixmod_event *e)
 		c->handle = e->handle;
 		c->lport = e->lport;
 		c->state = S_ACCEPT;
+		conn_peer6(c, e);
 		ops = l->fn(c, e->addr, e->port, l->arg);
 	}
 	if (!ops) {
@@ -578,6 +590,7 @@ void ixev_conn_event(struct ixev *ev, const struct ixmod_event *e)
 		return;
 	case IXMOD_EV_TCP_CONNECTED:
 		c->lport = e->lport;	/* what connected() may ask for */
+		conn_peer6(c, e);
 		if (c->ops && c->ops->connected && !c->closing)
 			c->ops->connected(c, e->res);
 		if (e->res == 0 && c->state == S_CONNECTING)
@@ -626,6 +639,7 @@ void ixev_listener_event(struct ixev *ev, const struct ixmod_event *e)
  * SYNOPSIS
  *	int ixev_listen(struct ixev *ev, __be16 port, unsigned int backlog,
  *			ixev_accept_fn fn, void *arg);
+ *	const __u8 *ixev_conn_addr6(const struct ixev_conn *c);
  *
  * DESCRIPTION
  *	Listens on @port (network order) on the context's core, for every
@@ -635,6 +649,13 @@ void ixev_listener_event(struct ixev *ev, const struct ixmod_event *e)
  *	its callbacks.  A server listens on every core it runs on: the NIC's
  *	RSS sends each flow to one core.  Waits for the kernel's answer
  *	(running the loop meanwhile).
+ *
+ *	In a context made with IXEV_F_INET6 the listener takes IPv6 peers
+ *	too (IXMOD_FEAT_TCP6; without the flag the kernel answers their
+ *	SYNs with a reset): such a connection is offered with @addr 0, and
+ *	ixev_conn_addr6(c) gives its peer's 16-byte address (network order,
+ *	valid as long as @c), NULL for an IPv4 peer; on a connection of
+ *	ixev_connect6() it gives the address connected to.
  *
  * RETURN VALUE
  *	0, -EADDRINUSE, -EINVAL, -EMFILE, -ENOMEM, -ENETDOWN.
@@ -669,6 +690,11 @@ int ixev_listen(struct ixev *ev, __be16 port, unsigned int backlog, ixev_accept_
 	return ret;
 }
 
+const __u8 *ixev_conn_addr6(const struct ixev_conn *c)
+{
+	return c->inet6 ? c->addr6 : NULL;
+}
+
 int ixev_unlisten(struct ixev *ev, ixev_accept_fn fn, void *arg)
 {
 	unsigned int i;
@@ -698,20 +724,30 @@ int ixev_unlisten(struct ixev *ev, ixev_accept_fn fn, void *arg)
  *	int ixev_connect(struct ixev *ev, __be32 addr, __be16 port,
  *			 const struct ixev_conn_ops *ops, void *data,
  *			 struct ixev_conn **cp);
+ *	int ixev_connect6(struct ixev *ev, const __u8 *addr6, __be16 port,
+ *			  const struct ixev_conn_ops *ops, void *data,
+ *			  struct ixev_conn **cp);
  *
  * DESCRIPTION
  *	Connects to @addr and @port (network order) from the context's core.
  *	Returns at once with the connection in *@cp (@cp may be NULL) and
  *	@data set on it; @ops->connected() tells the outcome.  Bytes sent
- *	before that are sent once it is established.
+ *	before that are sent once it is established.  ixev_connect6()
+ *	connects to the IPv6 address at @addr6 (16 bytes, network order,
+ *	copied) from a context made with IXEV_F_INET6, on a module with
+ *	IXMOD_FEAT_TCP6; the source is the port's global or link-local
+ *	address, whichever has the peer's scope.
  *
  * RETURN VALUE
  *	0, -EINVAL (no @ops), -ENOMEM, -EAGAIN (the call ring is full: run
- *	the loop and retry).  Failures of the connection itself come to
- *	connected() and closed().
+ *	the loop and retry); ixev_connect6(): -EOPNOTSUPP when the module
+ *	has no TCP over IPv6 or the context was made without IXEV_F_INET6.
+ *	Failures of the connection itself come to connected() and closed()
+ *	(an address the kernel refuses, such as ::1, a group or the port's
+ *	own, or one off the link, as -EINVAL or -ENETUNREACH).
  */
-int ixev_connect(struct ixev *ev, __be32 addr, __be16 port, const struct ixev_conn_ops *ops,
-		 void *data, struct ixev_conn **cp)
+static int conn_open(struct ixev *ev, __be32 addr, const __u8 *addr6, __be16 port,
+		     const struct ixev_conn_ops *ops, void *data, struct ixev_conn **cp)
 {
 	struct ixmod_call *call;
 	struct ixev_conn *c;
@@ -727,8 +763,31 @@ int ixev_connect(struct ixev *ev, __be32 addr, __be16 port, const struct ixev_co
 	c->data = data;
 	c->state = S_CONNECT;
 	call = next_call(ev);
-	ixu_prep_tcp_connect(call, addr, port, conn_cookie(c));
+	if (addr6) {
+		memcpy(c->addr6, addr6, sizeof(c->addr6));
+		c->inet6 = true;
+		ixu_prep_tcp_connect6(call, addr6, port, conn_cookie(c));
+	} else {
+		ixu_prep_tcp_connect(call, addr, port, conn_cookie(c));
+	}
 	if (cp)
 		*cp = c;
 	return 0;
+}
+
+int ixev_connect(struct ixev *ev, __be32 addr, __be16 port, const struct ixev_conn_ops *ops,
+		 void *data, struct ixev_conn **cp)
+{
+	return conn_open(ev, addr, NULL, port, ops, data, cp);
+}
+
+int ixev_connect6(struct ixev *ev, const __u8 *addr6, __be16 port,
+		  const struct ixev_conn_ops *ops, void *data, struct ixev_conn **cp)
+{
+	if (!(ev->ixu.setup.flags & IXMOD_SETUP_INET6) ||
+	    !ixu_has_feature(&ev->ixu, IXMOD_FEAT_TCP6))
+		return -EOPNOTSUPP;
+	if (!addr6)
+		return -EINVAL;
+	return conn_open(ev, 0, addr6, port, ops, data, cp);
 }

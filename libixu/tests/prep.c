@@ -122,6 +122,17 @@ int main(void)
 
 	c = zeroed();
 	w = zeroed();
+	ixu_prep_tcp_connect6(&c, peer6, ixu_htons(7), 43);
+	w.opcode = IXMOD_OP_TCP_CONNECT;
+	w.flags = IXMOD_CALL_F_INET6;
+	memcpy(w.addr6, peer6, 16);
+	w.port = (IXU_FORCE __be16)htons(7);
+	w.user_data = 43;
+	same(&c, &w, "connect6");
+	T_CHECK(!c.addr && !c.resv4, "connect6: addr and resv4 stay 0");
+
+	c = zeroed();
+	w = zeroed();
 	ixu_prep_tcp_sendv(&c, 5, 4096, 2, 44);
 	w.opcode = IXMOD_OP_TCP_SENDV;
 	w.handle = 5;
