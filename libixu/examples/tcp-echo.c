@@ -151,7 +151,8 @@ int main(int argc, char **argv)
 			opt.quiet = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-p PORT] [-c CPULIST] [-b BACKLOG] [-C] [-6] [-q]\n",
+			fprintf(stderr,
+				"usage: %s [-p PORT] [-c CPULIST] [-b BACKLOG] [-C] [-6] [-q]\n",
 				argv[0]);
 			return 2;
 		}

@@ -577,7 +577,8 @@ TEST(igb_rss_irq)
 		ok &= ((igbm_reg(0x5c00 + (i / 4) * 4) >> (8 * (i % 4))) & 0xff) == reta[i];
 	EXPECT_TRUE(ok) TH_LOG("RETA: one byte per entry, entry 0 in the low byte");
 	EXPECT_EQ(0x00f70002, igbm_reg(0x5818)) {
-		TH_LOG("MRQC: RSS, IPv4, IPv4/TCP, IPv4/UDP, IPv6, IPv6/TCP (and TcpIPv6Ex), IPv6/UDP");
+		TH_LOG(
+		       "MRQC: RSS, IPv4, IPv4/TCP, IPv4/UDP, IPv6, IPv6/TCP (and TcpIPv6Ex), IPv6/UDP");
 	}
 	EXPECT_TRUE(igbm_reg(0x5008) & 0x10000) TH_LOG("RFCTL.IPV6_EX_DIS");
 	EXPECT_TRUE(igbm_reg(0x5000) & (1u << 13)) TH_LOG("RXCSUM.PCSD: the hash is written back");
@@ -644,7 +645,8 @@ TEST(igb_rss_ipv6)
 		if (qi != ixm_rss_queue(h, 4) || got != h ||
 		    type != (ext != 0xff ? 5 : proto == 6 ? 3 : 8)) {
 			if (wrong++ < IXM_DIAG_MAX)
-				TH_LOG("frame %u (ext %u): queue %d type %u hash 0x%08x, expected %u 0x%08x",
+				TH_LOG(
+				       "frame %u (ext %u): queue %d type %u hash 0x%08x, expected %u 0x%08x",
 				       i, ext, qi, type, got, ixm_rss_queue(h, 4), h);
 			continue;
 		}

@@ -445,7 +445,8 @@ TEST(ixgbe_rss_ipv6)
 		    got != h || !ixm_toeplitz_frame(ixm_rss_key_symmetric, f, len, &fh) ||
 		    fh != h) {
 			if (wrong++ < IXM_DIAG_MAX)
-				ixm_diag("flow %u: queue %d hash 0x%08x, net/ expects %u 0x%08x, frame 0x%08x",
+				ixm_diag(
+					"flow %u: queue %d hash 0x%08x, net/ expects %u 0x%08x, frame 0x%08x",
 					 i, qi, got, ixm_rss_queue(h, NQ), h, fh);
 			drain(&r, qi < 0 ? 0 : qi);
 			continue;
@@ -475,7 +476,8 @@ TEST(ixgbe_rss_ipv6)
 		    got != h || !ixm_toeplitz_frame(ixm_rss_key_symmetric, f, len, &fh) ||
 		    fh != h) {
 			if (wrong++ < IXM_DIAG_MAX)
-				ixm_diag("ext %u frame %u: queue %d hash 0x%08x, expected %u 0x%08x",
+				ixm_diag(
+					"ext %u frame %u: queue %d hash 0x%08x, expected %u 0x%08x",
 					 exts[i % 3], i, qi, got, ixm_rss_queue(h, NQ), h);
 			drain(&r, qi < 0 ? 0 : qi);
 		}

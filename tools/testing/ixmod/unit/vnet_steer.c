@@ -713,7 +713,8 @@ TEST(steer_ipv6)
 		/* the software port's queue choice: the same hash */
 		if ((!ixm_toeplitz_frame(test_key, b, len, &fh) || fh != h) &&
 		    ++differ <= IXM_DIAG_MAX)
-			ixm_diag("frame %u: ixm_toeplitz_frame() 0x%08x, steering's 0x%08x", i, fh, h);
+			ixm_diag("frame %u: ixm_toeplitz_frame() 0x%08x, steering's 0x%08x",
+				 i, fh, h);
 		spread[g->reta[h & 127]]++;
 	}
 	EXPECT_EQ(0, bad) TH_LOG("20,000 random IPv6 frames on their reference queue");
