@@ -84,8 +84,8 @@
 #define MAX_DEAD	64
 
 /* A TCP 4-tuple's family and ports, as the connection sees them. */
-#define TUPLE(v6, lport, rport)	((u32)!!(v6) << 31 | (u32)(lport) << 16 | (rport))
-#define TUPLE_NONE		(~0u)
+#define TUPLE(v6, lport, rport)	((u64)!!(v6) << 32 | (u64)(lport) << 16 | (rport))
+#define TUPLE_NONE		(~0ULL)
 
 static struct {
 	struct tn_host		*host;
@@ -104,11 +104,11 @@ static struct {
 	u32			tsval;
 	u16			mss;		/* the peer's MSS option */
 	/* the connections' 4-tuples before the record and after it */
-	u32			was[IXM_TCP_CONNS];
+	u64			was[IXM_TCP_CONNS];
 	u32			nwas;
-	u32			now[IXM_TCP_CONNS];
+	u64			now[IXM_TCP_CONNS];
 	u32			nnow;
-	u32			in_tuple;	/* the record's segment, reversed */
+	u64			in_tuple;	/* the record's segment, reversed */
 } h;
 
 /* MSS options of the handshakes: the usual one, the ones that wrapped (issue 15) */
@@ -203,7 +203,7 @@ static void check_buffers(void)
 	check(host->tcp->stats.established <= host->tcp->stats.conns);
 }
 
-static bool tuple_in(u32 tuple, const u32 *set, u32 n)
+static bool tuple_in(u64 tuple, const u64 *set, u32 n)
 {
 	u32 i;
 
@@ -242,7 +242,7 @@ static void check_tx_flush(void)
 		static u8 f[IXM_MBUF_SIZE];
 		struct tcp_seg s;
 		size_t len;
-		u32 tuple;
+		u64 tuple;
 
 		check(m->pool == &host->pool && !m->owner);
 		check(m->data >= m->buf && m->data + m->len <= m->buf + IXM_MBUF_SIZE);
