@@ -196,8 +196,10 @@ static inline bool is_ours6(const struct ixm_if_config *cfg, const u8 *a)
  * group and then at its RFC 2464 §7 MAC, the ICMPv6 checksum, a type
  * ixmod may send, ND's hop limit 255 and its one link-layer address
  * option, an error within the minimum MTU; UDP to a unicast address with
- * its length and a checksum, never 0, that verifies (RFC 8200 §8.1).
- * NULL when well formed.
+ * its length and a checksum, never 0, that verifies (RFC 8200 §8.1); TCP
+ * to a unicast address, not ::, ::1 or ours, with no extension header, a
+ * data offset inside the segment, only options ixmod sends and a
+ * checksum that verifies (tcp_parse6()).  NULL when well formed.
  */
 static inline const char *check_tx_ipv6(const struct ixm_if_config *cfg,
 					const u8 *f, size_t len)
@@ -239,8 +241,20 @@ static inline const char *check_tx_ipv6(const struct ixm_if_config *cfg,
 			return "UDP over IPv6: checksum";
 		return NULL;
 	}
+	if (ip6[6] == 6) {
+		static const u8 loopback6[16] = { [15] = 1 };
+		static const u8 any6[16];
+		struct tcp_seg s;
+
+		if (ip6[24] == 0xff)
+			return "TCP over IPv6 to a group";
+		if (!memcmp(ip6 + 24, any6, 16) || !memcmp(ip6 + 24, loopback6, 16) ||
+		    is_ours6(cfg, ip6 + 24))
+			return "TCP over IPv6 to ::, ::1 or ourselves";
+		return tcp_parse6(f, len, &s);
+	}
 	if (ip6[6] != 58)
-		return "IPv6: only ICMPv6 and UDP are sent";
+		return "IPv6: only ICMPv6, UDP and TCP are sent";
 	if (plen < 8)
 		return "ICMPv6 too short";
 	if (ref_l4_csum6(ip6 + 8, ip6 + 24, 58, msg, plen))

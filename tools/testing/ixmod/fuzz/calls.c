@@ -28,7 +28,9 @@
  *  - every event is well formed, and a UDP_RECV's payload lies inside one
  *    buffer of the receive slice; one from an IPv6 peer only in an INET6
  *    context, with IXMOD_EVF_INET6, addr 0 and the peer's address in the
- *    extension (whose tail is otherwise zero);
+ *    extension (whose tail is otherwise zero): a UDP_RECV from the
+ *    neighbour, or the TCP_CONNECTED of a connect over IPv6 that failed,
+ *    naming a unicast address not ours;
  *  - every queued frame lies inside its buffer and is well formed
  *    (frames.h check_tx()).
  *
@@ -212,8 +214,13 @@ static void check_event(const struct ixmod_event_ext *x)
 
 	check(ev->type < IXM_EV_NR);
 	if (ev->flags) {
-		check(h.inet6 && ev->flags == IXMOD_EVF_INET6 && ev->type == IXMOD_EV_UDP_RECV);
-		check(!memcmp(x->addr6, peer_ip6, 16) && !x->resv2 && !ev->addr);
+		check(h.inet6 && ev->flags == IXMOD_EVF_INET6 && !x->resv2 && !ev->addr);
+		/* a datagram from the peer, or a TCP_CONNECT over IPv6 that failed */
+		if (ev->type == IXMOD_EV_UDP_RECV)
+			check(!memcmp(x->addr6, peer_ip6, 16));
+		else
+			check(ev->type == IXMOD_EV_TCP_CONNECTED && x->addr6[0] != 0xff &&
+			      !is_ours6(&h.host->cfg, x->addr6));
 	} else {
 		check(!x->resv[0] && !x->resv[1] && !x->resv[2]);
 	}

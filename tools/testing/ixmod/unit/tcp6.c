@@ -275,4 +275,65 @@ TEST(tcp6_connect_ports_steer_here)
 	pair_free(&p);
 }
 
+/*
+ * What the link carries, through frames.h's check_tx() as its sender
+ * queued it; each TCP/IPv6 frame once more with its checksum broken and
+ * once with ourselves as the destination, which check_tx() must refuse.
+ */
+struct tap6 {
+	struct tn_host	*h[2];
+	unsigned int	frames;
+	unsigned int	tcp6;
+	const char	*err;
+	const char	*bad_csum;
+	const char	*to_self;
+};
+
+static void tap6(void *arg, unsigned int from, const u8 *f, size_t len)
+{
+	static u8 buf[IXM_MBUF_SIZE];
+	struct ixm_mbuf m = { .buf = buf, .data = buf, .len = (u16)len };
+	const struct ixm_if_config *cfg = &((struct tap6 *)arg)->h[from]->cfg;
+	struct tap6 *t = arg;
+	const char *err;
+
+	if (len > sizeof(buf))
+		return;
+	memcpy(buf, f, len);
+	t->frames++;
+	err = check_tx(cfg, &m);
+	if (err && !t->err)
+		t->err = err;
+	if (len < 14 + 40 + 20 || get16(f + 12) != 0x86dd || f[20] != 6)
+		return;
+	t->tcp6++;
+	buf[14 + 40 + 17] ^= 0x01;
+	t->bad_csum = check_tx(cfg, &m);
+	memcpy(buf, f, len);
+	memcpy(buf + 38, f + 22, 16);
+	t->to_self = check_tx(cfg, &m);
+}
+
+TEST(tcp6_frames_pass_check_tx)
+{
+	static const bool inet6[2] = { true, true };
+	struct ixmod_event_ext cn;
+	struct tap6 t = { 0 };
+	struct pair p;
+
+	pair_new(&p, inet6, 1);
+	t.h[0] = p.h[0];
+	t.h[1] = p.h[1];
+	p.l->tap = tap6;
+	p.l->tap_arg = &t;
+	pair_open(_metadata, &p, ip6_b);
+	ASSERT_TRUE(pair_wait(&p, 0, IXMOD_EV_TCP_CONNECTED, &cn));
+	EXPECT_EQ(0, cn.ev.res);
+	EXPECT_LE(3, t.tcp6) TH_LOG("SYN, SYN-ACK and ACK over IPv6 on the link");
+	EXPECT_EQ(NULL, t.err) TH_LOG("every frame well formed: %s", t.err);
+	EXPECT_STREQ("TCP checksum", t.bad_csum);
+	EXPECT_STREQ("TCP over IPv6 to ::, ::1 or ourselves", t.to_self);
+	pair_free(&p);
+}
+
 TEST_HARNESS_MAIN
