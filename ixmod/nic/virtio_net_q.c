@@ -403,9 +403,9 @@ void ixm_vnet_release(struct ixm_vnet_queue *vnq)
  * chain (the loop looks at the queue once more afterwards).  Transmit
  * completions wake no one: they are reaped when the core next runs.
  *
- * A used chain already there refuses (ixm_vq_arm()): the device raises
- * nothing for it, nor for any chain after it, since used_event then lies
- * behind what the last look takes.  The core must not sleep then, even
+ * A used chain already there refuses (ixm_vq_arm()), and the request is
+ * withdrawn (used_event far ahead again): the device raises nothing for
+ * that chain nor for any after it.  The core must not sleep then, even
  * if that look finds nothing of its own: with steering every frame it
  * takes may be another core's, and it would sleep deaf to its device
  * until a timer or another core woke it (seconds; with no timer and
