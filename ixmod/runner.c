@@ -210,17 +210,23 @@ unsigned int ixm_core_iterate(struct ixm_core *core)
 	return done;
 }
 
-/* Unmask the queue interrupts that will wake this core from its sleep. */
-static void ixm_core_arm_irqs(struct ixm_core *core)
+/*
+ * Unmask the queue interrupts that will wake this core from its sleep.
+ * Returns false if a queue could not arm because a frame already waits
+ * there (&struct ixm_queue_ops.arm): every queue is still asked.
+ */
+static bool ixm_core_arm_irqs(struct ixm_core *core)
 {
 	struct ixm_core_work *work;
+	bool armed = true;
 	unsigned int i;
 
 	rcu_read_lock();
 	work = rcu_dereference(core->work);
 	for (i = 0; work && i < work->nr; i++)
-		work->qp[i]->q->ops->arm(work->qp[i]->q);
+		armed &= work->qp[i]->q->ops->arm(work->qp[i]->q);
 	rcu_read_unlock();
+	return armed;
 }
 
 /*
@@ -319,19 +325,26 @@ static bool ixm_core_sleep_over(struct ixm_core *core)
  * The thread (TASK_IDLE: not in the load average) and a co-located
  * application thread (interruptible: a signal ends it) sleep the same way.
  *
- * Return: false if one last look found work and no sleep happened.
+ * Return: false if one last look found work, or a queue could not arm,
+ * and no sleep happened.
  */
 bool ixm_core_sleep(struct ixm_core *core, long timeout)
 {
+	bool armed;
+
 	/*
 	 * Arm the queue interrupts, then look once more: a frame that
-	 * arrived before the interrupt was armed raised none.
+	 * arrived before the interrupt was armed raised none.  A queue that
+	 * found a frame already there did not arm, and interrupts for no
+	 * later one: that look may count no work (a frame it steered to
+	 * another core is none of this core's), but the core stays awake,
+	 * and arms again before its next sleep.
 	 */
-	ixm_core_arm_irqs(core);
+	armed = ixm_core_arm_irqs(core);
 	rcu_read_lock();
 	ixm_core_set_need_wakeup(core, true);
 	rcu_read_unlock();
-	if (ixm_core_iterate(core)) {
+	if (ixm_core_iterate(core) || !armed) {
 		ixm_core_note_work(core);
 		rcu_read_lock();
 		ixm_core_set_need_wakeup(core, false);

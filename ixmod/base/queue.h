@@ -71,7 +71,11 @@ struct ixm_queue_stats {
  *	instead of running a whole iteration)
  * @arm: before its core sleeps: let the queue's next received frame raise
  *	interrupt @q->vector (the core looks at the queue once more after
- *	this, so a frame that came first is not missed)
+ *	this, so a frame that came first is not missed); returns false when
+ *	a frame already waits and the queue could not arm: the core must
+ *	not sleep then, even if its last look finds no work of its own (a
+ *	frame the look steers to another core counts as none, and the
+ *	queue interrupts for no later frame until it is armed again)
  * @disarm: from that interrupt's handler: no more interrupts until the
  *	next @arm
  * @get_stats: the queue's counters, read racily by the control plane
@@ -89,7 +93,7 @@ struct ixm_queue_ops {
 				    unsigned int n);
 	unsigned int	(*tx_reap)(struct ixm_queue *q);
 	bool		(*busy)(const struct ixm_queue *q);
-	void		(*arm)(struct ixm_queue *q);
+	bool		(*arm)(struct ixm_queue *q);
 	void		(*disarm)(struct ixm_queue *q);
 	void		(*get_stats)(const struct ixm_queue *q,
 				     struct ixm_queue_stats *s);

@@ -461,12 +461,13 @@ bool ixm_adv_q_busy(const struct ixm_queue *q)
  * back before the unmask still raises the interrupt when its cause is
  * pending, and the core looks once more after arming in any case.
  */
-static void ixm_adv_q_arm(struct ixm_queue *q)
+static bool ixm_adv_q_arm(struct ixm_queue *q)
 {
 	struct ixm_adv_queue *aq = ixm_adv_q(q);
 
 	if (q->vector >= 0)
 		aq->chip->irq_enable(aq->rx.nic, q->idx, q->vector);
+	return true;
 }
 
 static void ixm_adv_q_disarm(struct ixm_queue *q)

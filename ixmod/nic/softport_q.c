@@ -89,14 +89,15 @@ static bool ixm_swq_busy(const struct ixm_queue *q)
  * at @armed the same way, so one of the two sees the other (store
  * buffering: both may, never neither).
  */
-static void ixm_swq_arm(struct ixm_queue *q)
+static bool ixm_swq_arm(struct ixm_queue *q)
 {
 	struct ixm_swq *sq = ixm_swq(q);
 
 	if (q->vector < 0)
-		return;
+		return true;
 	WRITE_ONCE(sq->armed, 1);
 	ixm_smp_mb();
+	return true;
 }
 
 static void ixm_swq_disarm(struct ixm_queue *q)

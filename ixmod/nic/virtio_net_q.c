@@ -402,16 +402,26 @@ void ixm_vnet_release(struct ixm_vnet_queue *vnq)
  * Before the core sleeps: ask for an interrupt on the next used receive
  * chain (the loop looks at the queue once more afterwards).  Transmit
  * completions wake no one: they are reaped when the core next runs.
+ *
+ * A used chain already there refuses (ixm_vq_arm()), and the request is
+ * withdrawn (used_event far ahead again): the device raises nothing for
+ * that chain nor for any after it.  The core must not sleep then, even
+ * if that look finds nothing of its own: with steering every frame it
+ * takes may be another core's, and it would sleep deaf to its device
+ * until a timer or another core woke it (seconds; with no timer and
+ * nothing steered to it, for good).
  */
-static void ixm_vnet_q_arm(struct ixm_queue *q)
+static bool ixm_vnet_q_arm(struct ixm_queue *q)
 {
 	struct ixm_vnet_queue *vnq = ixm_vnet_q(q);
+	bool armed = true;
 
 	if (q->vector >= 0)
-		ixm_vq_arm(&vnq->rx);
+		armed = ixm_vq_arm(&vnq->rx);
 	/* and a frame another core steers here (steer.c: @wake) */
 	if (vnq->steer)
 		ixm_steer_arm(vnq->steer);
+	return armed;
 }
 
 static void ixm_vnet_q_disarm(struct ixm_queue *q)

@@ -544,6 +544,69 @@ TEST_F(steer, sleeping_owner_woken)
 	EXPECT_EQ(0, self->sn.bad);
 }
 
+/* A TCP flow of queue @qi (the rig's flows have some on each queue). */
+static unsigned int flow_of(const struct flow *fl, unsigned int qi)
+{
+	unsigned int id;
+
+	for (id = 0; id < NFLOWS; id++)
+		if (fl[id].owner == qi && fl[id].kind == K_TCP)
+			return id;
+	die("no TCP flow of that queue");
+	return 0;
+}
+
+/*
+ * A core about to sleep arms its queue, then looks once more and sleeps
+ * if that look found no work of its own (runner.c, ixm_core_sleep()).  A
+ * frame of another core's flow that reached its device just before it
+ * armed is steered away by that look, which finds nothing of its own;
+ * the device interrupts for no frame after it (used_event lies behind
+ * what the look took).  So the queue must refuse to arm and keep the
+ * core awake, or the core sleeps deaf to its device until a timer or
+ * another core wakes it.  Next time nothing waits: it arms, and its next
+ * frame interrupts.
+ */
+TEST_F(steer, arm_refused_for_a_frame_steered_away)
+{
+	struct rig *g = &self->g;
+	struct ixm_queue *q1 = &g->q[1].vnq.q;
+	struct vnm_queue *dq1 = &g->q[1].dev->q[VNM_RXQ];
+	unsigned int id0, id1, n;
+	struct ixm_mbuf *out[BURST];
+	u64 irqs;
+	bool armed;
+
+	ASSERT_EQ(0, ixm_steer_start(&g->st, test_key, g->reta));
+	id0 = flow_of(self->fl, 0);
+	id1 = flow_of(self->fl, 1);
+	/* queue 0's frame on queue 1's device as queue 1's core goes to sleep */
+	deliver(_metadata, g, self->fl, id0, 1);
+	armed = q1->ops->arm(q1);
+	n = q1->ops->rx_burst(q1, out, BURST);		/* the last look */
+	q1->ops->rx_refill(q1);
+	EXPECT_EQ(0, n) TH_LOG("the look steered the frame away: no work of its own");
+	irqs = dq1->irqs;
+	deliver(_metadata, g, self->fl, id1, 1);
+	EXPECT_EQ(irqs, dq1->irqs) TH_LOG("the device does not interrupt for the next frame");
+	EXPECT_FALSE(armed) TH_LOG("so the core must not sleep: the queue refuses to arm");
+	poll_all(_metadata, g, self->fl, &self->sn, NQ);
+	EXPECT_EQ(1, self->sn.frames[0]);
+	EXPECT_EQ(1, self->sn.frames[1]);
+
+	/* nothing waits: armed, the core sleeps; its next frame interrupts */
+	EXPECT_TRUE(q1->ops->arm(q1));
+	EXPECT_EQ(0, q1->ops->rx_burst(q1, out, BURST));
+	irqs = dq1->irqs;
+	deliver(_metadata, g, self->fl, id1, 1);
+	EXPECT_EQ(irqs + 1, dq1->irqs) TH_LOG("an armed queue's next frame interrupts");
+	q1->ops->disarm(q1);				/* the interrupt's handler */
+	poll_all(_metadata, g, self->fl, &self->sn, NQ);
+	EXPECT_EQ(2, self->sn.frames[1]);
+	EXPECT_EQ(0, self->sn.bad);
+	EXPECT_EQ(0, g->wakes[0] + g->wakes[1] + g->wakes[2]) TH_LOG("no owner slept armed");
+}
+
 /*
  * Released with frames steered and not taken, and buffers posted: the
  * teardown finds every pool full (the frames are dropped with their
