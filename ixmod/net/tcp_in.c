@@ -1288,6 +1288,9 @@ void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
  *
  * As ixm_tcp_input(), the checksum over RFC 8200 §8.1's pseudo-header:
  * the same drops and counters, and one state machine for both families.
+ * A segment to a group the port is in (all-nodes, a solicited-node
+ * group) is dropped unanswered in TCP_NO_SOCK: no connection has a group
+ * for its address (RFC 1122 §4.2.3.10), and a reply would come from one.
  *
  * Context: the port's dataplane core.
  */
@@ -1300,6 +1303,10 @@ void ixm_tcp_input6(struct ixm_net_port *port, struct ixm_mbuf *m,
 	struct ixm_tcphdr *th;
 
 	if (unlikely(!t)) {
+		ixm_net_drop(port, m, IXM_DROP_TCP_NO_SOCK);
+		return;
+	}
+	if (unlikely(ixm_ip6_addr_is_multicast(&ih->daddr))) {
 		ixm_net_drop(port, m, IXM_DROP_TCP_NO_SOCK);
 		return;
 	}

@@ -209,6 +209,43 @@ TEST(tcp6_connect_refusals)
 }
 
 /*
+ * A SYN to all-nodes (a group the port is in, so ip6.c delivers it) with
+ * a listener on its port: dropped unanswered (RFC 1122 §4.2.3.10), no
+ * connection made, nothing sent from a group address.
+ */
+TEST(tcp6_syn_to_a_group_dropped)
+{
+	static const bool inet6[2] = { true, true };
+	static const u8 mc_mac[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+	struct ixmod_call c = tn_call_listen(SPORT, 8, UD_LISTEN);
+	struct ixm_tcp_table *t;
+	struct ixmod_event ev;
+	u8 f[14 + 40 + 20], *th;
+	struct pair p;
+
+	pair_new(&p, inet6, 1);
+	EXPECT_EQ(0, tn_app_call(p.a[1], &c, &ev));
+	th = put_ip6(put_eth(f, mc_mac, p.h[0]->cfg.mac, 0x86dd), ip6_a, all_nodes6, 6, 20,
+		     64);
+	memset(th, 0, 20);
+	put16(th, 40000);
+	put16(th + 2, SPORT);
+	put32(th + 4, 12345);
+	th[12] = 5 << 4;
+	th[13] = TH_SYN;
+	put16(th + 14, 65535);
+	put16(th + 16, ref_l4_csum6(ip6_a, all_nodes6, 6, th, 20));
+	t = p.h[1]->tcp;
+	tn_host_begin(p.h[1]);
+	ASSERT_TRUE(tn_input(p.h[1], f, sizeof(f), 0));
+	tn_host_run(p.h[1]);
+	EXPECT_EQ(1, p.h[1]->stats.drops[IXM_DROP_TCP_NO_SOCK]);
+	EXPECT_EQ(0, t->stats.conns) TH_LOG("no connection with a group's address");
+	EXPECT_EQ(0, t->stats.segs_out) TH_LOG("no SYN-ACK and no RST from a group");
+	pair_free(&p);
+}
+
+/*
  * With RSS, an active open picks a local port whose replies the NIC
  * steers to this core's queue: the Toeplitz hash of the reply's 4-tuple
  * (source the peer, RFC 8200 addresses first for IPv6) under the port's
