@@ -368,15 +368,19 @@ void ixm_tcp_rcv_purge(struct ixm_tcp_conn *c)
 	c->rcvq_off = 0;
 }
 
+/* Out of the lookup table: once, when it dies or when its slot goes. */
 static void ixm_tcp_unhash(struct ixm_tcp_conn *c)
 {
 	struct ixm_tcp_table *t = c->table;
 	u32 i = ixm_tcp_idx(c);
 	u32 *pp = &t->bucket[ixm_tcp_hash(c->laddr, c->lport, c->raddr, c->rport)];
 
+	if (c->flags & IXM_TCPF_UNHASHED)
+		return;
 	while (*pp != i)
 		pp = &t->conns[*pp].next;
 	*pp = c->next;
+	c->flags |= IXM_TCPF_UNHASHED;
 }
 
 /**
@@ -528,6 +532,15 @@ void ixm_tcp_done(struct ixm_tcp_conn *c, int err)
 	if (c->state == IXM_TCP_TIME_WAIT)
 		ixm_tcp_tw_unlink(c);
 	ixm_tcp_set_state(c, IXM_TCP_CLOSED);
+	/*
+	 * Nothing of the 4-tuple reaches it again: a segment of it goes
+	 * where one of no connection goes, and a new SYN to a listener
+	 * opens a new connection while the application still holds this
+	 * one (RFC 9293 §3.3.2: CLOSED is "no connection state at all";
+	 * Linux unhashes a socket in tcp_done()).  Before, the SYN of a
+	 * peer that used the port again was answered with a RST.
+	 */
+	ixm_tcp_unhash(c);
 	/*
 	 * No data can follow: the out-of-order queue goes now, not when the
 	 * application closes its handle (the in-order data stays its own).

@@ -320,6 +320,7 @@ struct ixm_tcp_ooo_hold {
 #define IXM_TCPF_RTT_TIMING	0x0400	/* @rtt_seq is being timed (no TS) */
 #define IXM_TCPF_COOKIE		0x0800	/* opened from a SYN cookie */
 #define IXM_TCPF_DEAD_POSTED	0x1000	/* IXMOD_EV_TCP_DEAD was posted */
+#define IXM_TCPF_UNHASHED	0x2000	/* out of the lookup table: dead, held */
 #define IXM_TCPF_PERSIST	0x4000	/* the timer is the zero-window probe */
 #define IXM_TCPF_ACTIVE		0x8000	/* opened by TCP_CONNECT */
 #define IXM_TCPF_KNOCKED	0x10000	/* a knock announced it */

@@ -303,6 +303,35 @@ TEST_F(tcp_state_established, shutdown_after_reset)
 }
 
 /*
+ * A connection reset while its application still holds the handle is no
+ * connection to the 4-tuple (RFC 9293 §3.3.2's CLOSED): the peer's new
+ * SYN from the same port reaches the listener and gets a SYN-ACK, not
+ * the RST a dead connection found in the table gave it; a segment of
+ * the old connection gets the RST of no connection.
+ */
+TEST_F(tcp_state_established, syn_after_reset_while_held)
+{
+	struct tc *t = self->t;
+	u64 no_conn = stats(t)->no_conn;
+	u32 iss2 = t->snd + 100000;
+
+	tc_send(t, TH_RST, NULL, 0);
+	ASSERT_NE(NULL, tc_ev(t, IXMOD_EV_TCP_DEAD));
+	EXPECT_EQ(-ECONNRESET, tc_ev(t, IXMOD_EV_TCP_DEAD)->res);
+	tc_seg(t, TH_ACK, t->snd, t->rcv, data, 10, 0);
+	EXPECT_TRUE(one_seg(t, TH_RST, t->rcv, 0, 0)) TH_LOG("the old connection's data: RST");
+	EXPECT_EQ(no_conn + 1, stats(t)->no_conn) TH_LOG("... as to no connection");
+	tc_seg(t, TH_SYN, iss2, 0, NULL, 0, O_MSS);
+	ASSERT_EQ(1, t->nseg);
+	EXPECT_EQ(TH_SYN | TH_ACK, t->seg[0].flags);
+	EXPECT_EQ(iss2 + 1, t->seg[0].ack) TH_LOG("the same 4-tuple's new SYN: a SYN-ACK");
+	EXPECT_EQ(2, t->h->tcp->stats.conns) TH_LOG("the held connection and the new one");
+	EXPECT_EQ(-EPIPE, tc_sendv(t, 0, 10)) TH_LOG("the old handle is still the dead one");
+	EXPECT_EQ(0, tc_close(t, false));
+	EXPECT_EQ(1, t->h->tcp->stats.conns) TH_LOG("its close frees it, not the new one");
+}
+
+/*
  * IXMOD_CALL_F_POS: the FIN must follow the offset the call names; at
  * another, -EAGAIN with the right one in @off and nothing done; at the
  * right one, no event and the FIN after the data.
