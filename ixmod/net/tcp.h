@@ -1122,6 +1122,7 @@ void ixm_tcp_sack_rcv(struct ixm_tcp_conn *c, const struct ixm_tcp_opts *o,
 		      bool moved, bool dup);
 void ixm_tcp_sack_init(struct ixm_tcp_conn *c);
 void ixm_tcp_sack_all_lost(struct ixm_tcp_conn *c);
+void ixm_tcp_sack_rto_lost(struct ixm_tcp_conn *c);
 u32 ixm_tcp_sack_pipe(const struct ixm_tcp_conn *c);
 struct ixm_tcp_txseg *ixm_tcp_sack_next_lost(struct ixm_tcp_conn *c);
 void ixm_tcp_arm_sack(struct ixm_tcp_conn *c, bool on_ack);

@@ -31,9 +31,9 @@
  * Loss recovery of a SACK connection (IXM_TCPF_IN_RECOVERY) begins when
  * RACK deems a segment lost, with NewReno's cwnd reduction (RFC 6675 §5
  * step 4.2: cwnd = ssthresh), and ends when the recovery point is
- * acknowledged, as RFC 6582's does.  A timeout marks every segment lost
- * and forgets what was SACKed (RFC 2018 §8: the receiver may have
- * reneged).
+ * acknowledged, as RFC 6582's does.  A timeout marks the first segment
+ * lost and those sent a round trip ago, and keeps what was SACKed unless
+ * the peer shows it reneged (RFC 8985 §6.3, RFC 6675 §5.1).
  */
 #include "tcp.h"
 #include "app.h"
@@ -297,7 +297,8 @@ struct ixm_tcp_txseg *ixm_tcp_sack_next_lost(struct ixm_tcp_conn *c)
 }
 
 /**
- * ixm_tcp_sack_all_lost() - a timeout: every segment in flight is lost
+ * ixm_tcp_sack_all_lost() - every segment in flight is lost (a window
+ * that reopened after a probe: what was in flight goes again)
  * @c: the connection, SACK agreed
  *
  * What the peer SACKed is forgotten (RFC 2018 §8); no probe is out.
@@ -313,6 +314,46 @@ void ixm_tcp_sack_all_lost(struct ixm_tcp_conn *c)
 				IXM_TXSEG_LOST);
 	}
 	c->sack_high = c->snd_una;
+	c->flags &= ~(IXM_TCPF_TLP_OUT | IXM_TCPF_TLP_RXT);
+}
+
+static u32 ixm_tcp_reo_wnd(const struct ixm_tcp_conn *c);
+
+/**
+ * ixm_tcp_sack_rto_lost() - a retransmission timeout: what is lost now
+ * @c: the connection, SACK agreed, segments in flight
+ *
+ * RFC 8985 §6.3: the first segment in flight is lost (it went an RTO
+ * ago); another only when it was sent RACK.rtt and the reordering window
+ * ago or more.  What the peer SACKed stays SACKed, and is not sent again,
+ * unless the first segment is among it: a receiver that SACKed what it
+ * should have acknowledged has reneged (RFC 2018 §8), and then every mark
+ * is forgotten (RFC 6675 §5.1 allows keeping them behind such a test, as
+ * Linux's tcp_timeout_mark_lost() does).  Before, every SACK was
+ * forgotten: a timeout in a window the peer had mostly SACKed sent all of
+ * it again, needlessly (D-SACKed).  No probe is out.
+ */
+void ixm_tcp_sack_rto_lost(struct ixm_tcp_conn *c)
+{
+	u32 now = ixm_tcp_now_us(c), wnd = c->rack_rtt_us + ixm_tcp_reo_wnd(c), i;
+	bool reneged = ixm_tcp_seg(c, 0)->flags & IXM_TXSEG_SACKED;
+
+	for (i = 0; i < c->seg_count; i++) {
+		struct ixm_tcp_txseg *r = ixm_tcp_seg(c, i);
+		u8 f = r->flags;
+
+		if (reneged)
+			f &= ~IXM_TXSEG_SACKED;
+		else if (f & IXM_TXSEG_SACKED)
+			continue;
+		if (i && c->rack_rtt_us && (s32)(now - r->xmit_us) < (s32)wnd) {
+			ixm_tcp_seg_set(c, r, f);
+			continue;	/* sent too recently to tell */
+		}
+		ixm_tcp_seg_set(c, r, (f & ~IXM_TXSEG_RETRANS) | IXM_TXSEG_LOST);
+	}
+	if (reneged)
+		c->sack_high = c->snd_una;
 	c->flags &= ~(IXM_TCPF_TLP_OUT | IXM_TCPF_TLP_RXT);
 }
 

@@ -152,7 +152,10 @@ static void ixm_tcp_rto(struct ixm_tcp_conn *c)
 	c->dupacks = 0;
 	/* go back: everything from SND.UNA is sent again as the window allows */
 	ixm_tcp_trace_retrans(c, c->snd_una, c->snd_max - c->snd_una, true);
-	ixm_tcp_rewind(c);
+	if ((c->flags & IXM_TCPF_SACK) && c->seg_count)
+		ixm_tcp_sack_rto_lost(c);	/* what RFC 8985 §6.3 deems lost */
+	else
+		ixm_tcp_rewind(c);
 	ixm_tcp_arm_rexmit(c);
 	ixm_tcp_output(c);
 }

@@ -461,10 +461,11 @@ TEST_F(sack, lone_segment_probed_at_the_rto)
 }
 
 /*
- * RFC 2018 §8: after a timeout, what was SACKed is forgotten and the
- * flight goes again from SND.UNA, one segment (cwnd) at first.
+ * RFC 8985 §6.3, RFC 6675 §5.1: after a timeout the first segment is
+ * lost and goes again, one segment (cwnd) at first; what was SACKed stays
+ * SACKed and does not go again (it would come back D-SACKed).
  */
-TEST_F(sack, timeout_forgets_sacks)
+TEST_F(sack, timeout_keeps_sacks)
 {
 	struct tc *t = self->t;
 	u32 una;
@@ -477,7 +478,6 @@ TEST_F(sack, timeout_forgets_sacks)
 	t->psack[0][1] = una + 3 * SEG;
 	t->npsack = 1;
 	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
-	t->npsack = 0;
 	/* RACK repairs the first two; those are lost again */
 	waited = tc_wait_seg(t, 100 * MS, 100000);
 	ASSERT_TRUE(waited);
@@ -488,11 +488,45 @@ TEST_F(sack, timeout_forgets_sacks)
 	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una, t->snd, SEG)) {
 		TH_LOG("the timeout: SND.UNA's segment, one (cwnd 1 MSS)");
 	}
-	EXPECT_EQ(0, conn(t)->sacked_bytes) TH_LOG("the SACKed segment forgotten");
+	EXPECT_EQ(SEG, conn(t)->sacked_bytes) TH_LOG("the SACKed segment kept");
 	tc_seg(t, TH_ACK, t->snd, una + SEG, NULL, 0, 0);
-	EXPECT_EQ(2, t->nseg) TH_LOG("slow start: two segments next, the SACKed one among them");
+	t->npsack = 0;
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una + SEG, t->snd, SEG)) {
+		TH_LOG("slow start: the second segment again, not the SACKed third");
+	}
 	tc_seg(t, TH_ACK, t->snd, una + 3 * SEG, NULL, 0, 0);
 	EXPECT_EQ(0, conn(t)->seg_count);
+	EXPECT_EQ(0, stats(t)->spurious_retrans);
+}
+
+/*
+ * A peer that SACKed SND.UNA's own segment has reneged (RFC 2018 §8):
+ * the timeout forgets every SACK and the flight goes again from SND.UNA.
+ */
+TEST_F(sack, timeout_forgets_sacks_of_a_reneging_peer)
+{
+	struct tc *t = self->t;
+	u32 una;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, 3 * SEG);
+	tc_advance(t, MS);
+	t->psack[0][0] = una;
+	t->psack[0][1] = una + SEG;
+	t->psack[1][0] = una + 2 * SEG;
+	t->psack[1][1] = una + 3 * SEG;
+	t->npsack = 2;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	t->npsack = 0;
+	EXPECT_EQ(2 * SEG, conn(t)->sacked_bytes);
+	tc_wait_seg(t, 2000 * MS, MS);
+	while (!stats(t)->timeouts && tc_wait_seg(t, 2000 * MS, MS))
+		;
+	EXPECT_EQ(1, stats(t)->timeouts);
+	EXPECT_EQ(0, conn(t)->sacked_bytes) TH_LOG("SACKs forgotten: the peer reneged");
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una, t->snd, SEG));
+	tc_seg(t, TH_ACK, t->snd, una + SEG, NULL, 0, 0);
+	EXPECT_EQ(2, t->nseg) TH_LOG("slow start: two segments next, the SACKed one among them");
 }
 
 /* SACK blocks outside what was sent, or reversed, mark nothing. */
