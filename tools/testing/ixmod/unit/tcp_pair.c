@@ -87,6 +87,7 @@ struct side {
 	struct tn_app	*a;
 	struct side	*peer;
 	bool		server;
+	bool		inet6;		/* the transfer runs over IPv6 */
 	struct pconn	c[NCONN];
 	u64		lh;		/* the listener */
 	unsigned int	errors;		/* anything the application found wrong */
@@ -687,6 +688,7 @@ static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 	cl.peer = &sv;
 	sv.peer = &cl;
 	sv.server = true;
+	cl.inet6 = sv.inet6 = sc->inet6;
 	pair_nic_attach(_metadata, &cl);
 	pair_nic_attach(_metadata, &sv);
 	l = tn_link_new(cl.h, sv.h, &lc);
