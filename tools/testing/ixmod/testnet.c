@@ -981,7 +981,7 @@ static void tn_nic_tx_csum(u8 *f, size_t len, u16 flags)
 		tot = len >= l4 ? 40 + get16(f + 18) : 0;
 		if (len < l4 + 8 || get16(f + 12) != 0x86dd || f[14] >> 4 != 6 ||
 		    f[20] != ((flags & IXM_MBUF_F_TX_TCP_CSUM) ? 6 : 17) || 14 + tot > len)
-			die("IPv6 checksum offload asked for a frame that is not TCP/UDP after 40 bytes");
+			die("IPv6 checksum offload asked of a frame not TCP/UDP after 40 bytes");
 	} else if (len < l4 + 8 || f[14] != 0x45 || tot < 28 || 14 + tot > len) {
 		die("checksum offload asked for a frame that is not IPv4 without options");
 	} else {

@@ -688,7 +688,7 @@ TEST(ixgbe_tx_csum6)
 		m->len = mkframe_offload(m->data, want[0], &m->flags, OFF_V6, 7, 100);
 		ASSERT_EQ(1, ixm_adv_tx_burst(q, &m, 1));
 		EXPECT_EQ(1, ixgbem_tx(1, sink_fn, &s));
-		EXPECT_EQ(1, ixgbem.tx_ctx_descs - ctx0) TH_LOG("restart: the context loaded again");
+		EXPECT_EQ(1, ixgbem.tx_ctx_descs - ctx0) TH_LOG("restart: the context reloaded");
 		EXPECT_TRUE(s.n == 1 && offload_frame_ok(s.f[0], s.len[0], want[0], m->len));
 		ixm_adv_tx_reap(q);
 	}

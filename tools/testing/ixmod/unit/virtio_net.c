@@ -582,7 +582,7 @@ TEST_F(vnet, tx_csum_offload6)
 			if (!(h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
 				continue;
 			seen++;
-			EXPECT_EQ(54, le16_to_cpu(h->csum_start)) TH_LOG("after the 40-byte header");
+			EXPECT_EQ(54, le16_to_cpu(h->csum_start)) TH_LOG("after 40-byte IPv6");
 			EXPECT_EQ(c[i].off, le16_to_cpu(h->csum_offset));
 		}
 		EXPECT_EQ(1, seen) TH_LOG("proto %u: one header asks NEEDS_CSUM", c[i].proto);
