@@ -779,6 +779,20 @@ TEST(igb_tx_csum6)
 	}
 	EXPECT_EQ(n, r.txq.csum_hw) TH_LOG("each counted in tx_csum_hw");
 	EXPECT_EQ(n, ixm_adv_tx_reap(&r.txq) - CSUM6_CTX) TH_LOG("all reaped");
+	/* restarted (nothing left to release), the queue and device forget */
+	ixm_igb_chip_ops.txq_stop(&r.nic, &r.txq);
+	ASSERT_EQ(0, ixm_igb_chip_ops.txq_start(&r.nic, &r.txq));
+	m[0] = ixm_mbuf_alloc(&r.pool);
+	ASSERT_TRUE(m[0] != NULL);
+	m[0]->len = mkframe_offload(m[0]->data, want[0], &m[0]->flags, OFF_V6, 7, 100);
+	wlen[0] = m[0]->len;
+	s.n = 0;
+	ASSERT_EQ(1, ixm_adv_tx_burst(&r.txq, m, 1));
+	EXPECT_EQ(1, igbm_tx(5, csum6_sink_fn, &s));
+	EXPECT_EQ(CSUM6_CTX + 1, igbm.tx_ctx_descs) TH_LOG("restart: the context reloaded");
+	EXPECT_TRUE(s.n == 1 && offload_frame_ok(s.f[0], s.len[0], want[0], wlen[0]));
+	EXPECT_EQ(0, igbm.tx_ctx_bad);
+	ixm_adv_tx_reap(&r.txq);
 	ixm_igb_chip_ops.txq_stop(&r.nic, &r.txq);
 	ixm_igb_chip_ops.rxq_stop(&r.nic, &r.rxq);
 	ixm_adv_txq_release(&r.txq);
