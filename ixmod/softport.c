@@ -40,6 +40,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/netdevice.h>
 #include <linux/platform_device.h>
 #include <linux/rtnetlink.h>
@@ -127,7 +128,8 @@ static const void *ixm_sw_frag_addr(struct ixm_softport *sp, dma_addr_t dma)
  * base/mbuf.h): the IPv4 header sum is 0 and the TCP/UDP field holds the
  * pseudo-header's sum.  Fill the header sum and give Linux the rest as
  * CHECKSUM_PARTIAL, which its receive path accepts as sound and a device
- * forwarding the frame completes.
+ * forwarding the frame completes.  Over IPv6 (IXM_MBUF_F_TX_IPV6) there is
+ * no header sum, and TCP/UDP starts after the fixed 40-byte header.
  */
 static bool ixm_sw_tx_csum(struct sk_buff *skb, u16 flags)
 {
@@ -135,6 +137,11 @@ static bool ixm_sw_tx_csum(struct sk_buff *skb, u16 flags)
 	u16 off = flags & IXM_MBUF_F_TX_TCP_CSUM ? offsetof(struct tcphdr, check) :
 						   offsetof(struct udphdr, check);
 
+	if (flags & IXM_MBUF_F_TX_IPV6) {
+		if (skb->len < ETH_HLEN + sizeof(struct ipv6hdr))
+			return false;
+		return skb_partial_csum_set(skb, ETH_HLEN + sizeof(struct ipv6hdr), off);
+	}
 	if (skb->len < ETH_HLEN + sizeof(*iph) || iph->ihl != 5)
 		return false;
 	iph->check = 0;

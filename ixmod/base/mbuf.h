@@ -41,11 +41,18 @@
  * whose checksum is left 0, then TCP or UDP with the pseudo-header's sum
  * (not complemented) in its checksum field.  The NIC sums from the TCP or
  * UDP header to the end of the frame, as Linux's CHECKSUM_PARTIAL asks.
+ *
+ * With IXM_MBUF_F_TX_IPV6 as well, the network header is instead the
+ * fixed 40-byte IPv6 header with TCP or UDP directly after it (ixmod
+ * sends no extension header), the field holding the sum of RFC 8200
+ * §8.1's pseudo-header; IPv6 has no header checksum, so only the TCP or
+ * UDP one is inserted.  The flag means nothing without one of the two.
  */
 #define IXM_MBUF_F_TX_TCP_CSUM	0x0100	/* insert the IPv4 and TCP checksums */
 #define IXM_MBUF_F_TX_UDP_CSUM	0x0200	/* insert the IPv4 and UDP checksums */
 #define IXM_MBUF_F_TX_CSUM	(IXM_MBUF_F_TX_TCP_CSUM | IXM_MBUF_F_TX_UDP_CSUM)
 #define IXM_MBUF_F_TX_TAKEN	0x0400	/* the device took the frame (ixm_loop_tx) */
+#define IXM_MBUF_F_TX_IPV6	0x0800	/* ...over a 40-byte IPv6 header */
 
 /* Fragments a frame to send may add to its buffer; each is a descriptor. */
 #define IXM_MBUF_FRAGS		4

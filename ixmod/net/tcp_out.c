@@ -338,8 +338,7 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 {
 	const struct ixm_if_config *cfg = np->cfg;
 	unsigned int thlen = IXM_TCP_HLEN + s->optlen;
-	/* the Intel queues' offload contexts are IPv4's (udp6.c says why) */
-	bool nic_csum = (np->tx_offload & IXM_TXO_CSUM) && !s->saddr6;
+	bool nic_csum = np->tx_offload & IXM_TXO_CSUM;
 	unsigned int nhlen = s->saddr6 ? IXM_IP6_HLEN : IXM_IP_HLEN;
 	struct ixm_tcp_conn *c = s->c;
 	u32 dlen = s->dlen;
@@ -396,7 +395,13 @@ static __always_inline int ixm_tcp_xmit(struct ixm_net_port *np, struct ixm_mbuf
 		th->check = ixm_csum_fold(ixm_csum_pseudo6(s->saddr6, s->daddr6,
 							   IXM_IPPROTO_TCP6, thlen + dlen,
 							   sum));
-		np->stats->tx_csum_sw++;
+		/* a fixed 40-byte header, TCP right after it (mbuf.h) */
+		if (nic_csum) {
+			th->check = ~th->check;
+			m->flags |= IXM_MBUF_F_TX_TCP_CSUM | IXM_MBUF_F_TX_IPV6;
+		} else {
+			np->stats->tx_csum_sw++;
+		}
 		ixm_ip6_build_header(ih6, s->saddr6, s->daddr6, IXM_IPPROTO_TCP6,
 				     thlen + dlen, IXM_IP6_HOPLIMIT);
 		if (s->tos)

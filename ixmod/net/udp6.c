@@ -15,10 +15,10 @@
  * from Neighbor Discovery (nd.c), on-link only.  A datagram is at most
  * IXM_UDP6_PAYLOAD_MAX bytes: no fragmentation, as for IPv4.
  *
- * The checksum of a sent datagram is computed here: the Intel queues'
- * two offload contexts are programmed for IPv4 (intel_adv.c), and a
- * third kind of frame would cost a context descriptor per switch; at
- * 1452 bytes the sum is about a hundred cycles.  On receive the NIC's
+ * The checksum of a sent datagram is left to a NIC that inserts them
+ * (IXM_TXO_CSUM), as udp.c does for IPv4: the pseudo-header's sum in the
+ * field, the buffer flagged IXM_MBUF_F_TX_UDP_CSUM | IXM_MBUF_F_TX_IPV6
+ * (base/mbuf.h); elsewhere it is computed here.  On receive the NIC's
  * verdict is used, as for IPv4, when it says good.
  */
 #include "udp.h"
@@ -190,11 +190,18 @@ int ixm_udp6_send(struct ixm_stack *st, const struct ixm_udp_sock *s,
 	uh->source = ixm_htons(s->port);
 	uh->dest = dport;
 	uh->len = ixm_htons(ulen);
-	uh->check = 0;
-	uh->check = ixm_udp6_csum(saddr, daddr, uh, ulen);
-	if (!uh->check)
-		uh->check = (__force __sum16)0xffff;	/* RFC 8200 §8.1 */
-	np->stats->tx_csum_sw++;
+	if (np->tx_offload & IXM_TXO_CSUM) {
+		/* the pseudo-header's sum; the NIC adds the rest (mbuf.h) */
+		uh->check = ~ixm_csum_fold(ixm_csum_pseudo6(saddr, daddr, IXM_IPPROTO_UDP6,
+							    ulen, 0));
+		m->flags |= IXM_MBUF_F_TX_UDP_CSUM | IXM_MBUF_F_TX_IPV6;
+	} else {
+		uh->check = 0;
+		uh->check = ixm_udp6_csum(saddr, daddr, uh, ulen);
+		if (!uh->check)
+			uh->check = (__force __sum16)0xffff;	/* RFC 8200 §8.1 */
+		np->stats->tx_csum_sw++;
+	}
 	ixm_ip6_build_header(ih, saddr, daddr, IXM_IPPROTO_UDP6, ulen, IXM_IP6_HOPLIMIT);
 	memcpy(eh->dst, mac, ETH_ALEN);
 	memcpy(eh->src, cfg->mac, ETH_ALEN);

@@ -186,7 +186,7 @@ static int igb_txq_start(struct ixm_nic *nic, struct ixm_txq *q)
 	memset(q->desc, 0, q->count * sizeof(*q->desc));
 	q->next_to_use = 0;
 	q->next_to_clean = 0;
-	q->ctx_loaded = 0;	/* a reset or a new queue forgets its contexts */
+	ixm_adv_txq_ctx_reset(q);	/* a reset or a new queue forgets its contexts */
 	q->olinfo_ctx = 0;	/* the 82576 has no "check context" bit */
 	wr32(nic, IGB_TXDCTL(n), 0);
 	if (igb_wait_reg(nic, IGB_TXDCTL(n), IGB_XDCTL_ENABLE, 0, 10))

@@ -258,20 +258,23 @@ static inline void ixm_adv_tx_desc(union ixm_adv_tx_desc *d, dma_addr_t dma,
 }
 
 /*
- * The two context slots of a queue: 0 for TCP, 1 for UDP, both over an
- * Ethernet header and a 20-byte IPv4 header (ixmod sends no IP options).
+ * Load context slot @slot for frames of @kind (IXM_ADV_CTX_KIND bits): an
+ * Ethernet header, then a 20-byte IPv4 header (ixmod sends no IP options)
+ * or the fixed 40-byte IPv6 one (no extension headers), then TCP or UDP.
  */
-static void ixm_adv_tx_ctx(union ixm_adv_tx_desc *d, unsigned int slot)
+static void ixm_adv_tx_ctx(union ixm_adv_tx_desc *d, unsigned int slot, u16 kind)
 {
 	struct ixm_adv_tx_ctx_desc *c = (struct ixm_adv_tx_ctx_desc *)d;
+	bool v6 = kind & IXM_MBUF_F_TX_IPV6;
+	u32 tucmd = IXM_ADV_TXD_DTYP_CTXT | IXM_ADV_TXD_DCMD_DEXT;
 
 	BUILD_BUG_ON(sizeof(*c) != sizeof(*d));
-	c->vlan_macip_lens = cpu_to_le32(14 << IXM_ADV_TXD_MACLEN_SHIFT | 20);
+	tucmd |= v6 ? 0 : IXM_ADV_TXD_TUCMD_IPV4;
+	tucmd |= (kind & IXM_MBUF_F_TX_UDP_CSUM) ? IXM_ADV_TXD_TUCMD_L4T_UDP :
+						   IXM_ADV_TXD_TUCMD_L4T_TCP;
+	c->vlan_macip_lens = cpu_to_le32(14 << IXM_ADV_TXD_MACLEN_SHIFT | (v6 ? 40 : 20));
 	c->seqnum_seed = 0;
-	c->type_tucmd_mlhl = cpu_to_le32(IXM_ADV_TXD_DTYP_CTXT | IXM_ADV_TXD_DCMD_DEXT |
-					 IXM_ADV_TXD_TUCMD_IPV4 |
-					 (slot ? IXM_ADV_TXD_TUCMD_L4T_UDP :
-						 IXM_ADV_TXD_TUCMD_L4T_TCP));
+	c->type_tucmd_mlhl = cpu_to_le32(tucmd);
 	c->mss_l4len_idx = cpu_to_le32(slot << IXM_ADV_TXD_IDX_SHIFT);
 }
 
@@ -287,10 +290,13 @@ static void ixm_adv_tx_ctx(union ixm_adv_tx_desc *d, unsigned int slot)
  * post them.  The device writes DD back into the last descriptor only,
  * and a frame is reaped once it has it.
  *
- * A frame flagged IXM_MBUF_F_TX_TCP_CSUM or _UDP_CSUM names the queue's
- * context slot for its protocol in olinfo with IXSM and TXSM set, so the
- * NIC inserts both checksums; the first such frame after the queue
- * started is preceded by a context descriptor that loads the slot.
+ * A frame flagged IXM_MBUF_F_TX_TCP_CSUM or _UDP_CSUM names in olinfo
+ * the context slot that holds its kind (protocol, and family:
+ * IXM_MBUF_F_TX_IPV6), with TXSM and, over IPv4, IXSM set, so the NIC
+ * inserts the checksums.  When neither slot holds that kind, a context
+ * descriptor before the frame loads one, the slot loaded longer ago: IPv4
+ * TCP and UDP, or TCP over both families, then never load again; a queue
+ * that mixes three or four kinds pays a descriptor per change.
  *
  * The ring takes what it has room for, whole frames in order, and the
  * tail is written once.  Frames it took are freed by ixm_adv_tx_reap()
@@ -314,12 +320,23 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 		u32 olinfo = len << IXM_ADV_TXD_PAYLEN_SHIFT;
 		unsigned int ctx = 0;
 		bool load_ctx = false;
+		u16 kind = 0;
 
 		if (mb->flags & IXM_MBUF_F_TX_CSUM) {
-			ctx = (mb->flags & IXM_MBUF_F_TX_UDP_CSUM) ? 1 : 0;
-			olinfo |= ctx << IXM_ADV_TXD_IDX_SHIFT | IXM_ADV_TXD_POPTS_IXSM |
-				  IXM_ADV_TXD_POPTS_TXSM | q->olinfo_ctx;
-			load_ctx = unlikely(!(q->ctx_loaded & (1u << ctx)));
+			kind = mb->flags & IXM_ADV_CTX_KIND;
+			if (likely(kind == q->ctx_kind[0])) {
+				ctx = 0;
+			} else if (kind == q->ctx_kind[1]) {
+				ctx = 1;
+			} else {
+				ctx = q->ctx_next;
+				load_ctx = true;
+			}
+			olinfo |= ctx << IXM_ADV_TXD_IDX_SHIFT | IXM_ADV_TXD_POPTS_TXSM |
+				  q->olinfo_ctx;
+			/* no header checksum in IPv6: IXSM clear with TUCMD.IPV4 */
+			if (!(kind & IXM_MBUF_F_TX_IPV6))
+				olinfo |= IXM_ADV_TXD_POPTS_IXSM;
 		}
 		if (unlikely(1 + mb->nfrags + load_ctx > room)) {
 			q->full += n - k;
@@ -327,9 +344,10 @@ unsigned int ixm_adv_tx_burst(struct ixm_txq *q, struct ixm_mbuf **m,
 		}
 		room -= 1 + mb->nfrags + load_ctx;
 		first = i;
-		if (load_ctx) {
-			ixm_adv_tx_ctx(&q->desc[i], ctx);
-			q->ctx_loaded |= 1u << ctx;
+		if (unlikely(load_ctx)) {
+			ixm_adv_tx_ctx(&q->desc[i], ctx, kind);
+			q->ctx_kind[ctx] = kind;
+			q->ctx_next = !ctx;
 			i = (i + 1) & mask;
 		}
 		if (mb->flags & IXM_MBUF_F_TX_CSUM)
@@ -413,7 +431,7 @@ void ixm_adv_txq_release(struct ixm_txq *q)
 	}
 	q->next_to_clean = 0;
 	q->next_to_use = 0;
-	q->ctx_loaded = 0;
+	ixm_adv_txq_ctx_reset(q);
 }
 
 /* struct ixm_queue_ops over the rings above (base/queue.h) */

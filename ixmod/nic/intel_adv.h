@@ -112,8 +112,15 @@ union ixm_adv_tx_desc {
  * queue's two context slots, which data descriptors then name in their
  * olinfo (82576 §7.2.2.3, 82599 §7.2.3.2; the same bits as Linux's igb
  * and ixgbe and QEMU's igb model use).  A slot keeps its context until
- * written again, so a queue writes each one once (DPDK's igb and ixgbe
- * drivers cache them the same way).
+ * written again, and the device reads the ring in order, so a queue
+ * writes one only when a frame needs a kind of context neither slot
+ * holds (DPDK's igb and ixgbe drivers cache them the same way).
+ *
+ * MACLEN + IPLEN is where the TCP/UDP checksum starts, and it runs to the
+ * end of the frame; IXSM asks for the IPv4 header checksum over IPLEN
+ * bytes from MACLEN.  TUCMD.IPV4 clear says IPv6, for which IXSM must be
+ * clear: IPv6 has no header checksum (82576 §7.2.2.3 and 82599
+ * §7.2.3.2.3 context descriptor tables, POPTS in the data descriptor's).
  */
 struct ixm_adv_tx_ctx_desc {
 	__le32	vlan_macip_lens;
@@ -124,7 +131,7 @@ struct ixm_adv_tx_ctx_desc {
 
 #define IXM_ADV_TXD_DTYP_CTXT	0x00200000	/* advanced context descriptor */
 #define IXM_ADV_TXD_MACLEN_SHIFT 9
-#define IXM_ADV_TXD_TUCMD_IPV4	0x00000400	/* IPv4 (type_tucmd_mlhl) */
+#define IXM_ADV_TXD_TUCMD_IPV4	0x00000400	/* IPv4 (type_tucmd_mlhl); clear: IPv6 */
 #define IXM_ADV_TXD_TUCMD_L4T_UDP 0x00000000	/* UDP */
 #define IXM_ADV_TXD_TUCMD_L4T_TCP 0x00000800	/* TCP */
 
@@ -204,8 +211,10 @@ struct ixm_tx_slot {
  * @bytes: their bytes
  * @full: frames refused because the ring was full
  * @csum_hw: frames whose checksums the NIC inserted
- * @ctx_loaded: bit i set when context slot i holds IXM_ADV_TX_CTX(i)
- *	(written once after each start; see ixm_adv_tx_burst())
+ * @ctx_kind: what each context slot holds: the IXM_ADV_CTX_KIND bits of
+ *	the frame it was loaded for (protocol, family), 0 when not loaded
+ *	since the queue started (see ixm_adv_tx_burst())
+ * @ctx_next: the slot the next context descriptor loads
  */
 struct ixm_txq {
 	struct ixm_nic		*nic;
@@ -222,8 +231,20 @@ struct ixm_txq {
 	u64			bytes;
 	u64			full;
 	u64			csum_hw;
-	u8			ctx_loaded;
+	u16			ctx_kind[2];
+	u8			ctx_next;
 };
+
+/* The mbuf flags that choose a checksum context: protocol and family. */
+#define IXM_ADV_CTX_KIND	(IXM_MBUF_F_TX_CSUM | IXM_MBUF_F_TX_IPV6)
+
+/* A started or stopped queue's context slots hold nothing the driver knows. */
+static inline void ixm_adv_txq_ctx_reset(struct ixm_txq *q)
+{
+	q->ctx_kind[0] = 0;
+	q->ctx_kind[1] = 0;
+	q->ctx_next = 0;
+}
 
 /**
  * struct ixm_adv_chip_ops - what differs between the 82576 and the 82599

@@ -346,7 +346,7 @@ static int ixgbe_txq_start(struct ixm_nic *nic, struct ixm_txq *q)
 	memset(q->desc, 0, q->count * sizeof(*q->desc));
 	q->next_to_use = 0;
 	q->next_to_clean = 0;
-	q->ctx_loaded = 0;	/* a reset or a new queue forgets its contexts */
+	ixm_adv_txq_ctx_reset(q);	/* a reset or a new queue forgets its contexts */
 	wr32(nic, IXGBE_TXDCTL(n), 0);
 	if (ixgbe_wait_reg(nic, IXGBE_TXDCTL(n), IXGBE_TXDCTL_ENABLE, 0, 10))
 		goto err_timeout;

@@ -29,7 +29,8 @@
  * NEEDS_CSUM completes a sum from csum_start to the end and stores it at
  * csum_start + csum_offset (§5.1.6.2).  This driver computes the IPv4
  * header's itself, 20 bytes already in the CPU's cache, rather than
- * teaching the protocols a second kind of offload.  On receive,
+ * teaching the protocols a second kind of offload; over IPv6 (no header
+ * checksum) csum_start is the end of the fixed 40-byte header.  On receive,
  * DATA_VALID (the device checked the TCP/UDP checksum) and NEEDS_CSUM (a
  * local sender left it to be completed: the data is good) both become
  * IXM_MBUF_F_L4_CSUM_OK; virtio says nothing about the IPv4 header's,
@@ -51,6 +52,7 @@
 #define IXM_VNET_REFILL_BATCH	32
 #define IXM_VNET_ETH_HLEN	14
 #define IXM_VNET_IP_HLEN_MIN	20
+#define IXM_VNET_IP6_HLEN	40	/* RFC 8200 §3: the fixed header */
 #define IXM_VNET_TCP_CSUM_OFF	16	/* RFC 9293 §3.1: checksum at byte 16 */
 #define IXM_VNET_UDP_CSUM_OFF	6	/* RFC 768: checksum at byte 6 */
 
@@ -226,11 +228,14 @@ void ixm_vnet_q_rx_refill(struct ixm_queue *q)
  * Fill the header of a frame to send.  A frame flagged for checksums is
  * Ethernet + IPv4 + TCP or UDP, its IPv4 checksum 0 and its TCP/UDP
  * checksum field holding the pseudo-header's sum (mbuf.h): the IPv4 one
- * is computed here, the other left to the device (NEEDS_CSUM).
+ * is computed here, the other left to the device (NEEDS_CSUM).  Flagged
+ * IXM_MBUF_F_TX_IPV6, the network header is IPv6's fixed 40 bytes, which
+ * have no checksum: only the TCP/UDP one, from right after them.
  */
 static void ixm_vnet_tx_hdr(struct ixm_vnet_queue *vnq, struct ixm_vnet_hdr *h,
 			    struct ixm_mbuf *mb)
 {
+	bool v6 = mb->flags & IXM_MBUF_F_TX_IPV6;
 	unsigned int ihl;
 	__sum16 *check;
 	u8 *ip;
@@ -240,16 +245,18 @@ static void ixm_vnet_tx_hdr(struct ixm_vnet_queue *vnq, struct ixm_vnet_hdr *h,
 	if (!(mb->flags & IXM_MBUF_F_TX_CSUM))
 		return;
 	ip = mb->data + IXM_VNET_ETH_HLEN;
-	ihl = (ip[0] & 0xf) * 4;
+	ihl = v6 ? IXM_VNET_IP6_HLEN : (ip[0] & 0xf) * 4;
 	if (unlikely(!vnq->csum || mb->len < IXM_VNET_ETH_HLEN + ihl ||
 		     ihl < IXM_VNET_IP_HLEN_MIN)) {
 		WARN_ONCE(1, "ixmod: virtio-net: checksum asked of a queue that cannot\n");
 		vnq->tx_errors++;
 		return;
 	}
-	check = (__sum16 *)(ip + 10);
-	*check = 0;
-	*check = ixm_csum(ip, ihl);
+	if (!v6) {
+		check = (__sum16 *)(ip + 10);
+		*check = 0;
+		*check = ixm_csum(ip, ihl);
+	}
 	h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 	h->csum_start = cpu_to_le16(IXM_VNET_ETH_HLEN + ihl);
 	h->csum_offset = cpu_to_le16((mb->flags & IXM_MBUF_F_TX_UDP_CSUM) ?

@@ -88,6 +88,8 @@ static unsigned int tn_q_tx_burst(struct ixm_queue *q, struct ixm_mbuf **m,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
+		if (m[i]->flags & IXM_MBUF_F_TX_CSUM)
+			h->tx_csum_hw++;
 		if (h->link)
 			tn_wire_tx(h->link, h->end, m[i]);
 		h->sent[h->nsent++] = m[i];
@@ -215,6 +217,7 @@ void tn_host_reset(struct tn_host *h)
 	unsigned int i;
 
 	memset(&h->stats, 0, sizeof(h->stats));
+	h->tx_csum_hw = 0;
 	ixm_mbuf_pool_init(&h->pool, h->mbufs, h->free, h->nbufs);
 	h->pool.rx_base = 0;	/* slice 0 of every context's receive region */
 	if (h->port.arp)
@@ -963,7 +966,8 @@ static void tn_corrupt(struct tn_link *l, u8 *f, size_t len)
  * the segment from its header to the IP total length, summing the
  * checksum field as the protocols left it (the pseudo-header's sum).  A
  * frame that breaks that contract goes out with wrong checksums, and the
- * peer drops it.
+ * peer drops it.  IXM_MBUF_F_TX_IPV6: the segment after a 40-byte IPv6
+ * header, to its payload length; no header checksum.
  */
 static void tn_nic_tx_csum(u8 *f, size_t len, u16 flags)
 {
@@ -972,9 +976,17 @@ static void tn_nic_tx_csum(u8 *f, size_t len, u16 flags)
 
 	if (!(flags & IXM_MBUF_F_TX_CSUM))
 		return;
-	if (len < l4 + 8 || f[14] != 0x45 || tot < 28 || 14 + tot > len)
+	if (flags & IXM_MBUF_F_TX_IPV6) {
+		l4 = 14 + 40;
+		tot = len >= l4 ? 40 + get16(f + 18) : 0;
+		if (len < l4 + 8 || get16(f + 12) != 0x86dd || f[14] >> 4 != 6 ||
+		    f[20] != ((flags & IXM_MBUF_F_TX_TCP_CSUM) ? 6 : 17) || 14 + tot > len)
+			die("IPv6 checksum offload asked of a frame not TCP/UDP after 40 bytes");
+	} else if (len < l4 + 8 || f[14] != 0x45 || tot < 28 || 14 + tot > len) {
 		die("checksum offload asked for a frame that is not IPv4 without options");
-	put16(f + 24, ref_csum(f + 14, 20));
+	} else {
+		put16(f + 24, ref_csum(f + 14, 20));
+	}
 	ck = ref_csum(f + l4, 14 + tot - l4);
 	if ((flags & IXM_MBUF_F_TX_UDP_CSUM) && !ck)
 		ck = 0xffff;

@@ -105,6 +105,8 @@ struct tn_host_cfg {
  * @napps: how many
  * @offload: its NIC inserts and checks checksums as igb's does
  *	(tn_host_offload())
+ * @tx_csum_hw: frames its queue took with their checksums left to that
+ *	NIC (IXM_MBUF_F_TX_CSUM), as a driver's tx_csum_hw counts them
  * @nic: a device model under port.queue (tn_host_nic()), or NULL
  * @nic_dev: that model's device
  */
@@ -133,6 +135,7 @@ struct tn_host {
 	struct tn_app		*apps[TN_APPS_MAX];
 	unsigned int		napps;
 	bool			offload;
+	u64			tx_csum_hw;
 	const struct tn_nic	*nic;
 	void			*nic_dev;
 };

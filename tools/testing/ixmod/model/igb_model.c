@@ -209,6 +209,10 @@ void ixm_host_wr32(void *base, uint32_t off, uint32_t v)
 	}
 	if (is_queue_reg(off, Q_DCTL, &tx, &q) && igbm.enable_stuck)
 		v &= ~DCTL_ENABLE;
+	/* a TX queue enabled anew holds no context (§7.2.2.3) */
+	if (is_queue_reg(off, Q_DCTL, &tx, &q) && tx && (v & DCTL_ENABLE) &&
+	    !(*reg(off) & DCTL_ENABLE))
+		memset(igbm.ctx[q], 0, sizeof(igbm.ctx[q]));
 	if (is_queue_reg(off, Q_TAIL, &tx, &q)) {
 		uint32_t b = tx ? tq_base(q) : rq_base(q);
 
@@ -292,12 +296,105 @@ int igbm_rx(unsigned int q, const void *frame, unsigned int len, uint32_t status
 	return need;
 }
 
+/* the checksum offload bits of §7.2.2.3's advanced TX descriptors */
+#define TXD_DEXT	(1u << 29)
+#define TXD_DTYP(cmd)	(((cmd) >> 20) & 0xf)	/* 0010b context, 0011b data */
+#define TXD_EOP		(1u << 24)
+#define TXD_IDX(w)	(((w) >> 4) & 7)	/* context slot: olinfo, mss_l4len_idx */
+#define TXD_IXSM	(1u << 8)		/* olinfo POPTS */
+#define TXD_TXSM	(1u << 9)
+#define TUCMD_IPV4	(1u << 10)		/* type_tucmd_mlhl: clear = IPv6 */
+#define TUCMD_L4T(w)	(((w) >> 11) & 3)	/* 00 UDP, 01 TCP, 10 SCTP */
+
+static void bad_ctx(unsigned int q, const char *what)
+{
+	igbm.tx_ctx_bad++;
+	igbm.last_ctx_bad = what;
+	(void)q;
+}
+
+/* one's complement sum of @len bytes, big-endian words (RFC 1071) */
+static uint32_t sum16(uint32_t s, const uint8_t *p, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		s += (uint32_t)p[len - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+static void be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+/*
+ * §7.2.4 (transmit checksum offload) with the context the data
+ * descriptor names (§7.2.2.3): the IPv4 header checksum (IXSM) over IPLEN
+ * bytes from MACLEN, only in an IPv4 context (TUCMD.IPV4; IPv6 has none,
+ * and IXSM must then be clear); the TCP/UDP checksum (TXSM) from
+ * MACLEN + IPLEN to the end of the frame, the field summed as the driver
+ * left it (the pseudo-header's sum), stored at +16 (TCP) or +6 (UDP).
+ * The device does not parse the frame: a context of the wrong family
+ * sums the wrong bytes.  False: a rule broken, the frame not sent.
+ */
+static bool tx_offload(uint8_t *f, unsigned int flen, uint32_t popts, unsigned int q)
+{
+	const struct igbm_txctx *c = &igbm.ctx[q][TXD_IDX(popts) & 1];
+	unsigned int l4, at;
+	uint16_t ck;
+
+	if (!(popts & (TXD_IXSM | TXD_TXSM)))
+		return true;
+	if (TXD_IDX(popts) > 1 || !c->valid) {
+		bad_ctx(q, "checksum asked of a context never loaded");
+		return false;
+	}
+	if (c->maclen + c->iplen + 8u > flen || c->iplen < 20) {
+		bad_ctx(q, "context does not fit the frame");
+		return false;
+	}
+	if (popts & TXD_IXSM) {
+		uint8_t *ip = f + c->maclen;
+
+		if (!(c->tucmd & TUCMD_IPV4)) {
+			bad_ctx(q, "IXSM in an IPv6 context");
+			return false;
+		}
+		be16(ip + 10, 0);
+		be16(ip + 10, ~sum16(0, ip, c->iplen));
+	}
+	if (popts & TXD_TXSM) {
+		l4 = c->maclen + c->iplen;
+		if (TUCMD_L4T(c->tucmd) > 1) {
+			bad_ctx(q, "L4T not TCP or UDP");
+			return false;
+		}
+		at = TUCMD_L4T(c->tucmd) ? 16 : 6;
+		if (l4 + at + 2 > flen) {
+			bad_ctx(q, "L4 header past the frame");
+			return false;
+		}
+		ck = ~sum16(0, f + l4, flen - l4);
+		if (!ck && at == 6)
+			ck = 0xffff;		/* UDP: 0 would mean "none" */
+		be16(f + l4 + at, ck);
+	}
+	return true;
+}
+
 unsigned int igbm_tx(unsigned int q, igbm_sent_fn sent, void *arg)
 {
 	uint32_t b = tq_base(q);
 	uint32_t n = *reg(b + Q_LEN) / 16, head = *reg(b + Q_HEAD), tail = *reg(b + Q_TAIL);
 	static uint8_t frame[16384];
 	unsigned int flen = 0, frames = 0;
+	uint32_t popts = 0;
 
 	if (!(*reg(M_TCTL) & 2) || !(*reg(b + Q_DCTL) & DCTL_ENABLE) || !n)
 		return 0;
@@ -306,16 +403,32 @@ unsigned int igbm_tx(unsigned int q, igbm_sent_fn sent, void *arg)
 		uint32_t cmd = get32(d + 8);
 		unsigned int len = cmd & 0xffff;
 
-		/* §7.2.2.3: advanced data descriptor = DEXT and DTYP 0011b.
-		 * Legacy ones are skipped (QEMU's model ignores them too).
+		/* §7.2.2.3: advanced data descriptor = DEXT and DTYP 0011b,
+		 * context descriptor DTYP 0010b.  Legacy ones are skipped
+		 * (QEMU's model ignores them too).
 		 */
-		if ((cmd & (1u << 29)) && ((cmd >> 20) & 0xf) == 3) {
+		if ((cmd & TXD_DEXT) && TXD_DTYP(cmd) == 2) {
+			uint32_t lens = get32(d), idx = TXD_IDX(get32(d + 12));
+			struct igbm_txctx *c = &igbm.ctx[q][idx & 1];
+
+			if (flen || idx > 1)
+				bad_ctx(q, "context inside a frame, or IDX past 1");
+			c->valid = true;
+			c->iplen = lens & 0x1ff;
+			c->maclen = (lens >> 9) & 0x7f;
+			c->tucmd = cmd;
+			igbm.tx_ctx_descs++;
+		} else if ((cmd & TXD_DEXT) && TXD_DTYP(cmd) == 3) {
+			if (!flen)
+				popts = get32(d + 12);	/* the frame's first */
 			if (flen + len <= sizeof(frame))
 				memcpy(frame + flen, (uint8_t *)(uintptr_t)get64(d), len);
 			flen += len;
-			if (cmd & (1u << 24)) {		/* EOP */
-				sent(frame, flen, arg);
-				frames++;
+			if (cmd & TXD_EOP) {
+				if (flen <= sizeof(frame) && tx_offload(frame, flen, popts, q)) {
+					sent(frame, flen, arg);
+					frames++;
+				}
 				flen = 0;
 			}
 		}

@@ -18,6 +18,14 @@
 
 #define IGBM_REGS_SIZE	0x20000
 
+#define IGBM_MAX_TXQ	16
+
+struct igbm_txctx {		/* §7.2.2.3 advanced context descriptor */
+	bool		valid;
+	uint16_t	maclen, iplen;
+	uint32_t	tucmd;
+};
+
 struct igbm {
 	uint32_t	regs[IGBM_REGS_SIZE / 4];
 	uint16_t	phy[32];
@@ -26,6 +34,7 @@ struct igbm {
 	uint64_t	link_at_us;	/* STATUS.LU from this time; 0: never */
 	uint32_t	eims;		/* interrupt mask (EIMS/EIMC) */
 	uint8_t		mac[6];		/* what the NVM holds */
+	struct igbm_txctx ctx[IGBM_MAX_TXQ][2];	/* 2 context slots a TX queue */
 	/* failure injection */
 	bool		rst_stuck;	/* CTRL.RST never clears */
 	bool		enable_stuck;	/* RXDCTL/TXDCTL.ENABLE never latches */
@@ -33,6 +42,9 @@ struct igbm {
 	unsigned int	tail_writes;	/* RDT/TDT writes to enabled queues */
 	bool		tail_before_enable; /* descriptors given to a disabled queue */
 	unsigned int	rx_missed;	/* frames with no descriptor */
+	unsigned int	tx_ctx_descs;	/* context descriptors read */
+	unsigned int	tx_ctx_bad;	/* checksum offload rules broken (frame not sent) */
+	const char	*last_ctx_bad;	/* the last one */
 };
 
 extern struct igbm igbm;
@@ -71,7 +83,13 @@ int igbm_rss_queue(const void *frame, unsigned int len, uint16_t *type, uint32_t
  */
 int igbm_rx_rss(const void *frame, unsigned int len, uint32_t status);
 
-/* Transmit what queue @q holds (head to tail), calling @sent per frame. */
+/*
+ * Transmit what queue @q holds (head to tail), calling @sent per frame.
+ * Context descriptors load the queue's two slots; a frame whose data
+ * descriptor asks for checksums (IXSM/TXSM) gets them from the slot it
+ * names, computed as §7.2.4 says (see tx_offload() there), or is not
+ * sent when that breaks a rule (counted in tx_ctx_bad).
+ */
 typedef void (*igbm_sent_fn)(const uint8_t *frame, unsigned int len, void *arg);
 unsigned int igbm_tx(unsigned int q, igbm_sent_fn sent, void *arg);
 

@@ -1052,7 +1052,13 @@ void ixgbem_rx_bad_crc(const void *frame, unsigned int len)
 		(*reg(M_CRCERRS))++;
 }
 
-/* §7.2.4: the offloads a data descriptor's POPTS ask for */
+/*
+ * §7.2.4: the offloads a data descriptor's POPTS ask for, with the context
+ * it names (§7.2.3.2.3): IXSM only in an IPv4 context (TUCMD.IPV4 set;
+ * IPv6 has no header checksum and IXSM must be clear), TXSM from
+ * MACLEN + IPLEN to the end of the frame.  The device does not parse the
+ * frame: a context of the other family sums and stores at the wrong bytes.
+ */
 static bool tx_offload(uint8_t *f, unsigned int flen, uint32_t popts,
 		       const struct ixgbem_txctx *c, unsigned int q)
 {
@@ -1160,6 +1166,7 @@ unsigned int ixgbem_tx(unsigned int q, ixgbem_sent_fn sent, void *arg)
 				c->iplen = lens & 0x1ff;
 				c->maclen = (lens >> 9) & 0x7f;
 				c->tucmd = cmd;
+				ixgbem.tx_ctx_descs++;
 			} else {
 				unsigned int len = cmd & 0xffff;
 

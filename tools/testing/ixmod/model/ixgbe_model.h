@@ -96,6 +96,7 @@ struct ixgbem_dev {
 	uint32_t	eicr_other;
 	uint64_t	gorc, gotc, gorch_latch, gotch_latch;
 	/* observations */
+	unsigned int	tx_ctx_descs;	/* context descriptors read, all queues */
 	unsigned int	viol[IXGBEM_V_NR];
 	const char	*last_violation;
 	unsigned int	tail_writes;	/* RDT/TDT writes to enabled queues */

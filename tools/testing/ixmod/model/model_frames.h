@@ -10,6 +10,9 @@
 #ifndef _IXM_TEST_MODEL_FRAMES_H
 #define _IXM_TEST_MODEL_FRAMES_H
 
+#include "mbuf.h"
+#include "ref.h"
+
 static inline u16 csum(const u8 *p, unsigned int len, u32 s)
 {
 	unsigned int i;
@@ -119,6 +122,76 @@ static inline unsigned int mkframe6(u8 *f, u8 proto, const u8 *sa, const u8 *da,
 	s = (u16)~csum(l4, hl + plen, s);
 	be16put(l4 + (proto == 6 ? 16 : 6), s ? s : 0xffff);
 	return 14 + 40 + xl + hl + plen;
+}
+
+/*
+ * Frames for the checksum offload tests: @kind bit 0 UDP (else TCP), bit
+ * 1 IPv6 (else IPv4), @plen payload bytes from port @sp.  @want gets the
+ * frame as it must leave the NIC (checksums right); @f the same as
+ * ixmod's protocols hand it to the driver (base/mbuf.h): the IPv4 header
+ * checksum 0, the TCP/UDP field holding the pseudo-header's sum.  Return:
+ * the frame's length; *@flags the IXM_MBUF_F_TX_* bits to set.
+ */
+#define OFF_UDP		1u
+#define OFF_V6		2u
+
+static inline unsigned int mkframe_offload(u8 *f, u8 *want, u16 *flags, unsigned int kind,
+					   u16 sp, unsigned int plen)
+{
+	static const u8 sa6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	static const u8 da6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+	u8 proto = (kind & OFF_UDP) ? 17 : 6;
+	unsigned int len, l4;
+	u32 s;
+
+	if (kind & OFF_V6) {
+		len = mkframe6(want, proto, sa6, da6, sp, 80, plen, 0xff);
+		l4 = 14 + 40;
+		s = csum(want + 22, 32, 0) + (len - l4) + proto;	/* RFC 8200 §8.1 */
+	} else {
+		len = mkframe(want, proto, 0xc6120001, 0xc6120002, sp, 80, plen, true);
+		l4 = 14 + 20;
+		s = pseudo(want + 14);
+	}
+	memcpy(f, want, len);
+	if (!(kind & OFF_V6))
+		be16put(f + 14 + 10, 0);
+	be16put(f + l4 + (proto == 6 ? 16 : 6), csum(NULL, 0, s));
+	*flags = (proto == 6 ? IXM_MBUF_F_TX_TCP_CSUM : IXM_MBUF_F_TX_UDP_CSUM) |
+		 ((kind & OFF_V6) ? IXM_MBUF_F_TX_IPV6 : 0);
+	return len;
+}
+
+/*
+ * A frame off the wire is @want, byte for byte, and its checksums verify
+ * by ref.h's sum (neither the driver's, the model's nor the builder's):
+ * the IPv4 header's, and TCP/UDP's over RFC 793's or RFC 8200 §8.1's
+ * pseudo-header laid out in memory.
+ */
+static inline bool offload_frame_ok(const u8 *got, unsigned int glen, const u8 *want,
+				    unsigned int wlen)
+{
+	static u8 buf[40 + 2048];
+	bool v6 = glen > 14 && got[12] == 0x86 && got[13] == 0xdd;
+	unsigned int l4 = v6 ? 54 : 34, n, ph = v6 ? 40 : 12;
+
+	if (glen != wlen || memcmp(got, want, wlen) || glen < l4 + 8 || glen - l4 > 2048)
+		return false;
+	if (!v6 && ref_csum(got + 14, 20))
+		return false;
+	n = glen - l4;
+	memset(buf, 0, ph);
+	if (v6) {
+		memcpy(buf, got + 22, 32);
+		be32put(buf + 32, n);
+		buf[39] = got[20];
+	} else {
+		memcpy(buf, got + 26, 8);
+		buf[9] = got[23];
+		be16put(buf + 10, n);
+	}
+	memcpy(buf + ph, got + l4, n);
+	return !ref_csum(buf, ph + n);
 }
 
 #endif /* _IXM_TEST_MODEL_FRAMES_H */

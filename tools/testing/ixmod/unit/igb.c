@@ -682,4 +682,123 @@ TEST(igb_rss_ipv6)
 	rig_free(&r);
 }
 
+/*
+ * IPv4 and IPv6, TCP and UDP, interleaved in one burst on one queue: the
+ * first eight frames each want a kind of context neither slot holds (v4
+ * TCP, v6 TCP, v6 UDP, v4 UDP, ...), so a context descriptor precedes
+ * each; then TCP over both families alternates, which two loads settle.
+ * The model sums as the 82576 does from the context the data descriptor
+ * names (§7.2.2.3, §7.2.4): one of the wrong family (a slot not reloaded)
+ * sums and stores at the wrong offsets.  Each frame must leave byte for
+ * byte as it should, its checksums verifying by ref.h, and each context
+ * descriptor carry the table's bits: IPLEN 20 or 40, TUCMD.IPV4 only for
+ * IPv4, L4T; the data descriptor IXSM only over IPv4.
+ */
+static const unsigned int csum6_kinds[] = {
+	0, OFF_V6, OFF_V6 | OFF_UDP, OFF_UDP, 0, OFF_V6 | OFF_UDP, OFF_V6, OFF_UDP,
+	0, OFF_V6, 0, OFF_V6, 0, OFF_V6,
+};
+#define CSUM6_CTX	10	/* context descriptors the sequence needs */
+
+struct csum6_sink {
+	unsigned int	n;
+	unsigned int	len[16];
+	u8		f[16][1600];
+};
+
+static void csum6_sink_fn(const u8 *f, unsigned int len, void *arg)
+{
+	struct csum6_sink *s = arg;
+
+	if (s->n < 16) {
+		s->len[s->n] = len;
+		memcpy(s->f[s->n], f, len < 1600 ? len : 1600);
+	}
+	s->n++;
+}
+
+TEST(igb_tx_csum6)
+{
+	const unsigned int n = ARRAY_SIZE(csum6_kinds);
+	static u8 want[ARRAY_SIZE(csum6_kinds)][1600];
+	unsigned int wlen[ARRAY_SIZE(csum6_kinds)];
+	unsigned int k, i = 0, bad = 0, ctx = 0;
+	struct ixm_mbuf *m[ARRAY_SIZE(csum6_kinds)];
+	static struct csum6_sink s;
+	struct rig r;
+
+	rig_init(&r, 5, 32);	/* 31 RX buffers posted, 33 left for TX */
+	ASSERT_TRUE(rig_up(&r));
+	for (k = 0; k < n; k++) {
+		m[k] = ixm_mbuf_alloc(&r.pool);
+		ASSERT_TRUE(m[k] != NULL);
+		m[k]->len = mkframe_offload(m[k]->data, want[k], &m[k]->flags, csum6_kinds[k],
+					    2000 + k, 5 + k * 53);
+		wlen[k] = m[k]->len;
+	}
+	ASSERT_EQ(n, ixm_adv_tx_burst(&r.txq, m, n));
+	for (k = 0; k < n; k++, i++) {
+		u32 cmd = le32_to_cpu(r.txd[i].read.cmd_type_len), ol;
+		unsigned int kind = csum6_kinds[k];
+
+		if ((cmd & 0x00f00000) == 0x00200000) {	/* DTYP 0010b: context */
+			const struct ixm_adv_tx_ctx_desc *c = (const void *)&r.txd[i];
+			u32 lens = le32_to_cpu(c->vlan_macip_lens);
+			u32 tucmd = le32_to_cpu(c->type_tucmd_mlhl);
+
+			if ((lens & 0x1ff) != ((kind & OFF_V6) ? 40u : 20u) ||
+			    ((lens >> 9) & 0x7f) != 14 ||
+			    !!(tucmd & (1u << 10)) == !!(kind & OFF_V6) ||
+			    ((tucmd >> 11) & 3) != ((kind & OFF_UDP) ? 0u : 1u)) {
+				ixm_diag("frame %u: context lens 0x%x tucmd 0x%x", k, lens, tucmd);
+				bad++;
+			}
+			ctx++;
+			i++;
+		}
+		ol = le32_to_cpu(r.txd[i].read.olinfo_status);
+		if (!(ol & 0x200) || !!(ol & 0x100) != !(kind & OFF_V6)) {
+			ixm_diag("frame %u: olinfo 0x%x: TXSM, IXSM over IPv4 only", k, ol);
+			bad++;
+		}
+	}
+	EXPECT_EQ(r.txq.next_to_use, i) TH_LOG("one data descriptor a frame, besides contexts");
+	EXPECT_EQ(n, igbm_tx(5, csum6_sink_fn, &s)) TH_LOG("the model sent every frame");
+	for (k = 0; k < n && k < s.n; k++) {
+		if (!offload_frame_ok(s.f[k], s.len[k], want[k], wlen[k])) {
+			bad++;
+			ixm_diag("frame %u (kind %u): not as it should leave", k, csum6_kinds[k]);
+		}
+	}
+	EXPECT_EQ(0, bad) TH_LOG("checksums right on the wire; contexts as the datasheet says");
+	EXPECT_EQ(CSUM6_CTX, ctx) TH_LOG("a context descriptor for each change, none after");
+	EXPECT_EQ(CSUM6_CTX, igbm.tx_ctx_descs) TH_LOG("the model read as many");
+	EXPECT_EQ(0, igbm.tx_ctx_bad) {
+		TH_LOG("no offload rule broken (last: %s)",
+		       igbm.last_ctx_bad ? igbm.last_ctx_bad : "none");
+	}
+	EXPECT_EQ(n, r.txq.csum_hw) TH_LOG("each counted in tx_csum_hw");
+	EXPECT_EQ(n, ixm_adv_tx_reap(&r.txq) - CSUM6_CTX) TH_LOG("all reaped");
+	/* restarted (nothing left to release), the queue and device forget */
+	ixm_igb_chip_ops.txq_stop(&r.nic, &r.txq);
+	ASSERT_EQ(0, ixm_igb_chip_ops.txq_start(&r.nic, &r.txq));
+	m[0] = ixm_mbuf_alloc(&r.pool);
+	ASSERT_TRUE(m[0] != NULL);
+	m[0]->len = mkframe_offload(m[0]->data, want[0], &m[0]->flags, OFF_V6, 7, 100);
+	wlen[0] = m[0]->len;
+	s.n = 0;
+	ASSERT_EQ(1, ixm_adv_tx_burst(&r.txq, m, 1));
+	EXPECT_EQ(1, igbm_tx(5, csum6_sink_fn, &s));
+	EXPECT_EQ(CSUM6_CTX + 1, igbm.tx_ctx_descs) TH_LOG("restart: the context reloaded");
+	EXPECT_TRUE(s.n == 1 && offload_frame_ok(s.f[0], s.len[0], want[0], wlen[0]));
+	EXPECT_EQ(0, igbm.tx_ctx_bad);
+	ixm_adv_tx_reap(&r.txq);
+	ixm_igb_chip_ops.txq_stop(&r.nic, &r.txq);
+	ixm_igb_chip_ops.rxq_stop(&r.nic, &r.rxq);
+	ixm_adv_txq_release(&r.txq);
+	ixm_adv_rxq_release(&r.rxq);
+	EXPECT_EQ(NBUF, r.pool.nfree);
+	rig_free(&r);
+}
+
 TEST_HARNESS_MAIN

@@ -42,6 +42,12 @@ FIXTURE_VARIANT_ADD(tcp_pair, ixgbe_loss_2pct) {
 		.offload = 2 },
 };
 
+/* TCP over IPv6, the device summing each segment (IPv6 contexts) */
+FIXTURE_VARIANT_ADD(tcp_pair, ixgbe_ipv6_loss_1pct) {
+	.sc = { "two 82599s, IPv6, 1% loss", LOSS(1), .delay = 1, .seed = 24,
+		.max_steps = 300000, .offload = 2, .inet6 = true },
+};
+
 FIXTURE_VARIANT_ADD(tcp_pair, ixgbe_all_combined) {
 	.sc = { "two 82599s, loss, duplication, reordering, corruption", LOSS(2), DUP(2),
 		REORDER(2), CORRUPT(1), .delay = 2, .seed = 23, .max_steps = 600000,
@@ -136,7 +142,9 @@ static void pair_nic_detach(struct __test_metadata *_metadata, struct side *s)
 		       ixgbem.last_violation ? ixgbem.last_violation : "none");
 	}
 	EXPECT_EQ(0, q->rx.errors) TH_LOG("%s: no receive descriptor with an error", who);
-	EXPECT_GT(q->rx.csum_hw, 0) TH_LOG("%s: the device checked receive checksums", who);
+	/* the model checks IPv4's only: over IPv6 the stack sums what it receives */
+	if (!s->inet6)
+		EXPECT_GT(q->rx.csum_hw, 0) TH_LOG("%s: the device checked receive checksums", who);
 	EXPECT_GT(q->tx.csum_hw, 0) TH_LOG("%s: and inserted transmit checksums", who);
 	EXPECT_GT(q->rx.packets, 1000) TH_LOG("%s: the frames came through its rings", who);
 	ixm_ixgbe_chip_ops.rxq_stop(&pn->nic, &q->rx);

@@ -459,6 +459,7 @@ TEST(udp6_send_every_size)
 	unsigned int bad = 0;
 	struct ctx6 c;
 	size_t n;
+	u64 sw;
 	u32 off;
 
 	ctx6_init(&c, true, 16);
@@ -494,11 +495,43 @@ TEST(udp6_send_every_size)
 	EXPECT_TRUE(sent6_is(c.h, peer_mac, our_ll6, peer_ll6, 53, c.a->arena, 64)) {
 		TH_LOG("RFC 6724 rule 2: link-local to link-local");
 	}
-	/* on a NIC with checksum offload: still computed here (udp6.c says why) */
+	/*
+	 * On a NIC with checksum offload: the field holds the pseudo-header's
+	 * sum, the frame is flagged for the NIC (mbuf.h), which completes it
+	 * as below, and nothing is summed in software.
+	 */
 	tn_host_offload(c.h, true);
-	call = call_send6(c.handle, 0, 100, peer_ip6, 53);
-	EXPECT_EQ(100, tn_app_call(c.a, &call, &ev));
-	EXPECT_TRUE(sent6_is(c.h, peer_mac, our_ip6, peer_ip6, 53, c.a->arena, 100));
+	sw = c.h->stats.tx_csum_sw;
+	for (n = 0; n <= PAYLOAD6_MAX; n += 97) {
+		static const u8 zero[8 + PAYLOAD6_MAX];
+		const struct ixm_mbuf *m;
+		u8 seg[8 + PAYLOAD6_MAX];
+		u16 flags = 0;
+
+		call = call_send6(c.handle, 0, (u32)n, peer_ip6, 53);
+		EXPECT_EQ((int)n, tn_app_call(c.a, &call, &ev));
+		ASSERT_EQ(1, c.h->port.ntx);
+		m = c.h->port.tx[0];
+		if (m->len == 14 + 40 + 8 + n) {
+			flags = m->flags;
+			memcpy(seg, m->data + 54, 8 + n);
+		}
+		tn_tx_flush(c.h);
+		EXPECT_EQ(IXM_MBUF_F_TX_UDP_CSUM | IXM_MBUF_F_TX_IPV6, flags) {
+			TH_LOG("%zu bytes: flagged for the NIC, over IPv6", n);
+		}
+		/* the pseudo-header alone: RFC 8200 §8.1's over a zero segment */
+		EXPECT_EQ(ref_l4_csum6(our_ip6, peer_ip6, 17, zero, 8 + n) ^ 0xffff,
+			  get16(seg + 6)) {
+			TH_LOG("%zu bytes: the field holds the pseudo-header's sum", n);
+		}
+		/* the NIC: the complement of the sum over the segment, field included */
+		put16(seg + 6, ref_csum(seg, 8 + n));
+		EXPECT_EQ(0, ref_l4_csum6(our_ip6, peer_ip6, 17, seg, 8 + n)) {
+			TH_LOG("%zu bytes: completed, the datagram's checksum verifies", n);
+		}
+	}
+	EXPECT_EQ(sw, c.h->stats.tx_csum_sw) TH_LOG("offloaded: not counted in tx_csum_sw");
 	EXPECT_EQ(c.h->pool.count, c.h->pool.nfree) TH_LOG("every buffer back");
 	tn_host_free(c.h);
 }

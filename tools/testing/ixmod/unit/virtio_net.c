@@ -526,6 +526,80 @@ TEST_F(vnet, tx_csum_offload)
 }
 
 /*
+ * The same over IPv6 (IXM_MBUF_F_TX_IPV6): NEEDS_CSUM from right after
+ * the fixed 40-byte header (csum_start 54, csum_offset 16 or 6), nothing
+ * written into the IPv6 header (it has no checksum), and the segment's
+ * checksum verifies over RFC 8200 §8.1's pseudo-header.
+ */
+TEST_F(vnet, tx_csum_offload6)
+{
+	static const struct {
+		u8	proto;
+		u16	flag;
+		u16	off;
+	} c[] = { { 6, IXM_MBUF_F_TX_TCP_CSUM, 16 }, { 17, IXM_MBUF_F_TX_UDP_CSUM, 6 } };
+	static const u8 zero[512];
+	struct ixm_vnet_queue *vnq = &self->r.vnq;
+	struct ixm_queue *q = &vnq->q;
+	struct sink s = { 0 };
+	unsigned int i, j, seen;
+	struct ixm_mbuf *m;
+	u8 want[2048];
+	size_t len;
+
+	if (!(variant->features & F_CSUM))
+		SKIP(return, "no VIRTIO_NET_F_CSUM");
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		const unsigned int hl = c[i].proto == 6 ? 20 : 8, n = 333;
+		u8 *p, *l4;
+
+		m = ixm_mbuf_alloc(&self->r.pool);
+		p = put_eth(m->data, peer_mac, our_mac, 0x86dd);
+		p = put_ip6(p, our_ip6, peer_ip6, c[i].proto, hl + n, 64);
+		l4 = p;
+		memset(l4, 0, hl);
+		put16(l4, 1234);
+		put16(l4 + 2, 80);
+		if (c[i].proto == 6)
+			l4[12] = 5 << 4;
+		else
+			put16(l4 + 4, hl + n);
+		for (j = 0; j < n; j++)
+			l4[hl + j] = (u8)(j * 13 + 1);
+		len = 54 + hl + n;
+		/* the frame as it must leave: its checksum right */
+		put16(l4 + c[i].off, ref_l4_csum6(our_ip6, peer_ip6, c[i].proto, l4, hl + n));
+		memcpy(want, m->data, len);
+		/* as the protocols leave it: the pseudo-header's sum (mbuf.h) */
+		put16(l4 + c[i].off, ~ref_l4_csum6(our_ip6, peer_ip6, c[i].proto, zero, hl + n));
+		m->len = (u16)len;
+		m->flags = c[i].flag | IXM_MBUF_F_TX_IPV6;
+		memset(self->r.thdr, 0, TXQ_SIZE * sizeof(*self->r.thdr));
+		ASSERT_EQ(1, q->ops->tx_burst(q, &m, 1));
+		for (j = 0, seen = 0; j < TXQ_SIZE; j++) {
+			const struct ixm_vnet_hdr *h = &self->r.thdr[j];
+
+			if (!(h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
+				continue;
+			seen++;
+			EXPECT_EQ(54, le16_to_cpu(h->csum_start)) TH_LOG("after 40-byte IPv6");
+			EXPECT_EQ(c[i].off, le16_to_cpu(h->csum_offset));
+		}
+		EXPECT_EQ(1, seen) TH_LOG("proto %u: one header asks NEEDS_CSUM", c[i].proto);
+		ASSERT_EQ(1, vnm_tx(self->r.dev, ~0u, sink_keep, &s));
+		ASSERT_EQ(len, s.last_len);
+		EXPECT_EQ(0, memcmp(want, s.last, len)) TH_LOG("proto %u: as it must leave",
+							       c[i].proto);
+		EXPECT_EQ(0, ref_l4_csum6(our_ip6, peer_ip6, c[i].proto, s.last + 54, len - 54));
+		q->ops->tx_reap(q);
+	}
+	EXPECT_EQ(2, vnq->tx_csum_hw);
+	EXPECT_EQ(2, self->r.dev->tx_csum);
+	EXPECT_EQ(0, vnq->tx_errors);
+	EXPECT_EQ(NBUF, self->r.pool.nfree);
+}
+
+/*
  * Zero-copy: a header in the buffer and three fragments read in place
  * from an "arena"; the device sends them as one frame, and the arena's
  * in-flight count drops back only when the frame is reaped.

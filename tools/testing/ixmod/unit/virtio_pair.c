@@ -38,6 +38,12 @@ FIXTURE_VARIANT_ADD(tcp_pair, virtio_loss_2pct) {
 		.max_steps = 300000, .offload = 2 },
 };
 
+/* TCP over IPv6, the device summing each segment (IPv6 contexts) */
+FIXTURE_VARIANT_ADD(tcp_pair, virtio_ipv6_loss_1pct) {
+	.sc = { "two virtio-nets, IPv6, 1% loss", LOSS(1), .delay = 1, .seed = 34,
+		.max_steps = 300000, .offload = 2, .inet6 = true },
+};
+
 FIXTURE_VARIANT_ADD(tcp_pair, virtio_all_combined) {
 	.sc = { "two virtio-nets, loss, duplication, reordering, corruption", LOSS(2), DUP(2),
 		REORDER(2), CORRUPT(1), .delay = 2, .seed = 33, .max_steps = 600000,
@@ -124,7 +130,11 @@ static void pair_nic_detach(struct __test_metadata *_metadata, struct side *s)
 	EXPECT_EQ(0, vnm_violations(pn->dev)) TH_LOG("%s's device: no driver rule broken", who);
 	EXPECT_EQ(0, vnq->rx_errors) TH_LOG("%s: no receive chain dropped", who);
 	EXPECT_EQ(0, vnq->tx_errors) TH_LOG("%s: no checksum asked of a queue without", who);
-	EXPECT_GT(vnq->rx_csum_hw, 0) TH_LOG("%s: the device vouched for receive checksums", who);
+	/* the model vouches for IPv4's only: over IPv6 the stack sums them */
+	if (!s->inet6)
+		EXPECT_GT(vnq->rx_csum_hw, 0) {
+			TH_LOG("%s: the device vouched for receive checksums", who);
+		}
 	EXPECT_GT(vnq->tx_csum_hw, 0) TH_LOG("%s: and completed transmit checksums", who);
 	EXPECT_GT(vnq->rx_packets, 1000) TH_LOG("%s: the frames came through its rings", who);
 	for (i = 0; i < VNM_NQ; i++) {

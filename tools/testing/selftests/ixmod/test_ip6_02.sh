@@ -5,8 +5,8 @@
 # namespace: libixu's udp-echo -6 (contexts with IXMOD_SETUP_INET6)
 # echoes every size from 1 to 1452 bytes byte for byte, and 16 flows,
 # which RSS on the IPv6 4-tuple spreads over both dataplane cores, while
-# IPv4 still echoes; the counters say it went through udp6 with
-# software checksums and dropped nothing; a datagram to an unbound port
+# IPv4 still echoes; the counters say it went through udp6 with the
+# NIC's checksums (tx_csum_hw, not tx_csum_sw) and dropped nothing; a datagram to an unbound port
 # draws a port unreachable the peer sees as ECONNREFUSED; and udp-echo
 # without -6 (an ABI 2 application) never sees an IPv6 peer: its port
 # answers IPv6 as a closed one while it echoes IPv4.  Addresses from
@@ -59,7 +59,7 @@ echo "$DUT6/64" > "$(port_dir)/ipv6"
 check "the port answers ping -6 ($DUT6)" busywait 20000 peer ping -6 -c 1 -W 2 $DUT6
 
 in0=$(port_stat stats/udp6_in); out0=$(port_stat stats/udp6_out)
-sw0=$(port_stat stats/tx_csum_sw)
+sw0=$(port_stat stats/tx_csum_sw); hw0=$(port_stat stats/tx_csum_hw)
 start_echo -p 7 -6
 check "udp-echo -6 attaches (IPv4 and IPv6)" echo_ready
 check "every size from 1 to 1452 bytes over IPv6 echoes byte for byte" \
@@ -75,8 +75,9 @@ check "IPv4 still echoes beside it" peer "$PY" "$CHECK" $DUT_IP 7 --sizes 1400-1
 in1=$(port_stat stats/udp6_in); out1=$(port_stat stats/udp6_out)
 check "udp6_in and udp6_out counted each ($((in1 - in0)) in, $((out1 - out0)) out)" \
 	test $((in1 - in0)) -ge 1772 -a $((out1 - out0)) -ge 1772
-check "software summed the IPv6 checksums (tx_csum_sw +$(($(port_stat stats/tx_csum_sw) - sw0)))" \
-	test $(($(port_stat stats/tx_csum_sw) - sw0)) -ge 1772
+hw=$(($(port_stat stats/tx_csum_hw) - hw0)) sw=$(($(port_stat stats/tx_csum_sw) - sw0))
+check "the NIC inserted the checksums, software none (tx_csum_hw +$hw, tx_csum_sw +$sw)" \
+	test $hw -ge 1772 -a $sw -eq 0
 check "nothing dropped as udp6_short, udp6_len, udp6_nocsum or udp6_csum" \
 	test "$(udp6_drops)" -eq 0
 
