@@ -85,29 +85,32 @@ class SsSampler:
         self.first = None
         self.n = self.with_sack = self.sacked = self.lost = 0
         self.stop = threading.Event()
+        # the first sample before the flow starts (and its clock): the
+        # options were agreed on the handshake, and under emulation with
+        # every flow running one ss can take longer than a fast flow
+        # lasts (a 1 % run's flow to ixmod's sink had no sample at all)
+        self.sample()
         self.t = threading.Thread(target=self.run, daemon=True)
         self.t.start()
 
     def run(self):
-        # the first sample at once: the options were agreed on the
-        # handshake, and under emulation one ss can take seconds, longer
-        # than a fast flow lasts
-        wait = 0
-        while not self.stop.wait(wait):
-            wait = 1.0
-            out = subprocess.run(self.cmd, capture_output=True, text=True,
-                                 check=False).stdout
-            line = " ".join(out.split())
-            if not line:
-                continue
-            self.n += 1
-            self.first = self.first or line
-            if re.search(r"(^|\s)sack(\s|$)", line):
-                self.with_sack += 1
-            for key in ("sacked", "lost"):
-                m = re.search(rf"\b{key}:(\d+)", line)
-                if m:
-                    setattr(self, key, max(getattr(self, key), int(m.group(1))))
+        while not self.stop.wait(1.0):
+            self.sample()
+
+    def sample(self):
+        out = subprocess.run(self.cmd, capture_output=True, text=True,
+                             check=False).stdout
+        line = " ".join(out.split())
+        if not line:
+            return
+        self.n += 1
+        self.first = self.first or line
+        if re.search(r"(^|\s)sack(\s|$)", line):
+            self.with_sack += 1
+        for key in ("sacked", "lost"):
+            m = re.search(rf"\b{key}:(\d+)", line)
+            if m:
+                setattr(self, key, max(getattr(self, key), int(m.group(1))))
 
     def report(self):
         self.stop.set()
