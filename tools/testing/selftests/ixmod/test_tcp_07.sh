@@ -277,7 +277,8 @@ linux_serve() {
 	lin "$PY" "$HELPER" serve --sink $SINK_PORT --echo $ECHO_PORT \
 		--source $((SOURCE_PORT + 1)):"$BYTES1" --source $((SOURCE_PORT + 5)):"$BYTES5" \
 		--ready "$ready" --seconds 900 > "$TMP/lin.log" 2>&1 &
-	busywait 20000 test -e "$ready" || { cat "$TMP/lin.log"; return 1; }
+	# Python's start with netem and the echo server up: over 20 s once
+	busywait 60000 test -e "$ready" || { echo "# Linux's servers not ready in 60 s"; cat "$TMP/lin.log"; return 1; }
 }
 
 # ---- 1. tail loss ----
@@ -321,8 +322,14 @@ missing=""
 for c in $SACK_COUNTERS; do has_counter "$c" || missing+=" tcp_$c"; done
 [ -n "$missing" ] && echo "# missing counters:$missing"
 
+paths_setup() {	# which step failed, said
+	local f
+	for f in linux_path impair_setup linux_serve; do
+		$f || { echo "# $f failed"; return 1; }
+	done
+}
 check "netem on both paths' egress and ingress (ifb); Linux-to-Linux over a veth from $LIN_NS" \
-	eval 'linux_path && impair_setup && linux_serve'
+	paths_setup
 rtt=$(rtt_ms $DUT_IP)
 echo "# RTT to ixmod ${rtt:-?} ms, to Linux $(rtt_ms $LIN_IP) ms" \
 	"(netem ${TAIL_DELAY_MS} ms each way);" \
