@@ -453,7 +453,8 @@ static void ptb_run(struct __test_metadata *_metadata, bool sack)
 	while ((p.rcvd < 60000 || c->snd_una != c->snd_max) && p.l->step < 20000)
 		step(&p);
 	EXPECT_EQ(60000, p.rcvd) {
-		TH_LOG("every byte arrived: una %u nxt %u max %u end %u wnd %u cwnd %u lost %u segs %u flags %#x",
+		TH_LOG(
+		       "every byte arrived: una %u nxt %u max %u end %u wnd %u cwnd %u lost %u segs %u flags %#x",
 		       c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
 		       c->snd_end - c->iss, c->snd_wnd, c->cwnd, c->lost_bytes, c->seg_count,
 		       c->flags);

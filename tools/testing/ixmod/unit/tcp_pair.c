@@ -686,7 +686,8 @@ static bool bottleneck(struct __test_metadata *_metadata, const struct scenario 
 static bool mtu6_check(struct __test_metadata *_metadata, const struct scenario *sc,
 		       const struct tn_link *l, u64 ptb, u64 ignored, u64 retrans, u64 cong)
 {
-	ixm_diag("%s: %llu packets too big, %llu PTBs; tcp_icmp_ptb %llu, ignored %llu, retrans %llu, timeouts and fast retransmits %llu",
+	ixm_diag(
+		"%s: %llu packets too big, %llu PTBs; tcp_icmp_ptb %llu, ignored %llu, retrans %llu, timeouts and fast retransmits %llu",
 		 sc->name, l->stats.too_big, l->stats.ptb_sent, ptb, ignored, retrans, cong);
 	EXPECT_EQ(2 * NCONN, ptb) TH_LOG("%s: one MSS cut per end", sc->name);
 	EXPECT_EQ(l->stats.ptb_sent, ptb + ignored) TH_LOG("%s: every PTB counted", sc->name);
