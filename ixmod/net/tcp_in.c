@@ -1399,6 +1399,11 @@ static bool ixm_tcp_pmtu_lower(struct ixm_tcp_conn *c, u32 mtu)
  * that a timeout reports it instead of -ETIMEDOUT (ixm_tcp_timeout_err()).
  * A Packet Too Big lowers the path MTU (ixm_tcp_pmtu_lower()).
  *
+ * Only this core's table is searched: RSS gives an ICMPv6 message the
+ * queue of its addresses' hash, the connection has the queue of its
+ * 4-tuple's, and with several cores the two differ for most connections,
+ * whose errors are then ignored here (no core reads another's table).
+ *
  * Context: the port's dataplane core.
  * Return: false if the core has no TCP (the caller counts the message as
  * a type not handled); true when TCP counted it.

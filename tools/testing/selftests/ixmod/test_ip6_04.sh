@@ -13,6 +13,11 @@
 # §4, tcp_icmp_ptb), send what was lost again in segments that fit, and
 # send nothing larger after its first 1280-byte segment: the echo
 # arrives exact (SHA-256).  Addresses from 2001:2::/48 (RFC 5180).
+#
+# One dataplane core: an ICMPv6 error is handled by the core its queue
+# is (RSS hashes it by its addresses alone), and a connection lives on
+# the core of its 4-tuple; with several cores an error about another
+# core's connection is ignored (tcp_icmp_ignored), as the design says.
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
@@ -41,6 +46,12 @@ connect6() {
 
 tcp_test_begin 12
 
+# the port down, its cores down to one (cores change only then), up again
+echo 0 > "$(port_dir)/up"
+echo -2 > $IXMOD_SYSFS/cores || echo "# cores stay $(cat $IXMOD_SYSFS/cores)"
+echo 1 > "$(port_dir)/up"
+busywait 10000 grep -q '^up' "$(port_dir)/link" || echo "# ixmod link stays down"
+echo "# cores $(cat $IXMOD_SYSFS/cores)"
 peer sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
 	"net.ipv6.conf.$PEERIF.disable_ipv6=0" "net.ipv6.conf.$PEERIF.accept_dad=0" \
 	"net.ipv6.conf.$PEERIF.accept_ra=0"
