@@ -28,7 +28,12 @@ DUT6=2001:2::1
 PEER6=2001:2::2
 NFT_TABLE=ixm_icmp6
 LOG=$(mktemp)
-trap 'rm -f "$LOG" "$LOG".*; ip netns exec $PEER_NS nft delete table inet $NFT_TABLE 2>/dev/null' EXIT
+# shellcheck disable=SC2317 # the EXIT trap
+cleanup() {
+	rm -f "$LOG" "$LOG".*
+	ip netns exec "$PEER_NS" nft delete table inet "$NFT_TABLE" 2>/dev/null
+}
+trap cleanup EXIT
 
 # ready6: tcp-echo started, and says it takes IPv6 peers
 # shellcheck disable=SC2317 # called by check
