@@ -248,6 +248,9 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 	IXM_TCP_STAT(ecn_conns),
 	IXM_TCP_STAT(ce_rcvd),
 	IXM_TCP_STAT(ece_cuts),
+	IXM_TCP_STAT(icmp_unreach),
+	IXM_TCP_STAT(icmp_ptb),
+	IXM_TCP_STAT(icmp_ignored),
 };
 static_assert(ARRAY_SIZE(ixm_tcp_stat_descs) == sizeof(struct ixm_tcp_stats) / sizeof(u64),
 	      "a file for every TCP counter");

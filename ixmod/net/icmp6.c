@@ -12,8 +12,11 @@
  * not one node; and at most IXM_ICMP6_ERR_BURST at once, then one per
  * IXM_ICMP6_ERR_NS, per core and port (§2.4 (f)).
  *
- * Other messages are counted and dropped as icmp6_type: echo replies,
- * errors (nothing here sends datagrams they could be about yet), MLD
+ * A Destination Unreachable or Packet Too Big quoting a TCP segment goes
+ * to TCP (ixm_tcp_icmp6_err(): RFC 4443 §2.4 (b), §3.1, §3.2), which
+ * counts it acted on or ignored in its own counters.  Other messages are
+ * counted and dropped as icmp6_type: echo replies, the other errors and
+ * errors about anything but TCP (UDP reports none to its sockets), MLD
  * (ixmod answers no queries: its groups are link-local ones a switch
  * floods anyway), and the router messages: a host with a static address
  * and no default router (ixmod has no gateway) has nothing to learn from
@@ -27,6 +30,7 @@
 #include "ip6.h"
 #include "nd.h"
 #include "net.h"
+#include "tcp.h"
 
 /**
  * ixm_icmp6_csum() - the ICMPv6 checksum of a message
@@ -211,6 +215,31 @@ static void ixm_icmp6_echo_reply(struct ixm_net_port *port, struct ixm_mbuf *m,
 		port->stats->icmp6_echo_replies++;
 }
 
+/*
+ * A Destination Unreachable (RFC 4443 §3.1) or Packet Too Big (§3.2), @len
+ * bytes at @ic: the invoking packet it quotes, when that is a TCP segment
+ * whose first 8 bytes (ports, sequence number) are there, goes to TCP.
+ * ixmod's segments carry no extension header (tcp_out.c builds none, and
+ * RFC 8200 §4 lets no node on the path insert one), so a quote whose
+ * next header is not TCP is not of one: no walk, nothing to bound.
+ * Everything else, and a quote too short, is ICMP6_TYPE as before.
+ * Consumes @m.
+ */
+static void ixm_icmp6_error_input(struct ixm_net_port *port, struct ixm_mbuf *m,
+				  const struct ixm_icmp6hdr *ic, unsigned int len)
+{
+	const struct ixm_ip6hdr *oih = (const struct ixm_ip6hdr *)(ic + 1);
+
+	if (len < IXM_ICMP6_HLEN + IXM_IP6_HLEN + 8 ||
+	    ixm_ntohl(oih->vtc_flow) >> 28 != 6 || oih->nexthdr != IXM_IPPROTO_TCP6 ||
+	    !ixm_tcp_icmp6_err(port, ic->type, ic->code, ixm_ntohl(ic->data), oih,
+			       (const struct ixm_tcphdr *)(oih + 1))) {
+		ixm_net_drop(port, m, IXM_DROP_ICMP6_TYPE);
+		return;
+	}
+	ixm_mbuf_free(m);
+}
+
 /**
  * ixm_icmp6_input() - handle an ICMPv6 message addressed to us
  * @port: the port and core it arrived on
@@ -222,7 +251,8 @@ static void ixm_icmp6_echo_reply(struct ixm_net_port *port, struct ixm_mbuf *m,
  * and the message (ICMP6_CSUM, RFC 4443 §2.3); only a Neighbor
  * Solicitation may come from :: (IP6_SRC, RFC 4861 §7.1.1).  Echo
  * requests (code 0, RFC 4443 §4.1) are answered, Neighbor Solicitations
- * and Advertisements go to nd.c, and the rest is ICMP6_TYPE (the file's
+ * and Advertisements go to nd.c, Destination Unreachables and Packet Too
+ * Bigs about TCP to tcp_in.c, and the rest is ICMP6_TYPE (the file's
  * comment says why).  Consumes @m.
  *
  * Context: the port's dataplane core.
@@ -264,6 +294,10 @@ void ixm_icmp6_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		return;
 	case IXM_ND_NEIGH_ADVERT:
 		ixm_nd_na_input(port, m, ih, thoff);
+		return;
+	case IXM_ICMP6_DEST_UNREACH:
+	case IXM_ICMP6_PKT_TOOBIG:
+		ixm_icmp6_error_input(port, m, ic, len);
 		return;
 	default:
 		ixm_net_drop(port, m, IXM_DROP_ICMP6_TYPE);

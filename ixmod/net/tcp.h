@@ -449,6 +449,13 @@ struct ixm_tcp_ooo_hold {
  * @dctcp_acked: bytes acknowledged in this observation window
  * @dctcp_ce: of those, acknowledged with ECE
  * @dctcp_next: the window ends when SND.UNA passes it (one RTT)
+ * @pmtu: the path MTU a Packet Too Big taught (RFC 8201 §4), IPv6 only;
+ *	0: the port's (IXM_TCP_MTU).  Kept per connection: ixmod is on-link
+ *	only and has no route cache to keep it in
+ * @soft_err: the -errno of the last Destination Unreachable acted on in a
+ *	synchronized state (RFC 1122 §4.2.3.9: reported, never fatal), 0 none
+ * @soft_una: SND.UNA when it came: a timeout reports @soft_err instead of
+ *	-ETIMEDOUT only if nothing was acknowledged since (ixm_tcp_timeout_err())
  * @rcv_posted: first buffer of @rcvq not yet announced in a TCP_RECV
  * @rcv_given: bytes announced and not yet returned
  * @cc: its congestion-control algorithm
@@ -567,6 +574,9 @@ struct ixm_tcp_conn {
 	u32				dctcp_acked;
 	u32				dctcp_ce;
 	u32				dctcp_next;
+	u32				pmtu;
+	s32				soft_err;
+	u32				soft_una;
 
 	struct ixm_tcp_sndpiece		sndq[IXM_TCP_SNDQ];
 	u32				sndq_head;
@@ -659,6 +669,28 @@ static inline struct ixm_tcp_addrs ixm_tcp_conn_addrs(const struct ixm_tcp_conn 
 static inline u32 ixm_tcp_mss_cap(const struct ixm_tcp_conn *c)
 {
 	return (c->flags & IXM_TCPF_INET6) ? IXM_TCP_MSS_MAX6 : IXM_TCP_MSS_MAX;
+}
+
+/*
+ * The largest MSS (data and options, RFC 6691 §2) its path takes: what
+ * the port's MTU allows, or less once a Packet Too Big lowered the path
+ * MTU (@pmtu, over IPv6 only: at least IXM_IP6_MIN_MTU).
+ */
+static inline u32 ixm_tcp_path_mss_cap(const struct ixm_tcp_conn *c)
+{
+	if (likely(!c->pmtu))
+		return ixm_tcp_mss_cap(c);
+	return c->pmtu - IXM_IP6_HLEN - IXM_TCP_HLEN;
+}
+
+/*
+ * The error a connection that timed out reports: -ETIMEDOUT, or the soft
+ * error an ICMPv6 Destination Unreachable left if nothing was acknowledged
+ * since it came (Linux reports its sk_err_soft the same way).
+ */
+static inline int ixm_tcp_timeout_err(const struct ixm_tcp_conn *c)
+{
+	return c->soft_err && c->soft_una == c->snd_una ? c->soft_err : -ETIMEDOUT;
 }
 
 /**
@@ -802,6 +834,14 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @ecn_conns: connections that agreed ECN (RFC 3168 §6.1.1)
  * @ce_rcvd: segments received with CE (congestion experienced)
  * @ece_cuts: cwnd cuts for an ECE (once per window; DCTCP's by alpha)
+ * @icmp_unreach: ICMPv6 Destination Unreachables acted on: a connect
+ *	aborted (SYN-SENT), or a soft error remembered (RFC 1122 §4.2.3.9)
+ * @icmp_ptb: ICMPv6 Packet Too Bigs that lowered a connection's path MTU
+ *	(and its MSS with it, when that was larger; RFC 8201 §4)
+ * @icmp_ignored: ICMPv6 errors quoting TCP that changed nothing: from an
+ *	address not the port's, for no connection (or one in TIME_WAIT or
+ *	closed), a quoted sequence number outside SND.UNA..SND.NXT (RFC 5927
+ *	§4.1), or a Packet Too Big whose MTU is not below the path MTU
  *
  * Each is the file dataplane/cpuN/stats/tcp_NAME (the table in sysfs.c).
  */
@@ -859,6 +899,9 @@ struct ixm_tcp_stats {
 	u64	ecn_conns;
 	u64	ce_rcvd;
 	u64	ece_cuts;
+	u64	icmp_unreach;
+	u64	icmp_ptb;
+	u64	icmp_ignored;
 };
 
 /**
@@ -946,6 +989,8 @@ void ixm_tcp_input(struct ixm_net_port *port, struct ixm_mbuf *m,
 		   struct ixm_iphdr *ih);
 void ixm_tcp_input6(struct ixm_net_port *port, struct ixm_mbuf *m,
 		    struct ixm_ip6hdr *ih, unsigned int thoff);
+bool ixm_tcp_icmp6_err(struct ixm_net_port *port, u8 type, u8 code, u32 info,
+		       const struct ixm_ip6hdr *oih, const struct ixm_tcphdr *oth);
 void ixm_tcp_poll(struct ixm_stack *st);
 int ixm_tcp_listen(struct ixm_tcp_table *t, struct ixm_app *app, __be16 port,
 		   u32 backlog, u64 cookie, u64 *handle);
@@ -1052,6 +1097,7 @@ int ixm_tcp_send_probe(struct ixm_tcp_conn *c);
 int ixm_tcp_send_keepalive(struct ixm_tcp_conn *c);
 void ixm_tcp_retransmit_head(struct ixm_tcp_conn *c);
 void ixm_tcp_rewind(struct ixm_tcp_conn *c);
+void ixm_tcp_mtu_rexmit(struct ixm_tcp_conn *c);
 void ixm_tcp_reply_rst(struct ixm_net_port *port, const void *nh,
 		       const struct ixm_tcphdr *th, u32 seglen);
 int ixm_tcp_send_synack_stateless(struct ixm_net_port *port, const void *nh,
@@ -1123,6 +1169,7 @@ void ixm_tcp_sack_rcv(struct ixm_tcp_conn *c, const struct ixm_tcp_opts *o,
 void ixm_tcp_sack_init(struct ixm_tcp_conn *c);
 void ixm_tcp_sack_all_lost(struct ixm_tcp_conn *c);
 void ixm_tcp_sack_rto_lost(struct ixm_tcp_conn *c);
+void ixm_tcp_sack_mtu(struct ixm_tcp_conn *c);
 u32 ixm_tcp_sack_pipe(const struct ixm_tcp_conn *c);
 struct ixm_tcp_txseg *ixm_tcp_sack_next_lost(struct ixm_tcp_conn *c);
 void ixm_tcp_arm_sack(struct ixm_tcp_conn *c, bool on_ack);

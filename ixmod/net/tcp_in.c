@@ -19,6 +19,7 @@
 #include "app.h"
 #include "csum.h"
 #include "eth.h"
+#include "icmp6.h"
 
 #define IXM_PAWS_IDLE_NS	(24ULL * 24 * 3600 * 1000000000ULL)	/* RFC 7323 §5.5 */
 
@@ -118,7 +119,8 @@ int ixm_tcp_parse_opts(const struct ixm_tcphdr *th, struct ixm_tcp_opts *o)
  * The most data per segment we send, from the peer's MSS option (0 or
  * none: RFC 9293 §3.7.1's 536).  RFC 6691 §2: the MSS counts data and
  * options both, so the timestamps option comes out of it.  The option is
- * clamped first, to what our MTU allows and to a floor that leaves
+ * clamped first, to what our MTU (or a path MTU a Packet Too Big lowered
+ * before the handshake ended) allows and to a floor that leaves
  * IXM_TCP_MSS_MIN bytes of data after the options, and only then are the
  * options taken out: in that order no value of the option can wrap.
  */
@@ -127,7 +129,7 @@ static void ixm_tcp_set_mss(struct ixm_tcp_conn *c, u16 peer_mss)
 	u32 optlen = (c->flags & IXM_TCPF_TS) ? IXM_TCPOLEN_TS_ALIGNED : 0;
 	u32 mss = peer_mss ? peer_mss : IXM_TCP_MSS_DEFAULT;
 
-	mss = clamp_t(u32, mss, IXM_TCP_MSS_MIN + optlen, ixm_tcp_mss_cap(c));
+	mss = clamp_t(u32, mss, IXM_TCP_MSS_MIN + optlen, ixm_tcp_path_mss_cap(c));
 	c->mss = mss - optlen;
 }
 
@@ -1323,4 +1325,127 @@ void ixm_tcp_input6(struct ixm_net_port *port, struct ixm_mbuf *m,
 	}
 	if (ixm_tcp_rcv_hdr(t, port, m, th, len, &o))
 		ixm_tcp_rcv_seg(t, port, m, ih, true, th, &o);
+}
+
+/* RFC 4443 §3.1's codes as -errno, as Linux's icmpv6_err_convert() has them. */
+static int ixm_tcp_unreach_errno(u8 code)
+{
+	switch (code) {
+	case 0:			/* no route to destination */
+		return -ENETUNREACH;
+	case 1:			/* communication administratively prohibited */
+	case 5:			/* source address failed ingress/egress policy */
+	case 6:			/* reject route to destination */
+		return -EACCES;
+	case 2:			/* beyond scope of source address */
+	case 3:			/* address unreachable */
+		return -EHOSTUNREACH;
+	case 4:			/* port unreachable */
+		return -ECONNREFUSED;
+	default:
+		return -EPROTO;
+	}
+}
+
+/*
+ * A Packet Too Big for @c with MTU @mtu: RFC 8200 §5 takes an MTU under
+ * 1280 as 1280 (RFC 8201 §4: never below it), and RFC 8201 §4 lowers the
+ * path MTU only, never raises it from a message.  The MSS follows when it
+ * was larger (the timestamps option coming out of it as in
+ * ixm_tcp_set_mss()), and what is in flight goes again in pieces that
+ * fit.  Return: whether the path MTU went down.
+ */
+static bool ixm_tcp_pmtu_lower(struct ixm_tcp_conn *c, u32 mtu)
+{
+	u32 cur = c->pmtu ? c->pmtu : IXM_TCP_MTU, mss;
+
+	if (mtu < IXM_IP6_MIN_MTU)
+		mtu = IXM_IP6_MIN_MTU;
+	if (mtu >= cur)
+		return false;
+	c->pmtu = mtu;
+	mss = ixm_tcp_path_mss_cap(c) - ((c->flags & IXM_TCPF_TS) ? IXM_TCPOLEN_TS_ALIGNED : 0);
+	/* SYN-SENT's MSS is a placeholder: the SYN-ACK's option sets it, capped */
+	if (c->state == IXM_TCP_SYN_SENT || mss >= c->mss)
+		return true;
+	c->mss = mss;
+	if (c->state != IXM_TCP_SYN_RECEIVED && c->snd_una != c->snd_max)
+		ixm_tcp_mtu_rexmit(c);
+	return true;
+}
+
+/**
+ * ixm_tcp_icmp6_err() - an ICMPv6 error quoting a TCP segment
+ * @port: the port and core it arrived on
+ * @type: IXM_ICMP6_DEST_UNREACH or IXM_ICMP6_PKT_TOOBIG
+ * @code: its code
+ * @info: its 32-bit field (the MTU of a Packet Too Big)
+ * @oih: the quoted IPv6 header (icmp6.c checked it is one, with TCP next)
+ * @oth: the quoted TCP header: only its first 8 bytes (ports and sequence
+ *	number) are known to be there
+ *
+ * The segment is one of ours only if it came from one of the port's
+ * addresses and its 4-tuple names a connection, and the error is acted
+ * on only if the quoted sequence number is one the connection may have
+ * sent unacknowledged: SND.UNA..SND.NXT (ixmod's SND.MAX, the highest
+ * sent), the ISS in SYN-SENT (RFC 5927 §4.1; RFC 4443 §5.2 leaves the
+ * check to the upper layer).  Else, or in TIME_WAIT, it is ignored
+ * (tcp_icmp_ignored).
+ *
+ * A Destination Unreachable aborts a connect in SYN-SENT, TCP_CONNECTED
+ * and TCP_DEAD carrying the errno Linux gives the code
+ * (ixm_tcp_unreach_errno()); in any later state it is a soft error only
+ * (RFC 1122 §4.2.3.9: it must not abort the connection), remembered so
+ * that a timeout reports it instead of -ETIMEDOUT (ixm_tcp_timeout_err()).
+ * A Packet Too Big lowers the path MTU (ixm_tcp_pmtu_lower()).
+ *
+ * Only this core's table is searched: RSS gives an ICMPv6 message the
+ * queue of its addresses' hash, the connection has the queue of its
+ * 4-tuple's, and with several cores the two differ for most connections,
+ * whose errors are then ignored here (no core reads another's table).
+ *
+ * Context: the port's dataplane core.
+ * Return: false if the core has no TCP (the caller counts the message as
+ * a type not handled); true when TCP counted it.
+ */
+bool ixm_tcp_icmp6_err(struct ixm_net_port *port, u8 type, u8 code, u32 info,
+		       const struct ixm_ip6hdr *oih, const struct ixm_tcphdr *oth)
+{
+	struct ixm_tcp_table *t = port->stack ? port->stack->tcp : NULL;
+	struct ixm_tcp_conn *c;
+	u32 seq;
+	int err;
+
+	if (!t)
+		return false;
+	if (!ixm_ip6_addr_is_ours(port->cfg, &oih->saddr))
+		goto ignored;
+	c = ixm_tcp_lookup6(t, &oih->saddr, oth->source, &oih->daddr, oth->dest);
+	if (!c || c->state == IXM_TCP_CLOSED || c->state == IXM_TCP_TIME_WAIT)
+		goto ignored;
+	seq = ixm_ntohl(oth->seq);
+	if (c->state == IXM_TCP_SYN_SENT ? seq != c->iss :
+	    ixm_seq_lt(seq, c->snd_una) || ixm_seq_gt(seq, c->snd_max))
+		goto ignored;
+	if (type == IXM_ICMP6_PKT_TOOBIG) {
+		if (!ixm_tcp_pmtu_lower(c, info))
+			goto ignored;
+		t->stats.icmp_ptb++;
+		return true;
+	}
+	err = ixm_tcp_unreach_errno(code);
+	t->stats.icmp_unreach++;
+	if (c->state == IXM_TCP_SYN_SENT) {
+		t->stats.attempt_fails++;
+		c->conn_err = err;
+		c->evpend |= IXM_TCPE_CONNECTED;
+		ixm_tcp_done(c, err);
+		return true;
+	}
+	c->soft_err = err;
+	c->soft_una = c->snd_una;
+	return true;
+ignored:
+	t->stats.icmp_ignored++;
+	return true;
 }

@@ -21,7 +21,8 @@
  *
  * Deviations, all documented in Documentation/networking/ixmod-tcp.rst:
  * no Nagle (every sendv is pushed, as with TCP_NODELAY), no urgent data,
- * no path MTU discovery beyond the MSS option.
+ * no path MTU probing: the path MTU is the port's until an ICMPv6 Packet
+ * Too Big lowers it (IPv6 only, ixm_tcp_mtu_rexmit()).
  */
 #include "tcp.h"
 #include "app.h"
@@ -654,6 +655,31 @@ static __always_inline void ixm_tcp_sent(struct ixm_tcp_conn *c, u32 end, bool f
 }
 
 /*
+ * Send the segment @r of the scoreboard again: in pieces of the MSS when
+ * it is larger (a Packet Too Big lowered the MSS and tcp_sack.c had no
+ * room to split it), a FIN on the last if the FIN followed it.  Return:
+ * 0, or the -errno of the first piece that could not go.
+ */
+static int ixm_tcp_send_rec(struct ixm_tcp_conn *c, const struct ixm_tcp_txseg *r)
+{
+	u32 seq = r->seq, end = r->seq + r->len;
+	int err;
+
+	do {
+		u32 len = min_t(u32, end - seq, c->mss);
+		u8 flags = IXM_TCP_ACK | IXM_TCP_PSH;
+
+		if ((c->flags & IXM_TCPF_FIN_SENT) && seq + len == c->snd_end)
+			flags |= IXM_TCP_FIN;
+		err = ixm_tcp_send_seg(c, seq, flags, len);
+		if (err)
+			return err;
+		seq += len;
+	} while (seq != end);
+	return 0;
+}
+
+/*
  * RFC 6675 §5 (NextSeg's first rule, with RACK's marks): the segments
  * deemed lost go again, oldest first, while pipe leaves cwnd room for
  * them (one at least when nothing is in flight); the one at SND.UNA
@@ -670,13 +696,9 @@ static int ixm_tcp_output_lost(struct ixm_tcp_conn *c)
 	int err = 0;
 
 	while ((r = ixm_tcp_sack_next_lost(c))) {
-		u8 flags = IXM_TCP_ACK | IXM_TCP_PSH;
-
 		if (pipe && pipe + r->len > c->cwnd && r->seq != c->snd_una)
 			break;
-		if ((c->flags & IXM_TCPF_FIN_SENT) && r->seq + r->len == c->snd_end)
-			flags |= IXM_TCP_FIN;
-		err = ixm_tcp_send_seg(c, r->seq, flags, r->len);
+		err = ixm_tcp_send_rec(c, r);
 		if (err)
 			break;
 		c->table->stats.retrans++;
@@ -720,6 +742,34 @@ void ixm_tcp_rewind(struct ixm_tcp_conn *c)
 		ixm_tcp_sack_all_lost(c);
 	else
 		c->snd_nxt = c->snd_una;
+}
+
+/**
+ * ixm_tcp_mtu_rexmit() - the MSS went down: what is in flight goes again
+ * @c: the connection, data in flight
+ *
+ * RFC 8201 §4: a Packet Too Big means the segments in flight larger than
+ * the new MSS were dropped; they are sent again at once, in pieces of the
+ * new size, as Linux's tcp_simple_retransmit() does.  This is not
+ * congestion: cwnd and ssthresh stay, and the recovery point moves to
+ * SND.MAX, so the duplicate ACKs or RACK losses this repair brings start
+ * no fast recovery of their own (RFC 6582 §3.2 step 2).  With SACK the
+ * scoreboard marks the records too large lost and splits them
+ * (ixm_tcp_sack_mtu()); without it (or with only a FIN in flight) SND.NXT
+ * goes back to SND.UNA and everything from there is sent again in MSS
+ * pieces, those that fitted included: NewReno keeps no record of what
+ * went out in which size.
+ */
+void ixm_tcp_mtu_rexmit(struct ixm_tcp_conn *c)
+{
+	if ((c->flags & IXM_TCPF_SACK) && c->seg_count)
+		ixm_tcp_sack_mtu(c);
+	else
+		c->snd_nxt = c->snd_una;
+	if (!(c->flags & IXM_TCPF_IN_RECOVERY))
+		c->recover = c->snd_max;
+	c->flags &= ~IXM_TCPF_RTT_TIMING;	/* Karn */
+	ixm_tcp_mark_pending(c);
 }
 
 /**
@@ -865,12 +915,8 @@ void ixm_tcp_pto_fn(struct ixm_tcp_conn *c)
 		ixm_tcp_sent(c, seq + len, flags & IXM_TCP_FIN);
 		c->flags = (c->flags | IXM_TCPF_TLP_OUT) & ~IXM_TCPF_TLP_RXT;
 	} else if (c->seg_count) {
-		u8 flags = IXM_TCP_ACK | IXM_TCP_PSH;
-
 		r = &c->segs[(c->seg_head + c->seg_count - 1) % IXM_TCP_TXSEGS];
-		if ((c->flags & IXM_TCPF_FIN_SENT) && r->seq + r->len == c->snd_end)
-			flags |= IXM_TCP_FIN;
-		if (ixm_tcp_send_seg(c, r->seq, flags, r->len))
+		if (ixm_tcp_send_rec(c, r))
 			goto rto;
 		t->stats.retrans++;
 		ixm_tcp_trace_retrans(c, r->seq, r->len, false);

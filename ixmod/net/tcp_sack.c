@@ -357,6 +357,66 @@ void ixm_tcp_sack_rto_lost(struct ixm_tcp_conn *c)
 	c->flags &= ~(IXM_TCPF_TLP_OUT | IXM_TCPF_TLP_RXT);
 }
 
+/*
+ * Split record @i of @c into @n records of at most @mss bytes, in place:
+ * the ones after it move up by @n - 1 (the ring has room for them).  Each
+ * piece keeps the record's flags and send time, so the counts by flag
+ * (lost, sent again, SACKed) stay what they were.
+ */
+static void ixm_tcp_seg_split(struct ixm_tcp_conn *c, u32 i, u32 n, u32 mss)
+{
+	struct ixm_tcp_txseg r = *ixm_tcp_seg(c, i);
+	u32 j, k;
+
+	for (j = c->seg_count - 1; j > i; j--)
+		*ixm_tcp_seg(c, j + n - 1) = *ixm_tcp_seg(c, j);
+	for (k = 0; k < n; k++) {
+		struct ixm_tcp_txseg *p = ixm_tcp_seg(c, i + k);
+
+		*p = r;
+		p->seq = r.seq + k * mss;
+		p->len = (u16)min_t(u32, mss, r.len - k * mss);
+		if (k)
+			p->flags &= ~IXM_TXSEG_LONE;
+	}
+	c->seg_count += n - 1;
+}
+
+/**
+ * ixm_tcp_sack_mtu() - the MSS went down: records larger than it are lost
+ * @c: the connection, SACK agreed, segments in flight
+ *
+ * RFC 8201 §4 (as Linux's tcp_simple_retransmit()): every segment in
+ * flight that is larger than the new MSS was dropped for it, so each that
+ * was not SACKed is deemed lost, and split into records of the new MSS,
+ * which tcp_out.c sends again as it sends any loss (ahead of new data,
+ * against pipe, and with no cwnd cut: this is not congestion).  A record
+ * the ring has no room to split stays whole and goes again in pieces of
+ * the MSS (ixm_tcp_output_lost()); its pieces are then SACKed only all
+ * together.
+ */
+void ixm_tcp_sack_mtu(struct ixm_tcp_conn *c)
+{
+	u32 i, k, n;
+
+	for (i = 0; i < c->seg_count; i += n) {
+		struct ixm_tcp_txseg *r = ixm_tcp_seg(c, i);
+
+		n = 1;
+		if ((r->flags & IXM_TXSEG_SACKED) || r->len <= c->mss)
+			continue;
+		n = (r->len + c->mss - 1) / c->mss;
+		if (c->seg_count + n - 1 <= IXM_TCP_TXSEGS)
+			ixm_tcp_seg_split(c, i, n, c->mss);
+		else
+			n = 1;
+		for (k = i; k < i + n; k++) {
+			r = ixm_tcp_seg(c, k);
+			ixm_tcp_seg_set(c, r, (r->flags & ~IXM_TXSEG_RETRANS) | IXM_TXSEG_LOST);
+		}
+	}
+}
+
 /* Whether a segment sent at @t1 ending at @e1 was sent after one at @t2, @e2. */
 static bool ixm_tcp_sent_after(u32 t1, u32 e1, u32 t2, u32 e2)
 {

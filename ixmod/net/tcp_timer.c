@@ -140,7 +140,7 @@ static void ixm_tcp_rto(struct ixm_tcp_conn *c)
 	t->stats.timeouts++;
 	if (++c->backoff > t->cfg.retries) {
 		ixm_tcp_send_rst(c);
-		ixm_tcp_done(c, -ETIMEDOUT);
+		ixm_tcp_done(c, ixm_tcp_timeout_err(c));
 		return;
 	}
 	c->ssthresh = c->cc->ssthresh(c);
@@ -192,7 +192,7 @@ void ixm_tcp_timer_fn(struct ixm_timer *tm, u64 now_ns)
 				c->conn_err = -ETIMEDOUT;
 				c->evpend |= IXM_TCPE_CONNECTED;
 			}
-			ixm_tcp_done(c, -ETIMEDOUT);
+			ixm_tcp_done(c, ixm_tcp_timeout_err(c));
 			return;
 		}
 		t->stats.timeouts++;
@@ -232,7 +232,7 @@ void ixm_tcp_timer_fn(struct ixm_timer *tm, u64 now_ns)
 	/* keepalive: nothing outstanding, nothing heard for a while */
 	if (t->cfg.keepalive_ns && now_ns - c->last_rx_ns >= t->cfg.keepalive_ns) {
 		if (++c->syn_retries > 9) {	/* RFC 1122 §4.2.3.6; Linux's 9 probes */
-			ixm_tcp_done(c, -ETIMEDOUT);
+			ixm_tcp_done(c, ixm_tcp_timeout_err(c));
 			return;
 		}
 		/* SEG.SEQ = SND.NXT - 1: the peer must answer with an ACK */

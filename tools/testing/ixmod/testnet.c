@@ -1030,6 +1030,42 @@ static bool tn_tcp_data(const u8 *f, size_t len)
 	return tot > hlen + ((f[14 + hlen + 12] >> 4) * 4u);
 }
 
+/*
+ * An IPv6 packet in @f (@len bytes of frame) over the link's @mtu6: the
+ * router sends its sender a Packet Too Big (RFC 4443 §3.2) quoting as
+ * much of it as keeps the message within 1280 bytes (§2.4 (c)), from the
+ * MAC the frame went to.  Return: whether @f was too big.
+ */
+static bool tn_too_big(struct tn_link *l, unsigned int from, const u8 *f, size_t len)
+{
+	static const u8 router[16] = TN_ROUTER6;
+	u8 ptb[14 + 1280], *ip6 = ptb + 14, *msg = ip6 + 40;
+	size_t q;
+
+	if (!l->cfg.mtu6 || len < 14 + 40 || get16(f + 12) != 0x86dd || len - 14 <= l->cfg.mtu6)
+		return false;
+	l->stats.too_big++;
+	q = min_t(size_t, len - 14, 1280 - 40 - 8);
+	memcpy(ptb, f + 6, 6);
+	memcpy(ptb + 6, f, 6);
+	put16(ptb + 12, 0x86dd);
+	put32(ip6, 0x60000000);
+	put16(ip6 + 4, (u16)(8 + q));
+	ip6[6] = 58;
+	ip6[7] = 255;
+	memcpy(ip6 + 8, router, 16);
+	memcpy(ip6 + 24, f + 14 + 8, 16);	/* to the packet's source */
+	msg[0] = 2;
+	msg[1] = 0;
+	put16(msg + 2, 0);
+	put32(msg + 4, l->cfg.mtu6);
+	memcpy(msg + 8, f + 14, q);
+	put16(msg + 2, ref_l4_csum6(ip6 + 8, ip6 + 24, 58, msg, 8 + q));
+	tn_wire_put(l, from, ptb, 14 + 40 + 8 + q, 0);
+	l->stats.ptb_sent++;
+	return true;
+}
+
 /* Frame @copy from end @from goes on the wire, impaired. */
 static void tn_wire_send(struct tn_link *l, unsigned int from, u8 *copy, size_t len)
 {
@@ -1038,6 +1074,8 @@ static void tn_wire_send(struct tn_link *l, unsigned int from, u8 *copy, size_t 
 	l->stats.sent++;
 	if (l->tap)
 		l->tap(l->tap_arg, from, copy, len);
+	if (tn_too_big(l, from, copy, len))
+		return;
 	if (tn_chance(l, l->cfg.loss_ppm)) {
 		l->stats.lost++;
 		if (tn_tcp_data(copy, len))

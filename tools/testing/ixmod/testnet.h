@@ -53,6 +53,8 @@
 #define TN_STEP_NS		100000ULL		/* 100 us per step */
 #define TN_RX_BATCH		64			/* frames a step delivers */
 #define TN_NO_EVENT		(-100000)		/* tn_app_call(): not one event */
+/* 2001:db8::fe, the router of @mtu6 (struct tn_link_cfg) */
+#define TN_ROUTER6		{ 0x20, 0x01, 0x0d, 0xb8, [15] = 0xfe }
 
 struct tn_app;
 
@@ -219,6 +221,10 @@ struct tn_nic {
  * @seed: of the impairments
  * @ce_thresh: an ECT packet that finds this many frames waiting for its
  *	host is marked CE; 0: never
+ * @mtu6: an IPv6 packet over this many bytes (its header included) is
+ *	not delivered: its sender gets an ICMPv6 Packet Too Big with this
+ *	MTU from TN_ROUTER6, quoting it (RFC 4443 §3.2), as from a router
+ *	whose next link is smaller; 0: no limit
  */
 struct tn_link_cfg {
 	u32		loss_ppm;
@@ -232,6 +238,7 @@ struct tn_link_cfg {
 	u64		step_ns;
 	u64		seed;
 	u32		ce_thresh;
+	u32		mtu6;
 };
 
 /**
@@ -246,6 +253,8 @@ struct tn_link_cfg {
  * @overflow: frames dropped because @rx_ring was full
  * @nobuf: frames dropped because the receiver's pool was empty
  * @ce_marked: packets marked CE (@ce_thresh)
+ * @too_big: IPv6 packets over @mtu6, not delivered
+ * @ptb_sent: Packet Too Bigs sent back for them
  * @queue_max: the most frames seen waiting for each host
  * @queue_sum: frames waiting for each host, summed over the steps
  */
@@ -260,6 +269,8 @@ struct tn_link_stats {
 	u64	overflow;
 	u64	nobuf;
 	u64	ce_marked;
+	u64	too_big;
+	u64	ptb_sent;
 	u32	queue_max[2];
 	u64	queue_sum[2];
 };

@@ -37,7 +37,9 @@
  *  - established <= conns;
  *  - a SACK connection's scoreboard adds up: its segments are in order,
  *    contiguous, inside [SND.UNA, SND.MAX], and the SACKed, lost and
- *    resent byte counts are what its segments' flags say.
+ *    resent byte counts are what its segments' flags say;
+ *  - a path MTU a Packet Too Big set is 1280-1499, the MSS within it, and
+ *    every segment of that connection fits it.
  *
  * At the end the context closes (ixm_app_release_all()): every buffer is
  * back in the pool and owned by nobody, and no connection is left.
@@ -60,7 +62,15 @@
  *		(cut to what is left, at most 1480 over IPv4, 1460 over IPv6)
  *	  0x80-0xbf  a call; bits 0-2 pick it, bit 3: on the IPv6
  *		connections (a new active one: over IPv6); the next byte is
- *		its argument
+ *		its argument; but with bits 4-5 both set (0xb0-0xbf):
+ *	  0xb0-0xbf  an ICMPv6 error from a router (2001:db8::fe) quoting a
+ *		segment of an IPv6 connection: bit 0: Packet Too Big, else
+ *		Destination Unreachable; bit 1: the active connection's, else
+ *		the passive one's; bit 2: the quote's addresses swapped (not
+ *		from us); bit 3: the quote cut as the last byte says.  Then 8
+ *		bytes: the code, the 32-bit MTU or unused field (big endian),
+ *		an s16 (little endian) added to the connection's SND.UNA for
+ *		the quoted sequence number, the quote's TCP bytes (mod 61)
  *	  0xc0-0xff  (bits 0-5 + 1) * 4 ms pass, then the host's iteration
  *
  * The TCP timers are short (RTO 10-400 ms, TIME_WAIT 300 ms, keepalive
@@ -192,6 +202,8 @@ static void check_buffers(void)
 			seen++;
 			if (c->flags & IXM_TCPF_SACK)
 				check_scoreboard(c);
+			check(!c->pmtu || (c->pmtu >= 1280 && c->pmtu < 1500 &&
+					   c->mss <= c->pmtu - 60));
 			check_keys(c);
 			h.now[h.nnow++] = TUPLE(conn_v6(c), ixm_ntohs(c->lport),
 						ixm_ntohs(c->rport));
@@ -252,6 +264,15 @@ static void check_tx_flush(void)
 		check(len <= 14 + 1500 && !ixm_host_warnings);
 		if (!tx_tcp(f, len, &s))
 			continue;
+		if (s.v6) {
+			const struct ixm_tcp_conn *cn;
+
+			cn = ixm_tcp_lookup6(host->tcp, (const struct ixm_in6_addr *)our_ip6,
+					     ixm_htons(s.sport),
+					     (const struct ixm_in6_addr *)peer_ip6,
+					     ixm_htons(s.dport));
+			check(!cn || !cn->pmtu || len - 14 <= cn->pmtu);
+		}
 		/* for a 4-tuple of its family: a connection's, or the segment's */
 		tuple = TUPLE(s.v6, s.sport, s.dport);
 		check(tuple == h.in_tuple || tuple_in(tuple, h.was, h.nwas) ||
@@ -575,6 +596,35 @@ static size_t segment(u8 ctl, const u8 *in, size_t left)
 	return used;
 }
 
+/* A record's ICMPv6 error (the layout above); return: the bytes it used. */
+static size_t icmp6_err(u8 ctl, const u8 *in, size_t left)
+{
+	static const u8 router[16] = TN_ROUTER6;
+	static u8 f[14 + 40 + 8 + 40 + 60];
+	const struct ixm_tcp_conn *cn = conn_of(ctl & 2 ? h.ah6 : h.ph6);
+	u8 b[8] = { 0 }, *ip6 = f + 14, *msg = ip6 + 40, *q = msg + 8, *t = q + 40;
+	size_t used = left < 8 ? left : 8, qlen;
+
+	memcpy(b, in, used);
+	qlen = ctl & 8 ? b[7] % 61 : 20;
+	put_ip6(put_eth(f, our_mac, peer_mac, 0x86dd), router, our_ip6, 58,
+		(unsigned int)(8 + 40 + qlen), 255);
+	msg[0] = ctl & 1 ? 2 : 1;
+	msg[1] = b[0];
+	put32(msg + 4, get32(b + 1));
+	put_ip6(q, ctl & 4 ? peer_ip6 : our_ip6, ctl & 4 ? our_ip6 : peer_ip6, 6, 20, 64);
+	memset(t, 0, 20);
+	put16(t, cn ? ixm_ntohs(cn->lport) : LPORT);
+	put16(t + 2, cn ? ixm_ntohs(cn->rport) : PPORT);
+	put32(t + 4, (cn ? cn->snd_una : 0) + (u32)(s32)(s16)(b[5] | b[6] << 8));
+	t[12] = 5 << 4;
+	t[13] = TH_ACK;
+	fix_icmp6_csum(ip6, msg, 8 + 40 + qlen);
+	tn_input(h.host, f, 14 + 40 + 8 + 40 + qlen, 0);
+	run();
+	return used;
+}
+
 static void do_call(u8 op, bool v6, u8 arg)
 {
 	struct ixmod_iov *iov = (struct ixmod_iov *)(h.a->arena + ARENA - 64);
@@ -659,6 +709,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 
 		if (r < 0x80) {
 			pos += segment(r, in + pos, size - pos);
+		} else if ((r & 0xf0) == 0xb0) {
+			pos += icmp6_err(r, in + pos, size - pos);
 		} else if (r < 0xc0) {
 			do_call(r & 7, r & 8, pos < size ? in[pos] : 0);
 			pos++;

@@ -121,6 +121,7 @@ struct scenario {
 	unsigned int	offload;	/* NICs that do checksums: 1 the client's, 2 both */
 	bool		wan;		/* a 20 ms round trip: timeouts must be rare */
 	bool		inet6;		/* over IPv6: 2001:db8::1 and ::2, found by ND */
+	u32		mtu6;		/* a router's smaller link: Packet Too Big */
 };
 
 #define LOSS(p)		.loss_ppm = (p) * 10000
@@ -225,6 +226,22 @@ FIXTURE_VARIANT_ADD(tcp_pair, ipv6_offload_copy_loss_1pct) {
 FIXTURE_VARIANT_ADD(tcp_pair, ipv6_offload_client) {
 	.sc = { "IPv6, client NIC checksums", .delay = 1, .seed = 11, .max_steps = 2000,
 		.offload = 1, .inet6 = true },
+};
+
+/*
+ * A link that takes IPv6 packets of 1280 bytes at most and answers a
+ * larger one with a Packet Too Big (tn_link_cfg.mtu6): each end of each
+ * connection lowers its MSS once (RFC 8201 §4) and sends again, in
+ * pieces that fit, what was dropped; with SACK and without.
+ */
+FIXTURE_VARIANT_ADD(tcp_pair, ipv6_ptb_1280) {
+	.sc = { "IPv6, Packet Too Big at 1280", .delay = 1, .seed = 16, .max_steps = 4000,
+		.inet6 = true, .mtu6 = 1280 },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, ipv6_ptb_1280_newreno) {
+	.sc = { "IPv6, Packet Too Big at 1280, NewReno", .delay = 1, .seed = 17,
+		.max_steps = 4000, .inet6 = true, .mtu6 = 1280, .newreno = true },
 };
 
 FIXTURE_VARIANT_ADD(tcp_pair, all_combined_newreno) {
@@ -665,13 +682,33 @@ static bool bottleneck(struct __test_metadata *_metadata, const struct scenario 
 	return !l->stats.overflow && cuts && ce && l->stats.ce_marked;
 }
 
+/*
+ * The link under @sc->mtu6: every end lowered its MSS once for the first
+ * Packet Too Big and ignored the rest (the MTU was no longer lower), sent
+ * again what the link dropped, and did so without a timeout and without
+ * taking it for congestion (no fast retransmit).  That what it sent
+ * again fits, the transfer finishing shows: the link drops the rest.
+ * Return: whether all of that held.
+ */
+static bool mtu6_check(struct __test_metadata *_metadata, const struct scenario *sc,
+		       const struct tn_link *l, u64 ptb, u64 ignored, u64 retrans, u64 cong)
+{
+	ixm_diag(
+		"%s: %llu packets too big, %llu PTBs; tcp_icmp_ptb %llu, ignored %llu, retrans %llu, timeouts and fast retransmits %llu",
+		 sc->name, l->stats.too_big, l->stats.ptb_sent, ptb, ignored, retrans, cong);
+	EXPECT_EQ(2 * NCONN, ptb) TH_LOG("%s: one MSS cut per end", sc->name);
+	EXPECT_EQ(l->stats.ptb_sent, ptb + ignored) TH_LOG("%s: every PTB counted", sc->name);
+	EXPECT_EQ(0, cong) TH_LOG("%s: no timeout, no fast retransmit", sc->name);
+	return ptb == 2 * NCONN && ptb + ignored == l->stats.ptb_sent && !cong && retrans;
+}
+
 static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 {
 	struct tn_link_cfg lc = {
 		.loss_ppm = sc->loss_ppm, .dup_ppm = sc->dup_ppm,
 		.reorder_ppm = sc->reorder_ppm, .corrupt_ppm = sc->corrupt_ppm,
 		.delay = sc->delay, .seed = sc->seed, .rx_batch = sc->rx_batch,
-		.rx_ring = sc->rx_ring, .ce_thresh = sc->ce_thresh,
+		.rx_ring = sc->rx_ring, .ce_thresh = sc->ce_thresh, .mtu6 = sc->mtu6,
 	};
 	struct wire_check wc = { 0, 0 };
 	unsigned long long rng = sc->seed;
@@ -836,6 +873,10 @@ static void run(struct __test_metadata *_metadata, const struct scenario *sc)
 		moved = STAT(&cl, &sv, dup_data) + STAT(&cl, &sv, out_of_window) > 0;
 	else if (sc->corrupt_ppm)
 		moved = STAT(&cl, &sv, bad_csum) > 0 && drops >= l->stats.corrupted;
+	else if (sc->mtu6)	/* one MSS cut per end, no timeout: see mtu6_check() */
+		moved = mtu6_check(_metadata, sc, l, STAT(&cl, &sv, icmp_ptb),
+				   STAT(&cl, &sv, icmp_ignored), STAT(&cl, &sv, retrans),
+				   STAT(&cl, &sv, timeouts) + STAT(&cl, &sv, fast_retrans));
 	else if (sc->rx_batch)
 		moved = bottleneck(_metadata, sc, l, step, STAT(&cl, &sv, ecn_conns),
 				   STAT(&cl, &sv, ece_cuts), STAT(&cl, &sv, ce_rcvd));

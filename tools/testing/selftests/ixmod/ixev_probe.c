@@ -6,6 +6,7 @@
  *   ixev_probe zc [-p PORT]			echo by zero-copy sends
  *   ixev_probe udp [-p PORT]			UDP echo
  *   ixev_probe client IP:PORT [-n CONNS] [-B BYTES] [-e] [-a ARENA_KB]
+ *   ixev_probe client IP6:PORT ...		the same over IPv6
  *
  * slow: readable() takes at most CHUNK (default 1000) bytes and leaves the
  *	rest with ixev; a 1 ms timer resumes the connection: held bytes,
@@ -24,6 +25,9 @@
  *	for want of arena, and writable() must come when another connection's
  *	units are freed).
  *	Prints "ixev_probe: client OK/TOTAL ok" and exits 0 only if all were.
+ *	An IPv6 address (2001:db8::2:7, the last colon before the port)
+ *	connects over IPv6 (IXEV_F_INET6, ixev_connect6()); a connect that
+ *	fails prints "ixev_probe: connect: <strerror>".
  *
  * Servers print "ixev_probe: ready" and run until SIGINT.  Every mode ends
  * with "ixev_probe: cpu N: ... arena_used U" per core: U must be 0 once
@@ -314,6 +318,8 @@ static int run_client(const char *target)
 	struct ixev *ev;
 	unsigned int cpu, i, ok = 0;
 	struct in_addr a;
+	unsigned char a6[16];
+	bool v6;
 	const char *colon = strrchr(target, ':');
 	FILE *f = fopen("/sys/kernel/ixmod/cores", "r");
 	int ret, ep = -1;
@@ -323,16 +329,20 @@ static int run_client(const char *target)
 	fclose(f);
 	memcpy(host, target, colon - target);
 	host[colon - target] = 0;
-	if (inet_pton(AF_INET, host, &a) != 1 || sscanf(list, "%u", &cpu) != 1)
+	v6 = inet_pton(AF_INET6, host, a6) == 1;
+	if ((!v6 && inet_pton(AF_INET, host, &a) != 1) || sscanf(list, "%u", &cpu) != 1)
 		return 2;
-	ret = ixev_create(&ev, cpu, &(struct ixev_params){ .txarena_size = arena_kb << 10 });
+	ret = ixev_create(&ev, cpu, &(struct ixev_params){ .txarena_size = arena_kb << 10,
+							  .flags = v6 ? IXEV_F_INET6 : 0 });
 	if (ret) {
 		printf("ixev_probe: ixev_create: %s\n", strerror(-ret));
 		return 1;
 	}
 	clients = calloc(nconns, sizeof(*clients));
 	for (i = 0; i < nconns; i++) {
-		while ((ret = ixev_connect(ev, (IXU_FORCE __be32)a.s_addr,
+		while ((ret = v6 ? ixev_connect6(ev, a6, ixu_htons(atoi(colon + 1)), &client_ops,
+						 &clients[i], NULL) :
+			      ixev_connect(ev, (IXU_FORCE __be32)a.s_addr,
 					   ixu_htons(atoi(colon + 1)), &client_ops, &clients[i],
 					   NULL)) == -EAGAIN)
 			ixev_run_once(ev, 10);

@@ -5,6 +5,7 @@
 Usage: tcp6_peer.py opts IFACE HOST PORT
        tcp6_peer.py refused HOST PORT
        tcp6_peer.py badcsum IFACE DST_MAC DST_IP6 SRC_IP6 PORT COUNT DROPS_DIR
+       tcp6_peer.py ptb IFACE DST_MAC DST_IP6 SRC_IP6 PORT MTU BYTES
 
 opts: one connection to HOST (an IPv6 address, fe80::...%IFACE for a
 link-local one) and PORT, 64 KiB echoed, while an AF_PACKET socket on
@@ -27,9 +28,20 @@ a wait (2 s at most) for DROPS_DIR/tcp_csum to rise by COUNT; a line
 "ok ..." when it rose by exactly COUNT, no other drop counter moved and
 no segment came back from PORT, else "bad ...".
 
+ptb: one connection to DST_IP6 and PORT (an echo server), BYTES random
+bytes echoed, while the path plays a router whose next link takes MTU
+bytes: the caller's nftables drops the server's larger packets (after
+IFACE's AF_PACKET socket saw them), and for them this sends the server
+ICMPv6 Packet Too Bigs (RFC 4443 §3.2, from SRC_IP6, MTU MTU) quoting
+the newest, one at first and then at most one each 100 ms while large
+ones keep coming.  Passes when the echo is exact (SHA-256), a PTB went
+out, and once a segment of exactly MTU bytes came (the new MSS in use),
+no larger one followed (the server's segments leave in order).
+
 Plain sockets and byte-by-byte frames (scapy takes a minute to import
 under emulation).  Exits 0 only if everything checked out.
 """
+import hashlib
 import ipaddress
 import os
 import re
@@ -55,12 +67,14 @@ def csum(data):
 class Capture:
     """TCP over IPv6 segments from @sport seen on @iface, in a thread."""
 
-    def __init__(self, iface, sport):
+    def __init__(self, iface, sport, keep=False):
         self.s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_IPV6))
         self.s.bind((iface, ETH_P_IPV6))
         self.s.settimeout(0.2)
         self.sport = sport
         self.segs = []		# (flags, options bytes, payload length)
+        self.keep = keep
+        self.pkts = []		# with @keep: (time.monotonic(), IPv6 packet)
         self.stop = False
         self.t = threading.Thread(target=self.run)
         self.t.start()
@@ -83,6 +97,8 @@ class Capture:
                 continue
             doff = (tcp[12] >> 4) * 4
             self.segs.append((tcp[13], tcp[20:doff], plen - doff))
+            if self.keep:
+                self.pkts.append((time.monotonic(), bytes(ip[:40 + plen])))
 
     def done(self):
         self.stop = True
@@ -250,6 +266,78 @@ def cmd_badcsum(iface, dmac, dst_ip, src_ip, port, count, drops):
     return 1 if bad else 0
 
 
+def cmd_ptb(iface, dmac, dst_ip, src_ip, port, mtu, nbytes):
+    dmac = bytes.fromhex(dmac.replace(":", ""))
+    with open(f"/sys/class/net/{iface}/address") as f:
+        smac = bytes.fromhex(f.read().strip().replace(":", ""))
+    dst = ipaddress.IPv6Address(dst_ip).packed
+    src = ipaddress.IPv6Address(src_ip).packed
+
+    def ptb(quoted):
+        # RFC 4443 §3.2, quoting what keeps the message within 1280 bytes
+        msg = struct.pack("!BBHI", 2, 0, 0, mtu) + quoted[:1280 - 48]
+        c = csum(src + dst + struct.pack("!IxxxB", len(msg), 58) + msg)
+        msg = msg[:2] + struct.pack("!H", c) + msg[4:]
+        ip6 = struct.pack("!IHBB", 6 << 28, len(msg), 58, 255) + src + dst + msg
+        return dmac + smac + struct.pack("!H", ETH_P_IPV6) + ip6
+
+    raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    raw.bind((iface, 0))
+    cap = Capture(iface, port, keep=True)
+    time.sleep(0.3)
+    payload = os.urandom(nbytes)
+    res = {}
+
+    def run_echo():
+        try:
+            s = socket.create_connection((dst_ip, port), timeout=120)
+            res["echo"] = echo(s, payload)
+            s.close()
+        except OSError as e:
+            res["err"] = str(e)
+
+    t = threading.Thread(target=run_echo)
+    t.start()
+    sent, last, seen = [], 0.0, 0
+    deadline = time.monotonic() + 240
+    while t.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+        pkts = cap.pkts[seen:]
+        seen += len(pkts)
+        big = [p for _, p in pkts if len(p) > mtu]
+        if big and (not sent or time.monotonic() - last >= 0.1) and len(sent) < 50:
+            raw.send(ptb(big[-1]))
+            last = time.monotonic()
+            sent.append(last)
+    t.join(10)
+    time.sleep(0.3)
+    cap.done()
+    pkts = cap.pkts
+    sizes = [len(p) for _, p in pkts]
+    print(f"# {len(pkts)} segments from the server, the largest {max(sizes, default=0)} "
+          f"bytes; {sum(n > mtu for n in sizes)} over {mtu}; {len(sent)} PTBs sent")
+    ok = True
+    if "err" in res or not res.get("echo", (False,))[0]:
+        back = res["echo"][1] if "echo" in res else 0
+        print(f"# the echo failed: {res.get('err') or f'{back} bytes back'}")
+        ok = False
+    else:
+        print(f"# {nbytes} bytes echoed, SHA-256 {hashlib.sha256(payload).hexdigest()[:16]}... the same")
+    if not sent:
+        print("# no segment over the MTU: no PTB sent")
+        return 1
+    first = next((i for i, (tm, p) in enumerate(pkts) if tm > sent[0] and len(p) == mtu), None)
+    if first is None:
+        print(f"# no segment of {mtu} bytes after the first PTB: the MSS did not follow")
+        return 1
+    late = sum(len(p) > mtu for _, p in pkts[first:])
+    print(f"# first {mtu}-byte segment {pkts[first][0] - sent[0]:.3f} s after the first PTB;"
+          f" {late} larger after it")
+    if late:
+        ok = False
+    return 0 if ok else 1
+
+
 def main(argv):
     if len(argv) == 5 and argv[1] == "opts":
         return cmd_opts(argv[2], argv[3], int(argv[4]))
@@ -258,6 +346,9 @@ def main(argv):
     if len(argv) == 9 and argv[1] == "badcsum":
         return cmd_badcsum(argv[2], argv[3], argv[4], argv[5], int(argv[6]), int(argv[7]),
                            argv[8])
+    if len(argv) == 9 and argv[1] == "ptb":
+        return cmd_ptb(argv[2], argv[3], argv[4], argv[5], int(argv[6]), int(argv[7]),
+                       int(argv[8]))
     sys.exit(__doc__)
 
 
