@@ -1095,7 +1095,10 @@ static noinline bool ixm_tcp_rcv_other_states(struct ixm_tcp_conn *c, struct ixm
 	enum ixm_tcp_rcv_res res;
 
 	if (c->state == IXM_TCP_CLOSED) {
-		/* dead, its application still holding buffers: no TCB to speak of */
+		/*
+		 * Not a dead one (ixm_tcp_done() unhashed it): a slot just
+		 * allocated, before its SYN or SYN-ACK set its state
+		 */
 		ixm_tcp_reply_rst(ixm_tcp_port(c), nh, th, seglen);
 		return false;
 	}
