@@ -61,9 +61,13 @@ settle() {
 # reached RX0: the frames that reached the port since rx_packets read RX0
 reached() { echo $(($(port_stat stats/rx_packets) - $1)); }
 # counted SINCE REACHED: the flood's frames were all counted, SINCE of the
-# REACHED frames (a few others may arrive meanwhile), and most reached
+# REACHED frames (a few others may arrive meanwhile), and a flood reached
+# the port: at least a third of its 1,500 frames, far beyond the 32 the
+# rate limit lets through at once.  A slow host loses more than half of
+# the fast flood before ixmod sees it (in QEMU or the full receive ring:
+# 752 reached in one CI run behind the strict IOMMU).
 counted() {
-	[ "$1" -le "$2" ] && [ "$1" -ge $(($2 - 5)) ] && [ "$1" -ge 1000 ]
+	[ "$1" -le "$2" ] && [ "$1" -ge $(($2 - 5)) ] && [ "$1" -ge 500 ]
 }
 # created_since L R F: senders the table made, refused or ratelimited since
 # the readings L (learned), R (refused) and F (ratelimited)
