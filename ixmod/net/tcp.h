@@ -433,6 +433,8 @@ struct ixm_tcp_ooo_hold {
  * @rack_xmit_us: RACK.xmit_ts (RFC 8985 §6.1): when the most recently
  *	sent of the segments delivered so far was sent
  * @rack_end: RACK.end_seq, the end of that segment
+ * @fin_xmit_us: when a FIN last went out alone (RACK's send time for a
+ *	FIN in flight with no data record left before it)
  * @rack_rtt_us: RACK.rtt: its round trip
  * @min_rtt_us: the least round trip seen (RACK.min_RTT)
  * @reo_mult: RACK.reo_wnd_mult (§6.2 step 4): grows with each D-SACK
@@ -560,6 +562,7 @@ struct ixm_tcp_conn {
 	u32				sack_high;
 	u32				rack_xmit_us;
 	u32				rack_end;
+	u32				fin_xmit_us;
 	u32				rack_rtt_us;
 	u32				min_rtt_us;
 	u32				reo_mult;

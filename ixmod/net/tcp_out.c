@@ -863,6 +863,7 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 	if ((c->flags & IXM_TCPF_FIN_QUEUED) && c->snd_nxt == c->snd_end) {
 		if (ixm_tcp_send_seg(c, c->snd_end, IXM_TCP_ACK | IXM_TCP_FIN, 0))
 			goto out;
+		c->fin_xmit_us = (u32)(t->stack->now_ns / 1000);
 		ixm_tcp_sent(c, c->snd_end, true);
 		sent_new = true;
 	}

@@ -458,6 +458,46 @@ static u32 ixm_tcp_reo_wnd(const struct ixm_tcp_conn *c)
 }
 
 /*
+ * Only a FIN is in flight: every data byte is acknowledged, no record is
+ * left (tcp_out.c records data only; a FIN that rode on data goes again
+ * with its record).  RACK times it by @fin_xmit_us, set when a FIN goes
+ * out alone, as it would a segment of its own (Linux's write queue holds
+ * a FIN).  A FIN that rode on data of which a receiver took only the
+ * data (its window ended there) has no time of its own: the first
+ * delivery RACK hears of then finds it lost, and it goes again, rightly.
+ */
+static bool ixm_tcp_fin_alone(const struct ixm_tcp_conn *c)
+{
+	return !c->seg_count && (c->flags & IXM_TCPF_FIN_SENT) &&
+	       c->snd_una + 1 == c->snd_max && c->snd_nxt == c->snd_max;
+}
+
+/*
+ * RFC 8985 §6.2 step 5 for a FIN alone (above): sent before the segment
+ * RACK last heard of and its round trip and the window past, it is lost,
+ * and goes again at once (SND.NXT back to it: ixm_tcp_output() sends a
+ * FIN there).  Before, only the RTO sent it again: a FIN lost in a
+ * recovery, while the data it followed was repaired, cost 200 ms.
+ */
+static bool ixm_tcp_rack_detect_fin(struct ixm_tcp_conn *c, u32 now, u32 reo, u32 *wait_us)
+{
+	s32 left;
+
+	if (!ixm_tcp_sent_after(c->rack_xmit_us, c->rack_end, c->fin_xmit_us, c->snd_max))
+		return false;
+	left = (s32)(c->fin_xmit_us + c->rack_rtt_us + reo - now);
+	if (left > 0) {
+		*wait_us = left;
+		return false;
+	}
+	c->snd_nxt = c->snd_una;
+	c->table->stats.rack_losses++;
+	c->table->stats.retrans++;
+	ixm_tcp_trace_retrans(c, c->snd_una, 1, false);
+	return true;
+}
+
+/*
  * RFC 8985 §6.2 step 5: every segment sent before RACK's that has had
  * its round trip and the reordering window is lost.  Return: whether one
  * was newly deemed so; *@wait_us, the longest any other must still wait.
@@ -468,6 +508,8 @@ static bool ixm_tcp_rack_detect(struct ixm_tcp_conn *c, u32 now, u32 *wait_us)
 	bool lost = false;
 
 	*wait_us = 0;
+	if (ixm_tcp_fin_alone(c))
+		return ixm_tcp_rack_detect_fin(c, now, reo, wait_us);
 	for (i = 0; i < c->seg_count; i++) {
 		struct ixm_tcp_txseg *r = ixm_tcp_seg(c, i);
 		s32 left;
@@ -706,7 +748,7 @@ void ixm_tcp_sack_rcv(struct ixm_tcp_conn *c, const struct ixm_tcp_opts *o,
 			c->flags &= ~(IXM_TCPF_TLP_OUT | IXM_TCPF_TLP_RXT);
 		}
 	}
-	if (moved && c->seg_count)
+	if (moved && (c->seg_count || ixm_tcp_fin_alone(c)))
 		ixm_tcp_rack_run(c, now);
 }
 

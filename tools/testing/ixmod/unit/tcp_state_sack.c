@@ -461,6 +461,52 @@ TEST_F(sack, lone_segment_probed_at_the_rto)
 }
 
 /*
+ * RFC 8985 §6.2 for a FIN: three segments, then the FIN alone; the first
+ * segment and the FIN are lost.  The hole goes again by RACK; when that
+ * copy's ACK covers every data byte but not the FIN, sent before it, the
+ * FIN is lost as a segment would be and goes again at once, not at the
+ * RTO (200 ms: what a FIN lost in a recovery cost before).
+ */
+TEST_F(sack, fin_lost_in_recovery_goes_by_rack)
+{
+	struct tc *t = self->t;
+	u32 una, end;
+	u64 waited;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, 3 * SEG);
+	end = una + 3 * SEG;
+	ASSERT_EQ(3, t->nseg);
+	tc_advance(t, MS);
+	ASSERT_EQ(0, tc_close(t, false));
+	ASSERT_EQ(1, t->nseg);
+	ASSERT_TRUE(seg_is(&t->seg[0], TH_ACK | TH_FIN, end, t->snd, 0)) TH_LOG("the FIN alone");
+	tc_advance(t, 3 * MS);
+	t->psack[0][0] = una + SEG;
+	t->psack[0][1] = end;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	t->npsack = 0;
+	waited = tc_wait_seg(t, 100 * MS, 100000);
+	ASSERT_TRUE(waited && waited <= 2 * MS) TH_LOG("RACK: the hole (%llu us)", waited / 1000);
+	ASSERT_TRUE(one_seg(t, TH_ACK | TH_PSH, una, t->snd, SEG));
+	EXPECT_TRUE(conn(t)->flags & IXM_TCPF_IN_RECOVERY);
+	tc_advance(t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_FIN, end, t->snd, 0)) {
+		TH_LOG("data acked, the FIN sent before the copy not: it goes at once (%u)",
+		       t->nseg);
+	}
+	EXPECT_EQ(2, stats(t)->rack_losses);
+	EXPECT_EQ(2, stats(t)->retrans);
+	EXPECT_FALSE(stats(t)->timeouts);
+	tc_advance(t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, end + 1, NULL, 0, 0);
+	EXPECT_EQ(IXM_TCP_FIN_WAIT_2, conn(t)->state);
+	EXPECT_FALSE(stats(t)->timeouts);
+}
+
+/*
  * RFC 8985 §6.3, RFC 6675 §5.1: after a timeout the first segment is
  * lost and goes again, one segment (cwnd) at first; what was SACKed stays
  * SACKed and does not go again (it would come back D-SACKed).
