@@ -816,11 +816,16 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 		 * left the network, so a hole does not hold the window
 		 * shut, and in recovery new data goes on behind a
 		 * retransmission, which RACK needs to see that one lost
-		 * too.  In recovery a whole segment's room at least.
+		 * too.  In recovery room for a whole segment at least
+		 * (RFC 6675 §5 step C), or for all that is left when that
+		 * is less: the last bytes of a transfer are what lets RACK
+		 * see a lost retransmission before them (else only the RTO
+		 * would; Linux's cwnd counts packets of any size).
 		 */
 		pipe = ixm_tcp_sack_pipe(c);
 		room = c->cwnd > pipe ? c->cwnd - pipe : 0;
-		if ((c->flags & IXM_TCPF_IN_RECOVERY) && room < c->mss)
+		if (unlikely(c->flags & IXM_TCPF_IN_RECOVERY) && room < c->mss &&
+		    room < c->snd_end - c->snd_nxt)
 			room = 0;
 		wnd_end = c->snd_nxt + room;
 		if (ixm_seq_gt(wnd_end, c->snd_una + c->snd_wnd))

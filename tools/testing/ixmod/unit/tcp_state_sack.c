@@ -332,6 +332,43 @@ TEST_F(sack, first_retransmission_at_once)
 	EXPECT_EQ(1, stats(t)->retrans) TH_LOG("and only it");
 }
 
+/*
+ * In recovery new data waits for a segment's room (RFC 6675 §5 step C),
+ * but the last bytes of a transfer need only their own: a window full,
+ * the first segment lost, six SACKed, and the application's last 500
+ * bytes go though cwnd - pipe is less than an MSS.  They are what lets
+ * RACK see the hole's copy lost too; kept back, only the RTO would.
+ */
+TEST_F(sack, recovery_sends_a_short_tail)
+{
+	struct tc *t = self->t;
+	u32 off, una, room, k;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	off = t->rcv - t->hiss - 1;
+	k = conn(t)->cwnd;
+	ASSERT_EQ(10 * SEG + 100, k) TH_LOG("IW and the sample's 100 bytes");
+	una = host_sends(_metadata, t, k);
+	ASSERT_EQ(11, t->nseg);
+	EXPECT_EQ(0, tc_sendv(t, off + k, 500)) TH_LOG("cwnd full");
+	tc_advance(t, 4 * MS);
+	t->psack[0][0] = una + SEG;
+	t->psack[0][1] = una + 7 * SEG;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	t->npsack = 0;
+	ASSERT_TRUE(conn(t)->flags & IXM_TCPF_IN_RECOVERY);
+	ASSERT_TRUE(t->nseg >= 1 && seg_is(&t->seg[0], TH_ACK | TH_PSH, una, t->snd, SEG)) {
+		TH_LOG("the hole at once (%u segments)", t->nseg);
+	}
+	room = conn(t)->cwnd - ixm_tcp_sack_pipe(conn(t));
+	EXPECT_TRUE(room >= 500 && room < SEG) TH_LOG("cwnd - pipe %u", room);
+	EXPECT_EQ(500, tc_sendv(t, off + k, 500));
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una + k, t->snd, 500)) {
+		TH_LOG("the last 500 bytes go now (%u segments)", t->nseg);
+	}
+}
+
 /* Three segments' worth SACKed and no reordering seen: no wait at all. */
 TEST_F(sack, rack_no_wait_past_three)
 {
