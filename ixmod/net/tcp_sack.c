@@ -598,6 +598,16 @@ static void ixm_tcp_dsack_rcvd(struct ixm_tcp_conn *c, u32 lo, u32 hi)
 	if (c->rxt_lo != c->rxt_hi && ixm_seq_geq(lo, c->rxt_lo) &&
 	    ixm_seq_leq(hi, c->rxt_hi))
 		t->stats.spurious_retrans++;
+	/*
+	 * A tail loss probe sent again what had arrived after all: the
+	 * D-SACK of the probe (it reaches the probe's end, TLP.end_seq, or
+	 * the byte before it, a FIN) says the tail was not lost (RFC 8985
+	 * §7.4.2), nothing about reordering.  Before, it widened RACK's
+	 * window as reordering would, and for good: every later loss of the
+	 * connection waited that window, up to an SRTT, in recovery too.
+	 */
+	if ((c->flags & IXM_TCPF_TLP_RXT) && ixm_seq_geq(hi + 1, c->tlp_end))
+		return;
 	/* RFC 8985 §6.2 step 4: once per round trip, a wider window */
 	if (ixm_seq_geq(c->snd_una, c->dsack_round)) {
 		c->dsack_round = c->snd_max;

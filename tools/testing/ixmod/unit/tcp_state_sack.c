@@ -440,6 +440,47 @@ TEST_F(sack, tail_loss_probe)
 }
 
 /*
+ * RFC 8985 §7.4.2: the D-SACK of a needless tail loss probe says the
+ * tail was not lost, not that the network reorders: RACK's window stays
+ * as it was, and a later hole with three segments' worth SACKed past it
+ * still goes at once.
+ */
+TEST_F(sack, dsack_of_a_probe_is_not_reordering)
+{
+	struct tc *t = self->t;
+	u32 una, end;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, 2 * SEG);
+	end = una + 2 * SEG;
+	tc_advance(t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, una + SEG, NULL, 0, 0);
+	ASSERT_TRUE(tc_wait_seg(t, 300 * MS, 250000)) TH_LOG("the probe");
+	ASSERT_EQ(1, stats(t)->tlp_probes);
+	tc_advance(t, 4 * MS);
+	t->psack[0][0] = una + SEG;
+	t->psack[0][1] = end;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
+	t->npsack = 0;
+	ASSERT_EQ(1, stats(t)->dsacks_rcvd);
+	EXPECT_EQ(1, conn(t)->reo_mult) TH_LOG("the window's multiplier as it was");
+	t->rcv = end;
+	una = host_sends(_metadata, t, 4 * SEG);
+	ASSERT_EQ(4, t->nseg);
+	tc_advance(t, 4 * MS);
+	t->psack[0][0] = una + SEG;
+	t->psack[0][1] = una + 4 * SEG;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	t->npsack = 0;
+	EXPECT_TRUE(t->nseg >= 1 && seg_is(&t->seg[0], TH_ACK | TH_PSH, una, t->snd, SEG)) {
+		TH_LOG("three SACKed past the hole: it goes at once (%u segments)", t->nseg);
+	}
+	EXPECT_EQ(1, stats(t)->rack_losses);
+}
+
+/*
  * While acknowledgments keep coming less than an SRTT apart, the tail is
  * not lost: no probe.  Four segments in flight, no more data, an ACK of
  * one of them every 3 ms (SRTT 4 ms, as after an ECE cut or a window
