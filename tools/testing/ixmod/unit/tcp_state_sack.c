@@ -195,6 +195,16 @@ TEST_F(sack, receiver_dsack)
 	EXPECT_EQ(3, stats(t)->dsacks_sent);
 }
 
+/* The peer acknowledges @ack and SACKs [@lo, @hi) in a pure ACK. */
+static void ack_sacking(struct tc *t, u32 ack, u32 lo, u32 hi)
+{
+	t->psack[0][0] = lo;
+	t->psack[0][1] = hi;
+	t->npsack = 1;
+	tc_seg(t, TH_ACK, t->snd, ack, NULL, 0, 0);
+	t->npsack = 0;
+}
+
 /* The host's data: @n bytes, sent at once (the initial window allowing). */
 static u32 host_sends(struct __test_metadata *_metadata, struct tc *t, u32 n)
 {
@@ -282,11 +292,7 @@ TEST_F(sack, sacked_bytes_free_the_window)
 	EXPECT_TRUE(n < SEG) TH_LOG("cwnd full: a sendv takes what is left of it (%d)", (int)n);
 	tc_advance(t, 4 * MS);
 	/* all but the first SACKed, two of them first */
-	t->psack[0][0] = una + SEG;
-	t->psack[0][1] = una + 3 * SEG;
-	t->npsack = 1;
-	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
-	t->npsack = 0;
+	ack_sacking(t, una, una + SEG, una + 3 * SEG);
 	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_SENT)) TH_LOG("room: the application hears of it");
 	EXPECT_FALSE(t->nseg) TH_LOG("RACK waits, and nothing was queued");
 	EXPECT_EQ(2 * SEG, (u32)tc_sendv(t, off + k * SEG + n, 2 * SEG)) {
@@ -317,11 +323,7 @@ TEST_F(sack, first_retransmission_at_once)
 	una = host_sends(_metadata, t, 10 * SEG);
 	ASSERT_EQ(10, t->nseg);
 	tc_advance(t, 4 * MS);
-	t->psack[0][0] = una + SEG;
-	t->psack[0][1] = una + 4 * SEG;
-	t->npsack = 1;
-	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
-	t->npsack = 0;
+	ack_sacking(t, una, una + SEG, una + 4 * SEG);
 	EXPECT_TRUE(conn(t)->flags & IXM_TCPF_IN_RECOVERY) TH_LOG("three SACKed: recovery");
 	EXPECT_TRUE(ixm_tcp_sack_pipe(conn(t)) + SEG > conn(t)->cwnd) {
 		TH_LOG("pipe %u, cwnd %u: no room", ixm_tcp_sack_pipe(conn(t)), conn(t)->cwnd);
@@ -352,11 +354,7 @@ TEST_F(sack, recovery_sends_a_short_tail)
 	ASSERT_EQ(11, t->nseg);
 	EXPECT_EQ(0, tc_sendv(t, off + k, 500)) TH_LOG("cwnd full");
 	tc_advance(t, 4 * MS);
-	t->psack[0][0] = una + SEG;
-	t->psack[0][1] = una + 7 * SEG;
-	t->npsack = 1;
-	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
-	t->npsack = 0;
+	ack_sacking(t, una, una + SEG, una + 7 * SEG);
 	ASSERT_TRUE(conn(t)->flags & IXM_TCPF_IN_RECOVERY);
 	ASSERT_TRUE(t->nseg >= 1 && seg_is(&t->seg[0], TH_ACK | TH_PSH, una, t->snd, SEG)) {
 		TH_LOG("the hole at once (%u segments)", t->nseg);
@@ -428,11 +426,7 @@ TEST_F(sack, tail_loss_probe)
 	tc_advance(t, 4 * MS);
 	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
 	cwnd = conn(t)->cwnd;
-	t->psack[0][0] = una + SEG;
-	t->psack[0][1] = end;
-	t->npsack = 1;
-	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
-	t->npsack = 0;
+	ack_sacking(t, end, una + SEG, end);
 	EXPECT_EQ(1, stats(t)->dsacks_rcvd);
 	EXPECT_EQ(1, stats(t)->spurious_retrans) TH_LOG("a D-SACK of the probe: it was needless");
 	EXPECT_EQ(cwnd, conn(t)->cwnd) TH_LOG("and no loss to answer: cwnd stays");
@@ -458,22 +452,14 @@ TEST_F(sack, dsack_of_a_probe_is_not_reordering)
 	ASSERT_TRUE(tc_wait_seg(t, 300 * MS, 250000)) TH_LOG("the probe");
 	ASSERT_EQ(1, stats(t)->tlp_probes);
 	tc_advance(t, 4 * MS);
-	t->psack[0][0] = una + SEG;
-	t->psack[0][1] = end;
-	t->npsack = 1;
-	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
-	t->npsack = 0;
+	ack_sacking(t, end, una + SEG, end);
 	ASSERT_EQ(1, stats(t)->dsacks_rcvd);
 	EXPECT_EQ(1, conn(t)->reo_mult) TH_LOG("the window's multiplier as it was");
 	t->rcv = end;
 	una = host_sends(_metadata, t, 4 * SEG);
 	ASSERT_EQ(4, t->nseg);
 	tc_advance(t, 4 * MS);
-	t->psack[0][0] = una + SEG;
-	t->psack[0][1] = una + 4 * SEG;
-	t->npsack = 1;
-	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
-	t->npsack = 0;
+	ack_sacking(t, una, una + SEG, una + 4 * SEG);
 	EXPECT_TRUE(t->nseg >= 1 && seg_is(&t->seg[0], TH_ACK | TH_PSH, una, t->snd, SEG)) {
 		TH_LOG("three SACKed past the hole: it goes at once (%u segments)", t->nseg);
 	}
@@ -560,11 +546,7 @@ TEST_F(sack, fin_lost_in_recovery_goes_by_rack)
 	ASSERT_EQ(1, t->nseg);
 	ASSERT_TRUE(seg_is(&t->seg[0], TH_ACK | TH_FIN, end, t->snd, 0)) TH_LOG("the FIN alone");
 	tc_advance(t, 3 * MS);
-	t->psack[0][0] = una + SEG;
-	t->psack[0][1] = end;
-	t->npsack = 1;
-	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
-	t->npsack = 0;
+	ack_sacking(t, una, una + SEG, end);
 	waited = tc_wait_seg(t, 100 * MS, 100000);
 	ASSERT_TRUE(waited && waited <= 2 * MS) TH_LOG("RACK: the hole (%llu us)", waited / 1000);
 	ASSERT_TRUE(one_seg(t, TH_ACK | TH_PSH, una, t->snd, SEG));
