@@ -292,6 +292,14 @@ TEST(relay_owner_checks)
 	EXPECT_EQ(1 + to1, st(p.q0)->icmp_handed);
 	EXPECT_EQ(to0 + 1, st(p.q0)->icmp_ignored);
 	EXPECT_EQ(0, p.q0->stats.drops[IXM_DROP_ICMP6_TYPE]);
+
+	/* the owner checks the address again: gone meanwhile, ignored */
+	inject(p.q0, conn(&p, 0), 1, 4, 0, conn(&p, 0)->iss);
+	EXPECT_EQ(2 + to1, st(p.q0)->icmp_handed);
+	tn_host_ip6(p.own, ip6_b, 64);
+	run(&p, 1);
+	EXPECT_EQ(2 + to1, st(p.own)->icmp_ignored);
+	EXPECT_EQ(0, st(p.own)->icmp_unreach);
 	port2_free(&p);
 }
 
@@ -388,6 +396,7 @@ TEST(relay_v4_only_goes_to_queue_0)
 {
 	struct ixm_tcp_conn ghost;
 	struct port2 p;
+	unsigned int i;
 
 	port2_new(&p, 1000000);
 	port2_connect(_metadata, &p, 1);
@@ -398,13 +407,16 @@ TEST(relay_v4_only_goes_to_queue_0)
 	p.own->port.rss_v4_only = true;
 	inject(p.own, &ghost, 1, 4, 0, 1);	/* at queue 1: no such connection */
 	EXPECT_EQ(0, st(p.own)->icmp_handed) TH_LOG("the connection is here: not handed");
-	ghost.lport = ixm_htons(ixm_ntohs(ghost.lport) + 1);
-	inject(p.own, &ghost, 1, 4, 0, 1);
-	EXPECT_EQ(1, st(p.own)->icmp_handed);
+	for (i = 0; i < 8; i++) {	/* whatever their 4-tuples' hashes */
+		ghost.lport = ixm_htons(50000 + i);
+		inject(p.own, &ghost, 1, 4, 0, 1);
+	}
+	EXPECT_EQ(8, st(p.own)->icmp_handed);
+	EXPECT_EQ(1, st(p.own)->icmp_ignored);
 	EXPECT_EQ(1, p.wakes[0]);
 	EXPECT_TRUE(ixm_icmp6_relay_pending(&p.q0->port));
 	tn_host_run(p.q0);
-	EXPECT_EQ(1, st(p.q0)->icmp_ignored);
+	EXPECT_EQ(8, st(p.q0)->icmp_ignored);
 	port2_free(&p);
 }
 
