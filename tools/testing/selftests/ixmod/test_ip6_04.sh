@@ -146,8 +146,8 @@ for q in 0 1; do
 	cat "$LOG.p"
 	n=$(sed -n 's/.* \([0-9]*\) PTBs sent$/\1/p' "$LOG.p")
 	ptbs=$((ptbs + ${n:-0}))
-	check "256 KiB echo exact over a 1280-byte path from port $sport (queue $q), nothing larger after the MSS fell" \
-		test $rc -eq 0
+	desc="256 KiB echo exact over a 1280-byte path from port $sport (queue $q)"
+	check "$desc, nothing larger after the MSS fell" test $rc -eq 0
 done
 peer nft list table inet $NFT_TABLE | grep counter | sed 's/^[[:space:]]*/# nft: /'
 peer ethtool -K "$PEERIF" gro on
@@ -158,7 +158,8 @@ handed=$(($(tcp_stat icmp_handed) - handed0))
 ign=$(($(tcp_stat icmp_ignored) - ign0))
 echo "# $ptbs PTBs sent; tcp_icmp_handed +$handed, tcp_icmp_ignored +$ign," \
 	"tcp_retrans +$(($(tcp_stat retrans) - retrans0))"
-check "tcp_icmp_ptb: each core lowered its connection's MSS once (cpu${cpus[0]} +$ptb1, cpu${cpus[1]} +$ptb2)" \
+desc="cpu${cpus[0]} +$ptb1, cpu${cpus[1]} +$ptb2"
+check "tcp_icmp_ptb: each core lowered its connection's MSS once ($desc)" \
 	test $ptb1 -eq 1 -a $ptb2 -eq 1
 check "tcp_icmp_handed: errors reached the other core's connection (+$handed)" test $handed -ge 1
 check "tcp_icmp_hand_full: none dropped" test "$(tcp_stat icmp_hand_full)" -eq "$full0"
