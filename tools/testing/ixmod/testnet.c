@@ -1067,7 +1067,10 @@ static bool tn_too_big(struct tn_link *l, unsigned int from, const u8 *f, size_t
 	put32(msg + 4, l->cfg.mtu6);
 	memcpy(msg + 8, f + 14, q);
 	put16(msg + 2, ref_l4_csum6(ip6 + 8, ip6 + 24, 58, msg, 8 + q));
-	tn_wire_put(l, from, ptb, 14 + 40 + 8 + q, 0);
+	if (l->ptb_host)	/* RSS sent it to another core of the sender's port */
+		tn_input(l->ptb_host, ptb, 14 + 40 + 8 + q, 0);
+	else
+		tn_wire_put(l, from, ptb, 14 + 40 + 8 + q, 0);
 	l->stats.ptb_sent++;
 	return true;
 }

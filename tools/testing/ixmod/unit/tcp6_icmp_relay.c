@@ -43,6 +43,7 @@
 #define UD_SEND		0x30
 #define MS		1000000ULL
 #define NCONN		8
+#define XFER		100000	/* bytes of relay_ptb_transfer_completes */
 
 static const u8 ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const u8 ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
@@ -356,6 +357,70 @@ TEST(relay_ptb_lowers_mss)
 	EXPECT_EQ(2, st(p.own)->icmp_ptb);
 	EXPECT_EQ(0, st(p.own)->icmp_handed);
 	EXPECT_EQ(1, st(p.q0)->icmp_handed);
+	port2_free(&p);
+}
+
+/*
+ * 100000 bytes from queue 1's connection over a path that takes 1280 bytes:
+ * the router's Packet Too Bigs reach queue 0 (tn_link.ptb_host), which
+ * hands them over; the MSS falls once, every byte arrives in order, no
+ * segment over 1280 bytes after the first that fits, no timeout.
+ */
+TEST(relay_ptb_transfer_completes)
+{
+	struct ixmod_event_ext x;
+	struct ixm_tcp_conn *c = NULL;
+	u32 rcvd = 0, bad = 0, sent = 0;
+	struct ixmod_call call;
+	bool busy = false;
+	unsigned int i;
+	struct port2 p;
+	const u8 *d;
+
+	port2_new(&p, 0);
+	for (i = 0; i < XFER; i++)
+		p.a[0]->arena[i] = (u8)(i * 7 + i / 251);
+	port2_connect(_metadata, &p, 1);
+	p.l->cfg.mtu6 = 1280;
+	p.l->ptb_host = p.q0;
+	for (i = 0; i < 50000 && (rcvd < XFER || !c || c->snd_una != c->snd_max); i++) {
+		run(&p, 1);
+		while (tn_app_event_ext(p.a[1], &x)) {
+			if (x.ev.type == IXMOD_EV_TCP_KNOCK) {
+				call = tn_call_accept(x.ev.handle, 1);
+				tn_app_submit(p.a[1], &call);
+			} else if (x.ev.type == IXMOD_EV_TCP_RECV && x.ev.res > 0) {
+				d = tn_rx_ptr(p.srv, x.ev.off, (u32)x.ev.res);
+				if (!d || rcvd + (u32)x.ev.res > XFER ||
+				    memcmp(d, p.a[0]->arena + rcvd, (u32)x.ev.res))
+					bad++;
+				rcvd += (u32)x.ev.res;
+				call = tn_call_recv_done(x.ev.handle, (u32)x.ev.res);
+				tn_app_submit(p.a[1], &call);
+			}
+		}
+		while (tn_app_event_ext(p.a[0], &x))
+			if (x.ev.type == IXMOD_EV_CALL && x.ev.user_data == UD_SEND) {
+				busy = false;
+				if (x.ev.res > 0)
+					sent += (u32)x.ev.res;
+			}
+		c = conn(&p, 0);
+		if (c && c->state == IXM_TCP_ESTABLISHED && !busy && sent < XFER) {
+			call = tn_call_send(p.ch[0], sent, XFER - sent, UD_SEND);
+			tn_app_submit(p.a[0], &call);
+			busy = true;
+		}
+	}
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(XFER, rcvd) TH_LOG("every byte arrived (una %u max %u)",
+				      c->snd_una - c->iss, c->snd_max - c->iss);
+	EXPECT_EQ(0, bad);
+	EXPECT_LE(1, p.l->stats.ptb_sent);
+	EXPECT_EQ(p.l->stats.ptb_sent, st(p.q0)->icmp_handed) TH_LOG("every PTB handed");
+	EXPECT_EQ(1, st(p.own)->icmp_ptb);
+	EXPECT_EQ(1280 - 40 - 20 - 12, c->mss);
+	EXPECT_EQ(0, st(p.own)->timeouts);
 	port2_free(&p);
 }
 
