@@ -144,6 +144,13 @@ for q in 0 1; do
 		"$sport" > "$LOG.p" 2>&1
 	rc=$?
 	cat "$LOG.p"
+	# what the connection's core did, for a failure's diagnosis
+	line=""
+	for f in segs_in segs_out retrans timeouts fast_retrans sack_recoveries rack_losses \
+		 tlp_probes sacks_rcvd icmp_ptb; do
+		line+=" $f=$(core_stat "${cpus[q]}" $f)"
+	done
+	echo "# cpu${cpus[q]} (queue $q) so far:$line"
 	n=$(sed -n 's/.* \([0-9]*\) PTBs sent$/\1/p' "$LOG.p")
 	ptbs=$((ptbs + ${n:-0}))
 	desc="256 KiB echo exact over a 1280-byte path from port $sport (queue $q)"
