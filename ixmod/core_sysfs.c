@@ -251,6 +251,8 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 	IXM_TCP_STAT(icmp_unreach),
 	IXM_TCP_STAT(icmp_ptb),
 	IXM_TCP_STAT(icmp_ignored),
+	IXM_TCP_STAT(icmp_handed),
+	IXM_TCP_STAT(icmp_hand_full),
 };
 static_assert(ARRAY_SIZE(ixm_tcp_stat_descs) == sizeof(struct ixm_tcp_stats) / sizeof(u64),
 	      "a file for every TCP counter");

@@ -50,6 +50,7 @@
 
 #include "ixmod.h"
 #include "net/arp.h"
+#include "net/icmp6_relay.h"
 #include "net/ip6.h"
 #include "net/nd.h"
 #include "net/loop.h"
@@ -306,10 +307,47 @@ static void ixm_port_fold_stats(struct ixm_port *port, struct ixm_qpair *qp)
 	port->qbase.tx_csum_hw += qs.tx_csum_hw;
 }
 
+/*
+ * Wake the core of queue @q of the port whose relay @r is: another core
+ * handed it an ICMPv6 error (net/icmp6_relay.h).  Called from a loop that
+ * holds a queue pair of the port (RCU), so the port is up and @q's queue
+ * pair and core are there.
+ */
+static void ixm_port_relay_wake(struct ixm_icmp6_relay *r, unsigned int q)
+{
+	struct ixm_port *port = r->priv;
+
+	ixm_core_wake(port->qp[q]->core);
+}
+
+/*
+ * Give every queue pair of a port with several queues the mailboxes of
+ * ICMPv6 errors its cores hand each other.  Injectable (ERRNO).
+ */
+static noinline int ixm_port_relay_alloc(struct ixm_port *port)
+{
+	struct ixm_icmp6_relay *r;
+	unsigned int i;
+
+	if (port->nq < 2)
+		return 0;
+	r = ixm_icmp6_relay_alloc(port->nq, ixm_port_relay_wake, port);
+	if (!r)
+		return -ENOMEM;
+	for (i = 0; i < port->nq; i++)
+		port->qp[i]->net.relay = r;
+	return 0;
+}
+ALLOW_ERROR_INJECTION(ixm_port_relay_alloc, ERRNO);
+
 /* Free every queue pair; the queues are stopped and unpublished. */
 static void ixm_port_free_qpairs(struct ixm_port *port)
 {
 	unsigned int i;
+
+	/* what the mailboxes still hold goes with them: records, no buffers */
+	if (port->nq && port->qp[0])
+		ixm_icmp6_relay_free(port->qp[0]->net.relay);
 
 	for (i = 0; i < port->nq; i++) {
 		struct ixm_qpair *qp = port->qp[i];
@@ -413,6 +451,12 @@ static int ixm_port_up_locked(struct ixm_port *port)
 			       port->name, i, (unsigned long)IXM_POOL_PAGES, err);
 			goto err_free;
 		}
+	}
+	err = ixm_port_relay_alloc(port);
+	if (err) {
+		pr_err("ports: %s: no memory for the ICMPv6 mailboxes of %u queues; nothing changed\n",
+		       port->name, n);
+		goto err_free;
 	}
 
 	/*

@@ -34,6 +34,7 @@
 #include "net/arp.h"
 #include "net/nd.h"
 #include "net/call.h"
+#include "net/icmp6_relay.h"
 #include "net/loop.h"
 #include "trace.h"
 
@@ -57,9 +58,11 @@ unsigned int ixm_idle_looks = IXM_IDLE_LOOKS_DEFAULT;
 
 /*
  * What the kernel refreshes before an iteration: the configuration each
- * queue pair's protocols read (RCU) and pending ARP and ND announcements.
+ * queue pair's protocols read (RCU) and pending ARP and ND announcements;
+ * and the ICMPv6 errors the port's other cores handed this one (one load
+ * when there are none; net/icmp6_relay.h).  Returns the work done.
  */
-static void ixm_core_begin_qpair(struct ixm_qpair *qp)
+static unsigned int ixm_core_begin_qpair(struct ixm_qpair *qp)
 {
 	struct ixm_net_port *np = &qp->net;
 
@@ -71,6 +74,9 @@ static void ixm_core_begin_qpair(struct ixm_qpair *qp)
 			ixm_arp_announce(np);
 		ixm_nd_announce(np);	/* nothing without IPv6 */
 	}
+	if (unlikely(ixm_icmp6_relay_pending(np)))
+		return ixm_tcp_icmp6_relay_drain(np);
+	return 0;
 }
 
 /*
@@ -188,7 +194,7 @@ unsigned int ixm_core_iterate(struct ixm_core *core)
 {
 	unsigned int batch = READ_ONCE(ixm_rx_batch);
 	struct ixm_core_work *work;
-	unsigned int i, done;
+	unsigned int i, done = 0;
 
 	lock_map_acquire(&ixm_core_iter_map);
 	rcu_read_lock();
@@ -203,8 +209,8 @@ unsigned int ixm_core_iterate(struct ixm_core *core)
 		core->alive_gen = work ? work->gen : 0;
 	}
 	for (i = 0; work && i < work->nr; i++)
-		ixm_core_begin_qpair(work->qp[i]);
-	done = ixm_loop_iterate(&core->stack, batch, IXM_CALL_BATCH);
+		done += ixm_core_begin_qpair(work->qp[i]);
+	done += ixm_loop_iterate(&core->stack, batch, IXM_CALL_BATCH);
 	rcu_read_unlock();
 	lock_map_release(&ixm_core_iter_map);
 	return done;
@@ -391,6 +397,7 @@ bool ixm_core_sleep(struct ixm_core *core, long timeout)
 static bool ixm_core_look_idle(struct ixm_core *core)
 {
 	struct ixm_core_work *work;
+	unsigned int i;
 	bool busy;
 
 	if (!core->looks || core->looks > READ_ONCE(ixm_idle_looks) ||
@@ -401,6 +408,9 @@ static bool ixm_core_look_idle(struct ixm_core *core)
 	core->stack.ports = work ? work->net : NULL;
 	core->stack.nports = work ? work->nr : 0;
 	busy = (work ? work->gen : 0) != core->alive_gen || ixm_loop_busy(&core->stack);
+	/* errors other cores handed this one (net/icmp6_relay.h) */
+	for (i = 0; !busy && work && i < work->nr; i++)
+		busy = ixm_icmp6_relay_pending(&work->qp[i]->net);
 	rcu_read_unlock();
 	if (busy)
 		return false;

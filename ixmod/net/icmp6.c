@@ -14,7 +14,8 @@
  *
  * A Destination Unreachable or Packet Too Big quoting a TCP segment goes
  * to TCP (ixm_tcp_icmp6_err(): RFC 4443 §2.4 (b), §3.1, §3.2), which
- * counts it acted on or ignored in its own counters.  Other messages are
+ * counts it acted on or ignored in its own counters, or hands it to the
+ * core of the port that owns the connection (net/icmp6_relay.h).  Other messages are
  * counted and dropped as icmp6_type: echo replies, the other errors and
  * errors about anything but TCP (UDP reports none to its sockets), MLD
  * (ixmod answers no queries: its groups are link-local ones a switch

@@ -9,8 +9,9 @@
  * it with ixm_net_drop(), which counts the reason.  After the RX batch the
  * dataplane hands port->tx[0..ntx) to the NIC and resets ntx.
  *
- * Nothing here is shared between cores except what @cfg and @arp point to,
- * which the control plane replaces under RCU.
+ * Nothing here is shared between cores except what @cfg, @arp, @nd and
+ * @relay point to: @cfg the control plane replaces under RCU, the tables
+ * and the mailboxes have their own locks.
  */
 #ifndef _IXM_NET_NET_H
 #define _IXM_NET_NET_H
@@ -197,6 +198,7 @@ struct ixm_arp_table;
 struct ixm_nd_table;
 struct ixm_stack;
 struct ixm_queue;
+struct ixm_icmp6_relay;
 
 /*
  * ixm_net_port.tx_offload: the NIC inserts the IPv4 header checksum and
@@ -219,6 +221,9 @@ struct ixm_queue;
  * @rss_nq: queues RSS spreads flows over
  * @rss_q: this core's queue
  * @rss_v4_only: RSS hashes IPv4 alone; IPv6 reaches queue 0
+ * @relay: the port's mailboxes of ICMPv6 errors between its cores, shared
+ *	by all of them (net/icmp6_relay.h); NULL with one queue, and in
+ *	tests of one core
  * @tx_offload: IXM_TXO_* the port's NIC does on transmit
  * @now_ns: time at the start of the iteration (ixm_now_ns())
  * @ntx: frames queued in @tx
@@ -243,6 +248,7 @@ struct ixm_net_port {
 	u16				rss_nq;
 	u16				rss_q;
 	bool				rss_v4_only;
+	struct ixm_icmp6_relay		*relay;
 	u16				tx_offload;
 	u64				now_ns;
 	unsigned int			ntx;

@@ -844,7 +844,15 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @icmp_ignored: ICMPv6 errors quoting TCP that changed nothing: from an
  *	address not the port's, for no connection (or one in TIME_WAIT or
  *	closed), a quoted sequence number outside SND.UNA..SND.NXT (RFC 5927
- *	§4.1), or a Packet Too Big whose MTU is not below the path MTU
+ *	§4.1), or a Packet Too Big whose MTU is not below the path MTU;
+ *	counted by the core that owns the connection the error quotes
+ * @icmp_handed: ICMPv6 errors quoting TCP that reached this core but name
+ *	no connection of it, handed to the core that owns the connection
+ *	(its queue computed from the quoted 4-tuple; net/icmp6_relay.h),
+ *	which counts them again as acted on or ignored
+ * @icmp_hand_full: of those, errors dropped because the owner's mailbox
+ *	was full (IXM_ICMP6_RELAY_SLOTS not yet taken); not in @icmp_handed,
+ *	nor in the owner's counters
  *
  * Each is the file dataplane/cpuN/stats/tcp_NAME (the table in sysfs.c).
  */
@@ -905,6 +913,8 @@ struct ixm_tcp_stats {
 	u64	icmp_unreach;
 	u64	icmp_ptb;
 	u64	icmp_ignored;
+	u64	icmp_handed;
+	u64	icmp_hand_full;
 };
 
 /**
@@ -994,6 +1004,7 @@ void ixm_tcp_input6(struct ixm_net_port *port, struct ixm_mbuf *m,
 		    struct ixm_ip6hdr *ih, unsigned int thoff);
 bool ixm_tcp_icmp6_err(struct ixm_net_port *port, u8 type, u8 code, u32 info,
 		       const struct ixm_ip6hdr *oih, const struct ixm_tcphdr *oth);
+unsigned int ixm_tcp_icmp6_relay_drain(struct ixm_net_port *port);
 void ixm_tcp_poll(struct ixm_stack *st);
 int ixm_tcp_listen(struct ixm_tcp_table *t, struct ixm_app *app, __be16 port,
 		   u32 backlog, u64 cookie, u64 *handle);

@@ -20,6 +20,8 @@
 #include "csum.h"
 #include "eth.h"
 #include "icmp6.h"
+#include "icmp6_relay.h"
+#include "toeplitz.h"
 
 #define IXM_PAWS_IDLE_NS	(24ULL * 24 * 3600 * 1000000000ULL)	/* RFC 7323 §5.5 */
 
@@ -1377,6 +1379,62 @@ static bool ixm_tcp_pmtu_lower(struct ixm_tcp_conn *c, u32 mtu)
 	return true;
 }
 
+/*
+ * What an ICMPv6 error does to the connection @c of this core's table @t
+ * it names (RFC 5927 §4.1's check first); counted in @t's stats.
+ */
+static void ixm_tcp_icmp6_act(struct ixm_tcp_table *t, struct ixm_tcp_conn *c,
+			      const struct ixm_icmp6_note *n)
+{
+	u32 seq;
+	int err;
+
+	if (!c || c->state == IXM_TCP_CLOSED || c->state == IXM_TCP_TIME_WAIT)
+		goto ignored;
+	seq = ixm_ntohl(n->seq);
+	if (c->state == IXM_TCP_SYN_SENT ? seq != c->iss :
+	    ixm_seq_lt(seq, c->snd_una) || ixm_seq_gt(seq, c->snd_max))
+		goto ignored;
+	if (n->type == IXM_ICMP6_PKT_TOOBIG) {
+		if (!ixm_tcp_pmtu_lower(c, n->info))
+			goto ignored;
+		t->stats.icmp_ptb++;
+		return;
+	}
+	err = ixm_tcp_unreach_errno(n->code);
+	t->stats.icmp_unreach++;
+	if (c->state == IXM_TCP_SYN_SENT) {
+		t->stats.attempt_fails++;
+		c->conn_err = err;
+		c->evpend |= IXM_TCPE_CONNECTED;
+		ixm_tcp_done(c, err);
+		return;
+	}
+	c->soft_err = err;
+	c->soft_una = c->snd_una;
+	return;
+ignored:
+	t->stats.icmp_ignored++;
+}
+
+/*
+ * The queue whose core owns the connection @n quotes: the one RSS gives
+ * the connection's replies, from the peer (the quote's destination) to
+ * us, as ixm_tcp_port_steers_here() (tcp_call.c) picked its port and the
+ * NIC steered its SYN; queue 0 on a device that hashes IPv4 alone.
+ */
+static u16 ixm_tcp_icmp6_owner(const struct ixm_net_port *port,
+			       const struct ixm_icmp6_note *n)
+{
+	u32 h;
+
+	if (port->rss_v4_only)
+		return 0;
+	h = ixm_toeplitz_ipv6_l4(port->rss_key, n->daddr.s6, n->saddr.s6,
+				 n->dport, n->sport);
+	return ixm_rss_queue(h, port->rss_nq);
+}
+
 /**
  * ixm_tcp_icmp6_err() - an ICMPv6 error quoting a TCP segment
  * @port: the port and core it arrived on
@@ -1402,10 +1460,15 @@ static bool ixm_tcp_pmtu_lower(struct ixm_tcp_conn *c, u32 mtu)
  * that a timeout reports it instead of -ETIMEDOUT (ixm_tcp_timeout_err()).
  * A Packet Too Big lowers the path MTU (ixm_tcp_pmtu_lower()).
  *
- * Only this core's table is searched: RSS gives an ICMPv6 message the
- * queue of its addresses' hash, the connection has the queue of its
- * 4-tuple's, and with several cores the two differ for most connections,
- * whose errors are then ignored here (no core reads another's table).
+ * RSS gives an ICMPv6 message the queue of its addresses' hash, the
+ * connection has the queue of its 4-tuple's, and with several cores the
+ * two differ for most connections.  So when this core's table has no
+ * such connection and the port has several queues, the queue whose core
+ * owns it is computed from the quoted 4-tuple (ixm_tcp_icmp6_owner());
+ * if that is another, a record of the error goes to that core's mailbox
+ * (tcp_icmp_handed; tcp_icmp_hand_full when it was full, the error
+ * dropped) and the owner does all of the above at its next iteration
+ * (ixm_tcp_icmp6_relay_drain()), counted in its own counters.
  *
  * Context: the port's dataplane core.
  * Return: false if the core has no TCP (the caller counts the message as
@@ -1415,40 +1478,69 @@ bool ixm_tcp_icmp6_err(struct ixm_net_port *port, u8 type, u8 code, u32 info,
 		       const struct ixm_ip6hdr *oih, const struct ixm_tcphdr *oth)
 {
 	struct ixm_tcp_table *t = port->stack ? port->stack->tcp : NULL;
+	struct ixm_icmp6_note n;
 	struct ixm_tcp_conn *c;
-	u32 seq;
-	int err;
+	u16 q;
 
 	if (!t)
 		return false;
-	if (!ixm_ip6_addr_is_ours(port->cfg, &oih->saddr))
-		goto ignored;
-	c = ixm_tcp_lookup6(t, &oih->saddr, oth->source, &oih->daddr, oth->dest);
-	if (!c || c->state == IXM_TCP_CLOSED || c->state == IXM_TCP_TIME_WAIT)
-		goto ignored;
-	seq = ixm_ntohl(oth->seq);
-	if (c->state == IXM_TCP_SYN_SENT ? seq != c->iss :
-	    ixm_seq_lt(seq, c->snd_una) || ixm_seq_gt(seq, c->snd_max))
-		goto ignored;
-	if (type == IXM_ICMP6_PKT_TOOBIG) {
-		if (!ixm_tcp_pmtu_lower(c, info))
-			goto ignored;
-		t->stats.icmp_ptb++;
+	if (!ixm_ip6_addr_is_ours(port->cfg, &oih->saddr)) {
+		t->stats.icmp_ignored++;
 		return true;
 	}
-	err = ixm_tcp_unreach_errno(code);
-	t->stats.icmp_unreach++;
-	if (c->state == IXM_TCP_SYN_SENT) {
-		t->stats.attempt_fails++;
-		c->conn_err = err;
-		c->evpend |= IXM_TCPE_CONNECTED;
-		ixm_tcp_done(c, err);
-		return true;
+	n.saddr = oih->saddr;
+	n.daddr = oih->daddr;
+	n.sport = oth->source;
+	n.dport = oth->dest;
+	n.seq = oth->seq;
+	n.info = info;
+	n.type = type;
+	n.code = code;
+	c = ixm_tcp_lookup6(t, &n.saddr, n.sport, &n.daddr, n.dport);
+	if (!c && port->relay && port->rss_nq > 1 && port->rss_key) {
+		q = ixm_tcp_icmp6_owner(port, &n);
+		if (q != port->rss_q) {
+			if (ixm_icmp6_relay_post(port->relay, q, &n))
+				t->stats.icmp_hand_full++;
+			else
+				t->stats.icmp_handed++;
+			return true;
+		}
 	}
-	c->soft_err = err;
-	c->soft_una = c->snd_una;
+	ixm_tcp_icmp6_act(t, c, &n);
 	return true;
-ignored:
-	t->stats.icmp_ignored++;
-	return true;
+}
+
+/**
+ * ixm_tcp_icmp6_relay_drain() - act on the errors other cores handed here
+ * @port: the port as this core sees it (@port->cfg current)
+ *
+ * Each record another core of the port posted to this core's mailbox
+ * (ixm_tcp_icmp6_err()) goes through the same checks and actions as an
+ * error received here: the address, the connection, the sequence number,
+ * then the Packet Too Big or the Destination Unreachable; an error for no
+ * connection here is ignored, never handed on again.  At most a mailbox's
+ * worth: what is posted meanwhile waits for the next iteration.
+ *
+ * Context: the port's dataplane core, at the start of an iteration.
+ * Return: the records taken (work done).
+ */
+unsigned int ixm_tcp_icmp6_relay_drain(struct ixm_net_port *port)
+{
+	struct ixm_icmp6_box *b = ixm_icmp6_relay_box(port);
+	struct ixm_tcp_table *t = port->stack ? port->stack->tcp : NULL;
+	struct ixm_icmp6_note n;
+	unsigned int i;
+
+	for (i = 0; b && i < IXM_ICMP6_RELAY_SLOTS && ixm_icmp6_relay_take(b, &n); i++) {
+		if (!t)
+			continue;
+		if (!ixm_ip6_addr_is_ours(port->cfg, &n.saddr)) {
+			t->stats.icmp_ignored++;
+			continue;
+		}
+		ixm_tcp_icmp6_act(t, ixm_tcp_lookup6(t, &n.saddr, n.sport, &n.daddr, n.dport),
+				  &n);
+	}
+	return i;
 }

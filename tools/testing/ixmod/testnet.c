@@ -17,6 +17,7 @@
 
 #include "frames.h"
 #include "testnet.h"
+#include "icmp6_relay.h"
 
 /**
  * struct tn_frame - a frame on the wire
@@ -287,7 +288,9 @@ void tn_host_begin(struct tn_host *h)
  * tn_host_run() - one iteration of the core's loop (ixm_loop_iterate())
  * @h: the host
  *
- * The frames due from the link (if any), every context's calls (as many
+ * The ICMPv6 errors other cores handed it (a relay shared with other
+ * hosts as the cores of one port), the frames due from the link (if any),
+ * every context's calls (as many
  * as its ring holds), TCP's timers and pending output, the frames queued
  * sent, the events published.  With no link, the frames sent are left in
  * @h->port.tx for the caller to read or tn_tx_flush().
@@ -295,6 +298,9 @@ void tn_host_begin(struct tn_host *h)
 void tn_host_run(struct tn_host *h)
 {
 	tn_host_begin(h);
+	/* as the kernel's runner does first (ixm_core_begin_qpair()) */
+	if (ixm_icmp6_relay_pending(&h->port))
+		ixm_tcp_icmp6_relay_drain(&h->port);
 	ixm_loop_iterate(&h->stack, h->link ? h->link->cfg.rx_batch : TN_RX_BATCH,
 			 ~0u);
 	if (!h->link) {
@@ -1061,7 +1067,10 @@ static bool tn_too_big(struct tn_link *l, unsigned int from, const u8 *f, size_t
 	put32(msg + 4, l->cfg.mtu6);
 	memcpy(msg + 8, f + 14, q);
 	put16(msg + 2, ref_l4_csum6(ip6 + 8, ip6 + 24, 58, msg, 8 + q));
-	tn_wire_put(l, from, ptb, 14 + 40 + 8 + q, 0);
+	if (l->ptb_host)	/* RSS sent it to another core of the sender's port */
+		tn_input(l->ptb_host, ptb, 14 + 40 + 8 + q, 0);
+	else
+		tn_wire_put(l, from, ptb, 14 + 40 + 8 + q, 0);
 	l->stats.ptb_sent++;
 	return true;
 }

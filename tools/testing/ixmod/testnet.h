@@ -292,6 +292,8 @@ typedef void (*tn_tap_fn)(void *arg, unsigned int from, const u8 *f, size_t len)
  * @inflight: frames on the wire toward each host
  * @tap: optional observer
  * @tap_arg: its argument
+ * @ptb_host: if set, the Packet Too Bigs of @cfg.mtu6 go to this host
+ *	(another core of the sender's port) instead of the sender
  */
 struct tn_link {
 	struct tn_host		*host[2];
@@ -304,6 +306,7 @@ struct tn_link {
 	u32			inflight[2];
 	tn_tap_fn		tap;
 	void			*tap_arg;
+	struct tn_host		*ptb_host;
 };
 
 /* Hosts */

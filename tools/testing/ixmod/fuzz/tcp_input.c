@@ -73,6 +73,16 @@
  *		the quoted sequence number, the quote's TCP bytes (mod 61)
  *	  0xc0-0xff  (bits 0-5 + 1) * 4 ms pass, then the host's iteration
  *
+ * The host serves one queue of a port of two (its Toeplitz key, the
+ * port's ICMPv6 mailboxes, net/icmp6_relay.h): the queue the quoted
+ * 4-tuple of an error about no connection (a dead one's: ports 80 and
+ * 40000) does not hash to, so such an error is handed to the other
+ * queue's core (tcp_icmp_handed, or tcp_icmp_hand_full after 16 that
+ * were not taken).  Before each iteration the host plays that core too,
+ * on its own table: it drains the other mailbox (ixm_tcp_icmp6_relay_drain()),
+ * where an error finds a connection only if one with that 4-tuple was
+ * opened since.  No mailbox ever holds more than it can.
+ *
  * The TCP timers are short (RTO 10-400 ms, TIME_WAIT 300 ms, keepalive
  * 500 ms) so that a few records of time reach every one of them.
  */
@@ -81,7 +91,9 @@
 #include <string.h>
 
 #include "frames.h"
+#include "icmp6_relay.h"
 #include "testnet.h"
+#include "toeplitz.h"
 
 #define H_IP		TN_IP(1)
 #define P_IP		TN_IP(2)
@@ -119,7 +131,17 @@ static struct {
 	u64			now[IXM_TCP_CONNS];
 	u32			nnow;
 	u64			in_tuple;	/* the record's segment, reversed */
+	struct ixm_icmp6_relay	*relay;		/* the port's, of two queues */
+	u16			q;		/* the host's queue */
 } h;
+
+/* Microsoft's RSS verification key: not symmetric */
+static const u8 rss_key[40] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+	0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+	0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+	0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
 
 /* MSS options of the handshakes: the usual one, the ones that wrapped (issue 15) */
 static const u16 handshake_mss[8] = { 1460, 1, 11, 12, 0, 13, 536, 65535 };
@@ -364,11 +386,29 @@ static u64 consume(void)
 	return handle;
 }
 
+/*
+ * The other queue's core: what the host handed it, acted on against the
+ * host's own table (the port's mailboxes never overflow).
+ */
+static void other_core(void)
+{
+	struct ixm_net_port *np = &h.host->port;
+	unsigned int q;
+
+	for (q = 0; q < 2; q++)
+		check(h.relay->box[q].count <= IXM_ICMP6_RELAY_SLOTS);
+	check(!h.relay->box[h.q].count);
+	np->rss_q = 1 - h.q;
+	ixm_tcp_icmp6_relay_drain(np);
+	np->rss_q = h.q;
+}
+
 /* The host's iteration, then every check; the handle of a call that succeeded. */
 static u64 run(void)
 {
 	u64 handle;
 
+	other_core();
 	tn_host_run(h.host);
 	check_buffers();
 	check_tx_flush();
@@ -524,6 +564,15 @@ static void setup(u8 s)
 	h.host->tcp_cfg = cfg;
 	ixm_host_now_ns = 1000000000000ULL;
 	tn_host_reset(h.host);
+	ixm_icmp6_relay_free(h.relay);
+	h.relay = ixm_icmp6_relay_alloc(2, NULL, NULL);
+	check(!!h.relay);
+	h.q = 1 - ixm_rss_queue(ixm_toeplitz_ipv6_l4(rss_key, peer_ip6, our_ip6,
+						     ixm_htons(PPORT), ixm_htons(LPORT)), 2);
+	h.host->port.rss_key = rss_key;
+	h.host->port.rss_nq = 2;
+	h.host->port.rss_q = h.q;
+	h.host->port.relay = h.relay;
 	tn_learn(h.host, P_IP, peer_mac);
 	tn_learn6(h.host, peer_ip6, peer_mac);
 	h.ndead = 0;

@@ -5,7 +5,7 @@
 Usage: tcp6_peer.py opts IFACE HOST PORT
        tcp6_peer.py refused HOST PORT
        tcp6_peer.py badcsum IFACE DST_MAC DST_IP6 SRC_IP6 PORT COUNT DROPS_DIR
-       tcp6_peer.py ptb IFACE DST_MAC DST_IP6 SRC_IP6 PORT MTU BYTES
+       tcp6_peer.py ptb IFACE DST_MAC DST_IP6 SRC_IP6 PORT MTU BYTES [SPORT]
 
 opts: one connection to HOST (an IPv6 address, fe80::...%IFACE for a
 link-local one) and PORT, 64 KiB echoed, while an AF_PACKET socket on
@@ -36,7 +36,8 @@ ICMPv6 Packet Too Bigs (RFC 4443 §3.2, from SRC_IP6, MTU MTU) quoting
 the newest, one at first and then at most one each 100 ms while large
 ones keep coming.  Passes when the echo is exact (SHA-256), a PTB went
 out, and once a segment of exactly MTU bytes came (the new MSS in use),
-no larger one followed (the server's segments leave in order).
+no larger one followed (the server's segments leave in order).  SPORT:
+the connection's source port (default: any).
 
 Plain sockets and byte-by-byte frames (scapy takes a minute to import
 under emulation).  Exits 0 only if everything checked out.
@@ -266,7 +267,7 @@ def cmd_badcsum(iface, dmac, dst_ip, src_ip, port, count, drops):
     return 1 if bad else 0
 
 
-def cmd_ptb(iface, dmac, dst_ip, src_ip, port, mtu, nbytes):
+def cmd_ptb(iface, dmac, dst_ip, src_ip, port, mtu, nbytes, sport=0):
     dmac = bytes.fromhex(dmac.replace(":", ""))
     with open(f"/sys/class/net/{iface}/address") as f:
         smac = bytes.fromhex(f.read().strip().replace(":", ""))
@@ -290,7 +291,8 @@ def cmd_ptb(iface, dmac, dst_ip, src_ip, port, mtu, nbytes):
 
     def run_echo():
         try:
-            s = socket.create_connection((dst_ip, port), timeout=120)
+            s = socket.create_connection((dst_ip, port), timeout=120,
+                                         source_address=(src_ip, sport))
             res["echo"] = echo(s, payload)
             s.close()
         except OSError as e:
@@ -346,9 +348,9 @@ def main(argv):
     if len(argv) == 9 and argv[1] == "badcsum":
         return cmd_badcsum(argv[2], argv[3], argv[4], argv[5], int(argv[6]), int(argv[7]),
                            argv[8])
-    if len(argv) == 9 and argv[1] == "ptb":
+    if len(argv) in (9, 10) and argv[1] == "ptb":
         return cmd_ptb(argv[2], argv[3], argv[4], argv[5], int(argv[6]), int(argv[7]),
-                       int(argv[8]))
+                       int(argv[8]), int(argv[9]) if len(argv) == 10 else 0)
     sys.exit(__doc__)
 
 
