@@ -134,7 +134,7 @@ static void server_app(struct pair *p)
 		switch (x.ev.type) {
 		case IXMOD_EV_TCP_KNOCK:
 			p->sh = x.ev.handle;
-			c = tn_call_accept(x.ev.handle, 1);
+			c = tn_call_accept(x.ev.handle, x.ev.handle);
 			tn_app_submit(p->a[1], &c);
 			break;
 		case IXMOD_EV_TCP_RECV:
@@ -145,7 +145,7 @@ static void server_app(struct pair *p)
 			    memcmp(d, p->a[0]->arena + p->rcvd, (u32)x.ev.res))
 				p->bad++;
 			p->rcvd += (u32)x.ev.res;
-			c = tn_call_recv_done(x.ev.handle, (u32)x.ev.res);
+			c = tn_call_recv_done(x.ev.user_data, (u32)x.ev.res);
 			tn_app_submit(p->a[1], &c);
 			break;
 		default:

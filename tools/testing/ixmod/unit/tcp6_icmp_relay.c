@@ -43,7 +43,7 @@
 #define UD_SEND		0x30
 #define MS		1000000ULL
 #define NCONN		8
-#define XFER		100000	/* bytes of relay_ptb_transfer_completes */
+#define XFER		200000	/* bytes of relay_ptb_transfer_completes */
 
 static const u8 ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const u8 ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
@@ -325,7 +325,7 @@ TEST(relay_ptb_lowers_mss)
 		run(&p, 1);
 		while (tn_app_event_ext(p.a[1], &x))
 			if (x.ev.type == IXMOD_EV_TCP_KNOCK) {
-				call = tn_call_accept(x.ev.handle, 1);
+				call = tn_call_accept(x.ev.handle, x.ev.handle);
 				tn_app_submit(p.a[1], &call);
 			}
 		c = conn(&p, 0);
@@ -361,7 +361,7 @@ TEST(relay_ptb_lowers_mss)
 }
 
 /*
- * 100000 bytes from queue 1's connection over a path that takes 1280 bytes:
+ * 200000 bytes from queue 1's connection over a path that takes 1280 bytes:
  * the router's Packet Too Bigs reach queue 0 (tn_link.ptb_host), which
  * hands them over; the MSS falls once, every byte arrives in order, no
  * segment over 1280 bytes after the first that fits, no timeout.
@@ -387,7 +387,7 @@ TEST(relay_ptb_transfer_completes)
 		run(&p, 1);
 		while (tn_app_event_ext(p.a[1], &x)) {
 			if (x.ev.type == IXMOD_EV_TCP_KNOCK) {
-				call = tn_call_accept(x.ev.handle, 1);
+				call = tn_call_accept(x.ev.handle, x.ev.handle);
 				tn_app_submit(p.a[1], &call);
 			} else if (x.ev.type == IXMOD_EV_TCP_RECV && x.ev.res > 0) {
 				d = tn_rx_ptr(p.srv, x.ev.off, (u32)x.ev.res);
@@ -395,7 +395,7 @@ TEST(relay_ptb_transfer_completes)
 				    memcmp(d, p.a[0]->arena + rcvd, (u32)x.ev.res))
 					bad++;
 				rcvd += (u32)x.ev.res;
-				call = tn_call_recv_done(x.ev.handle, (u32)x.ev.res);
+				call = tn_call_recv_done(x.ev.user_data, (u32)x.ev.res);
 				tn_app_submit(p.a[1], &call);
 			}
 		}
