@@ -159,6 +159,10 @@ for q in 0 1; do
 		line+=" $f=$(core_stat "${cpus[q]}" $f)"
 	done
 	echo "# cpu${cpus[q]} (queue $q) so far:$line"
+	# segments the peer's stack threw away (a bad checksum, a bad header)
+	# would stall the echo just so, nothing acknowledged: say if it did
+	echo "# peer: $(peer nstat -az TcpInCsumErrors TcpInErrs Ip6InHdrErrors 2>/dev/null |
+		awk '/^[A-Z]/ { printf "%s=%s ", $1, $2 }')"
 	n=$(sed -n 's/.* \([0-9]*\) PTBs sent$/\1/p' "$LOG.p")
 	ptbs=$((ptbs + ${n:-0}))
 	desc="256 KiB echo exact over a 1280-byte path from port $sport (queue $q)"
