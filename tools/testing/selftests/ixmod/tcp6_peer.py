@@ -267,6 +267,30 @@ def cmd_badcsum(iface, dmac, dst_ip, src_ip, port, count, drops):
     return 1 if bad else 0
 
 
+def dump_flow(pkts, most=400):
+    """For a failure's diagnosis: the server's segments as the peer's
+    interface got them (before its firewall), in time order: sequence
+    number relative to the SYN-ACK's, the acknowledgment relative to the
+    first one seen, the raw window field (unscaled)."""
+    isn = ack0 = None
+    t0 = pkts[0][0] if pkts else 0
+    for t, p in pkts[:most]:
+        plen, = struct.unpack_from("!H", p, 4)
+        tcp = p[40:]
+        seq, ack = struct.unpack_from("!II", tcp, 4)
+        doff, fl = (tcp[12] >> 4) * 4, tcp[13]
+        if fl & 0x02:
+            isn = seq
+        if ack0 is None and fl & 0x10:
+            ack0 = ack
+        win, = struct.unpack_from("!H", tcp, 14)
+        print(f"#  {t - t0:8.3f} seq {(seq - (isn or seq)) & 0xffffffff:7} "
+              f"len {plen - doff:5} ack +{(ack - (ack0 or ack)) & 0xffffffff:7} "
+              f"win {win:5} flags {fl:02x} opts {doff - 20} ip6 {40 + plen}")
+    if len(pkts) > most:
+        print(f"#  ... {len(pkts) - most} more")
+
+
 def cmd_ptb(iface, dmac, dst_ip, src_ip, port, mtu, nbytes, sport=0):
     dmac = bytes.fromhex(dmac.replace(":", ""))
     with open(f"/sys/class/net/{iface}/address") as f:
@@ -322,6 +346,7 @@ def cmd_ptb(iface, dmac, dst_ip, src_ip, port, mtu, nbytes, sport=0):
     if "err" in res or not res.get("echo", (False,))[0]:
         back = res["echo"][1] if "echo" in res else 0
         print(f"# the echo failed: {res.get('err') or f'{back} bytes back'}")
+        dump_flow(pkts)
         ok = False
     else:
         print(f"# {nbytes} bytes echoed, SHA-256 {hashlib.sha256(payload).hexdigest()[:16]}... the same")
