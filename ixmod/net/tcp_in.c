@@ -515,23 +515,26 @@ static void ixm_tcp_dupack(struct ixm_tcp_conn *c)
 }
 
 /*
- * RFC 9293 §3.10.7.4, first check: is any of the segment in the window?
- * A segment without data may also sit at the window's right edge, as
- * Linux's tcp_sequence() takes it: it is the ACK of a peer that sent up
- * to our edge while a hole keeps RCV.NXT behind, and by the table it was
- * dropped (its acknowledgment lost) and answered with an ACK.
+ * RFC 9293 §3.10.7.4, first check, as Linux's tcp_sequence() makes it:
+ * a segment is taken if it starts no later than the window's right edge
+ * and, with data, ends past RCV.NXT (without, starts at RCV.NXT or
+ * later).  Beyond the RFC's table this takes a segment at the right
+ * edge (a peer that sent up to our edge while a hole keeps RCV.NXT
+ * behind), one that covers the whole window, and data at RCV.NXT while
+ * the window is zero: the "special allowance" for valid ACKs the RFC
+ * asks for, since a peer's acknowledgment of our data rides on its
+ * retransmissions and window probes.  The data past the edge is cut off
+ * and answered in ixm_tcp_rcv_data(); by the table alone the ACK field
+ * was lost, and with an application that frees its receive buffers only
+ * once its reply is acknowledged (tcp-echo) both ends then waited.
  */
 static bool ixm_tcp_seq_ok(const struct ixm_tcp_conn *c, u32 seq, u32 seglen)
 {
 	u32 wnd = ixm_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
-	u32 lo = c->rcv_nxt;
 
-	if (!seglen)
-		return ixm_seq_geq(seq, lo) && ixm_seq_leq(seq, lo + wnd);
-	if (!wnd)
+	if (ixm_seq_gt(seq, c->rcv_nxt + wnd))
 		return false;
-	return (ixm_seq_geq(seq, lo) && ixm_seq_lt(seq, lo + wnd)) ||
-	       (ixm_seq_geq(seq + seglen - 1, lo) && ixm_seq_lt(seq + seglen - 1, lo + wnd));
+	return seglen ? ixm_seq_gt(seq + seglen, c->rcv_nxt) : ixm_seq_geq(seq, c->rcv_nxt);
 }
 
 /*
@@ -959,6 +962,11 @@ static enum ixm_tcp_rcv_res ixm_tcp_rcv_data(struct ixm_tcp_conn *c, struct ixm_
 	if (*dlen && ixm_seq_gt(*seq + *dlen, c->rcv_nxt + wnd)) {
 		*dlen = ixm_seq_gt(c->rcv_nxt + wnd, *seq) ? c->rcv_nxt + wnd - *seq : 0;
 		*fin = false;
+		/* none of it fits (a zero window's probe): the peer hears the edge */
+		if (!*dlen) {
+			t->stats.out_of_window++;
+			c->flags |= IXM_TCPF_ACK_NOW;
+		}
 	}
 	m->len = *dlen;
 	m->seq = *seq;

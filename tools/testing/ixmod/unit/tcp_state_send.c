@@ -713,6 +713,73 @@ TEST(tcp_state_ack_at_the_right_edge)
 	tc_fini(t);
 }
 
+/*
+ * The ACK field of a segment whose data the window cannot take is heard
+ * (RFC 9293 §3.10.7.4: "special allowance should be made to accept
+ * valid ACKs"; Linux's tcp_sequence()).  A peer acknowledges our data on
+ * its retransmissions and window probes; while our window is zero these
+ * carry data at RCV.NXT, and by the table alone their ACKs were lost: an
+ * application that frees its receive buffers only once its reply is
+ * acknowledged (tcp-echo) then waited for good, and so did the peer.
+ */
+TEST(tcp_state_ack_on_data_in_a_zero_window)
+{
+	struct ixm_tcp_config cfg;
+	struct tc *t = &T;
+	u32 got = 0, n;
+	u64 ow;
+
+	ixm_tcp_config_default(&cfg);
+	cfg.rcv_buf = 4096;
+	tc_init_cfg(t, &cfg);
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
+	EXPECT_EQ(1000, (int)tc_sendv(t, 0, 1000));
+	ASSERT_EQ(1, t->nseg);
+	while (got < 4096) {
+		n = 4096 - got < 1460 ? 4096 - got : 1460;
+		tc_send(t, TH_ACK, data + got, n);
+		if (!tc_nev(t, IXMOD_EV_TCP_RECV))
+			break;
+		got += n;
+	}
+	ASSERT_EQ(4096, got);
+	ASSERT_EQ(conn(t)->rcv_nxt, conn(t)->rcv_adv) TH_LOG("the window is closed");
+
+	/* the peer's probe: 100 bytes at RCV.NXT, acknowledging our 1000 */
+	ow = stats(t)->out_of_window;
+	tc_seg(t, TH_ACK, t->snd, t->rcv + 1000, data + got, 100, 0);
+	t->rcv += 1000;
+	EXPECT_EQ(t->rcv, conn(t)->snd_una) {
+		TH_LOG("the ACK on data in a zero window is taken (SND.UNA %+d)",
+		       (int)(conn(t)->snd_una - t->rcv));
+	}
+	EXPECT_FALSE(tc_nev(t, IXMOD_EV_TCP_RECV)) TH_LOG("its data is not");
+	ASSERT_TRUE(is_ack(t)) TH_LOG("and it is answered at once");
+	EXPECT_FALSE(host_win(t, &t->seg[0])) TH_LOG("with the window still zero");
+	EXPECT_EQ(ow + 1, stats(t)->out_of_window) TH_LOG("counted out of window");
+
+	/* the window open again: data at its right edge, with an ACK */
+	EXPECT_EQ(0, tc_recv_done(t, 4096));
+	ASSERT_TRUE(is_ack(t));
+	ASSERT_EQ(4096, conn(t)->rcv_adv - t->snd) TH_LOG("the window reopens");
+	EXPECT_EQ(500, (int)tc_sendv(t, 1000, 500));
+	ASSERT_EQ(1, t->nseg);
+	tc_seg(t, TH_ACK, t->snd + 4096, t->rcv + 500, data, 100, 0);
+	t->rcv += 500;
+	EXPECT_EQ(t->rcv, conn(t)->snd_una) TH_LOG("data at the right edge: its ACK is taken");
+	EXPECT_FALSE(tc_nev(t, IXMOD_EV_TCP_RECV));
+	ASSERT_TRUE(is_ack(t)) TH_LOG("its data dropped and answered");
+	EXPECT_EQ(ow + 2, stats(t)->out_of_window);
+	tc_seg(t, TH_ACK, t->snd + 4097, t->rcv, data, 100, 0);
+	EXPECT_EQ(ow + 3, stats(t)->out_of_window) TH_LOG("one past the edge: rejected");
+	ASSERT_TRUE(is_ack(t));
+	tc_send(t, TH_ACK, data, 1000);
+	EXPECT_TRUE(recv_is(t, tc_ev(t, IXMOD_EV_TCP_RECV), data, 1000)) {
+		TH_LOG("data flows again");
+	}
+	tc_fini(t);
+}
+
 /* A full event ring: TCP_RECVs are owed, not lost, and come in order. */
 TEST(tcp_state_event_ring_full)
 {
