@@ -6,7 +6,7 @@
 # rejects with an ICMPv6 port unreachable, and to one rejected as
 # administratively prohibited, fails at once with ECONNREFUSED and EACCES
 # (RFC 4443 §3.1, the errnos Linux gives the codes), counted in
-# tcp_icmp_unreach; (b) while tcp-echo -6 echoes 1 MiB to the peer, the
+# tcp_icmp_unreach; (b) while tcp-echo -6 echoes 256 KiB to the peer, the
 # peer plays a router whose next link takes 1280 bytes: nftables drops
 # ixmod's larger packets and tcp6_peer.py answers them with Packet Too
 # Bigs quoting them (RFC 4443 §3.2).  ixmod must lower its MSS (RFC 8201
@@ -14,10 +14,21 @@
 # send nothing larger after its first 1280-byte segment: the echo
 # arrives exact (SHA-256).  Addresses from 2001:2::/48 (RFC 5180).
 #
-# One dataplane core: an ICMPv6 error is handled by the core its queue
-# is (RSS hashes it by its addresses alone), and a connection lives on
-# the core of its 4-tuple; with several cores an error about another
-# core's connection is ignored (tcp_icmp_ignored), as the design says.
+# Two dataplane cores, and (b) runs twice, from a source port whose
+# connection RSS gives queue 0 and from one it gives queue 1 (the port's
+# rss_key, Toeplitz as the NIC hashes).  RSS gives every ICMPv6 message
+# from the peer one queue (it hashes their addresses alone), so one of
+# the two connections is the other core's: the core the errors reach
+# hands them over (tcp_icmp_handed), and each core lowers its
+# connection's MSS once (tcp_icmp_ptb per core); none is dropped
+# (tcp_icmp_hand_full), and only repeats are ignored (tcp_icmp_ignored
+# at most the Packet Too Bigs sent less the two that acted).
+#
+# The echo's window closes while its first flight is dropped for its
+# size (tcp-echo frees a receive buffer once its echo is acknowledged),
+# and the peer acknowledges the echo on segments that probe that zero
+# window: until ixmod heard the ACK on such a segment (RFC 9293
+# §3.10.7.4), one of the two echoes stalled in five runs of eight.
 
 # shellcheck source-path=SCRIPTDIR source=test_common.sh
 . "$(dirname "$0")/test_common.sh"
@@ -49,13 +60,32 @@ connect6() {
 	sed 's/^/# /' "$LOG.c"
 }
 
-tcp_test_begin 12
+# core_stat CPU NAME: dataplane/cpuCPU/stats/tcp_NAME
+core_stat() { cat "$IXMOD_SYSFS/dataplane/cpu$1/stats/tcp_$2"; }
 
-# the port down, its cores down to one (cores change only then), up again
-echo 0 > "$(port_dir)/up"
-echo -2 > $IXMOD_SYSFS/cores || echo "# cores stay $(cat $IXMOD_SYSFS/cores)"
-echo 1 > "$(port_dir)/up"
-busywait 10000 grep -q '^up' "$(port_dir)/link" || echo "# ixmod link stays down"
+# sport_for_queue Q: a source port from which the peer's connection to
+# $DUT6 port 7 reaches queue Q of the port's two (RSS: Toeplitz over the
+# addresses and ports with the port's key, redirection entry hash % 2)
+sport_for_queue() {
+	"$PY" - "$(cat "$(port_dir)/rss_key")" "$1" $PEER6 $DUT6 <<-'EOF'
+	import ipaddress, sys
+	key, q = bytes.fromhex(sys.argv[1]), int(sys.argv[2])
+	src, dst = (ipaddress.IPv6Address(a).packed for a in sys.argv[3:5])
+	k, kb = int.from_bytes(key, "big"), len(key) * 8
+	for sport in range(41000, 42000):
+	    h = 0
+	    for i, byte in enumerate(src + dst + sport.to_bytes(2, "big") + b"\0\7"):
+	        for b in range(8):
+	            if byte & (0x80 >> b):
+	                h ^= (k >> (kb - 32 - (i * 8 + b))) & 0xffffffff
+	    if (h & 127) % 2 == q:
+	        print(sport)
+	        break
+	EOF
+}
+
+tcp_test_begin 16
+
 echo "# cores $(cat $IXMOD_SYSFS/cores)"
 peer sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
 	"net.ipv6.conf.$PEERIF.disable_ipv6=0" "net.ipv6.conf.$PEERIF.accept_dad=0" \
@@ -105,18 +135,52 @@ table inet $NFT_TABLE {
 EOF
 # the raw socket must see the segments as sent: GRO would merge them
 peer ethtool -K "$PEERIF" gro off || echo "# GRO stays on: merged segments will fail"
-ptb0=$(tcp_stat icmp_ptb)
 ign0=$(tcp_stat icmp_ignored)
+handed0=$(tcp_stat icmp_handed)
+full0=$(tcp_stat icmp_hand_full)
 retrans0=$(tcp_stat retrans)
-check "1 MiB echoes exact over a 1280-byte path, nothing larger after the MSS fell" \
-	peer timeout 300 "$PY" "$PEER6_PY" ptb "$PEERIF" "$mac" $DUT6 $PEER6 7 1280 1048576
+ptbs=0
+# the port's queues as QUEUE:CPU; cpus[Q] serves queue Q
+read -ra cpus <<< "$(sed 's/[0-9]*://g' "$(port_dir)/queues")"
+echo "# queues $(cat "$(port_dir)/queues")"
+for q in 0 1; do
+	sport=$(sport_for_queue $q)
+	ptb0[q]=$(core_stat "${cpus[q]}" icmp_ptb)
+	peer timeout 300 "$PY" "$PEER6_PY" ptb "$PEERIF" "$mac" $DUT6 $PEER6 7 1280 262144 \
+		"$sport" > "$LOG.p" 2>&1
+	rc=$?
+	cat "$LOG.p"
+	# what the connection's core did, for a failure's diagnosis
+	line=""
+	for f in segs_in segs_out retrans timeouts fast_retrans sack_recoveries rack_losses \
+		 tlp_probes sacks_rcvd icmp_ptb; do
+		line+=" $f=$(core_stat "${cpus[q]}" $f)"
+	done
+	echo "# cpu${cpus[q]} (queue $q) so far:$line"
+	# segments the peer's stack threw away (a bad checksum, a bad header)
+	# would stall the echo just so, nothing acknowledged: say if it did
+	echo "# peer: $(peer nstat -az TcpInCsumErrors TcpInErrs Ip6InHdrErrors 2>/dev/null |
+		awk '/^[A-Z]/ { printf "%s=%s ", $1, $2 }')"
+	n=$(sed -n 's/.* \([0-9]*\) PTBs sent$/\1/p' "$LOG.p")
+	ptbs=$((ptbs + ${n:-0}))
+	desc="256 KiB echo exact over a 1280-byte path from port $sport (queue $q)"
+	check "$desc, nothing larger after the MSS fell" test $rc -eq 0
+done
 peer nft list table inet $NFT_TABLE | grep counter | sed 's/^[[:space:]]*/# nft: /'
 peer ethtool -K "$PEERIF" gro on
 peer nft delete table inet $NFT_TABLE
-ptb=$(($(tcp_stat icmp_ptb) - ptb0))
-echo "# tcp_icmp_ignored +$(($(tcp_stat icmp_ignored) - ign0))," \
+ptb1=$(($(core_stat "${cpus[0]}" icmp_ptb) - ptb0[0]))
+ptb2=$(($(core_stat "${cpus[1]}" icmp_ptb) - ptb0[1]))
+handed=$(($(tcp_stat icmp_handed) - handed0))
+ign=$(($(tcp_stat icmp_ignored) - ign0))
+echo "# $ptbs PTBs sent; tcp_icmp_handed +$handed, tcp_icmp_ignored +$ign," \
 	"tcp_retrans +$(($(tcp_stat retrans) - retrans0))"
-check "tcp_icmp_ptb: the MSS lowered once (+$ptb)" test $ptb -eq 1
+desc="cpu${cpus[0]} +$ptb1, cpu${cpus[1]} +$ptb2"
+check "tcp_icmp_ptb: each core lowered its connection's MSS once ($desc)" \
+	test $ptb1 -eq 1 -a $ptb2 -eq 1
+check "tcp_icmp_handed: errors reached the other core's connection (+$handed)" test $handed -ge 1
+check "tcp_icmp_hand_full: none dropped" test "$(tcp_stat icmp_hand_full)" -eq "$full0"
+check "tcp_icmp_ignored: only repeats ($ign <= $ptbs - 2)" test $ign -le $((ptbs - 2))
 check "an echo over the full MTU still works after it" \
 	peer timeout 300 "$PY" "$TCP_CHECK" echo $DUT6 7 --bytes 65536
 stop_tcp_echo "$LOG"
