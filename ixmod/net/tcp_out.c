@@ -866,8 +866,15 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 	}
 	/* a FIN with no data left to carry it (RFC 9293 §3.10.4) */
 	if ((c->flags & IXM_TCPF_FIN_QUEUED) && c->snd_nxt == c->snd_end) {
+		bool again = c->flags & IXM_TCPF_FIN_SENT;
+
 		if (ixm_tcp_send_seg(c, c->snd_end, IXM_TCP_ACK | IXM_TCP_FIN, 0))
 			goto out;
+		/* sent again (RACK found it lost, or a timeout): counted as data is */
+		if (again) {
+			t->stats.retrans++;
+			ixm_tcp_trace_retrans(c, c->snd_end, 0, c->backoff != 0);
+		}
 		c->fin_xmit_us = (u32)(t->stack->now_ns / 1000);
 		ixm_tcp_sent(c, c->snd_end, true);
 		sent_new = true;

@@ -490,10 +490,8 @@ static bool ixm_tcp_rack_detect_fin(struct ixm_tcp_conn *c, u32 now, u32 reo, u3
 		*wait_us = left;
 		return false;
 	}
-	c->snd_nxt = c->snd_una;
+	c->snd_nxt = c->snd_una;	/* ixm_tcp_output() sends it, and counts it */
 	c->table->stats.rack_losses++;
-	c->table->stats.retrans++;
-	ixm_tcp_trace_retrans(c, c->snd_una, 1, false);
 	return true;
 }
 

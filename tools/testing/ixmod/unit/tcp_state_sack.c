@@ -567,6 +567,33 @@ TEST_F(sack, fin_lost_in_recovery_goes_by_rack)
 }
 
 /*
+ * A FIN alone, lost with every data byte acknowledged, goes again at the
+ * RTO (RFC 8985 §7.2: no probe for it) and is counted in tcp_retrans as
+ * a segment sent again is; it was not, where RACK's was.
+ */
+TEST_F(sack, fin_alone_again_at_the_rto_is_counted)
+{
+	struct tc *t = self->t;
+	u32 una, end;
+	u64 waited;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, SEG);
+	end = una + SEG;
+	tc_advance(t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, end, NULL, 0, 0);
+	ASSERT_EQ(0, tc_close(t, false));
+	ASSERT_TRUE(one_seg(t, TH_ACK | TH_FIN, end, t->snd, 0)) TH_LOG("the FIN alone");
+	waited = tc_wait_seg(t, 2000 * MS, MS);
+	ASSERT_TRUE(waited) TH_LOG("the FIN lost: it goes again");
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_FIN, end, t->snd, 0));
+	EXPECT_EQ(1, stats(t)->timeouts) TH_LOG("by the RTO (%llu ms)", waited / MS);
+	EXPECT_EQ(1, stats(t)->retrans) TH_LOG("and counted");
+	tc_seg(t, TH_ACK, t->snd, end + 1, NULL, 0, 0);
+	EXPECT_EQ(IXM_TCP_FIN_WAIT_2, conn(t)->state);
+}
+
+/*
  * RFC 8985 §6.3, RFC 6675 §5.1: after a timeout the first segment is
  * lost and goes again, one segment (cwnd) at first; what was SACKed stays
  * SACKed and does not go again (it would come back D-SACKed).
