@@ -685,6 +685,17 @@ TEST(tcp_state_window_from_an_ack_of_new_data)
 	tc_fini(t);
 }
 
+/* A passive connection with a 4096-byte receive buffer that sent 1000 bytes. */
+static bool small_window_sent(struct tc *t)
+{
+	struct ixm_tcp_config cfg;
+
+	ixm_tcp_config_default(&cfg);
+	cfg.rcv_buf = 4096;
+	tc_init_cfg(t, &cfg);
+	return tc_passive(t, O_MSS) && tc_sendv(t, 0, 1000) == 1000 && t->nseg == 1;
+}
+
 /*
  * An ACK at the receive window's right edge is taken (as Linux's
  * tcp_sequence() takes it): a peer that sent up to our edge, its first
@@ -693,16 +704,10 @@ TEST(tcp_state_window_from_an_ack_of_new_data)
  */
 TEST(tcp_state_ack_at_the_right_edge)
 {
-	struct ixm_tcp_config cfg;
 	struct tc *t = &T;
 	u32 edge;
 
-	ixm_tcp_config_default(&cfg);
-	cfg.rcv_buf = 4096;
-	tc_init_cfg(t, &cfg);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
-	EXPECT_EQ(1000, (int)tc_sendv(t, 0, 1000));
-	ASSERT_EQ(1, t->nseg);
+	ASSERT_TRUE(small_window_sent(t)) TH_LOG("the handshake, 1000 bytes sent");
 	edge = conn(t)->rcv_adv;
 	EXPECT_EQ(4096, edge - t->snd) TH_LOG("the window offered");
 	tc_seg(t, TH_ACK, edge, t->rcv + 1000, NULL, 0, 0);
@@ -724,17 +729,11 @@ TEST(tcp_state_ack_at_the_right_edge)
  */
 TEST(tcp_state_ack_on_data_in_a_zero_window)
 {
-	struct ixm_tcp_config cfg;
 	struct tc *t = &T;
 	u32 got = 0, n;
 	u64 ow;
 
-	ixm_tcp_config_default(&cfg);
-	cfg.rcv_buf = 4096;
-	tc_init_cfg(t, &cfg);
-	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
-	EXPECT_EQ(1000, (int)tc_sendv(t, 0, 1000));
-	ASSERT_EQ(1, t->nseg);
+	ASSERT_TRUE(small_window_sent(t)) TH_LOG("the handshake, 1000 bytes sent");
 	while (got < 4096) {
 		n = 4096 - got < 1460 ? 4096 - got : 1460;
 		tc_send(t, TH_ACK, data + got, n);
