@@ -50,12 +50,20 @@
 #
 # The Linux-to-Linux path: a second namespace, ixlin (198.18.1.1, Linux's
 # own TCP: its sink, echo server and sources are tcp_recovery.py serve),
-# joined to the peer namespace by a veth pair (the peer's end
-# 198.18.1.2).  The peer's end of the veth gets exactly what the peer's
-# NIC gets: netem on its egress, and its ingress redirected through an
-# ifb device with the same netem (an ifb of its own, so that each path's
-# drops are counted apart).  No packet carries more than one segment
-# through netem on either path (netem drops whole packets; see
+# joined to the peer namespace by a link of its own (the peer's end
+# 198.18.1.2).  With an igb port (IXMOD_TEST_NIC=igb, the default) the
+# link is the VM's third and fourth igb, on the same QEMU hub as ixmod's
+# port and the peer's NIC, each with Linux's igb driver: the same
+# emulated NIC on both paths (scripts/vm-selftests boots four igbs when
+# this test runs: group igb4).  Over a veth instead, Linux's TCP alone is
+# 0.85-1.02x as fast as over that igb pair (scripts/bench-loss-paths),
+# and the sending check compared ixmod's NIC with a faster path.  With
+# a virtio-net or software port the link is a veth pair, said in the
+# first check's name.  The peer's end of the link gets exactly what the
+# peer's NIC gets: netem on its egress, and its ingress redirected
+# through an ifb device with the same netem (an ifb of its own, so that
+# each path's drops are counted apart).  No packet carries more than one
+# segment through netem on either path (netem drops whole packets; see
 # impair_setup).  Both paths carry their transfers at the same time, so
 # that the host's load, which swings under emulation, weighs on both
 # alike; neither link is the bottleneck (netem has no rate, and the loss
@@ -89,8 +97,10 @@ IFB_LIN=ixifb1		# the veth's ingress
 LIN_NS=ixlin
 LIN_IP=198.18.1.1
 LINPEER_IP=198.18.1.2
-VETH_LIN=ixvlin0	# in ixlin
-VETH_PEER=ixvpeer0	# in the peer namespace
+LIN_IF=ixvlin0		# Linux's path: its interface in ixlin (linux_path)
+LINPEER_IF=ixvpeer0	# and in the peer namespace
+LIN_LINK=veth		# Linux's path: a veth, or with an igb port two igbs
+[ "$IXMOD_TEST_NIC" = igb ] && LIN_LINK="an igb pair"
 SINK_PORT=7		# Linux's sink; tcp-echo's port is 7 too
 ECHO_PORT=8		# Linux's echo server
 SOURCE_PORT=10		# Linux's sources: SOURCE_PORT + loss %
@@ -204,7 +214,31 @@ ifb_for() {
 			action mirred egress redirect dev "$2"
 }
 
-# linux_path: namespace ixlin and its veth to the peer, offloads off
+# lin_link_names: LIN_IF and LINPEER_IF, the interfaces of Linux's path:
+# with an igb port the netdevs of the third and fourth igb (back from
+# the last run's namespaces: asynchronous, as the peer's), empty if the
+# VM lacks them; else the veth's names.  Not in a check: check runs its
+# command in a subshell, and these are the test's.
+lin_link_names() {
+	local devs d
+	[ "$IXMOD_TEST_NIC" = igb ] || return 0
+	mapfile -t devs < <(igb_devices)
+	LIN_IF="" LINPEER_IF=""
+	if [ "${#devs[@]}" -lt 4 ]; then
+		echo "# ${#devs[@]} igb NICs: Linux's path needs a third and a fourth" \
+			"(scripts/vm-selftests boots them for a test of group igb4)"
+		return 1
+	fi
+	for d in "${devs[2]}" "${devs[3]}"; do
+		busywait 150000 eval '[ -n "$(ls /sys/bus/pci/devices/'"$d"'/net 2>/dev/null)" ]' ||
+			{ echo "# no netdev for $d"; return 1; }
+	done
+	LIN_IF=$(ls "/sys/bus/pci/devices/${devs[2]}/net")
+	LINPEER_IF=$(ls "/sys/bus/pci/devices/${devs[3]}/net")
+}
+
+# linux_path: namespace ixlin and its link to the peer (the third and
+# fourth igb with an igb port, else a veth pair), offloads off
 linux_path() {
 	ip netns del $LIN_NS 2>/dev/null
 	ip netns add $LIN_NS || return 1
@@ -213,20 +247,32 @@ linux_path() {
 	if [ -n "${IXMOD_TCP07_LINUX_CC:-}" ]; then
 		lin sysctl -qw net.ipv4.tcp_congestion_control="$IXMOD_TCP07_LINUX_CC" || return 1
 	fi
-	lin ip link add $VETH_LIN type veth peer name $VETH_PEER netns $PEER_NS || return 1
-	lin ip addr add $LIN_IP/24 dev $VETH_LIN
-	peer ip addr add $LINPEER_IP/24 dev $VETH_PEER
-	lin ethtool -K $VETH_LIN tso off gso off gro off >/dev/null || return 1
-	peer ethtool -K $VETH_PEER tso off gso off gro off >/dev/null || return 1
-	lin ip link set $VETH_LIN gso_max_segs 1 || return 1
-	lin ip link set $VETH_LIN up
-	peer ip link set $VETH_PEER up
+	if [ "$IXMOD_TEST_NIC" = igb ]; then
+		[ -n "$LIN_IF" ] && [ -n "$LINPEER_IF" ] || { echo "# no igbs for Linux's path"; return 1; }
+		ip link set "$LIN_IF" netns $LIN_NS || return 1
+		ip link set "$LINPEER_IF" netns $PEER_NS || return 1
+		# both of the peer's igbs hear every broadcast on the hub: each
+		# answers ARP for its own address alone, so that each path's
+		# frames come in on its own NIC (and through its own netem)
+		peer sysctl -qw net.ipv4.conf.all.arp_ignore=1 net.ipv4.conf.all.arp_announce=2 ||
+			return 1
+	else
+		lin ip link add "$LIN_IF" type veth peer name "$LINPEER_IF" netns $PEER_NS ||
+			return 1
+	fi
+	lin ip addr add $LIN_IP/24 dev "$LIN_IF"
+	peer ip addr add $LINPEER_IP/24 dev "$LINPEER_IF"
+	lin ethtool -K "$LIN_IF" tso off gso off gro off >/dev/null || return 1
+	peer ethtool -K "$LINPEER_IF" tso off gso off gro off >/dev/null || return 1
+	lin ip link set "$LIN_IF" gso_max_segs 1 || return 1
+	lin ip link set "$LIN_IF" up
+	peer ip link set "$LINPEER_IF" up
 	busywait 10000 peer ping -c1 -W1 $LIN_IP
 }
 
 # impair_setup: GRO, TSO and GSO off on the peer's NIC (test_tcp_02
 # says why), netem on the egress and, through an ifb, the ingress of
-# both the NIC and the veth.  And gso_max_segs 1 on every interface a
+# both the NIC and Linux's link.  And gso_max_segs 1 on every interface a
 # Linux sender uses: TCP builds GSO packets whatever the device's gso
 # setting (sk_setup_caps() turns GSO on for every TCP socket; packets
 # are cut into segments after the qdisc), so netem on an egress, or on
@@ -234,14 +280,14 @@ linux_path() {
 impair_setup() {
 	peer ethtool -K "$PEERIF" gro off tso off gso off || return 1
 	peer ip link set "$PEERIF" gso_max_segs 1 || return 1
-	peer ip link set $VETH_PEER gso_max_segs 1 || return 1
+	peer ip link set "$LINPEER_IF" gso_max_segs 1 || return 1
 	ifb_for "$PEERIF" $IFB || return 1
-	ifb_for $VETH_PEER $IFB_LIN || return 1
+	ifb_for "$LINPEER_IF" $IFB_LIN || return 1
 	netem_set "delay ${TAIL_DELAY_MS}ms"
 }
 netem_set() {	# netem_set "SPEC": on all four
 	local d
-	for d in "$PEERIF" $IFB $VETH_PEER $IFB_LIN; do
+	for d in "$PEERIF" $IFB "$LINPEER_IF" $IFB_LIN; do
 		# shellcheck disable=SC2086  # SPEC is several words on purpose
 		peer tc qdisc replace dev "$d" root netem $1 limit 10000 || return 1
 	done
@@ -328,7 +374,8 @@ paths_setup() {	# which step failed, said
 		$f || { echo "# $f failed"; return 1; }
 	done
 }
-check "netem on both paths' egress and ingress (ifb); Linux-to-Linux over a veth from $LIN_NS" \
+lin_link_names
+check "netem on both paths' egress and ingress (ifb); Linux-to-Linux over $LIN_LINK from $LIN_NS" \
 	paths_setup
 rtt=$(rtt_ms $DUT_IP)
 echo "# RTT to ixmod ${rtt:-?} ms, to Linux $(rtt_ms $LIN_IP) ms" \
@@ -363,7 +410,7 @@ phase_stats "tail-drop echoes"
 stop_server
 # the same through Linux-to-Linux, for comparison
 lin_snapshot
-echo_tail $LIN_IP $ECHO_PORT "$TMP/l1" $VETH_PEER > "$TMP/lt1"
+echo_tail $LIN_IP $ECHO_PORT "$TMP/l1" "$LINPEER_IF" > "$TMP/lt1"
 lin_phase_stats "tail-drop echoes"
 echo "# Linux-to-Linux: lossless best $(cat "$TMP/lt0") ms," \
 	"tail dropped best $(cat "$TMP/lt1") ms" \
@@ -427,7 +474,7 @@ bulk_once() {
 	if [ "$dir" = sink ]; then
 		desc="$FLOWS x $bytes bytes peer -> sink"
 		di0=$(netem_drops "$PEERIF")
-		dl0=$(netem_drops $VETH_PEER)
+		dl0=$(netem_drops "$LINPEER_IF")
 		if run_server --sink -p 7; then
 			peer timeout "$TMO" "$PY" "$HELPER" send $DUT_IP 7 --bytes "$bytes" \
 				--flows "$FLOWS" $ss > "$TMP/bi" 2>&1 &
@@ -444,7 +491,7 @@ bulk_once() {
 			[ "$rc_i" -eq 0 ] && sink_crcs_ok "$TMP/bi" "$bytes" || rc_i=1
 		fi
 		echo "# netem dropped $(($(netem_drops "$PEERIF") - di0)) packets to ixmod," \
-			"$(($(netem_drops $VETH_PEER) - dl0)) to Linux"
+			"$(($(netem_drops "$LINPEER_IF") - dl0)) to Linux"
 	else
 		desc="$FLOWS x $bytes bytes source -> peer"
 		di0=$(netem_drops $IFB)
