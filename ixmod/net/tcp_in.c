@@ -699,9 +699,9 @@ enum ixm_tcp_rcv_res {
 
 /*
  * RFC 9293 §3.10.7.4, first check: the sequence number, after PAWS (RFC
- * 7323 §5.3) and the retransmitted FIN of TIME_WAIT.  A segment with no
- * byte in the window is answered with an ACK (RFC 7323's rate limit, in
- * ixm_tcp_ack_rejected()) unless it is a RST, and dropped.  An accepted
+ * 7323 §5.3) and the retransmitted FIN of TIME_WAIT.  A segment
+ * ixm_tcp_seq_ok() refuses is answered with an ACK (RFC 7323's rate
+ * limit, in ixm_tcp_ack_rejected()) unless it is a RST, and dropped.  An accepted
  * segment at the left edge has its timestamp remembered (RFC 7323 §4.3).
  */
 static enum ixm_tcp_rcv_res ixm_tcp_rcv_check_seq(struct ixm_tcp_conn *c,
