@@ -74,7 +74,8 @@
 #
 # IXMOD_TCP07_LINUX_CC sets the congestion control of Linux's end in
 # ixlin (default: Linux's default, cubic), e.g. reno to compare loss
-# recovery alone with ixmod's NewReno.
+# recovery alone with ixmod's NewReno.  In the VM: scripts/vm-selftests --env
+# IXMOD_TCP07_LINUX_CC=reno passes it (or any of these variables).
 # IXMOD_TCP07_FLOWS (8) connections at once on each path make a bulk
 # transfer, each of IXMOD_TCP07_BYTES (4000000) at 1 % loss and
 # IXMOD_TCP07_BYTES5 (2000000) at 5 %; IXMOD_TCP_TIMEOUT (300) bounds
