@@ -73,7 +73,7 @@ module_param(tcp_init_cwnd, uint, 0444);
 MODULE_PARM_DESC(tcp_init_cwnd, "TCP initial window in segments: N (RFC 6928 for 10) or 0 for RFC 3390's 3 (default 10)");
 static unsigned int tcp_ecn = 2;
 module_param(tcp_ecn, uint, 0444);
-MODULE_PARM_DESC(tcp_ecn, "TCP ECN (RFC 3168) on NewReno ports: 0 never, 1 ask and accept, 2 accept when asked (default 2); DCTCP ports always ask");
+MODULE_PARM_DESC(tcp_ecn, "TCP ECN (RFC 3168) on NewReno and CUBIC ports: 0 never, 1 ask and accept, 2 accept when asked (default 2); DCTCP ports always ask");
 static unsigned int tcp_invalid_ratelimit_ms = 500;
 module_param(tcp_invalid_ratelimit_ms, uint, 0444);
 MODULE_PARM_DESC(tcp_invalid_ratelimit_ms, "Least ms between a TCP connection's ACKs to out-of-window or PAWS-rejected segments, 0-60000; 0: no limit (default 500)");

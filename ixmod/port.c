@@ -975,6 +975,7 @@ static struct kobj_attribute udp_reflect_attr = __ATTR_RW(udp_reflect);
 static const char * const ixm_cc_names[] = {
 	[IXM_CC_NEWRENO]	= "newreno",
 	[IXM_CC_DCTCP]		= "dctcp",
+	[IXM_CC_CUBIC]		= "cubic",
 };
 
 static ssize_t congestion_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
@@ -990,8 +991,9 @@ static ssize_t congestion_show(struct kobject *kobj, struct kobj_attribute *a, c
 
 /*
  * The congestion control of the port's new TCP connections (those open
- * keep theirs): NewReno, or DCTCP (RFC 8257), which asks for ECN on every
- * connection and is meant for a datacenter whose switches mark CE.
+ * keep theirs): NewReno; CUBIC (RFC 9438), Linux's default; or DCTCP
+ * (RFC 8257), which asks for ECN on every connection and is meant for a
+ * datacenter whose switches mark CE.
  */
 static ssize_t congestion_store(struct kobject *kobj, struct kobj_attribute *a,
 				const char *buf, size_t count)
@@ -1001,7 +1003,7 @@ static ssize_t congestion_store(struct kobject *kobj, struct kobj_attribute *a,
 	int cc = sysfs_match_string(ixm_cc_names, buf);
 
 	if (cc < 0) {
-		pr_err("ports: %s: congestion: write newreno or dctcp\n", port->name);
+		pr_err("ports: %s: congestion: write newreno, cubic or dctcp\n", port->name);
 		return -EINVAL;
 	}
 	new = kzalloc(sizeof(*new), GFP_KERNEL);

@@ -164,6 +164,7 @@ struct ixm_in6_addr {
 /* ixm_if_config.cc: the congestion control of the port's new connections */
 #define IXM_CC_NEWRENO		0	/* RFC 5681, 6582; ECN as tcp_ecn says */
 #define IXM_CC_DCTCP		1	/* RFC 8257, with ECN always */
+#define IXM_CC_CUBIC		2	/* RFC 9438; ECN as tcp_ecn says */
 
 /**
  * struct ixm_if_config - a port's protocol configuration

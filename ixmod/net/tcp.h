@@ -18,7 +18,7 @@
  * retransmission),
  * tcp_timer.c (RTO, delayed ACK, persist, keepalive, TIME_WAIT),
  * tcp_sack.c (SACK blocks, the scoreboard, RACK-TLP loss detection),
- * tcp_cc.c (congestion control: NewReno and DCTCP; ECN's signals),
+ * tcp_cc.c (congestion control: NewReno, CUBIC and DCTCP; ECN's signals),
  * tcp_cookie.c (ISNs and SYN cookies), siphash.c.
  */
 #ifndef _IXM_NET_TCP_H
@@ -250,6 +250,7 @@ struct ixm_tcp_cc_ops {
 };
 
 extern const struct ixm_tcp_cc_ops ixm_tcp_newreno;
+extern const struct ixm_tcp_cc_ops ixm_tcp_cubic;
 extern const struct ixm_tcp_cc_ops ixm_tcp_dctcp;
 
 /* struct ixm_tcp_conn.ecn (RFC 3168) */
@@ -446,11 +447,23 @@ struct ixm_tcp_ooo_hold {
  * @rxt_hi: its end
  * @ecn: IXM_ECN_*
  * @cwr_seq: no second cwnd cut for ECE before SND.UNA passes it
- * @dctcp_alpha: DCTCP's estimate of the fraction marked (RFC 8257 §3.3),
+ * @dctcp: DCTCP's state (@cc is ixm_tcp_dctcp)
+ * @dctcp.alpha: its estimate of the fraction marked (RFC 8257 §3.3),
  *	in 1/1024
- * @dctcp_acked: bytes acknowledged in this observation window
- * @dctcp_ce: of those, acknowledged with ECE
- * @dctcp_next: the window ends when SND.UNA passes it (one RTT)
+ * @dctcp.acked: bytes acknowledged in this observation window
+ * @dctcp.ce: of those, acknowledged with ECE
+ * @dctcp.next: the window ends when SND.UNA passes it (one RTT)
+ * @cubic: CUBIC's state (@cc is ixm_tcp_cubic; RFC 9438 §4.1.2)
+ * @cubic.epoch_ns: when this congestion avoidance stage began (t_epoch),
+ *	moved on by the time the connection did not fill cwnd; 0: it
+ *	begins at the next acknowledgment
+ * @cubic.stamp_ns: when congestion avoidance last took an acknowledgment
+ * @cubic.wmax: W_max, bytes: the window the curve's plateau is at
+ * @cubic.prior: cwnd_prior, bytes: the window before the last reduction
+ * @cubic.k: K, in 1/1024 s: when the curve reaches @cubic.wmax
+ * @cubic.west: W_est, bytes: the window Reno would have (§4.3)
+ * @cubic.rem: the remainder of the curve's growth, bytes times bytes
+ *	acknowledged, below one byte of cwnd
  * @pmtu: the path MTU a Packet Too Big taught (RFC 8201 §4), IPv6 only;
  *	0: the port's (IXM_TCP_MTU).  Kept per connection: ixmod is on-link
  *	only and has no route cache to keep it in
@@ -573,10 +586,23 @@ struct ixm_tcp_conn {
 	u32				rxt_hi;
 	u8				ecn;
 	u32				cwr_seq;
-	u32				dctcp_alpha;
-	u32				dctcp_acked;
-	u32				dctcp_ce;
-	u32				dctcp_next;
+	union {
+		struct {
+			u32		alpha;
+			u32		acked;
+			u32		ce;
+			u32		next;
+		} dctcp;
+		struct {
+			u64		epoch_ns;
+			u64		stamp_ns;
+			u32		wmax;
+			u32		prior;
+			u32		k;
+			u32		west;
+			u32		rem;
+		} cubic;
+	};
 	u32				pmtu;
 	s32				soft_err;
 	u32				soft_una;
@@ -738,9 +764,9 @@ struct ixm_tcp_listener {
  *	sends to segments PAWS or the window check rejected; 0: no limit
  * @sack: offer and accept SACK (RFC 2018), and with it RACK-TLP loss
  *	recovery (RFC 8985); 0: NewReno alone (RFC 6582)
- * @ecn: ECN (RFC 3168) with NewReno: 0 never, 1 ask on active opens and
- *	accept, 2 accept when asked (Linux's tcp_ecn); a DCTCP port always
- *	asks and accepts
+ * @ecn: ECN (RFC 3168) with NewReno or CUBIC: 0 never, 1 ask on active
+ *	opens and accept, 2 accept when asked (Linux's tcp_ecn); a DCTCP
+ *	port always asks and accepts
  * @tlp_delack_us: what a tail loss probe adds for a peer's delayed ACK
  *	when the segment it waits for was sent alone (RFC 8985 §7.2's
  *	WCDelAckT)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tcp_cc.c - congestion control: NewReno (RFC 5681, RFC 6582) and DCTCP
- * (RFC 8257), and ECN's signals (RFC 3168)
+ * tcp_cc.c - congestion control: NewReno (RFC 5681, RFC 6582), CUBIC
+ * (RFC 9438) and DCTCP (RFC 8257), and ECN's signals (RFC 3168)
  *
  * Only window sizing lives here; fast retransmit and the partial-ACK
  * rules of recovery are in tcp_in.c, shared by every algorithm.
@@ -16,9 +16,10 @@
  * for an ECE once a window and sends CWR on its next new data; a DCTCP
  * sender cuts it by alpha / 2, alpha being the share of bytes
  * acknowledged with ECE, averaged window by window with g = 1/16
- * (RFC 8257 §3.3, §4.2).  A port chooses its connections' algorithm
- * (sysfs congestion: newreno or dctcp); DCTCP always asks for ECN,
- * NewReno as the tcp_ecn knob says.
+ * (RFC 8257 §3.3, §4.2).  A CUBIC sender answers an ECE as it answers
+ * a loss (RFC 9438 §4.6).  A port chooses its connections' algorithm
+ * (sysfs congestion: newreno, cubic or dctcp); DCTCP always asks for
+ * ECN, the others as the tcp_ecn knob says.
  */
 #include "tcp.h"
 #include "app.h"
@@ -98,7 +99,7 @@ static void ixm_newreno_on_ecn(struct ixm_tcp_conn *c, u32 acked, bool ece)
 {
 	if (!ece || !ixm_tcp_ece_cut_due(c))
 		return;
-	c->ssthresh = ixm_newreno_ssthresh(c);
+	c->ssthresh = c->cc->ssthresh(c);
 	c->cwnd = c->ssthresh;
 	ixm_tcp_ece_cut(c);
 }
@@ -113,6 +114,176 @@ const struct ixm_tcp_cc_ops ixm_tcp_newreno = {
 	.on_ecn			= ixm_newreno_on_ecn,
 };
 
+/*
+ * CUBIC (RFC 9438): after a congestion event the window follows
+ *
+ *	W_cubic(t) = C * (t - K)^3 + W_max,	K = cbrt((W_max - cwnd_epoch) / C)
+ *
+ * (§4.2), t the time since congestion avoidance began, C 0.4 segments
+ * per second cubed: concave up to the window of the last loss, a plateau
+ * there, convex beyond.  A loss cuts cwnd to 0.7 of the flight (beta,
+ * §4.6), not half.  Where Reno would grow faster (short RTTs, small
+ * windows: the Reno-friendly region, §4.3) the window follows W_est,
+ * Reno's AIMD with alpha 3 (1 - beta) / (1 + beta) = 9/17 until W_est
+ * reaches the window before the cut, 1 after.  Slow start is RFC 5681's
+ * (§4.10; no HyStart++), recovery the input path's as for NewReno, and a
+ * spurious loss is not undone (§4.9 makes that optional).
+ *
+ * Windows are bytes, as elsewhere here: C becomes 0.4 * MSS bytes per
+ * second cubed.  Times on the curve are in 1/1024 s (IXM_CUBIC_HZ_SHIFT).
+ */
+#define IXM_CUBIC_HZ_SHIFT	10	/* t and K in 1/1024 s */
+#define IXM_CUBIC_T_MAX		(64 << IXM_CUBIC_HZ_SHIFT) /* |t - K| cubed fits */
+
+/* The integer cube root of @x, @x < 2^57: bit by bit, from the top. */
+static u32 ixm_cubic_cbrt(u64 x)
+{
+	u32 r = 0;
+	int b;
+
+	for (b = 18; b >= 0; b--) {
+		u64 t = r | (1u << b);
+
+		if (t * t * t <= x)
+			r = (u32)t;
+	}
+	return r;
+}
+
+/* W_cubic(@t), bytes, @t in 1/1024 s since the stage began (Figure 1) */
+static u32 ixm_cubic_w(const struct ixm_tcp_conn *c, u64 t)
+{
+	s64 d = (s64)t - c->cubic.k;
+	u64 a = d < 0 ? -d : d, off;
+
+	a = min_t(u64, a, IXM_CUBIC_T_MAX);
+	/* 0.4 * MSS * (a / 1024)^3 = 2 * MSS * a^3 / 5 / 2^30 */
+	off = (((a * a * a) >> 10) * 2 * c->mss / 5) >> 20;
+	if (d >= 0)
+		return (u32)min_t(u64, (u64)c->cubic.wmax + off, 0x7fffffff);
+	return off < c->cubic.wmax ? c->cubic.wmax - (u32)off : 0;
+}
+
+static void ixm_cubic_init(struct ixm_tcp_conn *c)
+{
+	ixm_newreno_init(c);
+	memset(&c->cubic, 0, sizeof(c->cubic));
+}
+
+/*
+ * Congestion avoidance begins (§4.2): t_epoch is now, W_est starts at
+ * cwnd (§4.3), and K is when the curve climbs from cwnd back to W_max:
+ * (W_max - cwnd) / (0.4 * MSS) seconds cubed, in 1/1024 s.  From a
+ * window at or above W_max (a first stage, or one after a timeout,
+ * §4.8) the curve starts at cwnd with K = 0.
+ */
+static void ixm_cubic_epoch(struct ixm_tcp_conn *c, u64 now)
+{
+	c->cubic.epoch_ns = now ?: 1;
+	c->cubic.west = c->cwnd;
+	c->cubic.rem = 0;
+	c->bytes_acked = 0;
+	if (c->cwnd >= c->cubic.wmax) {
+		c->cubic.wmax = c->cwnd;
+		c->cubic.k = 0;
+		return;
+	}
+	c->cubic.k = ixm_cubic_cbrt(((u64)(c->cubic.wmax - c->cwnd) << 30) /
+				    (2 * c->mss) * 5);
+}
+
+/*
+ * An acknowledgment in congestion avoidance (§4.3-4.5).  cwnd grows only
+ * while the connection fills it: at least half of cwnd was in flight
+ * (RFC 7661 §4.3's validated window), else the time passes the curve by
+ * (§5.8: an application-limited period is not counted in t).
+ */
+static void ixm_cubic_avoid(struct ixm_tcp_conn *c, u32 acked)
+{
+	u64 now = c->table->stack->now_ns, t, tmp;
+	u32 flight = c->snd_max - c->snd_una + acked;
+	u32 per, target, w;
+
+	if (!c->cubic.epoch_ns)
+		ixm_cubic_epoch(c, now);
+	else if (flight < c->cwnd / 2)
+		c->cubic.epoch_ns += now - c->cubic.stamp_ns;
+	c->cubic.stamp_ns = now;
+	if (flight < c->cwnd / 2)
+		return;
+
+	/* §4.3: W_est grows by alpha segments a window acknowledged, 9/17 or 1 */
+	per = c->cubic.west >= c->cubic.prior ? c->cwnd : (u32)((u64)c->cwnd * 17 / 9);
+	c->bytes_acked += acked;
+	if (c->bytes_acked >= per) {
+		c->bytes_acked -= per;
+		c->cubic.west += c->mss;
+	}
+
+	t = min_t(u64, now - c->cubic.epoch_ns, 1ULL << 42);
+	t = (t << IXM_CUBIC_HZ_SHIFT) / 1000000000;
+	if (ixm_cubic_w(c, t) < c->cubic.west) {
+		c->cwnd = max_t(u32, c->cwnd, c->cubic.west);
+		return;
+	}
+	/* §4.4, §4.5: towards W_cubic(t + RTT), at most 1.5 cwnd */
+	t += ((u64)c->srtt_us << IXM_CUBIC_HZ_SHIFT) / 1000000;
+	w = ixm_cubic_w(c, t);
+	target = clamp_t(u32, w, c->cwnd, c->cwnd + c->cwnd / 2);
+	tmp = (u64)(target - c->cwnd) * acked + c->cubic.rem;
+	c->cubic.rem = (u32)(tmp % c->cwnd);
+	c->cwnd += (u32)(tmp / c->cwnd);
+}
+
+static void ixm_cubic_on_ack(struct ixm_tcp_conn *c, u32 acked)
+{
+	if (c->cwnd < c->ssthresh) {
+		c->cwnd += min_t(u32, acked, 2 * c->mss);
+		return;
+	}
+	ixm_cubic_avoid(c, acked);
+}
+
+/*
+ * A congestion event (§4.6, §4.7): ssthresh is 0.7 of the flight (RFC
+ * 9438 allows the flight for cwnd, as RFC 5681 uses it), W_max the window
+ * reached, lowered to (1 + beta) / 2 of it if that is below the last
+ * W_max (fast convergence: a flow losing ground leaves room for a new
+ * one).  The next stage starts at the next acknowledgment after recovery.
+ */
+static u32 ixm_cubic_ssthresh(struct ixm_tcp_conn *c)
+{
+	u32 flight = c->snd_max - c->snd_una;
+
+	if (flight < c->cubic.wmax)
+		c->cubic.wmax = (u32)((u64)flight * 17 / 20);
+	else
+		c->cubic.wmax = flight;
+	c->cubic.prior = flight;
+	c->cubic.epoch_ns = 0;
+	return max_t(u32, (u32)((u64)flight * 7 / 10), 2 * c->mss);
+}
+
+/*
+ * §4.8: a timeout restarts from one segment; the stage after it grows
+ * from the window it begins at (W_max and W_est there, K = 0).
+ */
+static void ixm_cubic_on_rto(struct ixm_tcp_conn *c)
+{
+	ixm_newreno_on_rto(c);
+	c->cubic.wmax = 0;
+}
+
+const struct ixm_tcp_cc_ops ixm_tcp_cubic = {
+	.name			= "cubic",
+	.init			= ixm_cubic_init,
+	.on_ack			= ixm_cubic_on_ack,
+	.ssthresh		= ixm_cubic_ssthresh,
+	.on_rto			= ixm_cubic_on_rto,
+	.on_recovery_exit	= ixm_newreno_on_recovery_exit,
+	.on_ecn			= ixm_newreno_on_ecn,
+};
+
 #define IXM_DCTCP_ONE		1024	/* alpha 1.0 */
 #define IXM_DCTCP_G_SHIFT	4	/* g = 1/16 (RFC 8257 §4.2) */
 
@@ -120,10 +291,10 @@ const struct ixm_tcp_cc_ops ixm_tcp_newreno = {
 static void ixm_dctcp_init(struct ixm_tcp_conn *c)
 {
 	ixm_newreno_init(c);
-	c->dctcp_alpha = IXM_DCTCP_ONE;
-	c->dctcp_acked = 0;
-	c->dctcp_ce = 0;
-	c->dctcp_next = c->snd_max;
+	c->dctcp.alpha = IXM_DCTCP_ONE;
+	c->dctcp.acked = 0;
+	c->dctcp.ce = 0;
+	c->dctcp.next = c->snd_max;
 	c->cwr_seq = c->snd_una;
 }
 
@@ -134,21 +305,21 @@ static void ixm_dctcp_init(struct ixm_tcp_conn *c)
  */
 static void ixm_dctcp_on_ecn(struct ixm_tcp_conn *c, u32 acked, bool ece)
 {
-	c->dctcp_acked += acked;
+	c->dctcp.acked += acked;
 	if (ece)
-		c->dctcp_ce += acked;
-	if (ixm_seq_geq(c->snd_una, c->dctcp_next)) {
-		u32 f = c->dctcp_acked ?
-			(u32)(((u64)c->dctcp_ce * IXM_DCTCP_ONE) / c->dctcp_acked) : 0;
+		c->dctcp.ce += acked;
+	if (ixm_seq_geq(c->snd_una, c->dctcp.next)) {
+		u32 f = c->dctcp.acked ?
+			(u32)(((u64)c->dctcp.ce * IXM_DCTCP_ONE) / c->dctcp.acked) : 0;
 
-		c->dctcp_alpha = c->dctcp_alpha - (c->dctcp_alpha >> IXM_DCTCP_G_SHIFT) +
+		c->dctcp.alpha = c->dctcp.alpha - (c->dctcp.alpha >> IXM_DCTCP_G_SHIFT) +
 				 (f >> IXM_DCTCP_G_SHIFT);
-		c->dctcp_acked = 0;
-		c->dctcp_ce = 0;
-		c->dctcp_next = c->snd_max;
+		c->dctcp.acked = 0;
+		c->dctcp.ce = 0;
+		c->dctcp.next = c->snd_max;
 	}
 	if (ece && ixm_tcp_ece_cut_due(c)) {
-		u32 cut = (u32)(((u64)c->cwnd * c->dctcp_alpha) / (2 * IXM_DCTCP_ONE));
+		u32 cut = (u32)(((u64)c->cwnd * c->dctcp.alpha) / (2 * IXM_DCTCP_ONE));
 
 		c->cwnd = max_t(u32, c->cwnd - cut, 2 * c->mss);
 		c->ssthresh = c->cwnd;
@@ -185,7 +356,7 @@ void ixm_tcp_cc_pick(struct ixm_tcp_conn *c, const struct ixm_net_port *np)
 		c->ecn = IXM_ECN_WANT;
 		return;
 	}
-	c->cc = &ixm_tcp_newreno;
+	c->cc = np->cfg->cc == IXM_CC_CUBIC ? &ixm_tcp_cubic : &ixm_tcp_newreno;
 	if (ecn == 1 || (ecn == 2 && !(c->flags & IXM_TCPF_ACTIVE)))
 		c->ecn = IXM_ECN_WANT;
 }

@@ -180,6 +180,17 @@ FIXTURE_VARIANT_ADD(tcp_pair, wan_loss_5pct) {
 		.max_steps = 3000000 },
 };
 
+/* CUBIC (RFC 9438) at both ends: its cut, curve and Reno-friendly region under loss */
+FIXTURE_VARIANT_ADD(tcp_pair, wan_loss_1pct_cubic) {
+	.sc = { "WAN 1% loss, CUBIC", LOSS(1), .delay = 100, .wan = true, .seed = 22,
+		.max_steps = 3000000, .cc = IXM_CC_CUBIC },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, all_combined_cubic) {
+	.sc = { "all combined, CUBIC", LOSS(2), DUP(2), REORDER(2), CORRUPT(1), .delay = 2,
+		.seed = 7, .max_steps = 600000, .cc = IXM_CC_CUBIC },
+};
+
 FIXTURE_VARIANT_ADD(tcp_pair, loss_1pct_newreno) {
 	.sc = { "1% loss, NewReno", LOSS(1), .delay = 1, .seed = 2, .max_steps = 100000,
 		.newreno = true },
@@ -271,6 +282,12 @@ FIXTURE_VARIANT_ADD(tcp_pair, bottleneck_dctcp) {
 	.sc = { "bottleneck marking CE, DCTCP", .delay = 1, .seed = 15,
 		.max_steps = 100000, .rx_batch = 6, .rx_ring = 256, .ce_thresh = 24,
 		.cc = IXM_CC_DCTCP },
+};
+
+FIXTURE_VARIANT_ADD(tcp_pair, bottleneck_cubic_ecn) {
+	.sc = { "bottleneck marking CE, CUBIC with ECN", .delay = 1, .seed = 15,
+		.max_steps = 100000, .rx_batch = 6, .rx_ring = 256, .ce_thresh = 24,
+		.ecn = 1, .cc = IXM_CC_CUBIC },
 };
 
 FIXTURE_VARIANT_ADD(tcp_pair, slow_reader) {

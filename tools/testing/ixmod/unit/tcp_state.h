@@ -373,10 +373,11 @@ static inline const char *state(struct tc *t)
 }
 
 /*
- * Passive open on H_PORT with a SYN carrying @opts: LISTEN, SYN, SYN-ACK,
- * ACK, KNOCK, ACCEPT.  @t->ch is the accepted connection (cookie 0xc0).
+ * Passive open on H_PORT with a SYN carrying @opts and the control bits
+ * @synflags (ECE and CWR: ECN-setup): LISTEN, SYN, SYN-ACK, ACK, KNOCK,
+ * ACCEPT.  @t->ch is the accepted connection (cookie 0xc0).
  */
-static inline bool tc_passive(struct tc *t, unsigned int opts)
+static inline bool tc_passive_flags(struct tc *t, unsigned int opts, u8 synflags)
 {
 	struct ixmod_call c = tn_call_listen(H_PORT, 16, 0x11);
 	const struct ixmod_event *ev;
@@ -390,9 +391,9 @@ static inline bool tc_passive(struct tc *t, unsigned int opts)
 	}
 	t->lh = ev->handle;
 	t->snd = t->piss;
-	tc_seg(t, TH_SYN, t->snd, 0, NULL, 0, opts);
+	tc_seg(t, TH_SYN | synflags, t->snd, 0, NULL, 0, opts);
 	t->snd++;
-	if (t->nseg != 1 || t->seg[0].flags != (TH_SYN | TH_ACK)) {
+	if (t->nseg != 1 || (t->seg[0].flags & ~TH_ECE) != (TH_SYN | TH_ACK)) {
 		ixm_diag("no SYN-ACK (%u segments)", t->nseg);
 		return false;
 	}
@@ -414,6 +415,11 @@ static inline bool tc_passive(struct tc *t, unsigned int opts)
 		return false;
 	}
 	return true;
+}
+
+static inline bool tc_passive(struct tc *t, unsigned int opts)
+{
+	return tc_passive_flags(t, opts, 0);
 }
 
 /*
