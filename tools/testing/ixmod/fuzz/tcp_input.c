@@ -564,6 +564,8 @@ static void setup(u8 s)
 	h.host->tcp_cfg = cfg;
 	ixm_host_now_ns = 1000000000000ULL;
 	tn_host_reset(h.host);
+	/* NewReno, DCTCP or CUBIC (IXM_CC_*), each with every MSS but one */
+	h.host->cfg.cc = (s >> 5) % 3;
 	ixm_icmp6_relay_free(h.relay);
 	h.relay = ixm_icmp6_relay_alloc(2, NULL, NULL);
 	check(!!h.relay);
