@@ -464,6 +464,8 @@ struct ixm_tcp_ooo_hold {
  * @cubic.west: W_est, bytes: the window Reno would have (§4.3)
  * @cubic.rem: the remainder of the curve's growth, bytes times bytes
  *	acknowledged, below one byte of cwnd
+ * @cubic.idle: the acknowledgment at @cubic.stamp_ns left nothing in
+ *	flight
  * @pmtu: the path MTU a Packet Too Big taught (RFC 8201 §4), IPv6 only;
  *	0: the port's (IXM_TCP_MTU).  Kept per connection: ixmod is on-link
  *	only and has no route cache to keep it in
@@ -601,6 +603,7 @@ struct ixm_tcp_conn {
 			u32		k;
 			u32		west;
 			u32		rem;
+			bool		idle;
 		} cubic;
 	};
 	u32				pmtu;

@@ -43,15 +43,22 @@ static void ixm_newreno_init(struct ixm_tcp_conn *c)
 
 /*
  * Slow start by bytes acknowledged, at most 2 SMSS an ACK (RFC 3465 §2.2's
- * L: a delayed ACK of two segments grows cwnd by two, as in Linux), then
- * congestion avoidance by appropriate byte counting (RFC 3465 §2.1).
+ * L: a delayed ACK of two segments grows cwnd by two, as in Linux).
+ * Return: whether @c is in slow start (below ssthresh).
  */
+static bool ixm_tcp_slow_start(struct ixm_tcp_conn *c, u32 acked)
+{
+	if (c->cwnd >= c->ssthresh)
+		return false;
+	c->cwnd += min_t(u32, acked, 2 * c->mss);
+	return true;
+}
+
+/* Slow start, then congestion avoidance by byte counting (RFC 3465 §2.1). */
 static void ixm_newreno_on_ack(struct ixm_tcp_conn *c, u32 acked)
 {
-	if (c->cwnd < c->ssthresh) {
-		c->cwnd += min_t(u32, acked, 2 * c->mss);
+	if (ixm_tcp_slow_start(c, acked))
 		return;
-	}
 	c->bytes_acked += acked;
 	if (c->bytes_acked >= c->cwnd) {
 		c->bytes_acked -= c->cwnd;
@@ -196,7 +203,9 @@ static void ixm_cubic_epoch(struct ixm_tcp_conn *c, u64 now)
  * An acknowledgment in congestion avoidance (§4.3-4.5).  cwnd grows only
  * while the connection fills it: at least half of cwnd was in flight
  * (RFC 7661 §4.3's validated window), else the time passes the curve by
- * (§5.8: an application-limited period is not counted in t).
+ * (§5.8: an application-limited period is not counted in t).  So does
+ * the time nothing was in flight: from an acknowledgment of everything
+ * to the next, less the round trip of the data that one acknowledges.
  */
 static void ixm_cubic_avoid(struct ixm_tcp_conn *c, u32 acked)
 {
@@ -208,7 +217,10 @@ static void ixm_cubic_avoid(struct ixm_tcp_conn *c, u32 acked)
 		ixm_cubic_epoch(c, now);
 	else if (flight < c->cwnd / 2)
 		c->cubic.epoch_ns += now - c->cubic.stamp_ns;
+	else if (c->cubic.idle && now - c->cubic.stamp_ns > (u64)c->srtt_us * 1000)
+		c->cubic.epoch_ns += now - c->cubic.stamp_ns - (u64)c->srtt_us * 1000;
 	c->cubic.stamp_ns = now;
+	c->cubic.idle = c->snd_una == c->snd_max;
 	if (flight < c->cwnd / 2)
 		return;
 
@@ -237,11 +249,8 @@ static void ixm_cubic_avoid(struct ixm_tcp_conn *c, u32 acked)
 
 static void ixm_cubic_on_ack(struct ixm_tcp_conn *c, u32 acked)
 {
-	if (c->cwnd < c->ssthresh) {
-		c->cwnd += min_t(u32, acked, 2 * c->mss);
-		return;
-	}
-	ixm_cubic_avoid(c, acked);
+	if (!ixm_tcp_slow_start(c, acked))
+		ixm_cubic_avoid(c, acked);
 }
 
 /*

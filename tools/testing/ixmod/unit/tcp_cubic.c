@@ -161,15 +161,19 @@ TEST(cubic_reno_friendly)
 /*
  * §5.8: while less than half of cwnd is in flight (RFC 7661 §4.3), cwnd
  * stays and the time is not the curve's: after 10 s of it, the window
- * grows as if the stage had just begun.
+ * grows as if the stage had just begun.  The same after 10 s with
+ * nothing in flight at all, but for the round trip of the first data
+ * sent after it, which is the curve's.
  */
 TEST(cubic_application_limited)
 {
 	struct ixm_tcp_conn *c = cubic_after_loss(100 * SEG, RTT_US);
-	u32 fresh, begun;
+	u32 fresh, fresh_rtt, begun;
 
 	clock_acks(c, RTT_US, 1000, true);
 	fresh = c->cwnd;
+	clock_acks(c, RTT_US, RTT_US / 1000, true);
+	fresh_rtt = c->cwnd;
 	c = cubic_after_loss(100 * SEG, RTT_US);
 	clock_acks(c, RTT_US, 1, true);	/* the stage begins */
 	begun = c->cwnd;
@@ -177,8 +181,22 @@ TEST(cubic_application_limited)
 	EXPECT_EQ(begun, c->cwnd) TH_LOG("no growth while cwnd is not filled");
 	clock_acks(c, RTT_US, 999, true);
 	EXPECT_LE(abs((int)(c->cwnd - fresh)), SEG) {
-		TH_LOG("1 s of a full window after 10 s idle: cwnd %u, as 1 s fresh: %u",
+		TH_LOG("1 s of a full window after 10 s limited: cwnd %u, as 1 s fresh: %u",
 		       c->cwnd, fresh);
+	}
+
+	c = cubic_after_loss(100 * SEG, RTT_US);
+	clock_acks(c, RTT_US, 1, true);
+	c->snd_una = c->snd_max;	/* everything acknowledged ... */
+	c->cc->on_ack(c, SEG);
+	begun = c->cwnd;
+	/* ... 10 s pass, a full window goes, its first ACK a round trip later */
+	cs.now_ns += 10000 * MS + RTT_US * 1000ULL;
+	c->snd_max = c->snd_una + c->cwnd;
+	clock_acks(c, RTT_US, 1000, true);
+	EXPECT_LE(abs((int)(c->cwnd - fresh_rtt)), SEG) {
+		TH_LOG("1 s of a full window after 10 s idle: cwnd %u (%u before), 1.2 s fresh: %u",
+		       c->cwnd, begun, fresh_rtt);
 	}
 }
 
