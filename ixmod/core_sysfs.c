@@ -245,6 +245,7 @@ static const struct ixm_stat_desc ixm_tcp_stat_descs[] = {
 	IXM_TCP_STAT(rack_losses),
 	IXM_TCP_STAT(tlp_probes),
 	IXM_TCP_STAT(spurious_retrans),
+	IXM_TCP_STAT(reordering),
 	IXM_TCP_STAT(ecn_conns),
 	IXM_TCP_STAT(ce_rcvd),
 	IXM_TCP_STAT(ece_cuts),

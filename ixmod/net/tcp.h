@@ -863,6 +863,10 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @rack_losses: segments RACK deemed lost (RFC 8985 §6.2)
  * @tlp_probes: tail loss probes sent (RFC 8985 §7.3)
  * @spurious_retrans: retransmissions a D-SACK showed to have been needless
+ * @reordering: connections RACK found the peer's path reordering (RFC
+ *	8985 §6.2 step 4: a segment delivered below one SACKed before, or a
+ *	D-SACK), counted once a connection: their losses wait RACK's
+ *	reordering window from then on
  * @ecn_conns: connections that agreed ECN (RFC 3168 §6.1.1)
  * @ce_rcvd: segments received with CE (congestion experienced)
  * @ece_cuts: cwnd cuts for an ECE (once per window; DCTCP's by alpha)
@@ -936,6 +940,7 @@ struct ixm_tcp_stats {
 	u64	rack_losses;
 	u64	tlp_probes;
 	u64	spurious_retrans;
+	u64	reordering;
 	u64	ecn_conns;
 	u64	ce_rcvd;
 	u64	ece_cuts;

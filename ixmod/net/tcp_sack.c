@@ -448,6 +448,14 @@ static bool ixm_tcp_rack_update(struct ixm_tcp_conn *c, const struct ixm_tcp_txs
 	return true;
 }
 
+/* RFC 8985 §6.2 step 4: RACK.reordering_seen, counted once a connection */
+static void ixm_tcp_reorder_seen(struct ixm_tcp_conn *c)
+{
+	if (!(c->flags & IXM_TCPF_REORDER))
+		c->table->stats.reordering++;
+	c->flags |= IXM_TCPF_REORDER;
+}
+
 /* RFC 8985 §6.2 step 4: how much later than its successors a segment may arrive */
 static u32 ixm_tcp_reo_wnd(const struct ixm_tcp_conn *c)
 {
@@ -612,7 +620,7 @@ static void ixm_tcp_dsack_rcvd(struct ixm_tcp_conn *c, u32 lo, u32 hi)
 		if (c->reo_mult < 16)
 			c->reo_mult++;
 		c->reo_persist = 16;
-		c->flags |= IXM_TCPF_REORDER;
+		ixm_tcp_reorder_seen(c);
 	}
 }
 
@@ -633,7 +641,7 @@ static bool ixm_tcp_sack_mark(struct ixm_tcp_conn *c, u32 lo, u32 hi, u32 now)
 			continue;
 		/* delivered below one SACKed before, never sent again: reordering */
 		if (!(r->flags & IXM_TXSEG_EVER_RETRANS) && ixm_seq_lt(end, c->sack_high))
-			c->flags |= IXM_TCPF_REORDER;
+			ixm_tcp_reorder_seen(c);
 		ixm_tcp_seg_set(c, r, (r->flags | IXM_TXSEG_SACKED) &
 				~(IXM_TXSEG_LOST | IXM_TXSEG_RETRANS));
 		moved |= ixm_tcp_rack_update(c, r, now);
@@ -692,8 +700,12 @@ bool ixm_tcp_sack_acked(struct ixm_tcp_conn *c, u32 ack)
 			}
 			break;
 		}
-		if (!(r->flags & IXM_TXSEG_SACKED))
+		if (!(r->flags & IXM_TXSEG_SACKED)) {
+			/* §6.2 step 3 for the cumulative ACK, as for SACKs */
+			if (!(r->flags & IXM_TXSEG_EVER_RETRANS) && ixm_seq_lt(end, c->sack_high))
+				ixm_tcp_reorder_seen(c);
 			moved |= ixm_tcp_rack_update(c, r, now);
+		}
 		ixm_tcp_seg_count(c, r, -1);
 		c->seg_bytes -= r->len;
 		c->seg_head = (c->seg_head + 1) % IXM_TCP_TXSEGS;

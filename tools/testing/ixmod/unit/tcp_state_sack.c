@@ -391,6 +391,43 @@ TEST_F(sack, rack_no_wait_past_three)
 		TH_LOG("three SACKed past it: the hole goes at once");
 	}
 	EXPECT_EQ(1, stats(t)->rack_losses);
+	EXPECT_EQ(0, stats(t)->reordering) TH_LOG("a loss is not reordering");
+}
+
+/*
+ * RFC 8985 §6.2 step 4: the first segment arrives after the two behind
+ * it were SACKed, never sent again: the path reorders.  RACK's window
+ * holds from then on, even past three segments SACKed, and the
+ * connection is counted once.
+ */
+TEST_F(sack, reordering_seen_and_counted)
+{
+	struct tc *t = self->t;
+	u32 una;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, t->rcv, NULL, 0, 0);
+	una = host_sends(_metadata, t, 3 * SEG);
+	tc_advance(t, 1 * MS);
+	ack_sacking(t, una, una + SEG, una + 3 * SEG);
+	EXPECT_FALSE(t->nseg) TH_LOG("RACK waits its window");
+	tc_advance(t, 100000);
+	tc_seg(t, TH_ACK, t->snd, una + 3 * SEG, NULL, 0, 0);
+	EXPECT_EQ(0, stats(t)->rack_losses);
+	EXPECT_EQ(0, stats(t)->retrans);
+	EXPECT_EQ(1, stats(t)->reordering) TH_LOG("the first came late: reordering");
+	EXPECT_TRUE(conn(t)->flags & IXM_TCPF_REORDER);
+
+	t->rcv = una + 3 * SEG;
+	tc_advance(t, 4 * MS);
+	una = host_sends(_metadata, t, 5 * SEG);
+	tc_advance(t, 4 * MS);
+	ack_sacking(t, una, una + SEG, una + 5 * SEG);
+	EXPECT_FALSE(t->nseg) TH_LOG("reordering seen: four SACKed past it, still RACK's window");
+	tc_advance(t, 100000);
+	ack_sacking(t, una + 2 * SEG, una + 3 * SEG, una + 5 * SEG);
+	tc_seg(t, TH_ACK, t->snd, una + 5 * SEG, NULL, 0, 0);
+	EXPECT_EQ(1, stats(t)->reordering) TH_LOG("once a connection");
 }
 
 /*

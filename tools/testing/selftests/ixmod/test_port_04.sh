@@ -12,10 +12,11 @@ bad_ipv4=("1.2.3.4" "1.2.3.4/33" "1.2.3.4/0" "0.1.2.3/8" "127.0.0.1/8"
 	  "banana" "1.2.3/24" "198.18.0.1/24x" "198.18.0.1/")
 bad_up=("2" "banana" "-1")
 bad_reflect=("2" "maybe")
+bad_cc=("reno" "CUBIC" "cubic2" "")
 bad_key=("$(printf '6d5a%.0s' $(seq 1 19))6d5"
 	 "$(printf '6d5a%.0s' $(seq 1 19))6d5x"
 	 "$(printf '6d5a%.0s' $(seq 1 21))")
-n=$((${#bad_ipv4[@]} + ${#bad_up[@]} + ${#bad_reflect[@]} + ${#bad_key[@]} + 7))
+n=$((${#bad_ipv4[@]} + ${#bad_up[@]} + ${#bad_reflect[@]} + ${#bad_cc[@]} + ${#bad_key[@]} + 8))
 tap_plan $n
 if ! ports_setup; then
 	for _ in $(seq 1 $n); do tap_fail "port setup" "setup failed (# lines above)"; done
@@ -47,11 +48,28 @@ done
 for v in "${bad_reflect[@]}"; do
 	check "udp_reflect '$v' refused, unchanged" refused udp_reflect "$v" "Invalid argument"
 done
-# a new address keeps the flag (the configuration is replaced whole)
+for v in "${bad_cc[@]}"; do
+	check "congestion '$v' refused, unchanged" refused congestion "$v" "Invalid argument"
+done
+# cc_each: each algorithm is taken and reads back, then newreno again
+cc_each() {
+	local v got
+	for v in cubic dctcp newreno; do
+		echo "$v" > "$P/congestion" || return 1
+		got=$(cat "$P/congestion")
+		[ "$got" = "$v" ] || { echo "$v reads $got"; return 1; }
+	done
+}
+check "congestion takes cubic, dctcp and newreno" cc_each
+# a new address keeps the flag and the algorithm (the configuration is
+# replaced whole)
 echo 1 > "$P/udp_reflect"
+echo cubic > "$P/congestion"
 echo "$DUT_IP/24" > "$P/ipv4"
-check "udp_reflect survives an ipv4 write" test "$(cat "$P/udp_reflect")" = 1
+check "udp_reflect and congestion survive an ipv4 write" \
+	test "$(cat "$P/udp_reflect") $(cat "$P/congestion")" = "1 cubic"
 echo 0 > "$P/udp_reflect"
+echo newreno > "$P/congestion"
 check "rss_key refused while up" refused rss_key "$(printf '6d5a%.0s' $(seq 1 20))" \
 	"Device or resource busy"
 check "the port still answers" peer ping -c 2 -W 2 $DUT_IP

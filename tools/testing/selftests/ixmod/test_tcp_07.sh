@@ -128,7 +128,7 @@ trap 'exit 1' INT TERM	# cleanup too when killed (run_in_vm.sh's timeout)
 SACK_COUNTERS="sacks_sent dsacks_sent sacks_rcvd dsacks_rcvd sack_recoveries rack_losses
 	tlp_probes spurious_retrans"
 PHASE_COUNTERS="segs_out retrans rack_losses sack_recoveries spurious_retrans dsacks_rcvd dsacks_sent
-	sacks_sent sacks_rcvd tlp_probes timeouts fast_retrans"
+	sacks_sent sacks_rcvd tlp_probes timeouts fast_retrans reordering"
 
 # tail loss 10, bulk 2 losses x (1 + 2 directions x 3), SACK 4,
 # tcp_sack=0 5, the end 4
