@@ -864,9 +864,9 @@ void ixm_tcp_config_default(struct ixm_tcp_config *cfg);
  * @tlp_probes: tail loss probes sent (RFC 8985 §7.3)
  * @spurious_retrans: retransmissions a D-SACK showed to have been needless
  * @reordering: connections RACK found the peer's path reordering (RFC
- *	8985 §6.2 step 4: a segment delivered below one SACKed before, or a
- *	D-SACK), counted once a connection: their losses wait RACK's
- *	reordering window from then on
+ *	8985 §6.2 step 3: a segment never sent again delivered below the
+ *	highest byte SACKed before), counted once a connection: their
+ *	losses wait RACK's reordering window from then on
  * @ecn_conns: connections that agreed ECN (RFC 3168 §6.1.1)
  * @ce_rcvd: segments received with CE (congestion experienced)
  * @ece_cuts: cwnd cuts for an ECE (once per window; DCTCP's by alpha)

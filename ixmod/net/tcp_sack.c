@@ -614,18 +614,25 @@ static void ixm_tcp_dsack_rcvd(struct ixm_tcp_conn *c, u32 lo, u32 hi)
 	 */
 	if ((c->flags & IXM_TCPF_TLP_RXT) && ixm_seq_geq(hi + 1, c->tlp_end))
 		return;
-	/* RFC 8985 §6.2 step 4: once per round trip, a wider window */
+	/*
+	 * RFC 8985 §6.2 step 4: once per round trip, a wider window.  Not
+	 * reordering_seen: with none seen, recovery still waits no window.
+	 */
 	if (ixm_seq_geq(c->snd_una, c->dsack_round)) {
 		c->dsack_round = c->snd_max;
 		if (c->reo_mult < 16)
 			c->reo_mult++;
 		c->reo_persist = 16;
-		ixm_tcp_reorder_seen(c);
 	}
 }
 
-/* Mark the segments [@lo, @hi) covers whole as SACKed; RACK hears of them. */
-static bool ixm_tcp_sack_mark(struct ixm_tcp_conn *c, u32 lo, u32 hi, u32 now)
+/*
+ * Mark the segments [@lo, @hi) covers whole as SACKed; RACK hears of
+ * them.  @fack: the highest byte SACKed before this ACK (RACK.fack): an
+ * ACK's blocks come newest first, and an older block in the same ACK
+ * (its first report lost on the way back) is no sign of reordering.
+ */
+static bool ixm_tcp_sack_mark(struct ixm_tcp_conn *c, u32 lo, u32 hi, u32 now, u32 fack)
 {
 	bool moved = false;
 	u32 i;
@@ -640,7 +647,7 @@ static bool ixm_tcp_sack_mark(struct ixm_tcp_conn *c, u32 lo, u32 hi, u32 now)
 		    ixm_seq_gt(end, hi))
 			continue;
 		/* delivered below one SACKed before, never sent again: reordering */
-		if (!(r->flags & IXM_TXSEG_EVER_RETRANS) && ixm_seq_lt(end, c->sack_high))
+		if (!(r->flags & IXM_TXSEG_EVER_RETRANS) && ixm_seq_lt(end, fack))
 			ixm_tcp_reorder_seen(c);
 		ixm_tcp_seg_set(c, r, (r->flags | IXM_TXSEG_SACKED) &
 				~(IXM_TXSEG_LOST | IXM_TXSEG_RETRANS));
@@ -732,7 +739,7 @@ void ixm_tcp_sack_rcv(struct ixm_tcp_conn *c, const struct ixm_tcp_opts *o,
 		      bool moved, bool dup)
 {
 	struct ixm_tcp_table *t = c->table;
-	u32 now = ixm_tcp_now_us(c);
+	u32 now = ixm_tcp_now_us(c), fack = c->sack_high;
 	bool dsack = false;
 	unsigned int i = 0;
 
@@ -752,7 +759,7 @@ void ixm_tcp_sack_rcv(struct ixm_tcp_conn *c, const struct ixm_tcp_opts *o,
 				continue;
 			if (ixm_seq_lt(lo, c->snd_una))
 				lo = c->snd_una;
-			moved |= ixm_tcp_sack_mark(c, lo, hi, now);
+			moved |= ixm_tcp_sack_mark(c, lo, hi, now, fack);
 		}
 	}
 	if (c->flags & IXM_TCPF_TLP_OUT && ixm_seq_geq(c->snd_una, c->tlp_end)) {

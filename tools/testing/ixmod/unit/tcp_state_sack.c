@@ -431,6 +431,43 @@ TEST_F(sack, reordering_seen_and_counted)
 }
 
 /*
+ * Two losses in a flight, the ACK that SACKed what came between them
+ * lost on the way back: the next ACK's blocks list the newest first,
+ * then that older one.  Nothing was reordered (RACK.fack is the highest
+ * SACKed before the ACK), and a D-SACK of a needless retransmission
+ * widens RACK's window (RFC 8985 §6.2 step 4) without saying reordering.
+ */
+TEST_F(sack, older_block_and_dsack_are_not_reordering)
+{
+	struct tc *t = self->t;
+	u32 una;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	tc_seg(t, TH_ACK, t->snd, t->rcv, NULL, 0, 0);
+	una = host_sends(_metadata, t, 5 * SEG);
+	ASSERT_EQ(5, t->nseg);
+	tc_advance(t, 4 * MS);
+	t->psack[0][0] = una + 4 * SEG;
+	t->psack[0][1] = una + 5 * SEG;
+	t->psack[1][0] = una + SEG;
+	t->psack[1][1] = una + 3 * SEG;
+	t->npsack = 2;
+	tc_seg(t, TH_ACK, t->snd, una, NULL, 0, 0);
+	t->npsack = 0;
+	EXPECT_EQ(3 * SEG, conn(t)->sacked_bytes);
+	EXPECT_EQ(0, stats(t)->reordering) TH_LOG("blocks newest first: not reordering");
+	EXPECT_FALSE(conn(t)->flags & IXM_TCPF_REORDER);
+	ASSERT_TRUE(t->nseg || tc_wait_seg(t, 100 * MS, 100000)) TH_LOG("the holes go again");
+	tc_advance(t, 4 * MS);
+	/* all acknowledged, and the first hole's copy reported twice */
+	ack_sacking(t, una + 5 * SEG, una, una + SEG);
+	EXPECT_EQ(1, stats(t)->dsacks_rcvd);
+	EXPECT_EQ(2, conn(t)->reo_mult) TH_LOG("a D-SACK widens RACK's window");
+	EXPECT_EQ(0, stats(t)->reordering) TH_LOG("a D-SACK is not reordering_seen");
+	EXPECT_FALSE(conn(t)->flags & IXM_TCPF_REORDER);
+}
+
+/*
  * RFC 8985 §7: the last segment of a flight is lost, the one before it
  * acknowledged: two round trips after it was sent it goes again as a
  * probe (that ACK does not put it off), long before the RTO
