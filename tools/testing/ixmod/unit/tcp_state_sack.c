@@ -406,7 +406,6 @@ TEST_F(sack, reordering_seen_and_counted)
 	u32 una;
 
 	rtt_sample(_metadata, t, 4 * MS);
-	tc_seg(t, TH_ACK, t->snd, t->rcv, NULL, 0, 0);
 	una = host_sends(_metadata, t, 3 * SEG);
 	tc_advance(t, 1 * MS);
 	ack_sacking(t, una, una + SEG, una + 3 * SEG);
@@ -443,7 +442,6 @@ TEST_F(sack, older_block_and_dsack_are_not_reordering)
 	u32 una;
 
 	rtt_sample(_metadata, t, 4 * MS);
-	tc_seg(t, TH_ACK, t->snd, t->rcv, NULL, 0, 0);
 	una = host_sends(_metadata, t, 5 * SEG);
 	ASSERT_EQ(5, t->nseg);
 	tc_advance(t, 4 * MS);
