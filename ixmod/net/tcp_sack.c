@@ -448,11 +448,18 @@ static bool ixm_tcp_rack_update(struct ixm_tcp_conn *c, const struct ixm_tcp_txs
 	return true;
 }
 
-/* RFC 8985 §6.2 step 4: RACK.reordering_seen, counted once a connection */
-static void ixm_tcp_reorder_seen(struct ixm_tcp_conn *c)
+/*
+ * RFC 8985 §6.2 step 3: @r, never sent again, was delivered below @fack,
+ * the highest byte delivered before it: RACK.reordering_seen, counted
+ * once a connection.
+ */
+static void ixm_tcp_rack_reorder(struct ixm_tcp_conn *c, const struct ixm_tcp_txseg *r,
+				 u32 fack)
 {
-	if (!(c->flags & IXM_TCPF_REORDER))
-		c->table->stats.reordering++;
+	if ((r->flags & IXM_TXSEG_EVER_RETRANS) || !ixm_seq_lt(r->seq + r->len, fack) ||
+	    (c->flags & IXM_TCPF_REORDER))
+		return;
+	c->table->stats.reordering++;
 	c->flags |= IXM_TCPF_REORDER;
 }
 
@@ -646,9 +653,7 @@ static bool ixm_tcp_sack_mark(struct ixm_tcp_conn *c, u32 lo, u32 hi, u32 now, u
 		if ((r->flags & IXM_TXSEG_SACKED) || ixm_seq_lt(r->seq, lo) ||
 		    ixm_seq_gt(end, hi))
 			continue;
-		/* delivered below one SACKed before, never sent again: reordering */
-		if (!(r->flags & IXM_TXSEG_EVER_RETRANS) && ixm_seq_lt(end, fack))
-			ixm_tcp_reorder_seen(c);
+		ixm_tcp_rack_reorder(c, r, fack);
 		ixm_tcp_seg_set(c, r, (r->flags | IXM_TXSEG_SACKED) &
 				~(IXM_TXSEG_LOST | IXM_TXSEG_RETRANS));
 		moved |= ixm_tcp_rack_update(c, r, now);
@@ -708,9 +713,7 @@ bool ixm_tcp_sack_acked(struct ixm_tcp_conn *c, u32 ack)
 			break;
 		}
 		if (!(r->flags & IXM_TXSEG_SACKED)) {
-			/* §6.2 step 3 for the cumulative ACK, as for SACKs */
-			if (!(r->flags & IXM_TXSEG_EVER_RETRANS) && ixm_seq_lt(end, c->sack_high))
-				ixm_tcp_reorder_seen(c);
+			ixm_tcp_rack_reorder(c, r, c->sack_high);
 			moved |= ixm_tcp_rack_update(c, r, now);
 		}
 		ixm_tcp_seg_count(c, r, -1);
