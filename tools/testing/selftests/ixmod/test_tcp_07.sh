@@ -81,6 +81,11 @@
 # printed, and measures each once (make check: at 1% loss ixmod's
 # sender is about 0.9x Linux's, on either side of the line from run to
 # run; every other check gates).
+# IXMOD_TCP07_PCAP=DIR (a directory the VM may write: scripts/vm-selftests'
+# OUTDIR) keeps the peer's captures of the 1 % source transfer (the last
+# one, when it is measured twice), source1-ixmod.pcap and
+# source1-linux.pcap, for scripts/pcap-flight; under emulation tcpdump
+# misses some of the packets.
 # IXMOD_TCP07_FLOWS (8) connections at once on each path make a bulk
 # transfer, each of IXMOD_TCP07_BYTES (4000000) at 1 % loss and
 # IXMOD_TCP07_BYTES5 (2000000) at 5 %; IXMOD_TCP_TIMEOUT (300) bounds
@@ -97,6 +102,7 @@ cubic) LIN_CC=cubic ;;
 newreno) LIN_CC=reno ;;
 *) echo "IXMOD_TCP07_CC: cubic or newreno, not $CC" >&2; exit 2 ;;
 esac
+PCAP=${IXMOD_TCP07_PCAP:-}
 FLOWS=${IXMOD_TCP07_FLOWS:-8}
 BYTES1=${IXMOD_TCP07_BYTES:-4000000}
 BYTES5=${IXMOD_TCP07_BYTES5:-2000000}
@@ -312,6 +318,23 @@ netem_drops() {
 	n=$(peer tc -s qdisc show dev "$1" root | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p')
 	echo "${n:-0}"
 }
+# pcap_start DEV IP FILE: the peer's tcpdump of IP's TCP on DEV (IXMOD_TCP07_PCAP):
+# on the NIC's ingress before the ifb's netem, so each data segment at
+# about the time it was sent and each ACK as it leaves netem for IP
+pcap_pids=()
+pcap_start() {
+	peer tcpdump -i "$1" -B 16384 -s 100 -w "$3" tcp and host "$2" 2>/dev/null &
+	pcap_pids+=("$!")
+}
+# pcap_stop: every tcpdump of pcap_start writes its file out and ends
+# (SIGTERM: a background job of a script ignores SIGINT)
+pcap_stop() {
+	sleep 1
+	peer pkill -TERM -x tcpdump
+	wait "${pcap_pids[@]}"
+	pcap_pids=()
+}
+
 # rtt_ms IP: the least of five pings from the peer, in ms
 rtt_ms() {
 	peer ping -c5 -i0.2 -W2 "$1" | sed -n 's|^rtt [^=]*= \([0-9.]*\)/.*|\1|p'
@@ -510,6 +533,11 @@ bulk_once() {
 		desc="$FLOWS x $bytes bytes source -> peer"
 		di0=$(netem_drops $IFB)
 		dl0=$(netem_drops $IFB_LIN)
+		if [ -n "$PCAP" ] && [ "$loss" = 1 ]; then
+			pcap_start "$PEERIF" $DUT_IP "$PCAP/source1-ixmod.pcap"
+			pcap_start "$LINPEER_IF" $LIN_IP "$PCAP/source1-linux.pcap"
+			sleep 2		# both listening before the first SYN
+		fi
 		if run_server --source "$bytes" -p 7; then
 			peer timeout "$TMO" "$PY" "$HELPER" recv $DUT_IP 7 --bytes "$bytes" \
 				--flows "$FLOWS" $ss > "$TMP/bi" 2>&1 &
@@ -523,6 +551,7 @@ bulk_once() {
 			rc_i=$?
 			stop_server > "$TMP/srv"
 		fi
+		[ -n "$PCAP" ] && [ "$loss" = 1 ] && pcap_stop
 		# Linux's sources say what they retransmitted once the peer's FIN came
 		busywait 5000 holds -ge $((n0 + FLOWS)) lin_sources
 		echo "# netem dropped $(($(netem_drops $IFB) - di0)) packets from ixmod" \
