@@ -211,7 +211,7 @@ TRACE_EVENT(ixm_tcp_recovery,
 		  __entry->snd_una, __entry->cwnd, __entry->ssthresh)
 );
 
-/* A sendv found no window open: @asked bytes waited (peer window, cwnd). */
+/* A sendv found the peer's window full: @asked bytes waited. */
 TRACE_EVENT(ixm_tcp_stall,
 	TP_PROTO(unsigned int cpu, u32 conn, u32 asked, u32 snd_wnd, u32 cwnd,
 		 u32 inflight),

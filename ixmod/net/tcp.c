@@ -125,20 +125,20 @@ struct ixm_net_port *ixm_tcp_port(const struct ixm_tcp_conn *c)
  * ixm_tcp_send_space() - bytes a sendv would accept now
  * @c: the connection
  *
- * What the peer's window and the congestion window let go out now,
- * less what is queued (for the congestion window, less what the peer
- * SACKed: it has left the network).  When the peer's window is closed
- * and nothing is outstanding, one segment is taken anyway: it is what
- * the zero-window probes carry (RFC 9293 §3.8.6.1).
+ * What the peer's window leaves beyond what is queued.  Not the
+ * congestion window: bytes it holds back wait in the queue and go as
+ * acknowledgments open it (ixm_tcp_output()), without a round trip
+ * through the application for each one, as a socket's send buffer and
+ * IX's lwIP queue do.  The application's arena holds them either way.
+ * When the peer's window is closed and nothing is outstanding, one
+ * segment is taken anyway: it is what the zero-window probes carry
+ * (RFC 9293 §3.8.6.1).
  *
  * Return: bytes.
  */
 u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c)
 {
 	u32 queued = c->snd_end - c->snd_una;
-	/* what the peer SACKed is out of the network: not in cwnd's way */
-	u32 held = queued - c->sacked_bytes;
-	u32 space;
 
 	if (c->state != IXM_TCP_ESTABLISHED && c->state != IXM_TCP_CLOSE_WAIT)
 		return 0;
@@ -147,11 +147,9 @@ u32 ixm_tcp_send_space(const struct ixm_tcp_conn *c)
 	if (c->sndq_count == IXM_TCP_SNDQ)
 		return 0;
 	/* the SYN's sequence number is acknowledged here: queued is data */
-	space = min_t(u32, c->snd_wnd > queued ? c->snd_wnd - queued : 0,
-		      c->cwnd > held ? c->cwnd - held : 0);
 	if (!c->snd_wnd && !queued)
-		space = c->mss;
-	return space;
+		return c->mss;
+	return c->snd_wnd > queued ? c->snd_wnd - queued : 0;
 }
 
 /* RFC 4022 tcpCurrEstab: ESTABLISHED or CLOSE-WAIT */

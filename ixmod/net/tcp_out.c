@@ -782,7 +782,7 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 {
 	struct ixm_tcp_table *t = c->table;
 	bool sent_new = false;
-	u32 wnd_end;
+	u32 wnd_end, cwnd_end;
 
 	switch (c->state) {
 	case IXM_TCP_CLOSED:
@@ -804,9 +804,9 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 		break;
 	}
 
-	wnd_end = c->snd_una + min_t(u32, c->snd_wnd, c->cwnd);
+	cwnd_end = c->snd_una + c->cwnd;
 	if (c->flags & IXM_TCPF_SACK) {
-		u32 pipe, room;
+		u32 pipe;
 
 		if (c->lost_bytes && ixm_tcp_output_lost(c))
 			return;
@@ -816,21 +816,14 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 		 * left the network, so a hole does not hold the window
 		 * shut, and in recovery new data goes on behind a
 		 * retransmission, which RACK needs to see that one lost
-		 * too.  In recovery room for a whole segment at least
-		 * (RFC 6675 §5 step C), or for all that is left when that
-		 * is less: the last bytes of a transfer are what lets RACK
-		 * see a lost retransmission before them (else only the RTO
-		 * would; Linux's cwnd counts packets of any size).
+		 * too.
 		 */
 		pipe = ixm_tcp_sack_pipe(c);
-		room = c->cwnd > pipe ? c->cwnd - pipe : 0;
-		if (unlikely(c->flags & IXM_TCPF_IN_RECOVERY) && room < c->mss &&
-		    room < c->snd_end - c->snd_nxt)
-			room = 0;
-		wnd_end = c->snd_nxt + room;
-		if (ixm_seq_gt(wnd_end, c->snd_una + c->snd_wnd))
-			wnd_end = c->snd_una + c->snd_wnd;
+		cwnd_end = c->snd_nxt + (c->cwnd > pipe ? c->cwnd - pipe : 0);
 	}
+	wnd_end = c->snd_una + c->snd_wnd;
+	if (ixm_seq_lt(cwnd_end, wnd_end))
+		wnd_end = cwnd_end;
 	while (ixm_seq_lt(c->snd_nxt, c->snd_end) && ixm_seq_lt(c->snd_nxt, wnd_end)) {
 		u32 len = min_t(u32, c->snd_end - c->snd_nxt, c->mss);
 		u32 seq = c->snd_nxt;
@@ -842,6 +835,19 @@ void ixm_tcp_output(struct ixm_tcp_conn *c)
 			break;
 
 		len = min_t(u32, len, wnd_end - seq);
+		/*
+		 * Only whole segments while more is queued and data is in
+		 * flight (sender silly window avoidance, RFC 9293
+		 * §3.8.6.2.1; RFC 6675 §5 step C): cwnd grows by bytes and a
+		 * slow reader's window opens by bytes, and a piece cut to
+		 * the room would be followed by another cut to the next
+		 * ACK's.  The ACK in flight makes the room; with nothing in
+		 * flight the piece goes.  The last bytes go whatever their
+		 * size: they are what lets RACK see a lost segment before
+		 * them (Linux's cwnd counts packets of any size).
+		 */
+		if (len < c->mss && seq + len != c->snd_end && seq != c->snd_una)
+			break;
 		if (seq + len == c->snd_end) {
 			flags |= IXM_TCP_PSH;
 			if (c->flags & IXM_TCPF_FIN_QUEUED)
@@ -909,6 +915,20 @@ void ixm_tcp_pto_fn(struct ixm_tcp_conn *c)
 	c->flags &= ~IXM_TCPF_PTO;
 	if (c->snd_una == c->snd_max) {
 		ixm_tcp_arm_idle(c);
+		return;
+	}
+	/*
+	 * One segment left, the last the peer's window took: the ACKs of
+	 * those before it came, this one's may wait for the receiver's
+	 * delayed ACK (it completes no second segment, and a reader that
+	 * filled its window sends no update until it reads).  It waits as
+	 * one sent alone does (RFC 8985 §7.2's WCDelAckT, as Linux's probe
+	 * for one packet out).
+	 */
+	r = c->seg_count == 1 ? &c->segs[c->seg_head] : NULL;
+	if (r && !(r->flags & IXM_TXSEG_LONE) && c->snd_max - c->snd_una >= c->snd_wnd) {
+		r->flags |= IXM_TXSEG_LONE;
+		ixm_tcp_arm_sack(c, false);
 		return;
 	}
 	if (ixm_seq_lt(seq, c->snd_end) && ixm_seq_lt(seq, c->snd_una + c->snd_wnd) &&

@@ -272,34 +272,35 @@ TEST_F(sack, rack_repairs_the_hole)
 
 /*
  * What the peer SACKed has left the network (RFC 6675 §4's pipe): with
- * the first segment of a full window lost and the others SACKed, the
- * application hears of room, may queue more, and that goes out at once
- * though the hole is not repaired yet.  (Before, the bytes behind a
- * hole held the window shut through recovery: nothing new went behind
- * a retransmission, and RACK could not see that one lost too.)
+ * the first segment of a full window lost and the others SACKed, data
+ * queued behind the full window goes out at once though the hole is not
+ * repaired yet, without the application (its sendv took the bytes when
+ * cwnd was full: they waited in the queue, whole, not cut to the odd
+ * bytes of room the initial RTT sample's ACK left).  (Before, the bytes
+ * behind a hole held the window shut through recovery: nothing new went
+ * behind a retransmission, and RACK could not see that one lost too.)
  */
 TEST_F(sack, sacked_bytes_free_the_window)
 {
 	struct tc *t = self->t;
-	u32 off, una, n, k;
+	u32 off, una, k;
 
 	rtt_sample(_metadata, t, 4 * MS);
 	off = t->rcv - t->hiss - 1;
 	k = conn(t)->cwnd / SEG;	/* the initial window's whole segments */
 	una = host_sends(_metadata, t, k * SEG);
 	ASSERT_EQ(k, t->nseg);
-	n = tc_sendv(t, off + k * SEG, 2 * SEG);
-	EXPECT_TRUE(n < SEG) TH_LOG("cwnd full: a sendv takes what is left of it (%d)", (int)n);
+	ASSERT_TRUE(conn(t)->cwnd > k * SEG) TH_LOG("some room left, less than a segment");
+	EXPECT_EQ(2 * SEG, (u32)tc_sendv(t, off + k * SEG, 2 * SEG)) {
+		TH_LOG("the peer's window takes both segments");
+	}
+	EXPECT_EQ(0, t->nseg) TH_LOG("cwnd full: they wait, no piece cut to the room");
 	tc_advance(t, 4 * MS);
 	/* all but the first SACKed, two of them first */
 	ack_sacking(t, una, una + SEG, una + 3 * SEG);
-	EXPECT_EQ(1, tc_nev(t, IXMOD_EV_TCP_SENT)) TH_LOG("room: the application hears of it");
-	EXPECT_FALSE(t->nseg) TH_LOG("RACK waits, and nothing was queued");
-	EXPECT_EQ(2 * SEG, (u32)tc_sendv(t, off + k * SEG + n, 2 * SEG)) {
-		TH_LOG("two segments SACKed: room for two more");
-	}
-	EXPECT_EQ(2, t->nseg) TH_LOG("and they go at once, the hole still open");
-	EXPECT_TRUE(t->nseg && seg_is(&t->seg[0], TH_ACK, una + k * SEG + n, t->snd, SEG)) {
+	EXPECT_EQ(0, tc_nev(t, IXMOD_EV_TCP_SENT)) TH_LOG("nothing for the application to do");
+	EXPECT_EQ(2, t->nseg) TH_LOG("two SACKed: the two queued go at once, the hole still open");
+	EXPECT_TRUE(t->nseg && seg_is(&t->seg[0], TH_ACK, una + k * SEG, t->snd, SEG)) {
 		TH_LOG("new data, not the hole");
 	}
 	EXPECT_FALSE(stats(t)->retrans);
@@ -352,19 +353,19 @@ TEST_F(sack, recovery_sends_a_short_tail)
 	ASSERT_EQ(10 * SEG + 100, k) TH_LOG("IW and the sample's 100 bytes");
 	una = host_sends(_metadata, t, k);
 	ASSERT_EQ(11, t->nseg);
-	EXPECT_EQ(0, tc_sendv(t, off + k, 500)) TH_LOG("cwnd full");
+	EXPECT_EQ(500, tc_sendv(t, off + k, 500));
+	EXPECT_EQ(0, t->nseg) TH_LOG("cwnd full: they wait");
 	tc_advance(t, 4 * MS);
 	ack_sacking(t, una, una + SEG, una + 7 * SEG);
 	ASSERT_TRUE(conn(t)->flags & IXM_TCPF_IN_RECOVERY);
 	ASSERT_TRUE(t->nseg >= 1 && seg_is(&t->seg[0], TH_ACK | TH_PSH, una, t->snd, SEG)) {
 		TH_LOG("the hole at once (%u segments)", t->nseg);
 	}
-	room = conn(t)->cwnd - ixm_tcp_sack_pipe(conn(t));
-	EXPECT_TRUE(room >= 500 && room < SEG) TH_LOG("cwnd - pipe %u", room);
-	EXPECT_EQ(500, tc_sendv(t, off + k, 500));
-	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una + k, t->snd, 500)) {
-		TH_LOG("the last 500 bytes go now (%u segments)", t->nseg);
+	EXPECT_TRUE(t->nseg == 2 && seg_is(&t->seg[1], TH_ACK | TH_PSH, una + k, t->snd, 500)) {
+		TH_LOG("the last 500 bytes go with it (%u segments)", t->nseg);
 	}
+	room = conn(t)->cwnd - ixm_tcp_sack_pipe(conn(t));
+	EXPECT_TRUE(room + 500 < SEG) TH_LOG("cwnd - pipe %u + 500: less than a segment", room);
 }
 
 /* Three segments' worth SACKed and no reordering seen: no wait at all. */
@@ -563,6 +564,38 @@ TEST_F(sack, acks_keep_the_probe_off)
 	EXPECT_EQ(0, stats(t)->tlp_probes) TH_LOG("no probe while the ACK clock ran");
 	EXPECT_EQ(una + 4 * SEG, conn(t)->snd_una);
 	EXPECT_FALSE(stats(t)->retrans);
+}
+
+/*
+ * The last segment of a run that filled the peer's window, the one before
+ * it acknowledged: a receiver that did not read has no second segment to
+ * ACK at once and no window update to send, so this one's ACK may wait
+ * for its delayed-ACK timer, as a lone segment's does: the probe comes at
+ * the RTO's time, not two SRTTs on (where a slow reader made it needless,
+ * tcp_pair's slow_reader_loss_1pct).  The same tail with the window open
+ * is probed two SRTTs on (tail_loss_probe).
+ */
+TEST_F(sack, window_filling_tail_waits_for_the_delayed_ack)
+{
+	struct tc *t = self->t;
+	u32 una, last = 11 << 7;	/* eleven of the peer's 128-byte window units */
+	u64 waited;
+
+	rtt_sample(_metadata, t, 4 * MS);
+	una = host_sends(_metadata, t, SEG + last);
+	ASSERT_EQ(2, t->nseg);
+	tc_advance(t, 4 * MS);
+	t->pwin = 11;		/* the window's right edge at the last byte sent */
+	tc_seg(t, TH_ACK, t->snd, una + SEG, NULL, 0, 0);
+	ASSERT_EQ(conn(t)->snd_max - conn(t)->snd_una, conn(t)->snd_wnd);
+	EXPECT_FALSE(t->nseg);
+	waited = tc_wait_seg(t, 1000 * MS, MS);
+	EXPECT_TRUE(waited >= 200 * MS && waited <= 215 * MS) {
+		TH_LOG("probed at the RTO's time, not 2 SRTT on (%llu ms)", waited / MS);
+	}
+	EXPECT_TRUE(one_seg(t, TH_ACK | TH_PSH, una + SEG, t->snd, last));
+	EXPECT_EQ(1, stats(t)->tlp_probes);
+	EXPECT_EQ(0, stats(t)->timeouts);
 }
 
 /*

@@ -70,6 +70,9 @@ TEST(tcp_state_sendv_window)
  * The initial window (RFC 6928): ten segments of 1460 go in the first
  * round trip, 14600 bytes; with init_cwnd 0, RFC 3390's 4380.  Slow start
  * then grows by two segments for an ACK of two (RFC 3465 §2.2, L = 2).
+ * The sendv takes all 30000 bytes (the peer's window allows them): what
+ * cwnd holds back waits in the queue, and the ACK sends four segments
+ * of it without another call.
  */
 TEST(tcp_state_initial_window)
 {
@@ -84,12 +87,14 @@ TEST(tcp_state_initial_window)
 	res = tc_sendv(t, 0, 30000);
 	for (sent = 0, i = 0; i < t->nseg; i++)
 		sent += t->seg[i].dlen;
-	EXPECT_EQ(14600, res);
+	EXPECT_EQ(30000, res) TH_LOG("the peer's window takes it all");
 	EXPECT_EQ(14600, sent) TH_LOG("IW 10: ten segments at once (%u in %u)", sent, t->nseg);
 	EXPECT_EQ(10, t->nseg);
 	t->rcv += 2 * 1460;
 	tc_send(t, TH_ACK, NULL, 0);
 	EXPECT_EQ(14600 + 2 * 1460, conn(t)->cwnd) TH_LOG("an ACK of two segments: cwnd + 2");
+	EXPECT_EQ(4, t->nseg) TH_LOG("two acknowledged, two grown: four queued segments go");
+	EXPECT_TRUE(t->nseg && t->seg[0].seq == t->hiss + 1 + 14600 && t->seg[0].dlen == 1460);
 	tc_fini(t);
 
 	ixm_tcp_config_default(&cfg);
@@ -97,8 +102,40 @@ TEST(tcp_state_initial_window)
 	tc_init_cfg(t, &cfg);
 	t->pwin = 65535;
 	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake");
-	EXPECT_EQ(4380, tc_sendv(t, 0, 30000)) TH_LOG("init_cwnd 0: RFC 3390's window");
-	EXPECT_EQ(3, t->nseg);
+	EXPECT_EQ(30000, tc_sendv(t, 0, 30000));
+	EXPECT_EQ(3, t->nseg) TH_LOG("init_cwnd 0: RFC 3390's window, 4380 bytes");
+	EXPECT_TRUE(t->nseg == 3 && t->seg[2].dlen == 1460);
+	tc_fini(t);
+}
+
+/*
+ * Sender silly window avoidance against cwnd (RFC 9293 §3.8.6.2.1):
+ * with more queued than cwnd lets go and data in flight, only whole
+ * segments go; the odd bytes of room wait for the next ACK.  An ACK of
+ * 1000 bytes in slow start makes 2000 bytes of room: one segment of
+ * 1460, not one and a piece of 540.  Once what is queued fits, it goes
+ * whatever its size.
+ */
+TEST(tcp_state_send_whole_segments)
+{
+	struct tc *t = &T;
+	u32 una;
+
+	tc_init(t);
+	t->pwin = 65535;
+	ASSERT_TRUE(tc_passive(t, O_MSS)) TH_LOG("the handshake (no SACK)");
+	una = t->hiss + 1;
+	EXPECT_EQ(20000, tc_sendv(t, 0, 20000));
+	ASSERT_EQ(10, t->nseg);
+	t->rcv = una + 1000;
+	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_TRUE(one_seg(t, TH_ACK, una + 14600, t->snd, 1460)) {
+		TH_LOG("2000 bytes of room: one whole segment (%u sent)", t->nseg);
+	}
+	t->rcv = una + 14600;
+	tc_send(t, TH_ACK, NULL, 0);
+	EXPECT_EQ(3, t->nseg) TH_LOG("the 3940 left go: two whole, one short (%u)", t->nseg);
+	EXPECT_TRUE(t->nseg == 3 && t->seg[2].dlen == 20000 - 14600 - 3 * 1460);
 	tc_fini(t);
 }
 
