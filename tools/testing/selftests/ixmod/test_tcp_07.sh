@@ -78,9 +78,9 @@
 # ixlin).  In the VM: scripts/vm-selftests --env IXMOD_TCP07_CC=newreno
 # passes it (or any of these variables).
 # IXMOD_TCP07_GATE=0 reports the 0.9x checks as skipped, their ratios
-# printed, and measures each once (make check: at 1% loss ixmod's
-# sender is about 0.9x Linux's, on either side of the line from run to
-# run; every other check gates).
+# printed, and measures each once (make check gated them so while ixmod
+# sent at 1% loss at 0.8-0.9x Linux, before a sendv took what the peer's
+# window allows; every other check gates either way).
 # IXMOD_TCP07_PCAP=DIR (a directory the VM may write: scripts/vm-selftests'
 # OUTDIR) keeps the peer's captures of the 1 % source transfer (the last
 # one, when it is measured twice), source1-ixmod.pcap and
