@@ -51,6 +51,23 @@ static void check_ipv4(const u8 *key, size_t key_len, const u8 *d)
 	      ixm_toeplitz_ipv4_l4(ixm_rss_key_symmetric, da, sa, dp, sp));
 }
 
+/*
+ * An IPv6 frame's hash: its addresses, or they and the ports after the
+ * fixed header (RFC 8200 §3), as the byte string Toeplitz hashes.
+ */
+static void check_frame6(const u8 *f, size_t len, u32 h)
+{
+	u8 t[36];
+
+	check(len >= 14 + 40 && (f[14] >> 4) == 6);
+	if (h == ixm_toeplitz(ixm_rss_key_symmetric, IXM_RSS_KEY_LEN, f + 22, 32))
+		return;
+	check(len >= 14 + 40 + 4);
+	memcpy(t, f + 22, 32);
+	memcpy(t + 32, f + 54, 4);
+	check(h == ixm_toeplitz(ixm_rss_key_symmetric, IXM_RSS_KEY_LEN, t, sizeof(t)));
+}
+
 /* The frame hash reads only what @len allows and hashes what it says. */
 static void check_frame(const u8 *f, size_t len)
 {
@@ -61,6 +78,10 @@ static void check_frame(const u8 *f, size_t len)
 
 	if (!ixm_toeplitz_frame(ixm_rss_key_symmetric, f, len, &h))
 		return;
+	if (f[12] == 0x86 && f[13] == 0xdd) {
+		check_frame6(f, len, h);
+		return;
+	}
 	check(len >= 34 && f[12] == 0x08 && f[13] == 0 && (f[14] >> 4) == 4);
 	ihl = (f[14] & 0xf) * 4;
 	check(ihl >= 20 && len >= 14 + ihl);
