@@ -295,7 +295,7 @@ struct ixm_tcp_txseg {
 #define IXM_TXSEG_LOST		0x02	/* RACK (or a timeout) deemed it lost */
 #define IXM_TXSEG_RETRANS	0x04	/* sent again since; that copy is in flight */
 #define IXM_TXSEG_EVER_RETRANS	0x08	/* sent more than once: no clean RTT sample */
-#define IXM_TXSEG_LONE		0x10	/* sent with nothing else in flight */
+#define IXM_TXSEG_LONE		0x10	/* sent alone, or left alone at the window's edge */
 
 /**
  * struct ixm_tcp_ooo_hold - a connection that holds out-of-order buffers

@@ -66,7 +66,8 @@ void ixm_tcp_arm_rexmit(struct ixm_tcp_conn *c)
  * A SACK connection outside recovery, with nothing SACKed or lost, no
  * probe out and an RTT measured gets the tail loss probe's: 2 SRTT on
  * (RFC 8985 §7.2), plus the peer's delayed ACK (tlp_delack_us) when the
- * one segment in flight went out alone, else two ticks; at the RTO's
+ * one segment in flight went out alone (or was found left alone at the
+ * peer's window edge: ixm_tcp_pto_fn()), else two ticks; at the RTO's
  * time if that comes first (§7.2: the probe is sent in its place, so a
  * lost lone segment costs no collapse of cwnd; the RTO follows it).
  * An acknowledgment puts a probe due sooner off to one SRTT after it,

@@ -127,6 +127,7 @@ NFT_TABLE=ixtail
 TMP=$(mktemp -d)
 LOG=$TMP/tcp-echo.log
 sack_param=""		# the module's tcp_sack as this test loaded it
+pcap_pids=()		# pcap_start's tcpdumps
 trap cleanup EXIT
 trap 'exit 1' INT TERM	# cleanup too when killed (run_in_vm.sh's timeout)
 
@@ -146,6 +147,8 @@ cleanup() {
 		echo newreno > "$(port_dir)/congestion"
 	ip netns pids $LIN_NS 2>/dev/null | xargs -r kill -9 2>/dev/null
 	ip netns del $LIN_NS 2>/dev/null
+	# a capture cut short (IXMOD_TCP07_PCAP)
+	[ "${#pcap_pids[@]}" -gt 0 ] && kill "${pcap_pids[@]}" 2>/dev/null
 	# the next test finds the module loaded, with its defaults
 	if [ -n "$sack_param" ]; then
 		ports_teardown
@@ -321,7 +324,6 @@ netem_drops() {
 # pcap_start DEV IP FILE: the peer's tcpdump of IP's TCP on DEV (IXMOD_TCP07_PCAP):
 # on the NIC's ingress before the ifb's netem, so each data segment at
 # about the time it was sent and each ACK as it leaves netem for IP
-pcap_pids=()
 pcap_start() {
 	peer tcpdump -i "$1" -B 16384 -s 100 -w "$3" tcp and host "$2" 2>/dev/null &
 	pcap_pids+=("$!")
